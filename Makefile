@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# idlelab build. `make` builds ./idlelab; `make check` runs every test (unit,
+# unit under ASan+UBSan, unit under valgrind, fuzz corpus replay, e2e) and ends
+# with one "N passed, N failed, N skipped" line; `make deps` installs what the
+# build and the tests need from Debian.
+
+CC         ?= cc
+PKG_CONFIG ?= pkg-config
+PREFIX     ?= /usr/local
+CFLAGS     ?= -O2 -g
+BUILD      ?= build/release
+SAN        ?=
+
+PC_LIBS  := libgit2 libssh jansson libcurl
+DEB_PKGS := build-essential pkg-config clang libclang-rt-14-dev valgrind \
+            libgit2-dev libssh-dev libjansson-dev libcurl4-openssl-dev libcmocka-dev \
+            openssh-server openssh-client python3 ca-certificates
+
+NODEP_GOALS := deps clean help
+ifeq ($(filter-out $(NODEP_GOALS),$(or $(MAKECMDGOALS),all)),)
+else
+  ifneq ($(shell $(PKG_CONFIG) --exists $(PC_LIBS) cmocka && echo ok),ok)
+    $(error missing libraries ($(PC_LIBS) cmocka); run 'make deps' first (as root, or with sudo))
+  endif
+endif
+
+PC_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PC_LIBS) 2>/dev/null)
+PC_LDLIBS := $(shell $(PKG_CONFIG) --libs $(PC_LIBS) 2>/dev/null) -lz -lm
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+IL_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
+             -Wmissing-prototypes -Wno-format-nonliteral -Wno-unknown-warning-option -Wno-format-truncation -Isrc -MMD -MP $(PC_CFLAGS)
+ifeq ($(SAN),1)
+  IL_CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+  IL_LDFLAGS += -fsanitize=address,undefined
+endif
+
+LIB_SRC  := $(wildcard src/util/*.c src/idle/*.c src/host/*.c src/kernel/*.c src/workload/*.c \
+                       src/run/*.c src/stats/*.c src/report/*.c)
+CLI_SRC  := $(wildcard src/cli/*.c)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+TESTLIB_SRC := tests/unit/testutil.c
+BENCH_SRC := $(wildcard tests/bench/bench_*.c)
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+LIB_A    := $(BUILD)/libidlelab.a
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_REPLAY := $(BUILD)/tests/fuzz_dump_replay
+BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
+
+.SECONDARY:
+.PHONY: all check unit-bins bench deps install clean banned fuzz demo help
+all: banned idlelab
+
+help:
+	@echo "targets: all (default) check bench deps demo fuzz install clean"
+
+# git's banned.h, enforced by the build: these have safer replacements in src/util
+banned:
+	@if grep -nE '\b(strcpy|strcat|sprintf|vsprintf|strtok|gets)[[:space:]]*\(' $(LIB_SRC) $(CLI_SRC) $(wildcard src/*/*.h); then \
+		echo "banned function used (see STYLE.md)"; exit 1; fi
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(IL_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(LIB_A): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/idlelab: $(CLI_OBJ) $(LIB_A)
+	$(CC) $(IL_LDFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(PC_LDLIBS)
+
+idlelab: $(BUILD)/idlelab
+	cp $< $@
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/tests/unit/testutil.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(IL_CFLAGS) -Itests/unit $(CFLAGS) $(IL_LDFLAGS) -o $@ $< $(BUILD)/tests/unit/testutil.o $(LIB_A) \
+		$(PC_LDLIBS) $(CMOCKA_LIBS)
+
+$(FUZZ_REPLAY): tests/fuzz/fuzz_dump.c tests/fuzz/replay.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(IL_CFLAGS) $(CFLAGS) $(IL_LDFLAGS) -o $@ tests/fuzz/fuzz_dump.c tests/fuzz/replay.c $(LIB_A) $(PC_LDLIBS)
+
+$(BUILD)/tests/bench_%: tests/bench/bench_%.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(IL_CFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(PC_LDLIBS)
+
+unit-bins: $(UNIT_BIN) $(FUZZ_REPLAY)
+
+check: all
+	$(MAKE) --no-print-directory unit-bins
+	$(MAKE) --no-print-directory BUILD=build/asan SAN=1 unit-bins
+	IDLELAB=$(CURDIR)/idlelab tests/run-tests.sh \
+		$(UNIT_BIN:%=unit:%) $(FUZZ_REPLAY:%=unit:%) \
+		$(UNIT_BIN:$(BUILD)/%=asan:build/asan/%) $(FUZZ_REPLAY:$(BUILD)/%=asan:build/asan/%) \
+		$(UNIT_BIN:%=valgrind:%) \
+		$(patsubst %,e2e:%,$(filter-out tests/e2e/lib.sh,$(wildcard tests/e2e/*.sh)))
+
+bench: all $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do $$b || exit 1; done
+
+# libFuzzer run of the dump parser (clang); corpus in tests/fuzz/corpus
+FUZZ_SECONDS ?= 60
+fuzz: $(LIB_SRC)
+	@mkdir -p build/fuzz
+	clang $(filter-out -Werror,$(IL_CFLAGS)) -g -O1 -fsanitize=fuzzer,address,undefined \
+		-o build/fuzz/fuzz_dump tests/fuzz/fuzz_dump.c $(LIB_SRC) $(PC_LDLIBS)
+	mkdir -p build/fuzz/corpus && cp tests/fuzz/corpus/* build/fuzz/corpus/
+	build/fuzz/fuzz_dump -max_total_time=$(FUZZ_SECONDS) build/fuzz/corpus
+
+demo: all
+	tests/demo-local.sh
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then echo "make deps: all Debian packages present"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null 2>&1; then SUDO=sudo; else \
+		echo "make deps: not root and no sudo; as root run: apt-get install$$missing"; exit 1; fi; \
+	echo "make deps: installing$$missing"; \
+	$$SUDO apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/idlelab
+	install -m 0755 idlelab $(DESTDIR)$(PREFIX)/bin/idlelab
+	cp -r runners workloads hosts $(DESTDIR)$(PREFIX)/share/idlelab/
+
+clean:
+	rm -rf build idlelab
+
+-include $(shell find build -name '*.d' 2>/dev/null)

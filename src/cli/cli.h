@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The subcommand table and helpers shared by the subcommands: reporting an
+ * il_err, writing output to stdout or a file.
+ */
+#ifndef IL_CLI_CLI_H
+#define IL_CLI_CLI_H
+
+#include <jansson.h>
+
+#include "util/buf.h"
+#include "util/err.h"
+
+/* Exit codes. */
+enum { IL_EXIT_OK = 0, IL_EXIT_FAIL = 1, IL_EXIT_USAGE = 2 };
+
+struct il_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+/* All subcommands, NULL-name terminated. */
+extern const struct il_cmd il_commands[];
+
+int cmd_snapshot(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_idle_stat(int argc, char **argv);
+int cmd_governor(int argc, char **argv);
+
+/* Print "idlelab: error: MSG" for err; returns IL_EXIT_FAIL. */
+int il_cli_fail(const struct il_err *err);
+
+/* Write text to path (atomically) or stdout when path is NULL or "-". */
+int il_cli_output(const char *path, const char *text, size_t len, struct il_err *err);
+
+/* Serialise j (indented, keys in insertion order) and output it as above. Steals j. */
+int il_cli_output_json(const char *path, json_t *j, struct il_err *err);
+
+#endif

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * idlelab's entry point: the subcommand table, global --help/--version,
+ * `help COMMAND`, and the shared output helpers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "version.h"
+
+const struct il_cmd il_commands[] = {
+	{ "snapshot", cmd_snapshot, "read the cpuidle state of a host (table or JSON)" },
+	{ "diff", cmd_diff, "idle metrics between two snapshots (idles, aboves, belows, miss ratio)" },
+	{ "idle-stat", cmd_idle_stat, "run a command and print the idle counters over its run" },
+	{ "governor", cmd_governor, "list, get or set the cpuidle governor; disable/enable idle states" },
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: idlelab <command> [options]\n"
+		   "       idlelab help <command> | --help | --version\n\n"
+		   "Test and benchmark Linux cpuidle governors.\n\ncommands:\n");
+	for (const struct il_cmd *c = il_commands; c->name; c++)
+		fprintf(f, "    %-12s %s\n", c->name, c->summary);
+}
+
+static const struct il_cmd *find(const char *name)
+{
+	for (const struct il_cmd *c = il_commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+int il_cli_fail(const struct il_err *err)
+{
+	fprintf(stderr, "idlelab: error: %s\n", err->msg[0] ? err->msg : il_strerror(err->code));
+	return IL_EXIT_FAIL;
+}
+
+int il_cli_output(const char *path, const char *text, size_t len, struct il_err *err)
+{
+	if (path && strcmp(path, "-"))
+		return il_write_file_atomic(path, text, len, err);
+	if (fwrite(text, 1, len, stdout) != len || fflush(stdout))
+		return il_err_set(err, IL_EIO, "cannot write to standard output");
+	return 0;
+}
+
+int il_cli_output_json(const char *path, json_t *j, struct il_err *err)
+{
+	char *s;
+	int r;
+
+	if (!j)
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	json_decref(j);
+	if (!s)
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	{
+		size_t n = strlen(s);
+		char *t = realloc(s, n + 2);
+
+		if (!t) {
+			free(s);
+			return il_err_set(err, IL_ENOMEM, "out of memory");
+		}
+		s = t;
+		s[n] = '\n';
+		s[n + 1] = '\0';
+		r = il_cli_output(path, s, n + 1, err);
+	}
+	free(s);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	const struct il_cmd *c;
+
+	if (argc < 2) {
+		usage(stderr);
+		return IL_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return IL_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("idlelab %s\n", IL_VERSION);
+		return IL_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help")) {
+		char *hargv[3];
+
+		if (argc < 3) {
+			usage(stdout);
+			return IL_EXIT_OK;
+		}
+		c = find(argv[2]);
+		if (!c) {
+			fprintf(stderr, "idlelab: '%s' is not a command; see 'idlelab --help'\n", argv[2]);
+			return IL_EXIT_USAGE;
+		}
+		hargv[0] = argv[2];
+		hargv[1] = (char *)"--help";
+		hargv[2] = NULL;
+		return c->fn(2, hargv);
+	}
+	c = find(argv[1]);
+	if (!c) {
+		fprintf(stderr, "idlelab: '%s' is not a command; see 'idlelab --help'\n", argv[1]);
+		return IL_EXIT_USAGE;
+	}
+	return c->fn(argc - 1, argv + 1);
+}

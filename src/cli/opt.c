@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Table-driven option parsing and help output. */
+#include "cli/opt.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/str.h"
+
+void il_opt_usage(FILE *f, const struct il_opt *opts, const char *const *usage)
+{
+	for (size_t i = 0; usage && usage[i]; i++)
+		fprintf(f, "%s%s\n", i ? "   or: " : "usage: ", usage[i]);
+	if (opts && opts[0].kind != IL_OPT_END)
+		fputc('\n', f);
+	for (const struct il_opt *o = opts; o && o->kind != IL_OPT_END; o++) {
+		char left[64];
+		int n;
+
+		n = snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->shortname ? "-" : "", o->shortname ? o->shortname : ' ',
+			     o->shortname ? ", " : "  ", o->longname, o->argh ? " " : "", o->argh ? o->argh : "");
+		if (!o->shortname)
+			n = snprintf(left, sizeof(left), "    --%s%s%s", o->longname, o->argh ? " " : "",
+				     o->argh ? o->argh : "");
+		fprintf(f, "    %-28s %s\n", n > 0 ? left : "", o->help);
+	}
+}
+
+int il_opt_error(const struct il_opt *opts, const char *const *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\n\n", stderr);
+	il_opt_usage(stderr, opts, usage);
+	return IL_OPT_ERROR;
+}
+
+static int set_value(const struct il_opt *o, const char *arg, const struct il_opt *opts, const char *const *usage)
+{
+	int64_t v;
+
+	switch (o->kind) {
+	case IL_OPT_STRING:
+		*(const char **)o->value = arg;
+		return IL_OPT_OK;
+	case IL_OPT_INT:
+		if (il_parse_i64(arg, (size_t)-1, &v))
+			return il_opt_error(opts, usage, "option '--%s' expects a whole number, got '%s'", o->longname, arg);
+		*(long *)o->value = (long)v;
+		return IL_OPT_OK;
+	default:
+		return IL_OPT_ERROR;
+	}
+}
+
+int il_opt_parse(int argc, char **argv, const struct il_opt *opts, const char *const *usage, int *nargs)
+{
+	int out = 1;
+	bool rest = false;
+
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i];
+		const struct il_opt *o = NULL;
+		const char *inl = NULL;
+
+		if (rest || a[0] != '-' || !a[1]) {
+			argv[out++] = a;
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			rest = true;
+			continue;
+		}
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			il_opt_usage(stdout, opts, usage);
+			return IL_OPT_HELP;
+		}
+		if (a[1] == '-') {
+			const char *name = a + 2;
+			const char *eq = strchr(name, '=');
+			size_t n = eq ? (size_t)(eq - name) : strlen(name);
+
+			for (const struct il_opt *p = opts; p->kind != IL_OPT_END; p++)
+				if (strlen(p->longname) == n && !strncmp(p->longname, name, n))
+					o = p;
+			if (!o)
+				return il_opt_error(opts, usage, "unknown option '--%.*s'", (int)n, name);
+			inl = eq ? eq + 1 : NULL;
+		} else {
+			for (const struct il_opt *p = opts; p->kind != IL_OPT_END; p++)
+				if (p->shortname && p->shortname == a[1])
+					o = p;
+			if (!o)
+				return il_opt_error(opts, usage, "unknown option '-%c'", a[1]);
+			inl = a[2] ? a + 2 : NULL;
+		}
+		if (o->kind == IL_OPT_FLAG) {
+			if (inl)
+				return il_opt_error(opts, usage, "option '--%s' takes no value", o->longname);
+			*(bool *)o->value = true;
+			continue;
+		}
+		if (!inl) {
+			if (i + 1 >= argc)
+				return il_opt_error(opts, usage, "option '--%s' requires a value", o->longname);
+			inl = argv[++i];
+		}
+		if (set_value(o, inl, opts, usage))
+			return IL_OPT_ERROR;
+	}
+	*nargs = out - 1;
+	return IL_OPT_OK;
+}

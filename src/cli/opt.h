@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Option tables that drive both parsing and --help (git parse-options style).
+ * Only src/cli/ uses this; it prints usage errors itself.
+ */
+#ifndef IL_CLI_OPT_H
+#define IL_CLI_OPT_H
+
+#include <stdio.h>
+
+enum il_opt_kind { IL_OPT_END, IL_OPT_FLAG, IL_OPT_STRING, IL_OPT_INT };
+
+struct il_opt {
+	enum il_opt_kind kind;
+	char shortname;       /* 0: none */
+	const char *longname;
+	void *value;          /* bool *, const char **, long * */
+	const char *argh;     /* argument name in help, e.g. "DIR" */
+	const char *help;
+};
+
+#define IL_OPT_BOOL(s, l, v, h) { IL_OPT_FLAG, (s), (l), (v), NULL, (h) }
+#define IL_OPT_STR(s, l, v, a, h) { IL_OPT_STRING, (s), (l), (v), (a), (h) }
+#define IL_OPT_NUM(s, l, v, a, h) { IL_OPT_INT, (s), (l), (v), (a), (h) }
+#define IL_OPT_END_ { IL_OPT_END, 0, NULL, NULL, NULL, NULL }
+
+/* Outcome of il_opt_parse. */
+enum { IL_OPT_OK = 0, IL_OPT_HELP = 1, IL_OPT_ERROR = 2 };
+
+/*
+ * Parse argv[1..argc) against opts. Positional arguments are moved to
+ * argv[1..] in order and counted in *nargs; everything after "--" is
+ * positional. --help prints usage to stdout (IL_OPT_HELP); an error prints
+ * a message and usage to stderr (IL_OPT_ERROR: exit code 2).
+ * usage: NULL-terminated lines ("idlelab snapshot [options]").
+ */
+int il_opt_parse(int argc, char **argv, const struct il_opt *opts, const char *const *usage, int *nargs);
+
+/* Print usage lines and the option table. */
+void il_opt_usage(FILE *f, const struct il_opt *opts, const char *const *usage);
+
+/* Print "error: MSG" and the usage to stderr; returns IL_OPT_ERROR (2). */
+int il_opt_error(const struct il_opt *opts, const char *const *usage, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

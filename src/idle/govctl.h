@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cpuidle governor control on any host: list, get, set (validated against
+ * available_governors, read back), per-CPU per-state `disable`, and the
+ * borrow/return record: save the host's settings before touching them,
+ * put them back afterwards.
+ */
+#ifndef IL_IDLE_GOVCTL_H
+#define IL_IDLE_GOVCTL_H
+
+#include <stdbool.h>
+
+#include "idle/sysfs.h"
+
+#define IL_CPUIDLE_DIR "/sys/devices/system/cpu/cpuidle"
+
+/* available_governors into out (appended). IL_EUNSUPPORTED without cpuidle. */
+int il_gov_list(struct il_sysfs *fs, struct il_strlist *out, struct il_err *err);
+
+/* The current governor (current_governor, else current_governor_ro); caller frees *out. */
+int il_gov_get(struct il_sysfs *fs, char **out, struct il_err *err);
+
+/*
+ * Switch to name. It must be listed in available_governors (the error lists
+ * them); the value is read back and must match. IL_EUNSUPPORTED when the
+ * kernel has no writable current_governor.
+ */
+int il_gov_set(struct il_sysfs *fs, const char *name, struct il_err *err);
+
+/*
+ * Set `disable` of one state on the CPUs in cpus (NULL: every CPU with idle
+ * states). state is an index ("2") or a state name ("C6"), resolved per CPU
+ * against snap; CPUs must exist in snap. Returns how many CPUs were changed in *nchanged.
+ */
+int il_state_set_disable(struct il_sysfs *fs, const struct il_snapshot *snap, const struct il_cpuset *cpus,
+			 const char *state, bool disable, size_t *nchanged, struct il_err *err);
+
+struct il_idle_setting {
+	int cpu;
+	int state;
+	uint64_t disable;
+};
+
+/* The host's settings before idlelab touched them. */
+struct il_idle_saved {
+	char *governor;          /* NULL: nothing to restore (no cpuidle or not writable) */
+	size_t n;
+	struct il_idle_setting *v;
+};
+
+/* Record governor and every state's disable value. */
+int il_idle_save(struct il_sysfs *fs, struct il_idle_saved *out, struct il_err *err);
+
+/*
+ * Put back what il_idle_save recorded: every value that differs now is
+ * written. All writes are attempted even if one fails; the first error is
+ * returned. Safe to call twice.
+ */
+int il_idle_restore(struct il_sysfs *fs, const struct il_idle_saved *saved, struct il_err *err);
+void il_idle_saved_release(struct il_idle_saved *s);
+
+#endif

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Snapshot JSON encoding and decoding (with JSON paths in every error). */
+#include "idle/snapjson.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+
+json_t *il_json_val(struct il_val v)
+{
+	if (!v.ok)
+		return json_null();
+	if (v.v > (uint64_t)INT64_MAX)
+		return json_real((double)v.v);
+	return json_integer((json_int_t)v.v);
+}
+
+json_t *il_json_ival(struct il_ival v)
+{
+	return v.ok ? json_integer((json_int_t)v.v) : json_null();
+}
+
+json_t *il_json_str(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *state_json(const struct il_state *st)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "index", json_integer(st->index));
+	json_object_set_new(o, "name", il_json_str(st->name));
+	json_object_set_new(o, "desc", il_json_str(st->desc));
+	for (int i = 0; i < IL_NINFOS; i++)
+		json_object_set_new(o, il_info_key(i), il_json_val(st->info[i]));
+	json_object_set_new(o, "default_status", il_json_str(st->default_status));
+	for (int i = 0; i < IL_NCOUNTERS; i++)
+		json_object_set_new(o, il_counter_key(i), il_json_val(st->cnt[i]));
+	return o;
+}
+
+json_t *il_snapshot_to_json(const struct il_snapshot *s)
+{
+	json_t *o = json_object(), *govs = json_array(), *cpus = json_array(), *zones = json_array();
+	struct il_buf online = IL_BUF_INIT;
+
+	if (!o || !govs || !cpus || !zones)
+		goto oom;
+	json_object_set_new(o, "host", il_json_str(s->host));
+	json_object_set_new(o, "driver", il_json_str(s->driver));
+	json_object_set_new(o, "governor", il_json_str(s->governor));
+	json_object_set_new(o, "governor_ro", il_json_str(s->governor_ro));
+	json_object_set_new(o, "governor_writable", json_boolean(s->governor_writable));
+	for (size_t i = 0; i < s->available_governors.n; i++)
+		json_array_append_new(govs, json_string(s->available_governors.v[i]));
+	json_object_set_new(o, "available_governors", govs);
+	govs = NULL;
+	if (s->has_online) {
+		if (il_cpuset_format(&s->online, &online))
+			goto oom;
+		json_object_set_new(o, "online", json_string(il_buf_str(&online)));
+	} else {
+		json_object_set_new(o, "online", json_null());
+	}
+	json_object_set_new(o, "boot_id", il_json_str(s->boot_id));
+	json_object_set_new(o, "uptime_s", s->has_uptime ? json_real(s->uptime_s) : json_null());
+	for (size_t i = 0; i < s->ncpus; i++) {
+		const struct il_cpu *c = &s->cpus[i];
+		json_t *co = json_object(), *sts = json_array();
+
+		if (!co || !sts) {
+			json_decref(co);
+			json_decref(sts);
+			goto oom;
+		}
+		json_object_set_new(co, "cpu", json_integer(c->cpu));
+		json_object_set_new(co, "driver", il_json_str(c->driver));
+		json_object_set_new(co, "cluster", il_json_ival(c->cluster_id));
+		json_object_set_new(co, "core", il_json_ival(c->core_id));
+		json_object_set_new(co, "package", il_json_ival(c->package_id));
+		json_object_set_new(co, "capacity", il_json_val(c->capacity));
+		for (size_t k = 0; k < c->nstates; k++)
+			json_array_append_new(sts, state_json(&c->states[k]));
+		json_object_set_new(co, "states", sts);
+		json_array_append_new(cpus, co);
+	}
+	json_object_set_new(o, "cpus", cpus);
+	cpus = NULL;
+	for (size_t i = 0; i < s->nzones; i++) {
+		const struct il_energy_zone *z = &s->zones[i];
+		json_t *zo = json_object();
+
+		if (!zo)
+			goto oom;
+		json_object_set_new(zo, "zone", json_string(z->zone));
+		json_object_set_new(zo, "name", il_json_str(z->name));
+		json_object_set_new(zo, "energy_uj", il_json_val(z->energy_uj));
+		json_object_set_new(zo, "max_energy_range_uj", il_json_val(z->max_range_uj));
+		json_array_append_new(zones, zo);
+	}
+	json_object_set_new(o, "energy", zones);
+	il_buf_release(&online);
+	return o;
+oom:
+	il_buf_release(&online);
+	json_decref(o);
+	json_decref(govs);
+	json_decref(cpus);
+	json_decref(zones);
+	return NULL;
+}
+
+/* ---- Decoding ---- */
+
+struct jctx {
+	const char *label;
+	struct il_err *err;
+};
+
+static int jerr(struct jctx *c, const char *path, const char *expected)
+{
+	return il_err_set(c->err, IL_EPARSE, "%s: %s: expected %s", c->label, path, expected);
+}
+
+static int get_str(struct jctx *c, const json_t *o, const char *key, const char *path, char **out)
+{
+	const json_t *v = json_object_get(o, key);
+	char p[256];
+
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v)) {
+		snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
+		return jerr(c, p, "a string or null");
+	}
+	*out = strdup(json_string_value(v));
+	return *out ? 0 : il_err_set(c->err, IL_ENOMEM, "out of memory");
+}
+
+static int get_val(struct jctx *c, const json_t *o, const char *key, const char *path, struct il_val *out)
+{
+	const json_t *v = json_object_get(o, key);
+	char p[256];
+
+	out->ok = false;
+	out->v = 0;
+	if (!v || json_is_null(v))
+		return 0;
+	if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		out->v = (uint64_t)json_integer_value(v);
+		out->ok = true;
+		return 0;
+	}
+	snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
+	return jerr(c, p, "a non-negative integer or null");
+}
+
+static int get_ival(struct jctx *c, const json_t *o, const char *key, const char *path, struct il_ival *out)
+{
+	const json_t *v = json_object_get(o, key);
+	char p[256];
+
+	out->ok = false;
+	out->v = 0;
+	if (!v || json_is_null(v))
+		return 0;
+	if (json_is_integer(v)) {
+		out->v = json_integer_value(v);
+		out->ok = true;
+		return 0;
+	}
+	snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
+	return jerr(c, p, "an integer or null");
+}
+
+static int state_from_json(struct jctx *c, const json_t *o, const char *path, size_t k, struct il_state *st)
+{
+	const json_t *idx = json_object_get(o, "index");
+	char p[128];
+	int r = 0;
+
+	if (!json_is_object(o))
+		return jerr(c, path, "an object");
+	st->index = (int)k;
+	if (!json_is_integer(idx) || json_integer_value(idx) != (json_int_t)k) {
+		snprintf(p, sizeof(p), "%s.index", path);
+		return jerr(c, p, "the state's position in the list");
+	}
+	if ((r = get_str(c, o, "name", path, &st->name)) || (r = get_str(c, o, "desc", path, &st->desc)) ||
+	    (r = get_str(c, o, "default_status", path, &st->default_status)))
+		return r;
+	for (int i = 0; i < IL_NINFOS && !r; i++)
+		r = get_val(c, o, il_info_key(i), path, &st->info[i]);
+	for (int i = 0; i < IL_NCOUNTERS && !r; i++)
+		r = get_val(c, o, il_counter_key(i), path, &st->cnt[i]);
+	return r;
+}
+
+static int cpu_from_json(struct jctx *c, const json_t *o, const char *path, struct il_cpu *cpu)
+{
+	const json_t *n = json_object_get(o, "cpu"), *sts = json_object_get(o, "states");
+	char p[128];
+	int r;
+
+	if (!json_is_object(o))
+		return jerr(c, path, "an object");
+	if (!json_is_integer(n) || json_integer_value(n) < 0 || json_integer_value(n) >= 65536) {
+		snprintf(p, sizeof(p), "%s.cpu", path);
+		return jerr(c, p, "a CPU number");
+	}
+	cpu->cpu = (int)json_integer_value(n);
+	if ((r = get_str(c, o, "driver", path, &cpu->driver)) ||
+	    (r = get_ival(c, o, "cluster", path, &cpu->cluster_id)) ||
+	    (r = get_ival(c, o, "core", path, &cpu->core_id)) ||
+	    (r = get_ival(c, o, "package", path, &cpu->package_id)) ||
+	    (r = get_val(c, o, "capacity", path, &cpu->capacity)))
+		return r;
+	if (!json_is_array(sts)) {
+		snprintf(p, sizeof(p), "%s.states", path);
+		return jerr(c, p, "an array");
+	}
+	cpu->states = calloc(json_array_size(sts) + 1, sizeof(*cpu->states));
+	if (!cpu->states)
+		return il_err_set(c->err, IL_ENOMEM, "out of memory");
+	for (size_t k = 0; k < json_array_size(sts); k++) {
+		snprintf(p, sizeof(p), "%s.states[%zu]", path, k);
+		cpu->nstates = k + 1;
+		r = state_from_json(c, json_array_get(sts, k), p, k, &cpu->states[k]);
+		if (r)
+			return r;
+		if (!cpu->states[k].name || !cpu->states[k].cnt[IL_C_USAGE].ok ||
+		    !cpu->states[k].cnt[IL_C_TIME].ok)
+			return jerr(c, p, "a state with name, usage and time_us");
+	}
+	return 0;
+}
+
+int il_snapshot_from_json(struct il_snapshot *out, const json_t *j, const char *label, struct il_err *err)
+{
+	struct jctx c = { label ? label : "snapshot", err };
+	const json_t *govs, *cpus, *zones, *online, *up, *w;
+	char p[96];
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!json_is_object(j))
+		return jerr(&c, "(top level)", "a snapshot object");
+	if ((r = get_str(&c, j, "host", "", &out->host)) || (r = get_str(&c, j, "driver", "", &out->driver)) ||
+	    (r = get_str(&c, j, "governor", "", &out->governor)) ||
+	    (r = get_str(&c, j, "governor_ro", "", &out->governor_ro)) ||
+	    (r = get_str(&c, j, "boot_id", "", &out->boot_id)))
+		goto fail;
+	w = json_object_get(j, "governor_writable");
+	out->governor_writable = w ? json_is_true(w) : out->governor != NULL;
+	govs = json_object_get(j, "available_governors");
+	if (govs && !json_is_null(govs)) {
+		if (!json_is_array(govs)) {
+			r = jerr(&c, "available_governors", "an array of strings");
+			goto fail;
+		}
+		for (size_t i = 0; i < json_array_size(govs); i++) {
+			const json_t *g = json_array_get(govs, i);
+
+			if (!json_is_string(g)) {
+				snprintf(p, sizeof(p), "available_governors[%zu]", i);
+				r = jerr(&c, p, "a string");
+				goto fail;
+			}
+			if (il_strlist_push(&out->available_governors, json_string_value(g))) {
+				r = il_err_set(err, IL_ENOMEM, "out of memory");
+				goto fail;
+			}
+		}
+	}
+	online = json_object_get(j, "online");
+	if (online && !json_is_null(online)) {
+		if (!json_is_string(online)) {
+			r = jerr(&c, "online", "a CPU list string");
+			goto fail;
+		}
+		if ((r = il_cpuset_parse(&out->online, json_string_value(online), err))) {
+			il_err_prefix(err, "%s: online: ", c.label);
+			goto fail;
+		}
+		out->has_online = true;
+	}
+	up = json_object_get(j, "uptime_s");
+	if (up && !json_is_null(up)) {
+		if (!json_is_number(up) || json_number_value(up) < 0) {
+			r = jerr(&c, "uptime_s", "a non-negative number or null");
+			goto fail;
+		}
+		out->uptime_s = json_number_value(up);
+		out->has_uptime = true;
+	}
+	cpus = json_object_get(j, "cpus");
+	if (!json_is_array(cpus)) {
+		r = jerr(&c, "cpus", "an array");
+		goto fail;
+	}
+	out->cpus = calloc(json_array_size(cpus) + 1, sizeof(*out->cpus));
+	if (!out->cpus) {
+		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < json_array_size(cpus); i++) {
+		snprintf(p, sizeof(p), "cpus[%zu]", i);
+		out->ncpus = i + 1;
+		if ((r = cpu_from_json(&c, json_array_get(cpus, i), p, &out->cpus[i])))
+			goto fail;
+		if (i && out->cpus[i].cpu <= out->cpus[i - 1].cpu) {
+			r = jerr(&c, p, "CPUs in increasing order without repeats");
+			goto fail;
+		}
+	}
+	zones = json_object_get(j, "energy");
+	if (zones && !json_is_null(zones)) {
+		if (!json_is_array(zones)) {
+			r = jerr(&c, "energy", "an array");
+			goto fail;
+		}
+		out->zones = calloc(json_array_size(zones) + 1, sizeof(*out->zones));
+		if (!out->zones) {
+			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			goto fail;
+		}
+		for (size_t i = 0; i < json_array_size(zones); i++) {
+			const json_t *z = json_array_get(zones, i);
+			struct il_energy_zone *ez = &out->zones[i];
+
+			snprintf(p, sizeof(p), "energy[%zu]", i);
+			out->nzones = i + 1;
+			if (!json_is_object(z)) {
+				r = jerr(&c, p, "an object");
+				goto fail;
+			}
+			if ((r = get_str(&c, z, "zone", p, &ez->zone)) || (r = get_str(&c, z, "name", p, &ez->name)) ||
+			    (r = get_val(&c, z, "energy_uj", p, &ez->energy_uj)) ||
+			    (r = get_val(&c, z, "max_energy_range_uj", p, &ez->max_range_uj)))
+				goto fail;
+			if (!ez->zone) {
+				r = jerr(&c, p, "a \"zone\" name");
+				goto fail;
+			}
+		}
+	}
+	return 0;
+fail:
+	il_snapshot_release(out);
+	return r;
+}
+
+int il_snapshot_load_file(struct il_snapshot *out, const char *path, struct il_err *err)
+{
+	struct il_buf b = IL_BUF_INIT;
+	const char *p;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = il_buf_read_file(&b, path, 256u << 20, err);
+	if (r)
+		goto cleanup;
+	p = il_buf_str(&b);
+	while (*p == ' ' || *p == '\n' || *p == '\t')
+		p++;
+	if (*p == '{') {
+		json_error_t je;
+		json_t *j = json_loadb(il_buf_str(&b), b.len, 0, &je);
+
+		if (!j) {
+			r = il_err_set(err, IL_EPARSE, "%s:%d:%d: invalid JSON: %s", path, je.line, je.column, je.text);
+			goto cleanup;
+		}
+		r = il_snapshot_from_json(out, j, path, err);
+		json_decref(j);
+	} else {
+		r = il_snapshot_parse(out, il_buf_str(&b), b.len, path, err);
+	}
+cleanup:
+	il_buf_release(&b);
+	return r;
+}

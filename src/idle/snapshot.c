@@ -1,0 +1,725 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Snapshot parsing from `path:value` dumps and dump generation from a local
+ * (possibly fake) sysfs root. One parser serves every host: local reads go
+ * through the same text as remote ones.
+ */
+#include "idle/snapshot.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Field tables ---- */
+
+static const char *const counter_file[] = {
+#define IL_C_FILE(e, file, key) [IL_C_##e] = file,
+	IL_COUNTERS(IL_C_FILE)
+#undef IL_C_FILE
+};
+static const char *const counter_key[] = {
+#define IL_C_KEY(e, file, key) [IL_C_##e] = key,
+	IL_COUNTERS(IL_C_KEY)
+#undef IL_C_KEY
+};
+static const char *const info_file[] = {
+#define IL_I_FILE(e, file, key) [IL_I_##e] = file,
+	IL_INFOS(IL_I_FILE)
+#undef IL_I_FILE
+};
+static const char *const info_key[] = {
+#define IL_I_KEY(e, file, key) [IL_I_##e] = key,
+	IL_INFOS(IL_I_KEY)
+#undef IL_I_KEY
+};
+
+const char *il_counter_file(enum il_counter c) { return counter_file[c]; }
+const char *il_counter_key(enum il_counter c) { return counter_key[c]; }
+const char *il_info_file(enum il_info i) { return info_file[i]; }
+const char *il_info_key(enum il_info i) { return info_key[i]; }
+
+/* ---- Lifetime ---- */
+
+static void cpu_release(struct il_cpu *c)
+{
+	for (size_t k = 0; k < c->nstates; k++) {
+		free(c->states[k].name);
+		free(c->states[k].desc);
+		free(c->states[k].default_status);
+	}
+	free(c->states);
+	free(c->driver);
+}
+
+void il_snapshot_release(struct il_snapshot *s)
+{
+	for (size_t i = 0; i < s->ncpus; i++)
+		cpu_release(&s->cpus[i]);
+	free(s->cpus);
+	for (size_t i = 0; i < s->nzones; i++) {
+		free(s->zones[i].zone);
+		free(s->zones[i].name);
+	}
+	free(s->zones);
+	free(s->host);
+	free(s->driver);
+	free(s->governor);
+	free(s->governor_ro);
+	free(s->boot_id);
+	il_strlist_release(&s->available_governors);
+	il_cpuset_release(&s->online);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct il_cpu *il_snapshot_cpu(const struct il_snapshot *s, int cpu)
+{
+	size_t lo = 0, hi = s->ncpus;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->cpus[mid].cpu == cpu)
+			return &s->cpus[mid];
+		if (s->cpus[mid].cpu < cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+size_t il_snapshot_nstates(const struct il_snapshot *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->ncpus; i++)
+		n += s->cpus[i].nstates;
+	return n;
+}
+
+/* ---- Dump parsing ---- */
+
+#define IL_MAX_CPUS 65536
+#define IL_MAX_STATES 64
+
+struct parse_ctx {
+	struct il_snapshot *s;
+	const char *label;
+	size_t lineno;
+	struct il_err *err;
+	struct il_cpu **bycpu; /* indexed by cpu number while parsing */
+	size_t nbycpu;
+};
+
+static int perr(struct parse_ctx *c, const char *path, size_t plen, const char *fmt, const char *detail)
+{
+	char what[160];
+
+	snprintf(what, sizeof(what), fmt, detail);
+	return il_err_set(c->err, IL_EPARSE, "%s line %zu: '%.*s': %s", c->label, c->lineno,
+			  (int)(plen > 200 ? 200 : plen), path, what);
+}
+
+/* Does [*p, end) start with lit? Advance past it if so. */
+static bool eat(const char **p, const char *end, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if ((size_t)(end - *p) < n || memcmp(*p, lit, n))
+		return false;
+	*p += n;
+	return true;
+}
+
+static bool eat_num(const char **p, const char *end, unsigned long *out)
+{
+	const char *q = *p;
+	unsigned long v = 0;
+
+	if (q == end || *q < '0' || *q > '9')
+		return false;
+	while (q < end && *q >= '0' && *q <= '9') {
+		v = v * 10 + (unsigned long)(*q - '0');
+		if (v >= IL_MAX_CPUS)
+			return false;
+		q++;
+	}
+	*p = q;
+	*out = v;
+	return true;
+}
+
+static bool is(const char *p, const char *end, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return (size_t)(end - p) == n && !memcmp(p, lit, n);
+}
+
+struct field {
+	const char *path;
+	size_t plen;
+	const char *val;
+	size_t vlen;
+};
+
+static int set_str(struct parse_ctx *c, const struct field *f, char **dst)
+{
+	if (*dst)
+		return perr(c, f->path, f->plen, "%s", "appears twice (multi-line value or concatenated dumps)");
+	*dst = il_strndup(f->val, f->vlen);
+	return *dst ? 0 : il_err_set(c->err, IL_ENOMEM, "out of memory");
+}
+
+static int set_u64(struct parse_ctx *c, const struct field *f, struct il_val *dst)
+{
+	char shown[64];
+
+	if (dst->ok)
+		return perr(c, f->path, f->plen, "%s", "appears twice (multi-line value or concatenated dumps)");
+	if (il_parse_u64(f->val, f->vlen, &dst->v)) {
+		snprintf(shown, sizeof(shown), "%.*s", (int)(f->vlen > 40 ? 40 : f->vlen), f->val);
+		return perr(c, f->path, f->plen, "expected an unsigned integer, got '%s'", shown);
+	}
+	dst->ok = true;
+	return 0;
+}
+
+static int set_i64(struct parse_ctx *c, const struct field *f, struct il_ival *dst)
+{
+	char shown[64];
+
+	if (dst->ok)
+		return perr(c, f->path, f->plen, "%s", "appears twice (multi-line value or concatenated dumps)");
+	if (il_parse_i64(f->val, f->vlen, &dst->v)) {
+		snprintf(shown, sizeof(shown), "%.*s", (int)(f->vlen > 40 ? 40 : f->vlen), f->val);
+		return perr(c, f->path, f->plen, "expected an integer, got '%s'", shown);
+	}
+	dst->ok = true;
+	return 0;
+}
+
+static struct il_cpu *get_cpu(struct parse_ctx *c, unsigned long n)
+{
+	if (n >= c->nbycpu) {
+		size_t nn = c->nbycpu ? c->nbycpu : 64;
+		struct il_cpu **v;
+
+		while (nn <= n)
+			nn *= 2;
+		v = realloc(c->bycpu, nn * sizeof(*v));
+		if (!v)
+			return NULL;
+		memset(v + c->nbycpu, 0, (nn - c->nbycpu) * sizeof(*v));
+		c->bycpu = v;
+		c->nbycpu = nn;
+	}
+	if (!c->bycpu[n]) {
+		c->bycpu[n] = calloc(1, sizeof(struct il_cpu));
+		if (c->bycpu[n])
+			c->bycpu[n]->cpu = (int)n;
+	}
+	return c->bycpu[n];
+}
+
+static struct il_state *get_state(struct il_cpu *cpu, unsigned long k)
+{
+	if (k >= cpu->nstates) {
+		struct il_state *v = realloc(cpu->states, (k + 1) * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		memset(v + cpu->nstates, 0, (k + 1 - cpu->nstates) * sizeof(*v));
+		for (size_t i = cpu->nstates; i <= k; i++)
+			v[i].index = (int)i;
+		cpu->states = v;
+		cpu->nstates = k + 1;
+	}
+	return &cpu->states[k];
+}
+
+static int parse_state_file(struct parse_ctx *c, const struct field *f, struct il_state *st, const char *leaf,
+			    const char *end)
+{
+	for (int i = 0; i < IL_NCOUNTERS; i++)
+		if (is(leaf, end, counter_file[i]))
+			return set_u64(c, f, &st->cnt[i]);
+	for (int i = 0; i < IL_NINFOS; i++)
+		if (is(leaf, end, info_file[i]))
+			return set_u64(c, f, &st->info[i]);
+	if (is(leaf, end, "name"))
+		return set_str(c, f, &st->name);
+	if (is(leaf, end, "desc"))
+		return set_str(c, f, &st->desc);
+	if (is(leaf, end, "default_status"))
+		return set_str(c, f, &st->default_status);
+	return 0; /* s2idle/, unknown files: not modelled */
+}
+
+static int parse_cpu_path(struct parse_ctx *c, const struct field *f, const char *p, const char *end)
+{
+	unsigned long n, k;
+	struct il_cpu *cpu;
+
+	if (!eat_num(&p, end, &n) || !eat(&p, end, "/"))
+		return 0;
+	if (is(p, end, "cpuidle/driver/name")) {
+		if (!(cpu = get_cpu(c, n)))
+			return il_err_set(c->err, IL_ENOMEM, "out of memory");
+		return set_str(c, f, &cpu->driver);
+	}
+	if (eat(&p, end, "cpuidle/state")) {
+		struct il_state *st;
+
+		if (!eat_num(&p, end, &k) || !eat(&p, end, "/") || memchr(p, '/', (size_t)(end - p)))
+			return 0;
+		if (k >= IL_MAX_STATES)
+			return perr(c, f->path, f->plen, "%s", "state index out of range");
+		if (!(cpu = get_cpu(c, n)) || !(st = get_state(cpu, k)))
+			return il_err_set(c->err, IL_ENOMEM, "out of memory");
+		return parse_state_file(c, f, st, p, end);
+	}
+	if (eat(&p, end, "topology/")) {
+		struct il_ival *dst;
+
+		if (!is(p, end, "cluster_id") && !is(p, end, "core_id") && !is(p, end, "physical_package_id"))
+			return 0;
+		if (!(cpu = get_cpu(c, n)))
+			return il_err_set(c->err, IL_ENOMEM, "out of memory");
+		dst = is(p, end, "cluster_id") ? &cpu->cluster_id :
+		      is(p, end, "core_id")    ? &cpu->core_id :
+						 &cpu->package_id;
+		return set_i64(c, f, dst);
+	}
+	if (is(p, end, "cpu_capacity")) {
+		if (!(cpu = get_cpu(c, n)))
+			return il_err_set(c->err, IL_ENOMEM, "out of memory");
+		return set_u64(c, f, &cpu->capacity);
+	}
+	return 0;
+}
+
+static struct il_energy_zone *get_zone(struct parse_ctx *c, const char *name, size_t n)
+{
+	struct il_snapshot *s = c->s;
+	struct il_energy_zone *v;
+
+	for (size_t i = 0; i < s->nzones; i++)
+		if (strlen(s->zones[i].zone) == n && !memcmp(s->zones[i].zone, name, n))
+			return &s->zones[i];
+	v = realloc(s->zones, (s->nzones + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	s->zones = v;
+	v = &s->zones[s->nzones];
+	memset(v, 0, sizeof(*v));
+	v->zone = il_strndup(name, n);
+	if (!v->zone)
+		return NULL;
+	s->nzones++;
+	return v;
+}
+
+static int parse_line(struct parse_ctx *c, const char *line, size_t len)
+{
+	static const char cpu_dir[] = "/sys/devices/system/cpu/";
+	static const char pcap_dir[] = "/sys/class/powercap/";
+	const char *end = line + len, *a, *colon, *p;
+	const char *sys, *proc;
+	struct field f;
+
+	if (!len || line[0] != '/')
+		return il_err_set(c->err, IL_EPARSE, "%s line %zu: expected 'path:value', got '%.*s'", c->label,
+				  c->lineno, (int)(len > 80 ? 80 : len), line);
+	/* The path may carry a root prefix (a fixture directory) before /sys or /proc. */
+	sys = memmem(line, len, "/sys/", 5);
+	proc = memmem(line, len, "/proc/", 6);
+	a = sys && (!proc || sys < proc) ? sys : proc;
+	if (!a)
+		a = line;
+	if (memchr(line, ':', (size_t)(a - line)))
+		a = line; /* a ':' before the anchor: the anchor is inside the value */
+	p = a;
+	if (eat(&p, end, pcap_dir)) {
+		/* zone names contain ':' (intel-rapl:0): the path ends after the zone directory */
+		const char *slash = memchr(p, '/', (size_t)(end - p));
+
+		colon = slash ? memchr(slash, ':', (size_t)(end - slash)) : NULL;
+	} else {
+		colon = memchr(a, ':', (size_t)(end - a));
+	}
+	if (!colon)
+		return il_err_set(c->err, IL_EPARSE, "%s line %zu: expected 'path:value', got '%.*s'", c->label,
+				  c->lineno, (int)(len > 80 ? 80 : len), line);
+	f.path = a;
+	f.plen = (size_t)(colon - a);
+	f.val = colon + 1;
+	f.vlen = (size_t)(end - f.val);
+	end = colon;
+	p = a;
+	if (eat(&p, end, cpu_dir)) {
+		if (eat(&p, end, "cpuidle/")) {
+			if (is(p, end, "current_driver"))
+				return set_str(c, &f, &c->s->driver);
+			if (is(p, end, "current_governor"))
+				return set_str(c, &f, &c->s->governor);
+			if (is(p, end, "current_governor_ro"))
+				return set_str(c, &f, &c->s->governor_ro);
+			if (is(p, end, "available_governors")) {
+				if (c->s->available_governors.n)
+					return perr(c, f.path, f.plen, "%s", "appears twice");
+				char *tmp = il_strndup(f.val, f.vlen);
+				int r = tmp ? il_strlist_split(&c->s->available_governors, tmp) : IL_ENOMEM;
+
+				free(tmp);
+				return r ? il_err_set(c->err, IL_ENOMEM, "out of memory") : 0;
+			}
+			return 0;
+		}
+		if (is(p, end, "online")) {
+			char *tmp;
+			int r;
+
+			if (c->s->has_online)
+				return perr(c, f.path, f.plen, "%s", "appears twice");
+			tmp = il_strndup(f.val, f.vlen);
+			if (!tmp)
+				return il_err_set(c->err, IL_ENOMEM, "out of memory");
+			r = il_cpuset_parse(&c->s->online, tmp, c->err);
+			free(tmp);
+			if (r)
+				return il_err_prefix(c->err, "%s line %zu: ", c->label, c->lineno);
+			c->s->has_online = true;
+			return 0;
+		}
+		if (eat(&p, end, "cpu"))
+			return parse_cpu_path(c, &f, p, end);
+		return 0;
+	}
+	if (eat(&p, end, pcap_dir)) {
+		const char *slash = memchr(p, '/', (size_t)(end - p));
+		struct il_energy_zone *z;
+
+		if (!slash || memchr(slash + 1, '/', (size_t)(end - slash - 1)))
+			return 0;
+		if (!is(slash + 1, end, "energy_uj") && !is(slash + 1, end, "max_energy_range_uj") &&
+		    !is(slash + 1, end, "name"))
+			return 0;
+		z = get_zone(c, p, (size_t)(slash - p));
+		if (!z)
+			return il_err_set(c->err, IL_ENOMEM, "out of memory");
+		if (is(slash + 1, end, "energy_uj"))
+			return set_u64(c, &f, &z->energy_uj);
+		if (is(slash + 1, end, "max_energy_range_uj"))
+			return set_u64(c, &f, &z->max_range_uj);
+		return set_str(c, &f, &z->name);
+	}
+	if (is(p, end, "/proc/sys/kernel/random/boot_id"))
+		return set_str(c, &f, &c->s->boot_id);
+	if (is(p, end, "/proc/uptime")) {
+		const char *sp = memchr(f.val, ' ', f.vlen);
+
+		if (c->s->has_uptime)
+			return perr(c, f.path, f.plen, "%s", "appears twice");
+		if (il_parse_double(f.val, sp ? (size_t)(sp - f.val) : f.vlen, &c->s->uptime_s) ||
+		    c->s->uptime_s < 0)
+			return perr(c, f.path, f.plen, "%s", "expected seconds as a decimal number");
+		c->s->has_uptime = true;
+		return 0;
+	}
+	return 0;
+}
+
+/* A state must have name, usage and time; a gap in the table is a truncated dump. */
+static int validate_cpu(struct parse_ctx *c, const struct il_cpu *cpu)
+{
+	for (size_t k = 0; k < cpu->nstates; k++) {
+		const struct il_state *st = &cpu->states[k];
+		const char *missing = !st->name ? "name" : !st->cnt[IL_C_USAGE].ok ? "usage" :
+				      !st->cnt[IL_C_TIME].ok ? "time" : NULL;
+
+		if (missing)
+			return il_err_set(c->err, IL_EPARSE,
+					  "%s: cpu%d state%zu has no '%s' (truncated dump or unreadable sysfs)",
+					  c->label, cpu->cpu, k, missing);
+	}
+	return 0;
+}
+
+int il_snapshot_parse(struct il_snapshot *out, const char *text, size_t len, const char *label,
+		      struct il_err *err)
+{
+	struct parse_ctx c = { .s = out, .label = label ? label : "dump", .err = err };
+	const char *p = text, *end = text + len;
+	size_t n = 0;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->host = strdup(c.label);
+	if (!out->host)
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		c.lineno++;
+		if (!nl) {
+			ret = il_err_set(err, IL_EPARSE, "%s line %zu: no final newline: the dump is truncated",
+					 c.label, c.lineno);
+			goto cleanup;
+		}
+		if (memchr(p, '\0', (size_t)(nl - p))) {
+			ret = il_err_set(err, IL_EPARSE, "%s line %zu: NUL byte in dump", c.label, c.lineno);
+			goto cleanup;
+		}
+		ret = parse_line(&c, p, (size_t)(nl - p));
+		if (ret)
+			goto cleanup;
+		p = nl + 1;
+	}
+	for (size_t i = 0; i < c.nbycpu; i++)
+		if (c.bycpu[i])
+			n++;
+	out->cpus = calloc(n ? n : 1, sizeof(*out->cpus));
+	if (!out->cpus) {
+		ret = il_err_set(err, IL_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	for (size_t i = 0; i < c.nbycpu; i++) {
+		if (!c.bycpu[i])
+			continue;
+		out->cpus[out->ncpus++] = *c.bycpu[i];
+		free(c.bycpu[i]);
+		c.bycpu[i] = NULL;
+	}
+	for (size_t i = 0; i < out->ncpus; i++) {
+		ret = validate_cpu(&c, &out->cpus[i]);
+		if (ret)
+			goto cleanup;
+	}
+	out->governor_writable = out->governor != NULL;
+	if (!out->governor && out->governor_ro) {
+		out->governor = strdup(out->governor_ro);
+		if (!out->governor)
+			ret = il_err_set(err, IL_ENOMEM, "out of memory");
+	}
+cleanup:
+	for (size_t i = 0; i < c.nbycpu; i++) {
+		if (c.bycpu[i]) {
+			cpu_release(c.bycpu[i]);
+			free(c.bycpu[i]);
+		}
+	}
+	free(c.bycpu);
+	if (ret)
+		il_snapshot_release(out);
+	return ret;
+}
+
+/* ---- Local dump ---- */
+
+static int cmp_ul(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void path_cut(struct il_buf *b, size_t n)
+{
+	b->len = n;
+	b->p[n] = '\0';
+}
+
+/* Append one file's lines as grep -r would print them; absent/unreadable files add nothing. */
+static int emit(struct il_buf *out, struct il_buf *path, size_t rootlen, struct il_buf *tmp)
+{
+	const char *p, *end;
+
+	il_buf_reset(tmp);
+	if (il_buf_read_file(tmp, path->p, 1 << 16, NULL))
+		return 0;
+	p = il_buf_str(tmp);
+	end = p + tmp->len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (n && (il_buf_add(out, path->p + rootlen, path->len - rootlen) || il_buf_add(out, ":", 1) ||
+			  il_buf_add(out, p, n) || il_buf_add(out, "\n", 1)))
+			return IL_ENOMEM;
+		p += n + 1;
+	}
+	return 0;
+}
+
+/* Numbers N of entries named prefix<N> in dir, sorted. Caller frees *out. */
+static int list_numbered(const char *dir, const char *prefix, unsigned long **out, size_t *n)
+{
+	size_t plen = strlen(prefix), cap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		const char *q = de->d_name + plen;
+		unsigned long v;
+
+		if (strncmp(de->d_name, prefix, plen) || !eat_num(&q, q + strlen(q), &v) || *q)
+			continue;
+		if (*n == cap) {
+			unsigned long *nv = realloc(*out, (cap = cap ? cap * 2 : 16) * sizeof(**out));
+
+			if (!nv) {
+				closedir(d);
+				return IL_ENOMEM;
+			}
+			*out = nv;
+		}
+		(*out)[(*n)++] = v;
+	}
+	closedir(d);
+	qsort(*out, *n, sizeof(**out), cmp_ul);
+	return 0;
+}
+
+static const char *const cpuidle_top[] = { "current_driver", "current_governor", "current_governor_ro",
+					   "available_governors" };
+static const char *const state_strings[] = { "name", "desc", "default_status" };
+static const char *const topo_files[] = { "cluster_id", "core_id", "physical_package_id" };
+
+int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *err)
+{
+	struct il_buf path = IL_BUF_INIT, tmp = IL_BUF_INIT;
+	unsigned long *cpus = NULL, *states = NULL;
+	size_t ncpus = 0, nstates = 0, rootlen, base, cbase, sbase;
+	struct dirent *de;
+	DIR *d;
+	int ret = IL_ENOMEM;
+
+	if (!root || !strcmp(root, "/"))
+		root = "";
+	rootlen = strlen(root);
+	while (rootlen && root[rootlen - 1] == '/')
+		rootlen--;
+#define P_SET(n) path_cut(&path, (n))
+	if (il_buf_add(&path, root, rootlen) || il_buf_adds(&path, "/sys/devices/system/cpu/cpuidle/"))
+		goto cleanup;
+	base = path.len;
+	for (size_t i = 0; i < sizeof(cpuidle_top) / sizeof(*cpuidle_top); i++) {
+		P_SET(base);
+		if (il_buf_adds(&path, cpuidle_top[i]) || emit(out, &path, rootlen, &tmp))
+			goto cleanup;
+	}
+	P_SET(rootlen);
+	if (il_buf_adds(&path, "/sys/devices/system/cpu/online") || emit(out, &path, rootlen, &tmp))
+		goto cleanup;
+	P_SET(rootlen);
+	if (il_buf_adds(&path, "/sys/devices/system/cpu"))
+		goto cleanup;
+	if (list_numbered(path.p, "cpu", &cpus, &ncpus))
+		goto cleanup;
+	for (size_t i = 0; i < ncpus; i++) {
+		P_SET(rootlen);
+		if (il_buf_printf(&path, "/sys/devices/system/cpu/cpu%lu/", cpus[i]))
+			goto cleanup;
+		cbase = path.len;
+		if (il_buf_adds(&path, "cpuidle/driver/name") || emit(out, &path, rootlen, &tmp))
+			goto cleanup;
+		P_SET(cbase);
+		if (il_buf_adds(&path, "cpuidle"))
+			goto cleanup;
+		free(states);
+		if (list_numbered(path.p, "state", &states, &nstates))
+			goto cleanup;
+		for (size_t k = 0; k < nstates; k++) {
+			P_SET(cbase);
+			if (il_buf_printf(&path, "cpuidle/state%lu/", states[k]))
+				goto cleanup;
+			sbase = path.len;
+			for (size_t j = 0; j < sizeof(state_strings) / sizeof(*state_strings); j++) {
+				P_SET(sbase);
+				if (il_buf_adds(&path, state_strings[j]) || emit(out, &path, rootlen, &tmp))
+					goto cleanup;
+			}
+			for (int j = 0; j < IL_NINFOS; j++) {
+				P_SET(sbase);
+				if (il_buf_adds(&path, info_file[j]) || emit(out, &path, rootlen, &tmp))
+					goto cleanup;
+			}
+			for (int j = 0; j < IL_NCOUNTERS; j++) {
+				P_SET(sbase);
+				if (il_buf_adds(&path, counter_file[j]) || emit(out, &path, rootlen, &tmp))
+					goto cleanup;
+			}
+		}
+		for (size_t j = 0; j < sizeof(topo_files) / sizeof(*topo_files); j++) {
+			P_SET(cbase);
+			if (il_buf_printf(&path, "topology/%s", topo_files[j]) || emit(out, &path, rootlen, &tmp))
+				goto cleanup;
+		}
+		P_SET(cbase);
+		if (il_buf_adds(&path, "cpu_capacity") || emit(out, &path, rootlen, &tmp))
+			goto cleanup;
+	}
+	P_SET(rootlen);
+	if (il_buf_adds(&path, "/sys/class/powercap/"))
+		goto cleanup;
+	base = path.len;
+	d = opendir(path.p);
+	if (d) {
+		char **zones = NULL;
+		size_t nz = 0;
+		int zret = 0;
+
+		while ((de = readdir(d)) && !zret) {
+			char **nv;
+
+			if (de->d_name[0] == '.')
+				continue;
+			nv = realloc(zones, (nz + 1) * sizeof(*zones));
+			if (!nv || !(nv[nz] = strdup(de->d_name))) {
+				zones = nv ? nv : zones;
+				zret = IL_ENOMEM;
+				break;
+			}
+			zones = nv;
+			nz++;
+		}
+		closedir(d);
+		for (size_t i = 0; i < nz && !zret; i++) {
+			static const char *const zf[] = { "name", "energy_uj", "max_energy_range_uj" };
+
+			for (size_t j = 0; j < 3 && !zret; j++) {
+				P_SET(base);
+				if (il_buf_printf(&path, "%s/%s", zones[i], zf[j]) || emit(out, &path, rootlen, &tmp))
+					zret = IL_ENOMEM;
+			}
+		}
+		for (size_t i = 0; i < nz; i++)
+			free(zones[i]);
+		free(zones);
+		if (zret)
+			goto cleanup;
+	}
+	P_SET(rootlen);
+	if (il_buf_adds(&path, "/proc/sys/kernel/random/boot_id") || emit(out, &path, rootlen, &tmp))
+		goto cleanup;
+	P_SET(rootlen);
+	if (il_buf_adds(&path, "/proc/uptime") || emit(out, &path, rootlen, &tmp))
+		goto cleanup;
+#undef P_SET
+	ret = 0;
+cleanup:
+	if (ret)
+		il_err_set(err, ret, "out of memory reading sysfs under '%s'", rootlen ? root : "/");
+	free(cpus);
+	free(states);
+	il_buf_release(&path);
+	il_buf_release(&tmp);
+	return ret;
+}

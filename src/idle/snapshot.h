@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The cpuidle sysfs model: one point-in-time snapshot of a host's idle
+ * driver, governor, per-CPU state tables and counters, boot_id, uptime and
+ * energy counters. Every value records whether it was present: a file the
+ * kernel does not have is absent, never 0.
+ */
+#ifndef IL_IDLE_SNAPSHOT_H
+#define IL_IDLE_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+#include "util/str.h"
+
+/* A value read from sysfs, or absent (ok == false). */
+struct il_val {
+	uint64_t v;
+	bool ok;
+};
+
+struct il_ival {
+	int64_t v;
+	bool ok;
+};
+
+/*
+ * Per-state counters: X(enum suffix, sysfs file, JSON key). Order is the
+ * order of output columns.
+ */
+#define IL_COUNTERS(X)                     \
+	X(USAGE, "usage", "usage")         \
+	X(TIME, "time", "time_us")         \
+	X(ABOVE, "above", "above")         \
+	X(BELOW, "below", "below")         \
+	X(REJECTED, "rejected", "rejected")
+
+/* Per-state descriptive numbers: X(enum suffix, sysfs file, JSON key). */
+#define IL_INFOS(X)                                 \
+	X(LATENCY, "latency", "latency_us")         \
+	X(RESIDENCY, "residency", "residency_us")   \
+	X(DISABLE, "disable", "disable")            \
+	X(POWER, "power", "power_mw")
+
+enum il_counter {
+#define IL_C_ENUM(e, file, key) IL_C_##e,
+	IL_COUNTERS(IL_C_ENUM)
+#undef IL_C_ENUM
+	IL_NCOUNTERS
+};
+
+enum il_info {
+#define IL_I_ENUM(e, file, key) IL_I_##e,
+	IL_INFOS(IL_I_ENUM)
+#undef IL_I_ENUM
+	IL_NINFOS
+};
+
+/* sysfs file and JSON key of a counter / info field. */
+const char *il_counter_file(enum il_counter c);
+const char *il_counter_key(enum il_counter c);
+const char *il_info_file(enum il_info i);
+const char *il_info_key(enum il_info i);
+
+struct il_state {
+	int index;
+	char *name;            /* NULL when absent */
+	char *desc;
+	char *default_status;  /* "enabled"/"disabled", NULL on kernels without it */
+	struct il_val info[IL_NINFOS];
+	struct il_val cnt[IL_NCOUNTERS];
+};
+
+struct il_cpu {
+	int cpu;
+	char *driver;              /* cpuN/cpuidle/driver/name, NULL when absent */
+	struct il_ival cluster_id; /* may be -1 on arm64 without cluster info */
+	struct il_ival core_id;
+	struct il_ival package_id;
+	struct il_val capacity;    /* cpu_capacity (arm64 asymmetric systems) */
+	size_t nstates;
+	struct il_state *states;   /* states[k].index == k */
+};
+
+struct il_energy_zone {
+	char *zone;                /* directory name under /sys/class/powercap, e.g. intel-rapl:0 */
+	char *name;                /* its "name" file, e.g. package-0; NULL when absent */
+	struct il_val energy_uj;
+	struct il_val max_range_uj;
+};
+
+struct il_snapshot {
+	char *host;                /* label for messages ("local", a host name); owned */
+	char *driver;              /* cpuidle/current_driver */
+	char *governor;            /* cpuidle/current_governor (or _ro when only that exists) */
+	char *governor_ro;
+	bool governor_writable;    /* current_governor exists (kernel >= 5.x or cpuidle_sysfs_switch) */
+	struct il_strlist available_governors;
+	bool has_online;
+	struct il_cpuset online;
+	char *boot_id;
+	bool has_uptime;
+	double uptime_s;
+	size_t ncpus;
+	struct il_cpu *cpus;       /* sorted by cpu number */
+	size_t nzones;
+	struct il_energy_zone *zones;
+};
+
+/* Free everything a snapshot owns and zero it. */
+void il_snapshot_release(struct il_snapshot *s);
+
+/* The CPU entry for a CPU number, or NULL. Borrowed. */
+const struct il_cpu *il_snapshot_cpu(const struct il_snapshot *s, int cpu);
+
+/* Number of idle states summed over CPUs (0: the host has no idle states). */
+size_t il_snapshot_nstates(const struct il_snapshot *s);
+
+/*
+ * Parse a text dump of `path:value` lines (what `grep -r . DIRS` prints) into
+ * out. Paths may carry a prefix before /sys or /proc (a sysfs root). Lines
+ * for files idlelab does not model are ignored. label names the source in
+ * errors ("host 'x'", a file name). Malformed lines, non-numeric counters,
+ * duplicates, a missing final newline (a truncated dump) and state tables
+ * with gaps are errors with the line number.
+ */
+int il_snapshot_parse(struct il_snapshot *out, const char *text, size_t len, const char *label,
+		      struct il_err *err);
+
+/*
+ * Produce the dump text for a (possibly fake) root directory: the same lines
+ * `grep -r .` would print for the files idlelab models, with paths relative to
+ * root (so they start with /sys or /proc). Unreadable files are left out.
+ */
+int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *err);
+
+#endif

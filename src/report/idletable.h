@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Plain-text tables for snapshots and diffs (like `cpupower idle-info`, with
+ * usage/time/above/below/rejected and miss ratio). Written into a buffer;
+ * the CLI decides where it goes. Absent values print as "-".
+ */
+#ifndef IL_REPORT_IDLETABLE_H
+#define IL_REPORT_IDLETABLE_H
+
+#include "idle/diff.h"
+#include "util/buf.h"
+
+enum il_diff_by { IL_BY_STATE, IL_BY_CPU, IL_BY_CLUSTER };
+
+/* Parse "state"|"cpu"|"cluster"; IL_EINVAL otherwise. */
+int il_diff_by_parse(const char *s, enum il_diff_by *out, struct il_err *err);
+
+int il_fmt_snapshot(struct il_buf *out, const struct il_snapshot *s);
+int il_fmt_diff(struct il_buf *out, const struct il_diff *d, enum il_diff_by by);
+
+#endif

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Growable, capped byte buffers and whole-file I/O built on them. */
+#include "util/buf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void il_buf_init(struct il_buf *b, size_t max)
+{
+	b->p = NULL;
+	b->len = 0;
+	b->cap = 0;
+	b->max = max;
+	b->truncated = false;
+}
+
+void il_buf_release(struct il_buf *b)
+{
+	free(b->p);
+	il_buf_init(b, b->max);
+}
+
+void il_buf_reset(struct il_buf *b)
+{
+	b->len = 0;
+	b->truncated = false;
+	if (b->p)
+		b->p[0] = '\0';
+}
+
+static int buf_grow(struct il_buf *b, size_t need)
+{
+	size_t cap;
+	char *p;
+
+	if (need + 1 <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 64;
+	while (cap < need + 1) {
+		if (cap > ((size_t)-1) / 2)
+			return IL_ENOMEM;
+		cap *= 2;
+	}
+	p = realloc(b->p, cap);
+	if (!p)
+		return IL_ENOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+int il_buf_add(struct il_buf *b, const void *data, size_t n)
+{
+	if (b->max && b->len + n > b->max) {
+		n = b->max > b->len ? b->max - b->len : 0;
+		b->truncated = true;
+	}
+	if (buf_grow(b, b->len + n))
+		return IL_ENOMEM;
+	if (n)
+		memcpy(b->p + b->len, data, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+int il_buf_adds(struct il_buf *b, const char *s)
+{
+	return il_buf_add(b, s, strlen(s));
+}
+
+int il_buf_printf(struct il_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return IL_EINVAL;
+	if (buf_grow(b, b->len + (size_t)n))
+		return IL_ENOMEM;
+	if (b->max && b->len + (size_t)n > b->max) {
+		/* format in place, then cut back to the cap */
+		va_start(ap, fmt);
+		vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		b->len = b->max > b->len ? b->max : b->len;
+		b->p[b->len] = '\0';
+		b->truncated = true;
+		return 0;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+const char *il_buf_str(const struct il_buf *b)
+{
+	return b->p ? b->p : "";
+}
+
+char *il_buf_detach(struct il_buf *b)
+{
+	char *p = b->p;
+
+	if (!p)
+		p = calloc(1, 1);
+	il_buf_init(b, b->max);
+	return p;
+}
+
+int il_buf_read_file(struct il_buf *b, const char *path, size_t max, struct il_err *err)
+{
+	char chunk[65536];
+	size_t start = b->len;
+	int fd;
+	int ret = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return il_err_set(err, errno == ENOENT ? IL_ENOTFOUND : errno == EACCES ? IL_EPERM : IL_EIO,
+				  "cannot open '%s': %s", path, strerror(errno));
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = il_err_set(err, IL_EIO, "cannot read '%s': %s", path, strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break;
+		if (max && b->len - start + (size_t)n > max) {
+			ret = il_err_set(err, IL_ETOOBIG, "'%s' is larger than %zu bytes", path, max);
+			break;
+		}
+		if (il_buf_add(b, chunk, (size_t)n)) {
+			ret = il_err_set(err, IL_ENOMEM, "out of memory reading '%s'", path);
+			break;
+		}
+	}
+	close(fd);
+	return ret;
+}
+
+int il_write_file_atomic(const char *path, const void *data, size_t len, struct il_err *err)
+{
+	struct il_buf tmp = IL_BUF_INIT;
+	const char *p = data;
+	char *dircopy = NULL;
+	int fd = -1, dfd;
+	int ret = 0;
+
+	if (il_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid()))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	fd = open(tmp.p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = il_err_set(err, IL_EIO, "cannot create '%s': %s", tmp.p, strerror(errno));
+		goto cleanup;
+	}
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = il_err_set(err, IL_EIO, "cannot write '%s': %s", tmp.p, strerror(errno));
+			goto cleanup;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (fsync(fd) || close(fd)) {
+		fd = -1;
+		ret = il_err_set(err, IL_EIO, "cannot sync '%s': %s", tmp.p, strerror(errno));
+		goto cleanup;
+	}
+	fd = -1;
+	if (rename(tmp.p, path)) {
+		ret = il_err_set(err, IL_EIO, "cannot rename '%s' to '%s': %s", tmp.p, path, strerror(errno));
+		goto cleanup;
+	}
+	dircopy = strdup(path);
+	if (dircopy) {
+		dfd = open(dirname(dircopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			(void)fsync(dfd);
+			close(dfd);
+		}
+	}
+cleanup:
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp.p);
+	} else if (ret) {
+		unlink(tmp.p);
+	}
+	free(dircopy);
+	il_buf_release(&tmp);
+	return ret;
+}

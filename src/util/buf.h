@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A growable byte buffer, always NUL-terminated, with an optional size cap
+ * (curl's dynbuf "toobig"): output from hosts and files is never unbounded.
+ */
+#ifndef IL_UTIL_BUF_H
+#define IL_UTIL_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/err.h"
+
+struct il_buf {
+	char *p;          /* NUL-terminated contents, or NULL before the first append */
+	size_t len;
+	size_t cap;
+	size_t max;       /* 0: unlimited; else appends past max are cut */
+	bool truncated;   /* set once something was cut at max */
+};
+
+#define IL_BUF_INIT { NULL, 0, 0, 0, false }
+
+/* Start an empty buffer that keeps at most max bytes (0 = unlimited). */
+void il_buf_init(struct il_buf *b, size_t max);
+/* Free the contents and re-initialise (keeps max). */
+void il_buf_release(struct il_buf *b);
+/* Drop the contents but keep the allocation. */
+void il_buf_reset(struct il_buf *b);
+
+/*
+ * Append n bytes. Past the cap the rest is dropped and b->truncated set; that
+ * is not an error (the caller decides). Returns 0 or IL_ENOMEM.
+ */
+int il_buf_add(struct il_buf *b, const void *data, size_t n);
+int il_buf_adds(struct il_buf *b, const char *s);
+int il_buf_printf(struct il_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Contents as a C string ("" when empty); borrowed. */
+const char *il_buf_str(const struct il_buf *b);
+
+/* Take the contents (caller frees); b is left empty. Never NULL unless OOM. */
+char *il_buf_detach(struct il_buf *b);
+
+/*
+ * Read a whole file into b (appending). max caps what is accepted: a larger
+ * file is an IL_ETOOBIG error naming the path. Errors name the path.
+ */
+int il_buf_read_file(struct il_buf *b, const char *path, size_t max, struct il_err *err);
+
+/* Write data to path atomically (temp file, fsync, rename, fsync dir). */
+int il_write_file_atomic(const char *path, const void *data, size_t len, struct il_err *err);
+
+#endif

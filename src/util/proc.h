@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Running a local child process from an argv vector (never through a shell).
+ */
+#ifndef IL_UTIL_PROC_H
+#define IL_UTIL_PROC_H
+
+#include "util/err.h"
+
+/* How a child ended. */
+struct il_exit {
+	int code;      /* exit code, or -1 if killed */
+	int signal;    /* terminating signal, or 0 */
+};
+
+/*
+ * Run argv (argv[0] looked up in PATH), inheriting stdio, and wait for it.
+ * SIGINT and SIGQUIT are ignored in the caller while the child runs (as
+ * time(1) does), so a Ctrl-C ends the child and the caller can still clean
+ * up. IL_ENOTFOUND if the program cannot be started.
+ */
+int il_proc_run(char *const argv[], struct il_exit *out, struct il_err *err);
+
+/* Shell-style status: code, or 128 + signal. */
+int il_exit_status(const struct il_exit *e);
+
+#endif

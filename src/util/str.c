@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Strict number parsing, CPU lists and word lists. */
+#include "util/str.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void trim(const char **s, size_t *n)
+{
+	while (*n && (**s == ' ' || **s == '\t' || **s == '\n' || **s == '\r')) {
+		(*s)++;
+		(*n)--;
+	}
+	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\n' ||
+		      (*s)[*n - 1] == '\r'))
+		(*n)--;
+}
+
+int il_parse_u64(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (n == (size_t)-1)
+		n = strlen(s);
+	trim(&s, &n);
+	if (!n)
+		return IL_EPARSE;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d;
+
+		if (s[i] < '0' || s[i] > '9')
+			return IL_EPARSE;
+		d = (unsigned)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return IL_EPARSE;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+int il_parse_i64(const char *s, size_t n, int64_t *out)
+{
+	uint64_t v;
+	bool neg = false;
+
+	if (n == (size_t)-1)
+		n = strlen(s);
+	trim(&s, &n);
+	if (n && (*s == '-' || *s == '+')) {
+		neg = *s == '-';
+		s++;
+		n--;
+	}
+	if (il_parse_u64(s, n, &v) || !n || *s == ' ')
+		return IL_EPARSE;
+	if (neg) {
+		if (v > (uint64_t)INT64_MAX + 1)
+			return IL_EPARSE;
+		*out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+	} else {
+		if (v > (uint64_t)INT64_MAX)
+			return IL_EPARSE;
+		*out = (int64_t)v;
+	}
+	return 0;
+}
+
+int il_parse_double(const char *s, size_t n, double *out)
+{
+	char tmp[64];
+	char *end;
+	double v;
+
+	if (n == (size_t)-1)
+		n = strlen(s);
+	trim(&s, &n);
+	if (!n || n >= sizeof(tmp))
+		return IL_EPARSE;
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	errno = 0;
+	v = strtod(tmp, &end);
+	if (*end || errno || !isfinite(v))
+		return IL_EPARSE;
+	*out = v;
+	return 0;
+}
+
+char *il_strndup(const char *s, size_t n)
+{
+	char *p = malloc(n + 1);
+
+	if (!p)
+		return NULL;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+bool il_strlcpy(char *dst, const char *src, size_t dstsz)
+{
+	size_t n = strlen(src);
+
+	if (!dstsz)
+		return false;
+	if (n >= dstsz) {
+		memcpy(dst, src, dstsz - 1);
+		dst[dstsz - 1] = '\0';
+		return false;
+	}
+	memcpy(dst, src, n + 1);
+	return true;
+}
+
+/* ---- CPU sets ---- */
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+#define IL_CPU_MAX 65536
+
+int il_cpuset_parse(struct il_cpuset *out, const char *s, struct il_err *err)
+{
+	const char *p = s;
+	int *v = NULL;
+	size_t n = 0, cap = 0;
+
+	out->cpu = NULL;
+	out->n = 0;
+	while (*p) {
+		const char *tok = p, *dash = NULL;
+		size_t len;
+		uint64_t lo, hi;
+
+		while (*p && *p != ',')
+			p++;
+		len = (size_t)(p - tok);
+		if (*p == ',')
+			p++;
+		for (size_t i = 0; i < len; i++)
+			if (tok[i] == '-') {
+				dash = tok + i;
+				break;
+			}
+		if (dash) {
+			if (il_parse_u64(tok, (size_t)(dash - tok), &lo) ||
+			    il_parse_u64(dash + 1, len - (size_t)(dash - tok) - 1, &hi))
+				goto bad;
+		} else {
+			size_t m = len;
+			const char *t = tok;
+
+			trim(&t, &m);
+			if (!m && !*p && tok == s)
+				break; /* blank list */
+			if (il_parse_u64(tok, len, &lo))
+				goto bad;
+			hi = lo;
+		}
+		if (lo > hi || hi >= IL_CPU_MAX)
+			goto bad;
+		for (uint64_t c = lo; c <= hi; c++) {
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 16;
+				int *nv = realloc(v, nc * sizeof(*v));
+
+				if (!nv) {
+					free(v);
+					return il_err_set(err, IL_ENOMEM, "out of memory");
+				}
+				v = nv;
+				cap = nc;
+			}
+			v[n++] = (int)c;
+		}
+	}
+	if (n) {
+		size_t w = 1;
+
+		qsort(v, n, sizeof(*v), cmp_int);
+		for (size_t i = 1; i < n; i++)
+			if (v[i] != v[w - 1])
+				v[w++] = v[i];
+		n = w;
+	}
+	out->cpu = v;
+	out->n = n;
+	return 0;
+bad:
+	free(v);
+	return il_err_set(err, IL_EPARSE, "invalid CPU list '%s' (expected e.g. 0-3,8)", s);
+}
+
+bool il_cpuset_has(const struct il_cpuset *set, int cpu)
+{
+	return set->n && bsearch(&cpu, set->cpu, set->n, sizeof(int), cmp_int) != NULL;
+}
+
+int il_cpuset_format(const struct il_cpuset *set, struct il_buf *b)
+{
+	for (size_t i = 0; i < set->n;) {
+		size_t j = i;
+
+		while (j + 1 < set->n && set->cpu[j + 1] == set->cpu[j] + 1)
+			j++;
+		if (il_buf_printf(b, i ? ",%d" : "%d", set->cpu[i]))
+			return IL_ENOMEM;
+		if (j > i && il_buf_printf(b, "-%d", set->cpu[j]))
+			return IL_ENOMEM;
+		i = j + 1;
+	}
+	return 0;
+}
+
+void il_cpuset_release(struct il_cpuset *set)
+{
+	free(set->cpu);
+	set->cpu = NULL;
+	set->n = 0;
+}
+
+/* ---- word lists ---- */
+
+int il_strlist_push(struct il_strlist *list, const char *s)
+{
+	char **v = realloc(list->v, (list->n + 1) * sizeof(*v));
+	char *c;
+
+	if (!v)
+		return IL_ENOMEM;
+	list->v = v;
+	c = strdup(s);
+	if (!c)
+		return IL_ENOMEM;
+	list->v[list->n++] = c;
+	return 0;
+}
+
+int il_strlist_split(struct il_strlist *list, const char *s)
+{
+	while (*s) {
+		const char *w;
+		char *c;
+		char **v;
+
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			s++;
+		if (!*s)
+			break;
+		w = s;
+		while (*s && *s != ' ' && *s != '\t' && *s != '\n')
+			s++;
+		c = il_strndup(w, (size_t)(s - w));
+		if (!c)
+			return IL_ENOMEM;
+		v = realloc(list->v, (list->n + 1) * sizeof(*v));
+		if (!v) {
+			free(c);
+			return IL_ENOMEM;
+		}
+		list->v = v;
+		list->v[list->n++] = c;
+	}
+	return 0;
+}
+
+bool il_strlist_has(const struct il_strlist *list, const char *s)
+{
+	for (size_t i = 0; i < list->n; i++)
+		if (!strcmp(list->v[i], s))
+			return true;
+	return false;
+}
+
+int il_strlist_join(const struct il_strlist *list, struct il_buf *b)
+{
+	for (size_t i = 0; i < list->n; i++)
+		if (il_buf_printf(b, "%s%s", i ? " " : "", list->v[i]))
+			return IL_ENOMEM;
+	return 0;
+}
+
+void il_strlist_release(struct il_strlist *list)
+{
+	for (size_t i = 0; i < list->n; i++)
+		free(list->v[i]);
+	free(list->v);
+	list->v = NULL;
+	list->n = 0;
+}

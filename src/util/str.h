@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Small string helpers: strict number parsing (a value that is not a number
+ * is an error, never 0), CPU list syntax ("0-3,8"), word lists.
+ */
+#ifndef IL_UTIL_STR_H
+#define IL_UTIL_STR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+#include "util/err.h"
+
+/*
+ * Parse a whole decimal number from s[0..n) (n = (size_t)-1 means strlen).
+ * Leading/trailing blanks are allowed, nothing else. Returns 0 or IL_EPARSE.
+ */
+int il_parse_u64(const char *s, size_t n, uint64_t *out);
+int il_parse_i64(const char *s, size_t n, int64_t *out);
+int il_parse_double(const char *s, size_t n, double *out);
+
+/* strndup that returns NULL only on OOM. */
+char *il_strndup(const char *s, size_t n);
+
+/* A sorted, duplicate-free set of CPU numbers. */
+struct il_cpuset {
+	int *cpu;
+	size_t n;
+};
+
+/*
+ * Parse kernel CPU list syntax ("0-3,5,7-9", blanks and a final newline
+ * allowed; "" is the empty set). Errors say what was wrong in which text.
+ */
+int il_cpuset_parse(struct il_cpuset *out, const char *s, struct il_err *err);
+bool il_cpuset_has(const struct il_cpuset *set, int cpu);
+/* Format back in canonical list syntax into b. */
+int il_cpuset_format(const struct il_cpuset *set, struct il_buf *b);
+void il_cpuset_release(struct il_cpuset *set);
+
+/* A list of owned strings. */
+struct il_strlist {
+	char **v;
+	size_t n;
+};
+
+/* Split s on blanks into words (appending to list). */
+int il_strlist_split(struct il_strlist *list, const char *s);
+int il_strlist_push(struct il_strlist *list, const char *s);
+bool il_strlist_has(const struct il_strlist *list, const char *s);
+/* Words joined by single spaces into b. */
+int il_strlist_join(const struct il_strlist *list, struct il_buf *b);
+void il_strlist_release(struct il_strlist *list);
+
+/* Copy src into dst (size dstsz), always terminated; returns true if it fit. */
+bool il_strlcpy(char *dst, const char *src, size_t dstsz);
+
+#endif

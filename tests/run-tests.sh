@@ -1,0 +1,56 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Run test programs and e2e scripts; print one line per program and, last,
+# "N passed, N failed, N skipped" over all test cases.
+#   run-tests.sh MODE:PATH...    MODE: unit | asan | valgrind | e2e
+# cmocka programs count their cases; an e2e script counts its own
+# "N passed, N failed, N skipped" line if it prints one, else 1 (exit 0 pass,
+# 77 skip, other fail). Skips always show their reason ("skipped: ...").
+set -u
+passed=0 failed=0 skipped=0
+logdir=${TEST_LOGDIR:-build/test-logs}
+mkdir -p "$logdir"
+failed_names=""
+
+num() { sed -n "s/.*$1 *\] *\([0-9][0-9]*\) test.*/\1/p" "$2" | tail -n 1; }
+
+for spec in "$@"; do
+	mode=${spec%%:*}
+	prog=${spec#*:}
+	name="$mode:$(basename "$prog")"
+	log="$logdir/$(echo "$name" | tr ':/' '__').log"
+	case $mode in
+	unit|asan) "$prog" >"$log" 2>&1; rc=$? ;;
+	valgrind) valgrind -q --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+			--error-exitcode=99 "$prog" >"$log" 2>&1; rc=$? ;;
+	e2e) sh "$prog" >"$log" 2>&1; rc=$? ;;
+	*) echo "run-tests: unknown mode '$mode'" >&2; exit 2 ;;
+	esac
+	p=$(num PASSED "$log"); f=$(num FAILED "$log"); s=$(num SKIPPED "$log")
+	if [ -z "$p$f$s" ]; then
+		own=$(grep -E '^[a-z0-9-]*:? ?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+		if [ -n "$own" ]; then
+			p=$(echo "$own" | sed 's/.*\b\([0-9][0-9]*\) passed.*/\1/')
+			f=$(echo "$own" | sed 's/.* \([0-9][0-9]*\) failed.*/\1/')
+			s=$(echo "$own" | sed -n 's/.* \([0-9][0-9]*\) skipped.*/\1/p')
+		elif [ $rc -eq 0 ]; then p=1
+		elif [ $rc -eq 77 ]; then s=1
+		else f=1
+		fi
+	fi
+	p=${p:-0}; f=${f:-0}; s=${s:-0}
+	# a crash, a leak or a sanitizer report fails the program even if cases passed
+	if [ $rc -ne 0 ] && [ $rc -ne 77 ] && [ "$f" -eq 0 ]; then f=1; fi
+	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+	if [ "$f" -gt 0 ]; then
+		echo "FAIL $name ($p passed, $f failed; exit $rc) — log: $log"
+		tail -n 30 "$log" | sed 's/^/    /'
+		failed_names="$failed_names $name"
+	else
+		if [ "$s" -gt 0 ]; then echo "ok   $name ($p passed, $s skipped)"; else echo "ok   $name ($p passed)"; fi
+	fi
+	grep -h '^skipped: ' "$log" | sort -u | sed 's/^/     /'
+done
+[ -n "$failed_names" ] && echo "failed:$failed_names"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

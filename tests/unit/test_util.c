@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* util: strict numbers, CPU lists, capped buffers, atomic files, errors. */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/proc.h"
+#include "util/str.h"
+
+static void test_util__parse_numbers(void **state)
+{
+	uint64_t u;
+	int64_t i;
+	double d;
+
+	(void)state;
+	assert_int_equal(il_parse_u64(" 42\n", (size_t)-1, &u), 0);
+	assert_int_equal(u, 42);
+	assert_int_equal(il_parse_u64("18446744073709551615", (size_t)-1, &u), 0);
+	assert_int_equal(u, UINT64_MAX);
+	assert_int_equal(il_parse_u64("18446744073709551616", (size_t)-1, &u), IL_EPARSE);
+	assert_int_equal(il_parse_u64("", (size_t)-1, &u), IL_EPARSE);
+	assert_int_equal(il_parse_u64("1 2", (size_t)-1, &u), IL_EPARSE);
+	assert_int_equal(il_parse_u64("-1", (size_t)-1, &u), IL_EPARSE);
+	assert_int_equal(il_parse_u64("12abc", 2, &u), 0);
+	assert_int_equal(u, 12);
+	assert_int_equal(il_parse_i64("-1", (size_t)-1, &i), 0);
+	assert_int_equal(i, -1);
+	assert_int_equal(il_parse_i64("-9223372036854775808", (size_t)-1, &i), 0);
+	assert_true(i == INT64_MIN);
+	assert_int_equal(il_parse_i64("9223372036854775808", (size_t)-1, &i), IL_EPARSE);
+	assert_int_equal(il_parse_i64("- 1", (size_t)-1, &i), IL_EPARSE);
+	assert_int_equal(il_parse_double("4.79", (size_t)-1, &d), 0);
+	assert_int_equal(il_parse_double("nan", (size_t)-1, &d), IL_EPARSE);
+	assert_int_equal(il_parse_double("1e999", (size_t)-1, &d), IL_EPARSE);
+	assert_int_equal(il_parse_double("4.7x", (size_t)-1, &d), IL_EPARSE);
+}
+
+static void test_util__cpusets(void **state)
+{
+	struct il_cpuset s;
+	struct il_buf b = IL_BUF_INIT;
+	struct il_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(il_cpuset_parse(&s, "8,0-3,2,5-6\n", &err), 0);
+	assert_int_equal(s.n, 7);
+	assert_true(il_cpuset_has(&s, 5));
+	assert_false(il_cpuset_has(&s, 4));
+	assert_int_equal(il_cpuset_format(&s, &b), 0);
+	assert_string_equal(il_buf_str(&b), "0-3,5-6,8");
+	il_cpuset_release(&s);
+	assert_int_equal(il_cpuset_parse(&s, "", &err), 0);
+	assert_int_equal(s.n, 0);
+	static const char *const bad[] = { "3-1", "a", "1,,2", "0-", "-1", "70000", "1-2-3" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		if (il_cpuset_parse(&s, bad[i], &err) != IL_EPARSE)
+			fail_msg("'%s' accepted", bad[i]);
+		assert_non_null(strstr(err.msg, bad[i]));
+	}
+	il_buf_release(&b);
+}
+
+static void test_util__buffer_cap(void **state)
+{
+	struct il_buf b;
+
+	(void)state;
+	il_buf_init(&b, 8);
+	assert_int_equal(il_buf_adds(&b, "12345"), 0);
+	assert_false(b.truncated);
+	assert_int_equal(il_buf_printf(&b, "%s", "6789ab"), 0);
+	assert_true(b.truncated);
+	assert_int_equal(b.len, 8);
+	assert_string_equal(il_buf_str(&b), "12345678");
+	il_buf_release(&b);
+}
+
+static void test_util__files(void **state)
+{
+	char *dir = tu_tmpdir();
+	char path[512];
+	struct il_buf b = IL_BUF_INIT;
+	struct il_err err = { 0 };
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/out.txt", dir);
+	assert_int_equal(il_write_file_atomic(path, "hello\n", 6, &err), 0);
+	assert_int_equal(il_buf_read_file(&b, path, 0, &err), 0);
+	assert_string_equal(il_buf_str(&b), "hello\n");
+	il_buf_reset(&b);
+	assert_int_equal(il_buf_read_file(&b, path, 3, &err), IL_ETOOBIG);
+	assert_non_null(strstr(err.msg, "out.txt"));
+	snprintf(path, sizeof(path), "%s/nodir/out.txt", dir);
+	assert_int_equal(il_write_file_atomic(path, "x", 1, &err), IL_EIO);
+	assert_non_null(strstr(err.msg, "nodir"));
+	il_buf_release(&b);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_util__errors(void **state)
+{
+	struct il_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(il_err_set(&err, IL_EPARSE, "line %d", 3), IL_EPARSE);
+	assert_int_equal(il_err_prefix(&err, "file '%s': ", "a"), IL_EPARSE);
+	assert_string_equal(err.msg, "file 'a': line 3");
+	assert_string_equal(il_strerror(IL_EHOSTKEY), "host key verification failed");
+	assert_string_equal(il_strerror(-999), "unknown error");
+	assert_int_equal(il_err_set(NULL, IL_EIO, "x"), IL_EIO);
+}
+
+static void test_util__proc(void **state)
+{
+	char *const ok[] = { (char *)"sh", (char *)"-c", (char *)"exit 3", NULL };
+	char *const missing[] = { (char *)"/nonexistent/idlelab-no-such-program", NULL };
+	struct il_exit ex;
+	struct il_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(il_proc_run(ok, &ex, &err), 0);
+	assert_int_equal(ex.code, 3);
+	assert_int_equal(il_exit_status(&ex), 3);
+	assert_int_equal(il_proc_run(missing, &ex, &err), IL_ENOTFOUND);
+	assert_non_null(strstr(err.msg, "idlelab-no-such-program"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_util__parse_numbers),
+		cmocka_unit_test(test_util__cpusets),
+		cmocka_unit_test(test_util__buffer_cap),
+		cmocka_unit_test(test_util__files),
+		cmocka_unit_test(test_util__errors),
+		cmocka_unit_test(test_util__proc),
+	};
+
+	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Helpers for the cmocka unit tests: fixture paths, temp directories, and
+ * materialising a path:value dump into a real directory tree.
+ */
+#ifndef IL_TESTUTIL_H
+#define IL_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "idle/snapshot.h"
+
+/* Path of a file in tests/fixtures/sysfs (IL_SRCDIR or "."); static buffer. */
+const char *tu_fixture(const char *name);
+/* Whole file, NUL-terminated, length in *len (may be NULL). Fails the test on error. */
+char *tu_read(const char *path, size_t *len);
+/* A new temp directory (caller frees the string and calls tu_rmtree). */
+char *tu_tmpdir(void);
+void tu_rmtree(const char *dir);
+/* Write every path:value line of dump_path as a file under root. Fails the test on error. */
+void tu_materialize(const char *dump_path, const char *root);
+/* Write text to root+path, creating directories. */
+void tu_write(const char *root, const char *path, const char *text);
+/* Parse a fixture dump; fails the test if it does not parse. */
+void tu_parse_fixture(struct il_snapshot *out, const char *name);
+
+#define TU_SKIP(reason)                                   \
+	do {                                              \
+		print_message("skipped: %s\n", (reason)); \
+		skip();                                   \
+	} while (0)
+
+#endif
