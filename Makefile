@@ -11,9 +11,9 @@ CFLAGS     ?= -O2 -g
 BUILD      ?= build/release
 SAN        ?=
 
-PC_LIBS  := libgit2 libssh jansson libcurl
+PC_LIBS  := libgit2 libssh jansson libcurl libcrypto
 DEB_PKGS := build-essential pkg-config clang libclang-rt-14-dev valgrind \
-            libgit2-dev libssh-dev libjansson-dev libcurl4-openssl-dev libcmocka-dev \
+            libgit2-dev libssh-dev libjansson-dev libcurl4-openssl-dev libcmocka-dev libssl-dev \
             openssh-server openssh-client python3 ca-certificates
 
 NODEP_GOALS := deps clean help
@@ -42,7 +42,8 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 TESTLIB_SRC := tests/unit/testutil.c
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+GEN_RUNNERS := $(BUILD)/gen/runners_data.c
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_RUNNERS:.c=.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 LIB_A    := $(BUILD)/libidlelab.a
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -63,6 +64,13 @@ banned:
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
+	$(CC) $(IL_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(GEN_RUNNERS): $(sort $(wildcard runners/*.sh)) src/host/embed.awk
+	@mkdir -p $(dir $@)
+	awk -f src/host/embed.awk $(sort $(wildcard runners/*.sh)) > $@
+
+$(GEN_RUNNERS:.c=.o): $(GEN_RUNNERS)
 	$(CC) $(IL_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(LIB_A): $(LIB_OBJ)

@@ -27,6 +27,7 @@ int cmd_snapshot(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_idle_stat(int argc, char **argv);
 int cmd_governor(int argc, char **argv);
+int cmd_host(int argc, char **argv);
 
 /* Print "idlelab: error: MSG" for err; returns IL_EXIT_FAIL. */
 int il_cli_fail(const struct il_err *err);

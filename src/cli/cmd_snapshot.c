@@ -6,22 +6,24 @@
 #include "cli/cli.h"
 #include "cli/opt.h"
 #include "idle/snapjson.h"
-#include "idle/sysfs.h"
+#include "cli/target.h"
 #include "report/idletable.h"
 
 int cmd_snapshot(int argc, char **argv)
 {
-	const char *root = "/", *out = NULL;
+	const char *root = "/", *out = NULL, *host = NULL, *hosts_dir = NULL;
 	bool json = false, dump = false;
 	const struct il_opt opts[] = {
 		IL_OPT_STR(0, "sysfs-root", &root, "DIR", "read sysfs and /proc under DIR (fixtures); default /"),
+		IL_OPT_STR('H', "host", &host, "NAME", "snapshot an inventory host (one remote exec)"),
+		IL_OPT_STR(0, "hosts-dir", &hosts_dir, "DIR", "inventory directory (default ./hosts)"),
 		IL_OPT_BOOL(0, "json", &json, "print the snapshot as JSON (docs/formats.md)"),
 		IL_OPT_BOOL(0, "dump", &dump, "print the raw path:value dump the parser reads"),
 		IL_OPT_STR('o', "output", &out, "FILE", "write to FILE (atomically) instead of stdout"),
 		IL_OPT_END_,
 	};
-	static const char *const usage[] = { "idlelab snapshot [--sysfs-root DIR] [--json | --dump] [-o FILE]", NULL };
-	struct il_sysfs_local fs;
+	static const char *const usage[] = { "idlelab snapshot [--host NAME | --sysfs-root DIR] [--json | --dump] [-o FILE]", NULL };
+	struct il_target tg;
 	struct il_snapshot snap;
 	struct il_buf b = IL_BUF_INIT;
 	struct il_err err = { 0 };
@@ -33,16 +35,19 @@ int cmd_snapshot(int argc, char **argv)
 		return il_opt_error(opts, usage, "unexpected argument '%s'", argv[1]);
 	if (json && dump)
 		return il_opt_error(opts, usage, "--json and --dump exclude each other");
-	if (il_sysfs_local_init(&fs, root, &err))
+	if (il_target_open(&tg, host, root, hosts_dir, &err))
 		return il_cli_fail(&err);
 	if (dump) {
-		r = fs.ops.dump(&fs.ops, &b, &err);
+		r = tg.fs->dump(tg.fs, &b, &err);
 		if (!r)
 			r = il_cli_output(out, il_buf_str(&b), b.len, &err);
 		il_buf_release(&b);
+		il_target_close(&tg);
 		return r ? il_cli_fail(&err) : IL_EXIT_OK;
 	}
-	if (il_sysfs_snapshot(&fs.ops, &snap, &err))
+	r = il_sysfs_snapshot(tg.fs, &snap, &err);
+	il_target_close(&tg);
+	if (r)
 		return il_cli_fail(&err);
 	if (json) {
 		r = il_cli_output_json(out, il_snapshot_to_json(&snap), &err);

@@ -15,6 +15,7 @@ const struct il_cmd il_commands[] = {
 	{ "diff", cmd_diff, "idle metrics between two snapshots (idles, aboves, belows, miss ratio)" },
 	{ "idle-stat", cmd_idle_stat, "run a command and print the idle counters over its run" },
 	{ "governor", cmd_governor, "list, get or set the cpuidle governor; disable/enable idle states" },
+	{ "host", cmd_host, "lab host inventory and the host probe (idle environment fingerprint)" },
 	{ NULL, NULL, NULL },
 };
 

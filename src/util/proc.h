@@ -5,6 +5,7 @@
 #ifndef IL_UTIL_PROC_H
 #define IL_UTIL_PROC_H
 
+#include "util/buf.h"
 #include "util/err.h"
 
 /* How a child ended. */
@@ -23,5 +24,14 @@ int il_proc_run(char *const argv[], struct il_exit *out, struct il_err *err);
 
 /* Shell-style status: code, or 128 + signal. */
 int il_exit_status(const struct il_exit *e);
+
+/*
+ * Run argv with stdin from /dev/null, capturing stdout and stderr into out
+ * and errb (each capped by their own max; the rest is drained and dropped,
+ * truncated flagged). timeout_ms > 0 kills the child's process group and
+ * returns IL_ETIMEOUT.
+ */
+int il_proc_capture(char *const argv[], int timeout_ms, struct il_buf *out, struct il_buf *errb,
+		    struct il_exit *ex, struct il_err *err);
 
 #endif

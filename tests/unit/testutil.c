@@ -4,6 +4,8 @@
 #include "testutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,4 +123,179 @@ void tu_parse_fixture(struct il_snapshot *out, const char *name)
 	free(text);
 	if (r)
 		fail_msg("%s: %s", name, err.msg);
+}
+
+/* ---- sshd harness ---- */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+
+int tu_free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t n = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) || getsockname(fd, (struct sockaddr *)&a, &n))
+		fail_msg("cannot find a free port");
+	port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+static int run_quiet(const char *cmd)
+{
+	int r = system(cmd);
+
+	return WIFEXITED(r) ? WEXITSTATUS(r) : -1;
+}
+
+static bool port_open(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	bool ok = fd >= 0 && !connect(fd, (struct sockaddr *)&a, sizeof(a));
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static const char *spawn_sshd(struct tu_sshd *s)
+{
+	char cfg[300], log[300];
+
+	snprintf(cfg, sizeof(cfg), "%s/sshd_config", s->dir);
+	snprintf(log, sizeof(log), "%s/sshd.log", s->dir);
+	s->pid = fork();
+	if (s->pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execl("/usr/sbin/sshd", "/usr/sbin/sshd", "-D", "-e", "-f", cfg, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 100; i++) {
+		int st;
+
+		if (port_open(s->port))
+			return NULL;
+		if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
+			s->pid = 0;
+			return "sshd exited at start (see its log)";
+		}
+		usleep(50000);
+	}
+	return "sshd did not start listening within 5 s";
+}
+
+const char *tu_sshd_start(struct tu_sshd *s)
+{
+	char cmd[1024], path[400];
+	FILE *f;
+	char *dir;
+
+	memset(s, 0, sizeof(*s));
+	if (access("/usr/sbin/sshd", X_OK))
+		return "/usr/sbin/sshd not installed (Debian openssh-server; run make deps)";
+	if (geteuid() == 0)
+		mkdir("/run/sshd", 0755); /* privilege separation directory */
+	dir = tu_tmpdir();
+	snprintf(s->dir, sizeof(s->dir), "%s", dir);
+	free(dir);
+	s->port = tu_free_port();
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && ssh-keygen -q -t ed25519 -N '' -f hostkey && ssh-keygen -q -t ed25519 -N '' -f client && "
+		 "ssh-keygen -q -t ed25519 -N '' -f wrong && cp client.pub authorized_keys",
+		 s->dir);
+	if (run_quiet(cmd))
+		return "ssh-keygen failed";
+	snprintf(path, sizeof(path), "%s/sshd_config", s->dir);
+	f = fopen(path, "w");
+	fprintf(f,
+		"Port %d\nListenAddress 127.0.0.1\nHostKey %s/hostkey\nPidFile %s/sshd.pid\n"
+		"AuthorizedKeysFile %s/authorized_keys\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n"
+		"KbdInteractiveAuthentication no\nPubkeyAuthentication yes\nPermitRootLogin yes\n"
+		"Subsystem sftp internal-sftp\nLogLevel ERROR\nMaxStartups 200\nMaxSessions 200\n",
+		s->port, s->dir, s->dir, s->dir);
+	fclose(f);
+	snprintf(s->client_key, sizeof(s->client_key), "%s/client", s->dir);
+	snprintf(s->wrong_key, sizeof(s->wrong_key), "%s/wrong", s->dir);
+	snprintf(s->known_hosts, sizeof(s->known_hosts), "%s/known_hosts", s->dir);
+	snprintf(path, sizeof(path), "%s/hostkey.pub", s->dir);
+	{
+		char *pub = tu_read(path, NULL);
+		char *sp = strchr(pub, ' ');
+
+		sp = sp ? strchr(sp + 1, ' ') : NULL; /* drop the comment */
+		if (sp)
+			*sp = '\0';
+		snprintf(s->host_pub, sizeof(s->host_pub), "%s", pub);
+		free(pub);
+	}
+	f = fopen(s->known_hosts, "w");
+	fprintf(f, "[127.0.0.1]:%d %s\n", s->port, s->host_pub);
+	fclose(f);
+	return spawn_sshd(s);
+}
+
+const char *tu_sshd_restart(struct tu_sshd *s)
+{
+	return spawn_sshd(s);
+}
+
+/* every descendant of pid, found through /proc/N/stat */
+static void kill_tree(pid_t pid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char path[300], buf[512];
+		FILE *f;
+		int child, ppid;
+
+		child = atoi(de->d_name);
+		if (child <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", child);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f)) {
+			char *rp = strrchr(buf, ')');
+
+			if (rp && sscanf(rp + 2, "%*c %d", &ppid) == 1 && ppid == pid)
+				kill_tree(child);
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	kill(pid, SIGKILL);
+}
+
+void tu_sshd_kill(struct tu_sshd *s)
+{
+	if (s->pid > 0) {
+		kill_tree(s->pid);
+		waitpid(s->pid, NULL, 0);
+		s->pid = 0;
+	}
+}
+
+void tu_sshd_stop(struct tu_sshd *s)
+{
+	tu_sshd_kill(s);
+	if (s->dir[0])
+		tu_rmtree(s->dir);
+	s->dir[0] = '\0';
 }

@@ -34,4 +34,28 @@ void tu_parse_fixture(struct il_snapshot *out, const char *name);
 		skip();                                   \
 	} while (0)
 
+
+/* ---- a real OpenSSH sshd on 127.0.0.1 (tests of the ssh transport) ---- */
+#include <sys/types.h>
+
+struct tu_sshd {
+	char dir[256];        /* temp dir with keys, config, log */
+	int port;
+	pid_t pid;
+	char client_key[300]; /* authorized */
+	char wrong_key[300];  /* not authorized */
+	char known_hosts[300];/* has the server's key for [127.0.0.1]:port */
+	char host_pub[512];   /* "ssh-ed25519 AAAA..." */
+};
+
+/* Start sshd in a new temp dir at a free port. Returns NULL-free reason on failure (skip), NULL on success. */
+const char *tu_sshd_start(struct tu_sshd *s);
+/* Start again on the same port and keys (after tu_sshd_kill). */
+const char *tu_sshd_restart(struct tu_sshd *s);
+/* SIGKILL sshd and every process it forked (active sessions included). */
+void tu_sshd_kill(struct tu_sshd *s);
+/* Stop and remove the temp dir. */
+void tu_sshd_stop(struct tu_sshd *s);
+/* A free TCP port on 127.0.0.1. */
+int tu_free_port(void);
 #endif

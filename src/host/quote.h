@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The one place where an argv vector becomes a shell command string (git's
+ * sq_quote_argv): every element is single-quoted, so metacharacters,
+ * newlines and quotes arrive literally as one argument each.
+ */
+#ifndef IL_HOST_QUOTE_H
+#define IL_HOST_QUOTE_H
+
+#include "util/buf.h"
+
+/* Append argv (NULL-terminated) to b as a POSIX sh command line. Returns 0 or IL_ENOMEM. */
+int il_sh_quote_argv(struct il_buf *b, char *const argv[]);
+
+#endif

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The ssh transport (libssh): connect with a timeout, verify the host key
+ * (strict / accept-new), authenticate with a key file or the agent, run
+ * quoted argv vectors with a deadline and capped output, SFTP transfers with
+ * SHA-256 verification, and reconnection on the call after a lost connection.
+ * libssh errors become il_err here and nowhere else.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libssh/libssh.h>
+#include <libssh/sftp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host/quote.h"
+#include "host/transport.h"
+#include "util/sha256.h"
+
+struct il_ssh {
+	struct il_transport base;
+	ssh_session s;
+	bool dead;          /* the connection failed: reconnect on the next call */
+	char where[300];    /* "user@address:port" for messages */
+};
+
+static double mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* The one adapter from libssh errors to il_err. */
+static int ssh_fail(struct il_ssh *c, int code, const char *what, struct il_err *err)
+{
+	return il_err_set(err, code, "host '%s' (%s): %s: %s", c->base.label, c->where, what,
+			  c->s ? ssh_get_error(c->s) : "no session");
+}
+
+static void disconnect(struct il_ssh *c)
+{
+	if (c->s) {
+		ssh_disconnect(c->s);
+		ssh_free(c->s);
+		c->s = NULL;
+	}
+}
+
+static int verify_host_key(struct il_ssh *c, struct il_err *err)
+{
+	const struct il_host_cfg *h = c->base.cfg;
+	enum ssh_known_hosts_e st = ssh_session_is_known_server(c->s);
+	unsigned char *hash = NULL;
+	char *fp = NULL;
+	ssh_key key = NULL;
+	size_t hlen = 0;
+	char hostspec[300];
+	int r = 0;
+
+	if (ssh_get_server_publickey(c->s, &key) == SSH_OK &&
+	    ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &hlen) == 0)
+		fp = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hlen);
+	if (h->port && h->port != 22)
+		snprintf(hostspec, sizeof(hostspec), "[%s]:%d", h->address, h->port);
+	else
+		snprintf(hostspec, sizeof(hostspec), "%s", h->address);
+	switch (st) {
+	case SSH_KNOWN_HOSTS_OK:
+		break;
+	case SSH_KNOWN_HOSTS_CHANGED:
+	case SSH_KNOWN_HOSTS_OTHER:
+		r = il_err_set(err, IL_EHOSTKEY,
+			       "host '%s': the host key of %s CHANGED (now %s %s); refusing to connect. If the change "
+			       "is expected, remove the old key with: ssh-keygen -R '%s' -f '%s'",
+			       c->base.label, hostspec, key ? ssh_key_type_to_char(ssh_key_type(key)) : "?",
+			       fp ? fp : "?", hostspec, h->known_hosts);
+		break;
+	case SSH_KNOWN_HOSTS_UNKNOWN:
+	case SSH_KNOWN_HOSTS_NOT_FOUND:
+		if (h->host_key_policy == IL_HOSTKEY_ACCEPT_NEW) {
+			if (ssh_session_update_known_hosts(c->s) != SSH_OK)
+				r = ssh_fail(c, IL_EHOSTKEY, "cannot add the host key to the known_hosts file", err);
+			break;
+		}
+		r = il_err_set(err, IL_EHOSTKEY,
+			       "host '%s': unknown host key for %s: %s %s (not in '%s'). Check the fingerprint, then "
+			       "either set \"host_key_policy\": \"accept-new\" in the host file or add it with: "
+			       "ssh-keyscan -p %d %s >> '%s'",
+			       c->base.label, hostspec, key ? ssh_key_type_to_char(ssh_key_type(key)) : "?",
+			       fp ? fp : "?", h->known_hosts, h->port ? h->port : 22, h->address, h->known_hosts);
+		break;
+	default:
+		r = ssh_fail(c, IL_EHOSTKEY, "cannot check the host key", err);
+		break;
+	}
+	ssh_string_free_char(fp);
+	ssh_clean_pubkey_hash(&hash);
+	ssh_key_free(key);
+	return r;
+}
+
+static int authenticate(struct il_ssh *c, struct il_err *err)
+{
+	const struct il_host_cfg *h = c->base.cfg;
+	int rc;
+
+	if (h->identity) {
+		ssh_key key = NULL;
+
+		if (ssh_pki_import_privkey_file(h->identity, NULL, NULL, NULL, &key) != SSH_OK)
+			return il_err_set(err, IL_EAUTH, "host '%s': cannot read identity file '%s' (missing, unreadable, "
+					  "or protected by a passphrase: use ssh-agent instead)", c->base.label, h->identity);
+		rc = ssh_userauth_publickey(c->s, NULL, key);
+		ssh_key_free(key);
+		if (rc != SSH_AUTH_SUCCESS)
+			return il_err_set(err, IL_EAUTH, "host '%s' (%s): public key authentication with '%s' was refused",
+					  c->base.label, c->where, h->identity);
+		snprintf(c->base.auth, sizeof(c->base.auth), "publickey (identity file)");
+		return 0;
+	}
+	rc = ssh_userauth_publickey_auto(c->s, NULL, NULL);
+	if (rc != SSH_AUTH_SUCCESS)
+		return il_err_set(err, IL_EAUTH, "host '%s' (%s): authentication with ssh-agent and the default keys "
+				  "was refused (set \"identity\" in the host file?)", c->base.label, c->where);
+	snprintf(c->base.auth, sizeof(c->base.auth), "publickey (agent or default keys)");
+	return 0;
+}
+
+static int connect_session(struct il_ssh *c, struct il_err *err)
+{
+	const struct il_host_cfg *h = c->base.cfg;
+	long timeout = h->connect_timeout_s;
+	char *user = NULL;
+	unsigned int port = 0;
+	int r;
+
+	disconnect(c);
+	c->dead = false;
+	c->s = ssh_new();
+	if (!c->s)
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	ssh_options_set(c->s, SSH_OPTIONS_HOST, h->address);
+	/* ~/.ssh/config fills in what the host file leaves out; it never overrides it */
+	if (h->port)
+		ssh_options_set(c->s, SSH_OPTIONS_PORT, &h->port);
+	if (h->user)
+		ssh_options_set(c->s, SSH_OPTIONS_USER, h->user);
+	ssh_options_parse_config(c->s, NULL);
+	if (ssh_options_get(c->s, SSH_OPTIONS_USER, &user) != SSH_OK)
+		ssh_options_set(c->s, SSH_OPTIONS_USER, "root");
+	ssh_string_free_char(user);
+	user = NULL;
+	ssh_options_set(c->s, SSH_OPTIONS_TIMEOUT, &timeout);
+	ssh_options_set(c->s, SSH_OPTIONS_KNOWNHOSTS, h->known_hosts);
+	ssh_options_get(c->s, SSH_OPTIONS_USER, &user);
+	ssh_options_get_port(c->s, &port);
+	snprintf(c->where, sizeof(c->where), "%s@%s:%u", user ? user : "?", h->address, port ? port : 22);
+	c->base.is_root = user && !strcmp(user, "root");
+	ssh_string_free_char(user);
+	if (ssh_connect(c->s) != SSH_OK) {
+		r = ssh_fail(c, IL_ECONNECT, "cannot connect", err);
+		disconnect(c);
+		return r;
+	}
+	if ((r = verify_host_key(c, err)) || (r = authenticate(c, err))) {
+		disconnect(c);
+		return r;
+	}
+	return 0;
+}
+
+/* ---- exec ---- */
+
+static int drain(ssh_channel ch, int is_stderr, struct il_buf *b, bool *eof)
+{
+	char buf[32768];
+	int n;
+
+	while ((n = ssh_channel_poll(ch, is_stderr)) > 0) {
+		n = ssh_channel_read_nonblocking(ch, buf, sizeof(buf), is_stderr);
+		if (n < 0)
+			return SSH_ERROR;
+		if (n == 0)
+			break;
+		if (il_buf_add(b, buf, (size_t)n))
+			return SSH_ERROR;
+	}
+	if (n == SSH_EOF)
+		*eof = true;
+	return n == SSH_ERROR ? SSH_ERROR : 0;
+}
+
+static int ssh_exec(struct il_transport *t, char *const argv[], const struct il_exec_opts *o,
+		    struct il_exec_result *res, struct il_err *err)
+{
+	struct il_ssh *c = (struct il_ssh *)t;
+	struct il_buf cmd = IL_BUF_INIT;
+	double deadline = mono_ms() + o->timeout_ms;
+	ssh_channel ch = NULL;
+	bool eof_out = false, eof_err = false;
+	int r = 0;
+
+	if (il_sh_quote_argv(&cmd, argv))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	if ((c->dead || !c->s || !ssh_is_connected(c->s)) && (r = connect_session(c, err)))
+		goto out;
+	ch = ssh_channel_new(c->s);
+	if (!ch || ssh_channel_open_session(ch) != SSH_OK) {
+		/* the command has not started: reconnecting and retrying once is safe */
+		if (ch)
+			ssh_channel_free(ch);
+		ch = NULL;
+		if ((r = connect_session(c, err)))
+			goto out;
+		ch = ssh_channel_new(c->s);
+		if (!ch || ssh_channel_open_session(ch) != SSH_OK) {
+			r = ssh_fail(c, IL_ESSH, "cannot open a channel", err);
+			c->dead = true;
+			goto out;
+		}
+	}
+	if (ssh_channel_request_exec(ch, il_buf_str(&cmd)) != SSH_OK) {
+		r = ssh_fail(c, IL_ESSH, "cannot start the command", err);
+		c->dead = true;
+		goto out;
+	}
+	while (!(eof_out && eof_err)) {
+		double left = deadline - mono_ms();
+		int pr;
+
+		if (left <= 0) {
+			ssh_channel_request_send_signal(ch, "KILL");
+			r = il_err_set(err, IL_ETIMEOUT, "host '%s': '%s' timed out after %.1f s", t->label, argv[0],
+				       o->timeout_ms / 1e3);
+			goto out;
+		}
+		pr = ssh_channel_poll_timeout(ch, left > 100 ? 100 : (int)left + 1, 0);
+		if (pr == SSH_ERROR || drain(ch, 0, &res->out, &eof_out) || drain(ch, 1, &res->err, &eof_err)) {
+			r = ssh_fail(c, IL_ESSH, "connection lost while running a command", err);
+			c->dead = true;
+			goto out;
+		}
+		if (ssh_channel_is_eof(ch)) {
+			/* pick up what arrived together with EOF */
+			if (drain(ch, 0, &res->out, &eof_out) || drain(ch, 1, &res->err, &eof_err))
+				break;
+			eof_out = eof_err = true;
+		}
+		if (!ssh_is_connected(c->s)) {
+			r = ssh_fail(c, IL_ESSH, "connection lost while running a command", err);
+			c->dead = true;
+			goto out;
+		}
+	}
+	ssh_channel_send_eof(ch);
+	res->exit_code = ssh_channel_get_exit_status(ch);
+	if (res->exit_code < 0 && !ssh_is_connected(c->s)) {
+		r = ssh_fail(c, IL_ESSH, "connection lost before the exit status arrived", err);
+		c->dead = true;
+	}
+out:
+	if (ch) {
+		ssh_channel_close(ch);
+		ssh_channel_free(ch);
+	}
+	il_buf_release(&cmd);
+	return r;
+}
+
+/* ---- SFTP ---- */
+
+static int remote_sha256(struct il_ssh *c, const char *path, char hex[65], struct il_err *err)
+{
+	char *argv[] = { (char *)"sha256sum", (char *)path, NULL };
+	struct il_exec_result res;
+	int r = il_transport_exec(&c->base, argv, NULL, &res, err);
+
+	if (!r && (res.exit_code != 0 || res.out.len < 64)) {
+		r = il_err_set(err, IL_EIO, "host '%s': sha256sum '%s' failed: %s", c->base.label, path,
+			       il_buf_str(&res.err));
+	} else if (!r) {
+		memcpy(hex, res.out.p, 64);
+		hex[64] = '\0';
+	}
+	il_exec_result_release(&res);
+	return r;
+}
+
+static int sftp_open_session(struct il_ssh *c, sftp_session *out, struct il_err *err)
+{
+	int r;
+
+	if ((c->dead || !c->s || !ssh_is_connected(c->s)) && (r = connect_session(c, err)))
+		return r;
+	*out = sftp_new(c->s);
+	if (!*out || sftp_init(*out) != SSH_OK) {
+		r = ssh_fail(c, IL_ESSH, "cannot start SFTP (is the sftp subsystem enabled?)", err);
+		if (*out)
+			sftp_free(*out);
+		*out = NULL;
+		return r;
+	}
+	return 0;
+}
+
+static int ssh_upload(struct il_transport *t, const char *local, const char *remote, struct il_err *err)
+{
+	struct il_ssh *c = (struct il_ssh *)t;
+	struct il_buf tmp = IL_BUF_INIT;
+	struct il_sha256 h;
+	sftp_session sf = NULL;
+	sftp_file f = NULL;
+	char lhex[65], rhex[65], buf[65536];
+	ssize_t n;
+	int fd, r;
+
+	fd = open(local, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return il_err_set(err, IL_EIO, "cannot open '%s': %s", local, strerror(errno));
+	if (il_sha256_init(&h)) {
+		close(fd);
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	}
+	if ((r = sftp_open_session(c, &sf, err)))
+		goto out;
+	il_buf_printf(&tmp, "%s.idlelab-tmp.%ld", remote, (long)getpid());
+	f = sftp_open(sf, tmp.p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (!f) {
+		r = il_err_set(err, IL_EIO, "host '%s': cannot create '%s': %s", t->label, tmp.p, ssh_get_error(c->s));
+		goto out;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		il_sha256_update(&h, buf, (size_t)n);
+		if (sftp_write(f, buf, (size_t)n) != n) {
+			r = ssh_fail(c, IL_EIO, "SFTP write failed", err);
+			c->dead = !ssh_is_connected(c->s);
+			goto out;
+		}
+	}
+	if (n < 0) {
+		r = il_err_set(err, IL_EIO, "cannot read '%s': %s", local, strerror(errno));
+		goto out;
+	}
+	sftp_close(f);
+	f = NULL;
+	il_sha256_final(&h, lhex);
+	if ((r = remote_sha256(c, tmp.p, rhex, err)))
+		goto out;
+	if (strcmp(lhex, rhex)) {
+		r = il_err_set(err, IL_EIO, "host '%s': checksum mismatch after upload of '%s' (sent %s, got %s)",
+			       t->label, local, lhex, rhex);
+		sftp_unlink(sf, tmp.p);
+		goto out;
+	}
+	{
+		char *mv[] = { (char *)"mv", (char *)"-f", tmp.p, (char *)remote, NULL };
+		struct il_exec_result res;
+
+		r = il_transport_exec(t, mv, NULL, &res, err);
+		if (!r && res.exit_code)
+			r = il_err_set(err, IL_EIO, "host '%s': cannot rename '%s' to '%s': %s", t->label, tmp.p, remote,
+				       il_buf_str(&res.err));
+		il_exec_result_release(&res);
+	}
+out:
+	if (h.ctx)
+		il_sha256_final(&h, lhex);
+	if (f)
+		sftp_close(f);
+	if (r && sf && tmp.p)
+		sftp_unlink(sf, tmp.p);
+	if (sf)
+		sftp_free(sf);
+	close(fd);
+	il_buf_release(&tmp);
+	return r;
+}
+
+static int ssh_download(struct il_transport *t, const char *remote, const char *local, struct il_err *err)
+{
+	struct il_ssh *c = (struct il_ssh *)t;
+	struct il_buf tmp = IL_BUF_INIT;
+	struct il_sha256 h = { 0 };
+	sftp_session sf = NULL;
+	sftp_file f = NULL;
+	char lhex[65], rhex[65], buf[65536];
+	ssize_t n;
+	int fd = -1, r;
+
+	if ((r = sftp_open_session(c, &sf, err)))
+		return r;
+	f = sftp_open(sf, remote, O_RDONLY, 0);
+	if (!f) {
+		r = il_err_set(err, IL_EIO, "host '%s': cannot open '%s': %s", t->label, remote, ssh_get_error(c->s));
+		goto out;
+	}
+	il_buf_printf(&tmp, "%s.idlelab-tmp.%ld", local, (long)getpid());
+	fd = open(tmp.p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || il_sha256_init(&h)) {
+		r = il_err_set(err, IL_EIO, "cannot create '%s': %s", tmp.p, strerror(errno));
+		goto out;
+	}
+	while ((n = sftp_read(f, buf, sizeof(buf))) > 0) {
+		il_sha256_update(&h, buf, (size_t)n);
+		if (write(fd, buf, (size_t)n) != n) {
+			r = il_err_set(err, IL_EIO, "cannot write '%s': %s", tmp.p, strerror(errno));
+			goto out;
+		}
+	}
+	if (n < 0) {
+		r = ssh_fail(c, IL_EIO, "SFTP read failed", err);
+		goto out;
+	}
+	il_sha256_final(&h, lhex);
+	if ((r = remote_sha256(c, remote, rhex, err)))
+		goto out;
+	if (strcmp(lhex, rhex)) {
+		r = il_err_set(err, IL_EIO, "host '%s': checksum mismatch downloading '%s'", t->label, remote);
+		goto out;
+	}
+	if (fsync(fd) || close(fd)) {
+		fd = -1;
+		r = il_err_set(err, IL_EIO, "cannot sync '%s': %s", tmp.p, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp.p, local))
+		r = il_err_set(err, IL_EIO, "cannot rename '%s' to '%s': %s", tmp.p, local, strerror(errno));
+out:
+	if (h.ctx)
+		il_sha256_final(&h, lhex);
+	if (fd >= 0)
+		close(fd);
+	if (r && tmp.p)
+		unlink(tmp.p);
+	if (f)
+		sftp_close(f);
+	if (sf)
+		sftp_free(sf);
+	il_buf_release(&tmp);
+	return r;
+}
+
+static void ssh_free_transport(struct il_transport *t)
+{
+	struct il_ssh *c = (struct il_ssh *)t;
+
+	disconnect(c);
+	free(c);
+}
+
+int il_ssh_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err)
+{
+	struct il_ssh *c = calloc(1, sizeof(*c));
+	int r;
+
+	*out = NULL;
+	if (!c)
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	c->base.cfg = cfg;
+	c->base.label = cfg->name;
+	c->base.exec = ssh_exec;
+	c->base.upload = ssh_upload;
+	c->base.download = ssh_download;
+	c->base.free = ssh_free_transport;
+	if ((r = connect_session(c, err))) {
+		free(c);
+		return r;
+	}
+	*out = &c->base;
+	return 0;
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The transport interface and its local implementation. */
+#include "host/transport.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/proc.h"
+#include "util/sha256.h"
+
+#define IL_DEFAULT_MAX_OUT (16u << 20)
+
+void il_exec_result_release(struct il_exec_result *r)
+{
+	il_buf_release(&r->out);
+	il_buf_release(&r->err);
+}
+
+static double mono_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+int il_transport_exec(struct il_transport *t, char *const argv[], const struct il_exec_opts *o,
+		      struct il_exec_result *res, struct il_err *err)
+{
+	struct il_exec_opts opts = o ? *o : (struct il_exec_opts){ 0 };
+	char **av = NULL;
+	size_t n = 0;
+	double t0;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	res->exit_code = -1;
+	if (!opts.max_out)
+		opts.max_out = IL_DEFAULT_MAX_OUT;
+	if (!opts.timeout_ms)
+		opts.timeout_ms = t->cfg->command_timeout_s * 1000;
+	il_buf_init(&res->out, opts.max_out);
+	il_buf_init(&res->err, opts.max_out);
+	while (argv[n])
+		n++;
+	if (opts.privileged && !t->is_root && t->cfg->sudo) {
+		av = calloc(n + 3, sizeof(*av));
+		if (!av)
+			return il_err_set(err, IL_ENOMEM, "out of memory");
+		av[0] = (char *)"sudo";
+		av[1] = (char *)"-n";
+		memcpy(av + 2, argv, n * sizeof(*av));
+		argv = av;
+	}
+	t0 = mono_s();
+	r = t->exec(t, argv, &opts, res, err);
+	res->elapsed_s = mono_s() - t0;
+	free(av);
+	return r;
+}
+
+int il_transport_run_script(struct il_transport *t, const char *script, char *const args[],
+			    const struct il_exec_opts *o, struct il_exec_result *res, struct il_err *err)
+{
+	char *argv[16] = { (char *)"sh", (char *)"-c", (char *)script, (char *)"idlelab" };
+	size_t n = 4;
+
+	for (size_t i = 0; args && args[i]; i++) {
+		if (n + 1 >= sizeof(argv) / sizeof(*argv))
+			return il_err_set(err, IL_EINVAL, "too many script arguments");
+		argv[n++] = args[i];
+	}
+	argv[n] = NULL;
+	return il_transport_exec(t, argv, o, res, err);
+}
+
+/* ---- Local ---- */
+
+static int local_exec(struct il_transport *t, char *const argv[], const struct il_exec_opts *o,
+		      struct il_exec_result *res, struct il_err *err)
+{
+	struct il_exit ex;
+	int r = il_proc_capture(argv, o->timeout_ms, &res->out, &res->err, &ex, err);
+
+	if (r)
+		return il_err_prefix(err, "host '%s': ", t->label);
+	res->exit_code = ex.signal ? -1 : ex.code;
+	res->signal = ex.signal;
+	return 0;
+}
+
+static int copy_verified(const char *label, const char *from, const char *to, struct il_err *err)
+{
+	struct il_buf data = IL_BUF_INIT;
+	char a[65], b[65];
+	int r;
+
+	if ((r = il_buf_read_file(&data, from, 0, err)))
+		goto out;
+	if ((r = il_write_file_atomic(to, il_buf_str(&data), data.len, err)))
+		goto out;
+	if ((r = il_sha256_file(from, a, err)) || (r = il_sha256_file(to, b, err)))
+		goto out;
+	if (strcmp(a, b))
+		r = il_err_set(err, IL_EIO, "checksum mismatch copying '%s' to '%s'", from, to);
+out:
+	il_buf_release(&data);
+	return r ? il_err_prefix(err, "host '%s': ", label) : 0;
+}
+
+static int local_upload(struct il_transport *t, const char *local, const char *remote, struct il_err *err)
+{
+	return copy_verified(t->label, local, remote, err);
+}
+
+static int local_download(struct il_transport *t, const char *remote, const char *local, struct il_err *err)
+{
+	return copy_verified(t->label, remote, local, err);
+}
+
+static void local_free(struct il_transport *t)
+{
+	free(t);
+}
+
+int il_transport_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err)
+{
+	struct il_transport *t;
+
+	*out = NULL;
+	if (!cfg->local)
+		return il_ssh_open(out, cfg, err);
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	t->cfg = cfg;
+	t->label = cfg->name;
+	snprintf(t->auth, sizeof(t->auth), "local");
+	t->is_root = geteuid() == 0;
+	t->exec = local_exec;
+	t->upload = local_upload;
+	t->download = local_download;
+	t->free = local_free;
+	*out = t;
+	return 0;
+}
+
+void il_transport_free(struct il_transport *t)
+{
+	if (t)
+		t->free(t);
+}
