@@ -12,7 +12,7 @@ BUILD      ?= build/release
 SAN        ?=
 
 PC_LIBS  := libgit2 libssh jansson libcurl libcrypto
-DEB_PKGS := build-essential pkg-config clang libclang-rt-14-dev valgrind \
+DEB_PKGS := build-essential pkg-config bc clang libclang-rt-14-dev valgrind \
             libgit2-dev libssh-dev libjansson-dev libcurl4-openssl-dev libcmocka-dev libssl-dev \
             openssh-server openssh-client python3 ca-certificates
 
@@ -105,10 +105,15 @@ check: all
 		$(UNIT_BIN:%=unit:%) $(FUZZ_REPLAY:%=unit:%) \
 		$(UNIT_BIN:$(BUILD)/%=asan:build/asan/%) $(FUZZ_REPLAY:$(BUILD)/%=asan:build/asan/%) \
 		$(UNIT_BIN:%=valgrind:%) \
-		$(patsubst %,e2e:%,$(filter-out tests/e2e/lib.sh,$(wildcard tests/e2e/*.sh)))
+		$(patsubst %,e2e:%,$(filter-out tests/e2e/lib.sh tests/e2e/sshd.sh,$(wildcard tests/e2e/*.sh)))
 
-bench: all $(BENCH_BIN)
+$(BUILD)/tests/sshsnap: tests/bench/sshsnap.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(IL_CFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(PC_LDLIBS)
+
+bench: all $(BENCH_BIN) $(BUILD)/tests/sshsnap
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
+	@for b in tests/bench/bench_*.sh; do SSHSNAP=$(BUILD)/tests/sshsnap sh $$b || exit 1; done
 
 # libFuzzer run of the dump parser (clang); corpus in tests/fuzz/corpus
 FUZZ_SECONDS ?= 60

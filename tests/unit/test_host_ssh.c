@@ -338,7 +338,8 @@ static void test_ssh__sshd_killed_mid_command_then_reconnect(void **state)
 		_exit(0);
 	}
 	t0 = now_s();
-	assert_int_equal(il_transport_exec(t, argv, NULL, &res, &err), IL_ESSH);
+	if (il_transport_exec(t, argv, NULL, &res, &err) != IL_ESSH)
+		fail_msg("expected a lost connection, got exit %d, error '%s'", res.exit_code, err.msg);
 	assert_true(now_s() - t0 < 10);
 	assert_non_null(strstr(err.msg, "connection lost"));
 	il_exec_result_release(&res);

@@ -252,13 +252,19 @@ const char *tu_sshd_restart(struct tu_sshd *s)
 	return spawn_sshd(s);
 }
 
-/* every descendant of pid, found through /proc/N/stat */
+/*
+ * pid and every descendant (found through /proc/N/stat), parents first: if
+ * the command died before its sshd, sshd would report a clean exit-signal
+ * instead of a lost connection.
+ */
 static void kill_tree(pid_t pid)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
+	pid_t kids[256];
+	size_t n = 0;
 
-	while (d && (de = readdir(d))) {
+	while (d && (de = readdir(d)) && n < 256) {
 		char path[300], buf[512];
 		FILE *f;
 		int child, ppid;
@@ -274,13 +280,15 @@ static void kill_tree(pid_t pid)
 			char *rp = strrchr(buf, ')');
 
 			if (rp && sscanf(rp + 2, "%*c %d", &ppid) == 1 && ppid == pid)
-				kill_tree(child);
+				kids[n++] = child;
 		}
 		fclose(f);
 	}
 	if (d)
 		closedir(d);
 	kill(pid, SIGKILL);
+	for (size_t i = 0; i < n; i++)
+		kill_tree(kids[i]);
 }
 
 void tu_sshd_kill(struct tu_sshd *s)
