@@ -21,10 +21,13 @@
 #include "host/transport.h"
 #include "util/sha256.h"
 
+#define IL_SSH_KEEPALIVE_MS 15000
+
 struct il_ssh {
 	struct il_transport base;
 	ssh_session s;
 	bool dead;          /* the connection failed: reconnect on the next call */
+	double last_ms;     /* end of the last exchange (keepalive check) */
 	char where[300];    /* "user@address:port" for messages */
 };
 
@@ -174,6 +177,7 @@ static int connect_session(struct il_ssh *c, struct il_err *err)
 		disconnect(c);
 		return r;
 	}
+	c->last_ms = mono_ms();
 	return 0;
 }
 
@@ -210,6 +214,14 @@ static int ssh_exec(struct il_transport *t, char *const argv[], const struct il_
 
 	if (il_sh_quote_argv(&cmd, argv))
 		return il_err_set(err, IL_ENOMEM, "out of memory");
+	/*
+	 * Keepalive: a connection idle for a while may have been dropped by a
+	 * reboot or a NAT; probe it before starting anything, while a reconnect
+	 * is still harmless.
+	 */
+	if (!c->dead && c->s && mono_ms() - c->last_ms > IL_SSH_KEEPALIVE_MS &&
+	    (ssh_send_ignore(c->s, "idlelab-keepalive") != SSH_OK || ssh_blocking_flush(c->s, 2000) != SSH_OK))
+		c->dead = true;
 	if ((c->dead || !c->s || !ssh_is_connected(c->s)) && (r = connect_session(c, err)))
 		goto out;
 	ch = ssh_channel_new(c->s);
@@ -271,6 +283,7 @@ out:
 		ssh_channel_close(ch);
 		ssh_channel_free(ch);
 	}
+	c->last_ms = mono_ms();
 	il_buf_release(&cmd);
 	return r;
 }

@@ -12,10 +12,22 @@
 #include <string.h>
 #include <sys/wait.h>
 
+/*
+ * The child being waited for, for the SIGTERM/SIGHUP forwarder. A signal
+ * handler can only reach it through a global; nothing else uses it.
+ */
+static volatile sig_atomic_t forward_pid;
+
+static void forward_signal(int sig)
+{
+	if (forward_pid > 0)
+		kill((pid_t)forward_pid, sig);
+}
+
 /* fork + execvp with a close-on-exec pipe that carries exec's errno back (works under valgrind too) */
 int il_proc_run(char *const argv[], struct il_exit *out, struct il_err *err)
 {
-	struct sigaction ign = { 0 }, old_int, old_quit;
+	struct sigaction ign = { 0 }, fwd = { 0 }, old_int, old_quit, old_term, old_hup;
 	int pfd[2], st, e = 0, r = 0;
 	ssize_t n;
 	pid_t pid;
@@ -30,10 +42,18 @@ int il_proc_run(char *const argv[], struct il_exit *out, struct il_err *err)
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
+	/* SIGTERM/SIGHUP end the child, not us: the caller still restores the host afterwards */
+	fwd.sa_handler = forward_signal;
+	sigemptyset(&fwd.sa_mask);
+	forward_pid = 0;
+	sigaction(SIGTERM, &fwd, &old_term);
+	sigaction(SIGHUP, &fwd, &old_hup);
 	pid = fork();
 	if (pid == 0) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
 		close(pfd[0]);
 		execvp(argv[0], argv);
 		e = errno;
@@ -47,6 +67,7 @@ int il_proc_run(char *const argv[], struct il_exit *out, struct il_err *err)
 		close(pfd[0]);
 		goto restore;
 	}
+	forward_pid = pid;
 	do
 		n = read(pfd[0], &e, sizeof(e));
 	while (n < 0 && errno == EINTR);
@@ -66,8 +87,11 @@ int il_proc_run(char *const argv[], struct il_exit *out, struct il_err *err)
 	else if (WIFSIGNALED(st))
 		out->signal = WTERMSIG(st);
 restore:
+	forward_pid = 0;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
 	return r;
 }
 

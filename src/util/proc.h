@@ -17,8 +17,9 @@ struct il_exit {
 /*
  * Run argv (argv[0] looked up in PATH), inheriting stdio, and wait for it.
  * SIGINT and SIGQUIT are ignored in the caller while the child runs (as
- * time(1) does), so a Ctrl-C ends the child and the caller can still clean
- * up. IL_ENOTFOUND if the program cannot be started.
+ * time(1) does), and SIGTERM/SIGHUP are forwarded to the child, so Ctrl-C or
+ * a kill ends the child and the caller can still clean up (restore the
+ * host's governor). IL_ENOTFOUND if the program cannot be started.
  */
 int il_proc_run(char *const argv[], struct il_exit *out, struct il_err *err);
 

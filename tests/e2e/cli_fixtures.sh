@@ -61,4 +61,14 @@ expect "idle-stat --governor restores the governor" 0 '' \
 expect "... which is teo again" 0 '^teo$' "$IDLELAB" governor get --sysfs-root "$T/labvm"
 expect "idle-stat --governor bogus fails before running" 1 "governor 'bogus' not in available" \
 	"$IDLELAB" idle-stat --sysfs-root "$T/labvm" --governor bogus -- true
+# SIGTERM while the command runs: the command ends, the governor is restored
+"$IDLELAB" idle-stat --sysfs-root "$T/labvm" --governor ladder -- sleep 10 > "$T/term.out" 2>&1 &
+pid=$!
+for _ in $(seq 50); do [ "$(cat "$T/labvm/sys/devices/system/cpu/cpuidle/current_governor")" = ladder ] && break; sleep 0.1; done
+sleep 0.3
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc -eq 143 ] && ok "idle-stat killed with SIGTERM exits 143" || bad "idle-stat after SIGTERM exited $rc" "$(cat "$T/term.out")"
+expect "... and put the governor back" 0 '^teo$' "$IDLELAB" governor get --sysfs-root "$T/labvm"
 finish
