@@ -8,6 +8,8 @@
 
 #include <jansson.h>
 
+#include "idle/diff.h"
+#include "report/idletable.h"
 #include "util/buf.h"
 #include "util/err.h"
 
@@ -37,5 +39,8 @@ int il_cli_output(const char *path, const char *text, size_t len, struct il_err 
 
 /* Serialise j (indented, keys in insertion order) and output it as above. Steals j. */
 int il_cli_output_json(const char *path, json_t *j, struct il_err *err);
+
+/* A diff as JSON or as the table broken down by `by`, to path or stdout. */
+int il_cli_output_diff(const char *path, const struct il_diff *d, bool json, enum il_diff_by by, struct il_err *err);
 
 #endif

@@ -24,7 +24,6 @@ int cmd_diff(int argc, char **argv)
 	};
 	struct il_snapshot a = { 0 }, b = { 0 };
 	struct il_diff d = { 0 };
-	struct il_buf txt = IL_BUF_INIT;
 	struct il_err err = { 0 };
 	enum il_diff_by by;
 	int nargs, r;
@@ -38,15 +37,8 @@ int cmd_diff(int argc, char **argv)
 	if ((r = il_snapshot_load_file(&a, argv[1], &err)) || (r = il_snapshot_load_file(&b, argv[2], &err)) ||
 	    (r = il_diff_compute(&d, &a, &b, &err)))
 		goto cleanup;
-	if (json) {
-		r = il_cli_output_json(out, il_diff_to_json(&d), &err);
-	} else if ((r = il_fmt_diff(&txt, &d, by))) {
-		il_err_set(&err, r, "out of memory");
-	} else {
-		r = il_cli_output(out, il_buf_str(&txt), txt.len, &err);
-	}
+	r = il_cli_output_diff(out, &d, json, by, &err);
 cleanup:
-	il_buf_release(&txt);
 	il_diff_release(&d);
 	il_snapshot_release(&a);
 	il_snapshot_release(&b);

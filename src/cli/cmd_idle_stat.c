@@ -27,7 +27,6 @@ int cmd_idle_stat(int argc, char **argv)
 	struct il_snapshot a = { 0 }, b = { 0 };
 	struct il_idle_saved saved = { 0 };
 	struct il_diff d = { 0 };
-	struct il_buf txt = IL_BUF_INIT;
 	struct il_err err = { 0 }, rerr = { 0 };
 	struct il_exit ex = { -1, 0 };
 	bool borrowed = false;
@@ -56,13 +55,7 @@ int cmd_idle_stat(int argc, char **argv)
 		goto cleanup;
 	if ((r = il_sysfs_snapshot(&fs.ops, &b, &err)) || (r = il_diff_compute(&d, &a, &b, &err)))
 		goto cleanup;
-	if (json) {
-		r = il_cli_output_json(out, il_diff_to_json(&d), &err);
-	} else if ((r = il_fmt_diff(&txt, &d, by))) {
-		il_err_set(&err, r, "out of memory");
-	} else {
-		r = il_cli_output(out, il_buf_str(&txt), txt.len, &err);
-	}
+	r = il_cli_output_diff(out, &d, json, by, &err);
 cleanup:
 	if (borrowed && il_idle_restore(&fs.ops, &saved, &rerr)) {
 		fprintf(stderr, "idlelab: error: restoring the host's idle settings: %s\n", rerr.msg);
@@ -70,7 +63,6 @@ cleanup:
 			r = IL_EIO, err = rerr;
 	}
 	il_idle_saved_release(&saved);
-	il_buf_release(&txt);
 	il_diff_release(&d);
 	il_snapshot_release(&a);
 	il_snapshot_release(&b);

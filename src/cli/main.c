@@ -79,6 +79,22 @@ int il_cli_output_json(const char *path, json_t *j, struct il_err *err)
 	return r;
 }
 
+int il_cli_output_diff(const char *path, const struct il_diff *d, bool json, enum il_diff_by by, struct il_err *err)
+{
+	struct il_buf txt = IL_BUF_INIT;
+	int r;
+
+	if (json)
+		return il_cli_output_json(path, il_diff_to_json(d), err);
+	r = il_fmt_diff(&txt, d, by);
+	if (r)
+		il_err_set(err, r, "out of memory");
+	else
+		r = il_cli_output(path, il_buf_str(&txt), txt.len, err);
+	il_buf_release(&txt);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	const struct il_cmd *c;
