@@ -29,6 +29,8 @@ struct il_ssh {
 	bool dead;          /* the connection failed: reconnect on the next call */
 	double last_ms;     /* end of the last exchange (keepalive check) */
 	char where[300];    /* "user@address:port" for messages */
+	char addr[256];     /* the address connected to, after ~/.ssh/config */
+	unsigned int port;
 };
 
 static double mono_ms(void)
@@ -69,10 +71,10 @@ static int verify_host_key(struct il_ssh *c, struct il_err *err)
 	if (ssh_get_server_publickey(c->s, &key) == SSH_OK &&
 	    ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &hlen) == 0)
 		fp = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hlen);
-	if (h->port && h->port != 22)
-		snprintf(hostspec, sizeof(hostspec), "[%s]:%d", h->address, h->port);
+	if (c->port != 22)
+		snprintf(hostspec, sizeof(hostspec), "[%s]:%u", c->addr, c->port);
 	else
-		snprintf(hostspec, sizeof(hostspec), "%s", h->address);
+		snprintf(hostspec, sizeof(hostspec), "%s", c->addr);
 	switch (st) {
 	case SSH_KNOWN_HOSTS_OK:
 		break;
@@ -96,7 +98,7 @@ static int verify_host_key(struct il_ssh *c, struct il_err *err)
 			       "either set \"host_key_policy\": \"accept-new\" in the host file or add it with: "
 			       "ssh-keyscan -p %d %s >> '%s'",
 			       c->base.label, hostspec, key ? ssh_key_type_to_char(ssh_key_type(key)) : "?",
-			       fp ? fp : "?", h->known_hosts, h->port ? h->port : 22, h->address, h->known_hosts);
+			       fp ? fp : "?", h->known_hosts, c->port, c->addr, h->known_hosts);
 		break;
 	default:
 		r = ssh_fail(c, IL_EHOSTKEY, "cannot check the host key", err);
@@ -154,7 +156,8 @@ static int connect_session(struct il_ssh *c, struct il_err *err)
 		ssh_options_set(c->s, SSH_OPTIONS_PORT, &h->port);
 	if (h->user)
 		ssh_options_set(c->s, SSH_OPTIONS_USER, h->user);
-	ssh_options_parse_config(c->s, NULL);
+	/* IDLELAB_SSH_CONFIG names another file (tests, or a lab-specific config) */
+	ssh_options_parse_config(c->s, getenv("IDLELAB_SSH_CONFIG"));
 	if (ssh_options_get(c->s, SSH_OPTIONS_USER, &user) != SSH_OK)
 		ssh_options_set(c->s, SSH_OPTIONS_USER, "root");
 	ssh_string_free_char(user);
@@ -165,7 +168,15 @@ static int connect_session(struct il_ssh *c, struct il_err *err)
 	ssh_options_set(c->s, SSH_OPTIONS_NODELAY, &(int){ 1 });
 	ssh_options_get(c->s, SSH_OPTIONS_USER, &user);
 	ssh_options_get_port(c->s, &port);
-	snprintf(c->where, sizeof(c->where), "%s@%s:%u", user ? user : "?", h->address, port ? port : 22);
+	c->port = port ? port : 22;
+	{
+		char *host = NULL;
+
+		ssh_options_get(c->s, SSH_OPTIONS_HOST, &host);
+		snprintf(c->addr, sizeof(c->addr), "%s", host ? host : h->address);
+		ssh_string_free_char(host);
+	}
+	snprintf(c->where, sizeof(c->where), "%s@%s:%u", user ? user : "?", c->addr, c->port);
 	c->base.is_root = user && !strcmp(user, "root");
 	ssh_string_free_char(user);
 	if (ssh_connect(c->s) != SSH_OK) {

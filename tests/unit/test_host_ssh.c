@@ -441,6 +441,35 @@ static void test_ssh__probe_one_round_trip(void **state)
 	il_transport_free(t);
 }
 
+/* ~/.ssh/config fills in what the host file leaves out (here: the real address and the port) */
+static void test_ssh__ssh_config_is_honoured(void **state)
+{
+	char cfgpath[400], text[600];
+	char *argv[] = { "echo", "via config", NULL };
+	struct il_host_cfg h;
+	struct il_transport *t;
+	struct il_exec_result res;
+	struct il_err err = { 0 };
+
+	(void)state;
+	NEED_SSHD();
+	snprintf(cfgpath, sizeof(cfgpath), "%s/ssh_config", sshd.dir);
+	snprintf(text, sizeof(text), "Host labalias\n  HostName 127.0.0.1\n  Port %d\n  User root\n", sshd.port);
+	tu_write("", cfgpath, text);
+	cfg_init(&h);
+	h.address = (char *)"labalias";
+	h.port = 0;
+	h.user = NULL;
+	/* known_hosts entries are for what we connect to: [127.0.0.1]:port */
+	setenv("IDLELAB_SSH_CONFIG", cfgpath, 1);
+	t = open_ok(&h);
+	unsetenv("IDLELAB_SSH_CONFIG");
+	assert_int_equal(il_transport_exec(t, argv, NULL, &res, &err), 0);
+	assert_string_equal(il_buf_str(&res.out), "via config\n");
+	il_exec_result_release(&res);
+	il_transport_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_ssh__sftp_roundtrip_10mib),
 		cmocka_unit_test(test_ssh__snapshot_and_governor_over_ssh),
 		cmocka_unit_test(test_ssh__probe_one_round_trip),
+		cmocka_unit_test(test_ssh__ssh_config_is_honoured),
 		cmocka_unit_test(test_ssh__sshd_killed_mid_command_then_reconnect),
 	};
 
