@@ -24,20 +24,85 @@ static void forward_signal(int sig)
 		kill((pid_t)forward_pid, sig);
 }
 
-/* fork + execvp with a close-on-exec pipe that carries exec's errno back (works under valgrind too) */
+/* ---- Spawning ---- */
+
+/*
+ * fork + execvp. In the child: default signal dispositions, an optional new
+ * process group, stdin/stdout/stderr replaced by the fds that are >= 0.
+ * exec's errno comes back through a close-on-exec pipe (*errfd), so a
+ * missing program is an error (also under valgrind, where posix_spawn
+ * misreports it).
+ */
+static int spawn(char *const argv[], int in_fd, int out_fd, int err_fd, bool pgrp, pid_t *pid, int *errfd,
+		 struct il_err *err)
+{
+	static const int sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
+	int px[2];
+
+	if (!argv || !argv[0])
+		return il_err_set(err, IL_EINVAL, "no command given");
+	if (pipe2(px, O_CLOEXEC))
+		return il_err_set(err, IL_ECHILD, "cannot run '%s': pipe: %s", argv[0], strerror(errno));
+	*pid = fork();
+	if (*pid == 0) {
+		int e;
+		ssize_t n;
+
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
+			signal(sigs[i], SIG_DFL);
+		if (pgrp)
+			setpgid(0, 0);
+		if (in_fd >= 0)
+			dup2(in_fd, 0);
+		if (out_fd >= 0)
+			dup2(out_fd, 1);
+		if (err_fd >= 0)
+			dup2(err_fd, 2);
+		execvp(argv[0], argv);
+		e = errno;
+		n = write(px[1], &e, sizeof(e));
+		(void)n;
+		_exit(127);
+	}
+	close(px[1]);
+	if (*pid < 0) {
+		close(px[0]);
+		return il_err_set(err, IL_ECHILD, "cannot run '%s': fork: %s", argv[0], strerror(errno));
+	}
+	*errfd = px[0];
+	return 0;
+}
+
+/* Collect exec's verdict and the exit status; closes errfd. */
+static int finish(const char *name, pid_t pid, int errfd, struct il_exit *ex, struct il_err *err)
+{
+	int st, e = 0;
+	ssize_t n;
+
+	do
+		n = read(errfd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(errfd);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return il_err_set(err, IL_ECHILD, "waiting for '%s': %s", name, strerror(errno));
+	if (n == (ssize_t)sizeof(e))
+		return il_err_set(err, e == ENOENT ? IL_ENOTFOUND : IL_ECHILD, "cannot run '%s': %s", name, strerror(e));
+	if (WIFEXITED(st))
+		ex->code = WEXITSTATUS(st);
+	else if (WIFSIGNALED(st))
+		ex->signal = WTERMSIG(st);
+	return 0;
+}
+
 int il_proc_run(char *const argv[], struct il_exit *out, struct il_err *err)
 {
 	struct sigaction ign = { 0 }, fwd = { 0 }, old_int, old_quit, old_term, old_hup;
-	int pfd[2], st, e = 0, r = 0;
-	ssize_t n;
+	int errfd, r;
 	pid_t pid;
 
 	out->code = -1;
 	out->signal = 0;
-	if (!argv || !argv[0])
-		return il_err_set(err, IL_EINVAL, "no command given");
-	if (pipe2(pfd, O_CLOEXEC))
-		return il_err_set(err, IL_ECHILD, "cannot run '%s': pipe: %s", argv[0], strerror(errno));
 	ign.sa_handler = SIG_IGN;
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGINT, &ign, &old_int);
@@ -48,45 +113,11 @@ int il_proc_run(char *const argv[], struct il_exit *out, struct il_err *err)
 	forward_pid = 0;
 	sigaction(SIGTERM, &fwd, &old_term);
 	sigaction(SIGHUP, &fwd, &old_hup);
-	pid = fork();
-	if (pid == 0) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGQUIT, &old_quit, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		sigaction(SIGHUP, &old_hup, NULL);
-		close(pfd[0]);
-		execvp(argv[0], argv);
-		e = errno;
-		n = write(pfd[1], &e, sizeof(e));
-		(void)n;
-		_exit(127);
+	r = spawn(argv, -1, -1, -1, false, &pid, &errfd, err);
+	if (!r) {
+		forward_pid = pid;
+		r = finish(argv[0], pid, errfd, out, err);
 	}
-	close(pfd[1]);
-	if (pid < 0) {
-		r = il_err_set(err, IL_ECHILD, "cannot run '%s': fork: %s", argv[0], strerror(errno));
-		close(pfd[0]);
-		goto restore;
-	}
-	forward_pid = pid;
-	do
-		n = read(pfd[0], &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	close(pfd[0]);
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR) {
-			r = il_err_set(err, IL_ECHILD, "waiting for '%s': %s", argv[0], strerror(errno));
-			goto restore;
-		}
-	}
-	if (n == (ssize_t)sizeof(e)) {
-		r = il_err_set(err, e == ENOENT ? IL_ENOTFOUND : IL_ECHILD, "cannot run '%s': %s", argv[0], strerror(e));
-		goto restore;
-	}
-	if (WIFEXITED(st))
-		out->code = WEXITSTATUS(st);
-	else if (WIFSIGNALED(st))
-		out->signal = WTERMSIG(st);
-restore:
 	forward_pid = 0;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
@@ -113,44 +144,24 @@ static double mono_ms(void)
 int il_proc_capture(char *const argv[], int timeout_ms, struct il_buf *out, struct il_buf *errb,
 		    struct il_exit *ex, struct il_err *err)
 {
-	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, px[2] = { -1, -1 };
+	int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
 	double deadline = timeout_ms > 0 ? mono_ms() + timeout_ms : 0;
 	bool timed_out = false;
-	int st, e = 0, r = 0;
+	int devnull = -1, errfd = -1, r;
 	pid_t pid;
-	ssize_t n;
 
 	ex->code = -1;
 	ex->signal = 0;
-	if (!argv || !argv[0])
-		return il_err_set(err, IL_EINVAL, "no command given");
-	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC) || pipe2(px, O_CLOEXEC)) {
-		r = il_err_set(err, IL_ECHILD, "cannot run '%s': pipe: %s", argv[0], strerror(errno));
+	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC) || (devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		r = il_err_set(err, IL_ECHILD, "cannot run '%s': %s", argv && argv[0] ? argv[0] : "?", strerror(errno));
 		goto cleanup;
 	}
-	pid = fork();
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
-
-		setpgid(0, 0);
-		if (devnull >= 0)
-			dup2(devnull, 0);
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		execvp(argv[0], argv);
-		e = errno;
-		n = write(px[1], &e, sizeof(e));
-		(void)n;
-		_exit(127);
-	}
-	if (pid < 0) {
-		r = il_err_set(err, IL_ECHILD, "cannot run '%s': fork: %s", argv[0], strerror(errno));
+	/* its own process group, so a timeout kills whatever it started too */
+	if ((r = spawn(argv, devnull, po[1], pe[1], true, &pid, &errfd, err)))
 		goto cleanup;
-	}
 	close(po[1]);
 	close(pe[1]);
-	close(px[1]);
-	po[1] = pe[1] = px[1] = -1;
+	po[1] = pe[1] = -1;
 	for (int open_fds = 2; open_fds > 0;) {
 		struct pollfd pf[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
 		int wait = -1;
@@ -173,6 +184,7 @@ int il_proc_capture(char *const argv[], int timeout_ms, struct il_buf *out, stru
 		}
 		for (int i = 0; i < 2; i++) {
 			int *fd = i ? &pe[0] : &po[0];
+			ssize_t n;
 
 			if (*fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
@@ -184,35 +196,25 @@ int il_proc_capture(char *const argv[], int timeout_ms, struct il_buf *out, stru
 				close(*fd);
 				*fd = -1;
 				open_fds--;
-				pf[i].fd = -1;
 			}
 		}
 	}
-	do
-		n = read(px[0], &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (timed_out) {
+	{
+		int fr = finish(argv[0], pid, errfd, ex, err);
+
+		if (fr)
+			r = fr;
+	}
+	if (timed_out)
 		r = il_err_set(err, IL_ETIMEOUT, "'%s' timed out after %.1f s and was killed", argv[0], timeout_ms / 1e3);
-		goto cleanup;
-	}
-	if (n == (ssize_t)sizeof(e)) {
-		r = il_err_set(err, e == ENOENT ? IL_ENOTFOUND : IL_ECHILD, "cannot run '%s': %s", argv[0], strerror(e));
-		goto cleanup;
-	}
-	if (WIFEXITED(st))
-		ex->code = WEXITSTATUS(st);
-	else if (WIFSIGNALED(st))
-		ex->signal = WTERMSIG(st);
 cleanup:
 	for (int i = 0; i < 2; i++) {
 		if (po[i] >= 0)
 			close(po[i]);
 		if (pe[i] >= 0)
 			close(pe[i]);
-		if (px[i] >= 0)
-			close(px[i]);
 	}
+	if (devnull >= 0)
+		close(devnull);
 	return r;
 }

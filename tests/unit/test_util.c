@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/buf.h"
 #include "util/proc.h"
@@ -130,6 +131,34 @@ static void test_util__proc(void **state)
 	assert_non_null(strstr(err.msg, "idlelab-no-such-program"));
 }
 
+static void test_util__proc_capture(void **state)
+{
+	char *const both[] = { (char *)"sh", (char *)"-c", (char *)"echo out; echo err >&2; exit 4", NULL };
+	char *const slow[] = { (char *)"sh", (char *)"-c", (char *)"sleep 30 & sleep 30", NULL };
+	char *const missing[] = { (char *)"idlelab-no-such-program", NULL };
+	struct il_buf out = IL_BUF_INIT, errb = IL_BUF_INIT;
+	struct il_exit ex;
+	struct il_err err = { 0 };
+	struct timespec a, b;
+
+	(void)state;
+	assert_int_equal(il_proc_capture(both, 5000, &out, &errb, &ex, &err), 0);
+	assert_int_equal(ex.code, 4);
+	assert_string_equal(il_buf_str(&out), "out\n");
+	assert_string_equal(il_buf_str(&errb), "err\n");
+	il_buf_reset(&out);
+	il_buf_reset(&errb);
+	/* the deadline kills the whole process group (the background sleep holds the pipes open) */
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	assert_int_equal(il_proc_capture(slow, 300, &out, &errb, &ex, &err), IL_ETIMEOUT);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	assert_true((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < 3.0);
+	assert_non_null(strstr(err.msg, "timed out after 0.3 s"));
+	assert_int_equal(il_proc_capture(missing, 1000, &out, &errb, &ex, NULL), IL_ENOTFOUND);
+	il_buf_release(&out);
+	il_buf_release(&errb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -139,6 +168,7 @@ int main(void)
 		cmocka_unit_test(test_util__files),
 		cmocka_unit_test(test_util__errors),
 		cmocka_unit_test(test_util__proc),
+		cmocka_unit_test(test_util__proc_capture),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
