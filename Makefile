@@ -51,8 +51,23 @@ FUZZ_REPLAY := $(BUILD)/tests/fuzz_dump_replay
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:
-.PHONY: all check unit-bins bench deps install clean banned fuzz demo help
-all: banned idlelab
+.PHONY: all check unit-bins bench deps install clean banned fuzz demo help workloads
+all: banned idlelab workloads
+
+# idlelab's own workloads (workloads/src), static so they run on any host of
+# the architecture; ARCH=aarch64 cross-compiles with aarch64-linux-gnu-gcc.
+ARCH ?= $(shell uname -m)
+ifeq ($(ARCH),$(shell uname -m))
+  WL_CC ?= $(CC)
+else
+  WL_CC ?= $(ARCH)-linux-gnu-gcc
+endif
+WL_NAMES := periodic pingpong sleeper
+WL_BIN := $(WL_NAMES:%=build/workloads/$(ARCH)/%)
+workloads: $(WL_BIN)
+build/workloads/$(ARCH)/%: workloads/src/%.c workloads/src/wl.h
+	@mkdir -p $(dir $@)
+	$(WL_CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static -o $@ $<
 
 help:
 	@echo "targets: all (default) check bench deps demo fuzz install clean"

@@ -30,6 +30,10 @@ int cmd_diff(int argc, char **argv);
 int cmd_idle_stat(int argc, char **argv);
 int cmd_governor(int argc, char **argv);
 int cmd_host(int argc, char **argv);
+int cmd_workload(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_runs(int argc, char **argv);
+int cmd_show(int argc, char **argv);
 
 /* Print "idlelab: error: MSG" for err; returns IL_EXIT_FAIL. */
 int il_cli_fail(const struct il_err *err);

@@ -16,6 +16,10 @@ const struct il_cmd il_commands[] = {
 	{ "idle-stat", cmd_idle_stat, "run a command and print the idle counters over its run" },
 	{ "governor", cmd_governor, "list, get or set the cpuidle governor; disable/enable idle states" },
 	{ "host", cmd_host, "lab host inventory and the host probe (idle environment fingerprint)" },
+	{ "workload", cmd_workload, "workload definitions; parse a saved workload output" },
+	{ "run", cmd_run, "run a plan (governors x workloads x iterations) on a host, or resume one" },
+	{ "runs", cmd_runs, "list run directories with their status" },
+	{ "show", cmd_show, "summary of a run directory: plan, host, samples by status" },
 	{ NULL, NULL, NULL },
 };
 

@@ -259,6 +259,11 @@ static int ssh_exec(struct il_transport *t, char *const argv[], const struct il_
 		double left = deadline - mono_ms();
 		int pr;
 
+		if (o->cancel && *o->cancel) {
+			ssh_channel_request_send_signal(ch, "KILL");
+			r = il_err_set(err, IL_EINTR, "host '%s': '%s' was stopped (interrupted)", t->label, argv[0]);
+			goto out;
+		}
 		if (left <= 0) {
 			ssh_channel_request_send_signal(ch, "KILL");
 			r = il_err_set(err, IL_ETIMEOUT, "host '%s': '%s' timed out after %.1f s", t->label, argv[0],

@@ -67,16 +67,23 @@ int il_transport_exec(struct il_transport *t, char *const argv[], const struct i
 int il_transport_run_script(struct il_transport *t, const char *script, char *const args[],
 			    const struct il_exec_opts *o, struct il_exec_result *res, struct il_err *err)
 {
-	char *argv[16] = { (char *)"sh", (char *)"-c", (char *)script, (char *)"idlelab" };
-	size_t n = 4;
+	size_t nargs = 0, n = 4;
+	char **argv;
+	int r;
 
-	for (size_t i = 0; args && args[i]; i++) {
-		if (n + 1 >= sizeof(argv) / sizeof(*argv))
-			return il_err_set(err, IL_EINVAL, "too many script arguments");
+	while (args && args[nargs])
+		nargs++;
+	if (!(argv = calloc(nargs + 5, sizeof(*argv))))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	argv[0] = (char *)"sh";
+	argv[1] = (char *)"-c";
+	argv[2] = (char *)script;
+	argv[3] = (char *)"idlelab";
+	for (size_t i = 0; i < nargs; i++)
 		argv[n++] = args[i];
-	}
-	argv[n] = NULL;
-	return il_transport_exec(t, argv, o, res, err);
+	r = il_transport_exec(t, argv, o, res, err);
+	free(argv);
+	return r;
 }
 
 /* ---- Local ---- */
@@ -85,7 +92,7 @@ static int local_exec(struct il_transport *t, char *const argv[], const struct i
 		      struct il_exec_result *res, struct il_err *err)
 {
 	struct il_exit ex;
-	int r = il_proc_capture(argv, o->timeout_ms, &res->out, &res->err, &ex, err);
+	int r = il_proc_capture(argv, o->timeout_ms, o->cancel, &res->out, &res->err, &ex, err);
 
 	if (r)
 		return il_err_prefix(err, "host '%s': ", t->label);

@@ -7,6 +7,7 @@
 #ifndef IL_HOST_TRANSPORT_H
 #define IL_HOST_TRANSPORT_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "host/inventory.h"
@@ -16,6 +17,7 @@ struct il_exec_opts {
 	int timeout_ms;      /* 0: the host's command_timeout_s */
 	size_t max_out;      /* cap for stdout and for stderr each; 0: 16 MiB */
 	bool privileged;     /* needs root: prefixed with `sudo -n` when the host says sudo and we are not root */
+	const volatile sig_atomic_t *cancel; /* non-zero: stop the command (killed) and return IL_EINTR */
 };
 
 struct il_exec_result {

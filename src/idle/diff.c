@@ -406,7 +406,7 @@ static json_t *states_json(const struct il_diff_state *v, size_t n, const struct
 	return a;
 }
 
-json_t *il_diff_to_json(const struct il_diff *d)
+static json_t *diff_json(const struct il_diff *d, bool per_cpu)
 {
 	json_t *o = json_object(), *cpus = json_array(), *cls = json_array();
 	struct il_buf b = IL_BUF_INIT;
@@ -426,7 +426,7 @@ json_t *il_diff_to_json(const struct il_diff *d)
 	json_object_set_new(o, "interval_s", d->has_interval ? json_real(d->interval_s) : json_null());
 	json_object_set_new(o, "total", metrics_json(json_object(), &d->total, d));
 	json_object_set_new(o, "states", states_json(d->states, d->nstates, &d->total));
-	for (size_t i = 0; i < d->ncpus; i++) {
+	for (size_t i = 0; per_cpu && i < d->ncpus; i++) {
 		json_t *c = json_object();
 
 		json_object_set_new(c, "cpu", json_integer(d->cpus[i].cpu));
@@ -435,7 +435,10 @@ json_t *il_diff_to_json(const struct il_diff *d)
 		json_object_set_new(c, "states", states_json(d->cpus[i].states, d->cpus[i].nstates, &d->cpus[i].total));
 		json_array_append_new(cpus, c);
 	}
-	json_object_set_new(o, "cpus", cpus);
+	if (per_cpu)
+		json_object_set_new(o, "cpus", cpus);
+	else
+		json_decref(cpus);
 	for (size_t i = 0; i < d->nclusters; i++) {
 		const struct il_diff_cluster *cl = &d->clusters[i];
 		json_t *c = json_object();
@@ -471,4 +474,14 @@ json_t *il_diff_to_json(const struct il_diff *d)
 	}
 	il_buf_release(&b);
 	return o;
+}
+
+json_t *il_diff_to_json(const struct il_diff *d)
+{
+	return diff_json(d, true);
+}
+
+json_t *il_diff_summary_json(const struct il_diff *d)
+{
+	return diff_json(d, false);
 }

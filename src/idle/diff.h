@@ -96,5 +96,7 @@ bool il_counts_share(const struct il_counts *part, const struct il_counts *whole
 
 /* The documented diff JSON (docs/formats.md). Caller owns the reference. */
 json_t *il_diff_to_json(const struct il_diff *d);
+/* The same without the per-CPU breakdown (what a run journal keeps per sample). */
+json_t *il_diff_summary_json(const struct il_diff *d);
 
 #endif

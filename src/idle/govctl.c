@@ -208,6 +208,19 @@ int il_idle_restore(struct il_sysfs *fs, const struct il_idle_saved *saved, stru
 		if (r && !first)
 			first = r;
 	}
+	for (size_t i = 0; i < saved->nfreq; i++) {
+		char path[128], *now = NULL;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", saved->freq[i].cpu);
+		if (!read_trimmed(fs, path, &now, NULL) && !strcmp(now, saved->freq[i].governor)) {
+			free(now);
+			continue;
+		}
+		free(now);
+		r = fs->write(fs, path, saved->freq[i].governor, first ? NULL : err);
+		if (r && !first)
+			first = r;
+	}
 	if (saved->governor && (!snap.governor || strcmp(snap.governor, saved->governor))) {
 		r = il_gov_set(fs, saved->governor, first ? NULL : err);
 		if (r && !first)
@@ -221,5 +234,138 @@ void il_idle_saved_release(struct il_idle_saved *s)
 {
 	free(s->governor);
 	free(s->v);
+	for (size_t i = 0; i < s->nfreq; i++)
+		free(s->freq[i].governor);
+	free(s->freq);
 	memset(s, 0, sizeof(*s));
+}
+
+int il_cpufreq_save(struct il_sysfs *fs, const struct il_snapshot *snap, struct il_idle_saved *saved,
+		    struct il_err *err)
+{
+	struct il_freq_setting *v = calloc(snap->ncpus + 1, sizeof(*v));
+	int r;
+
+	if (!v)
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	for (size_t i = 0; i < saved->nfreq; i++)
+		free(saved->freq[i].governor);
+	free(saved->freq);
+	saved->freq = v;
+	saved->nfreq = 0;
+	for (size_t i = 0; i < snap->ncpus; i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", snap->cpus[i].cpu);
+		if ((r = read_trimmed(fs, path, &v[i].governor, err)))
+			return r == IL_ENOTFOUND ? il_err_set(err, IL_EUNSUPPORTED, "host '%s': CPU %d has no cpufreq "
+							     "(no %s)", fs->label, snap->cpus[i].cpu, path) : r;
+		v[i].cpu = snap->cpus[i].cpu;
+		saved->nfreq++;
+	}
+	return 0;
+}
+
+int il_cpufreq_set(struct il_sysfs *fs, const struct il_idle_saved *saved, const char *gov, struct il_err *err)
+{
+	int r;
+
+	if (!valid_word(gov))
+		return il_err_set(err, IL_EINVAL, "'%s' is not a cpufreq governor name", gov);
+	for (size_t i = 0; i < saved->nfreq; i++) {
+		char path[128], *avail = NULL, *now = NULL;
+		struct il_strlist list = { 0 };
+		bool ok;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_available_governors",
+			 saved->freq[i].cpu);
+		if ((r = read_trimmed(fs, path, &avail, err)))
+			return r;
+		il_strlist_split(&list, avail);
+		ok = il_strlist_has(&list, gov);
+		il_strlist_release(&list);
+		if (!ok) {
+			r = il_err_set(err, IL_EINVAL, "host '%s': cpufreq governor '%s' is not available on CPU %d (%s)",
+				       fs->label, gov, saved->freq[i].cpu, avail);
+			free(avail);
+			return r;
+		}
+		free(avail);
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", saved->freq[i].cpu);
+		if ((r = fs->write(fs, path, gov, err)) || (r = read_trimmed(fs, path, &now, err)))
+			return r;
+		if (strcmp(now, gov)) {
+			r = il_err_set(err, IL_EIO, "host '%s': CPU %d: scaling_governor reads back '%s' after writing '%s'",
+				       fs->label, saved->freq[i].cpu, now, gov);
+			free(now);
+			return r;
+		}
+		free(now);
+	}
+	return 0;
+}
+
+json_t *il_idle_saved_to_json(const struct il_idle_saved *s)
+{
+	json_t *o = json_object(), *d = json_array(), *f = json_array();
+
+	if (!o || !d || !f) {
+		json_decref(o), json_decref(d), json_decref(f);
+		return NULL;
+	}
+	json_object_set_new(o, "governor", s->governor ? json_string(s->governor) : json_null());
+	for (size_t i = 0; i < s->n; i++)
+		json_array_append_new(d, json_pack("{s:i,s:i,s:I}", "cpu", s->v[i].cpu, "state", s->v[i].state, "disable",
+						   (json_int_t)s->v[i].disable));
+	json_object_set_new(o, "disable", d);
+	for (size_t i = 0; i < s->nfreq; i++)
+		json_array_append_new(f, json_pack("{s:i,s:s}", "cpu", s->freq[i].cpu, "governor", s->freq[i].governor));
+	json_object_set_new(o, "cpufreq", f);
+	return o;
+}
+
+int il_idle_saved_from_json(struct il_idle_saved *out, const json_t *j, const char *label, struct il_err *err)
+{
+	json_t *g = json_object_get(j, "governor"), *d = json_object_get(j, "disable"), *f = json_object_get(j, "cpufreq");
+	int r = IL_EPARSE;
+
+	memset(out, 0, sizeof(*out));
+	if (!json_is_object(j) || !(json_is_null(g) || json_is_string(g)) || !json_is_array(d) || !json_is_array(f))
+		return il_err_set(err, IL_EPARSE, "%s: expected {\"governor\", \"disable\": [...], \"cpufreq\": [...]}", label);
+	out->v = calloc(json_array_size(d) + 1, sizeof(*out->v));
+	out->freq = calloc(json_array_size(f) + 1, sizeof(*out->freq));
+	if (!out->v || !out->freq || (json_is_string(g) && !(out->governor = strdup(json_string_value(g))))) {
+		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < json_array_size(d); i++) {
+		json_t *e = json_array_get(d, i);
+		json_int_t cpu, st, dis;
+
+		if (json_unpack(e, "{s:I,s:I,s:I}", "cpu", &cpu, "state", &st, "disable", &dis) || cpu < 0 || st < 0 ||
+		    dis < 0) {
+			il_err_set(err, IL_EPARSE, "%s: disable[%zu]: expected {cpu, state, disable} integers", label, i);
+			goto fail;
+		}
+		out->v[out->n++] = (struct il_idle_setting){ (int)cpu, (int)st, (uint64_t)dis };
+	}
+	for (size_t i = 0; i < json_array_size(f); i++) {
+		json_t *e = json_array_get(f, i);
+		json_int_t cpu;
+		const char *gv;
+
+		if (json_unpack(e, "{s:I,s:s}", "cpu", &cpu, "governor", &gv) || cpu < 0 || !valid_word(gv)) {
+			il_err_set(err, IL_EPARSE, "%s: cpufreq[%zu]: expected {cpu, governor}", label, i);
+			goto fail;
+		}
+		out->freq[out->nfreq].cpu = (int)cpu;
+		if (!(out->freq[out->nfreq++].governor = strdup(gv))) {
+			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	il_idle_saved_release(out);
+	return r;
 }

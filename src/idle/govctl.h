@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include <jansson.h>
 #include "idle/sysfs.h"
 
 #define IL_CPUIDLE_DIR "/sys/devices/system/cpu/cpuidle"
@@ -41,11 +42,18 @@ struct il_idle_setting {
 	uint64_t disable;
 };
 
+struct il_freq_setting {
+	int cpu;
+	char *governor;
+};
+
 /* The host's settings before idlelab touched them. */
 struct il_idle_saved {
 	char *governor;          /* NULL: nothing to restore (no cpuidle or not writable) */
 	size_t n;
 	struct il_idle_setting *v;
+	size_t nfreq;            /* cpufreq scaling governors, recorded by il_cpufreq_save */
+	struct il_freq_setting *freq;
 };
 
 /* Record governor and every state's disable value. */
@@ -58,5 +66,19 @@ int il_idle_save(struct il_sysfs *fs, struct il_idle_saved *out, struct il_err *
  */
 int il_idle_restore(struct il_sysfs *fs, const struct il_idle_saved *saved, struct il_err *err);
 void il_idle_saved_release(struct il_idle_saved *s);
+
+/*
+ * Record every CPU's cpufreq scaling_governor (CPUs of snap) into saved, so
+ * il_idle_restore puts them back too. IL_EUNSUPPORTED (naming the CPU) when
+ * a CPU has no cpufreq.
+ */
+int il_cpufreq_save(struct il_sysfs *fs, const struct il_snapshot *snap, struct il_idle_saved *saved,
+		    struct il_err *err);
+/* Set scaling_governor on the CPUs recorded in saved, validated against scaling_available_governors. */
+int il_cpufreq_set(struct il_sysfs *fs, const struct il_idle_saved *saved, const char *gov, struct il_err *err);
+
+/* The record as JSON and back (kept in a run directory, so a crashed run can still restore). */
+json_t *il_idle_saved_to_json(const struct il_idle_saved *s);
+int il_idle_saved_from_json(struct il_idle_saved *out, const json_t *j, const char *label, struct il_err *err);
 
 #endif

@@ -141,12 +141,12 @@ static double mono_ms(void)
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-int il_proc_capture(char *const argv[], int timeout_ms, struct il_buf *out, struct il_buf *errb,
-		    struct il_exit *ex, struct il_err *err)
+int il_proc_capture(char *const argv[], int timeout_ms, const volatile sig_atomic_t *cancel, struct il_buf *out,
+		    struct il_buf *errb, struct il_exit *ex, struct il_err *err)
 {
 	int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
 	double deadline = timeout_ms > 0 ? mono_ms() + timeout_ms : 0;
-	bool timed_out = false;
+	bool timed_out = false, cancelled = false;
 	int devnull = -1, errfd = -1, r;
 	pid_t pid;
 
@@ -164,9 +164,14 @@ int il_proc_capture(char *const argv[], int timeout_ms, struct il_buf *out, stru
 	po[1] = pe[1] = -1;
 	for (int open_fds = 2; open_fds > 0;) {
 		struct pollfd pf[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
-		int wait = -1;
+		int wait = cancel ? 100 : -1;
 		char buf[65536];
 
+		if (cancel && *cancel) {
+			cancelled = true;
+			kill(-pid, SIGKILL);
+			break;
+		}
 		if (deadline) {
 			double left = deadline - mono_ms();
 
@@ -175,7 +180,8 @@ int il_proc_capture(char *const argv[], int timeout_ms, struct il_buf *out, stru
 				kill(-pid, SIGKILL);
 				break;
 			}
-			wait = (int)left + 1;
+			if (wait < 0 || left + 1 < wait)
+				wait = (int)left + 1;
 		}
 		if (poll(pf, 2, wait) < 0) {
 			if (errno == EINTR)
@@ -207,6 +213,8 @@ int il_proc_capture(char *const argv[], int timeout_ms, struct il_buf *out, stru
 	}
 	if (timed_out)
 		r = il_err_set(err, IL_ETIMEOUT, "'%s' timed out after %.1f s and was killed", argv[0], timeout_ms / 1e3);
+	else if (cancelled)
+		r = il_err_set(err, IL_EINTR, "'%s' was stopped (interrupted)", argv[0]);
 cleanup:
 	for (int i = 0; i < 2; i++) {
 		if (po[i] >= 0)

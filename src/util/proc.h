@@ -5,6 +5,8 @@
 #ifndef IL_UTIL_PROC_H
 #define IL_UTIL_PROC_H
 
+#include <signal.h>
+
 #include "util/buf.h"
 #include "util/err.h"
 
@@ -30,9 +32,10 @@ int il_exit_status(const struct il_exit *e);
  * Run argv with stdin from /dev/null, capturing stdout and stderr into out
  * and errb (each capped by their own max; the rest is drained and dropped,
  * truncated flagged). timeout_ms > 0 kills the child's process group and
- * returns IL_ETIMEOUT.
+ * returns IL_ETIMEOUT; *cancel becoming non-zero (a signal handler's flag;
+ * may be NULL) kills it too and returns IL_EINTR.
  */
-int il_proc_capture(char *const argv[], int timeout_ms, struct il_buf *out, struct il_buf *errb,
-		    struct il_exit *ex, struct il_err *err);
+int il_proc_capture(char *const argv[], int timeout_ms, const volatile sig_atomic_t *cancel, struct il_buf *out,
+		    struct il_buf *errb, struct il_exit *ex, struct il_err *err);
 
 #endif

@@ -106,7 +106,7 @@ static void test_quote__roundtrip_through_sh(void **state)
 	{
 		char *argv[] = { "sh", "-c", cmd.p, NULL };
 
-		assert_int_equal(il_proc_capture(argv, 5000, &out, &errb, &ex, &err), 0);
+		assert_int_equal(il_proc_capture(argv, 5000, NULL, &out, &errb, &ex, &err), 0);
 	}
 	assert_int_equal(ex.code, 0);
 	assert_string_equal(il_buf_str(&out), "[plain][it's][$(id)][a\nb]['][''][\\'][`x`][$HOME][]");
@@ -129,7 +129,7 @@ static void test_probe__parse_local_output(void **state)
 	{
 		char *argv[] = { "sh", "-c", script.p, NULL };
 
-		assert_int_equal(il_proc_capture(argv, 10000, &out, &errb, &ex, &err), 0);
+		assert_int_equal(il_proc_capture(argv, 10000, NULL, &out, &errb, &ex, &err), 0);
 	}
 	assert_int_equal(ex.code, 0);
 	if (il_probe_parse(out.p, out.len, "here", &j, &snap, &err))

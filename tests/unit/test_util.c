@@ -142,7 +142,7 @@ static void test_util__proc_capture(void **state)
 	struct timespec a, b;
 
 	(void)state;
-	assert_int_equal(il_proc_capture(both, 5000, &out, &errb, &ex, &err), 0);
+	assert_int_equal(il_proc_capture(both, 5000, NULL, &out, &errb, &ex, &err), 0);
 	assert_int_equal(ex.code, 4);
 	assert_string_equal(il_buf_str(&out), "out\n");
 	assert_string_equal(il_buf_str(&errb), "err\n");
@@ -150,11 +150,11 @@ static void test_util__proc_capture(void **state)
 	il_buf_reset(&errb);
 	/* the deadline kills the whole process group (the background sleep holds the pipes open) */
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	assert_int_equal(il_proc_capture(slow, 300, &out, &errb, &ex, &err), IL_ETIMEOUT);
+	assert_int_equal(il_proc_capture(slow, 300, NULL, &out, &errb, &ex, &err), IL_ETIMEOUT);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	assert_true((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9 < 3.0);
 	assert_non_null(strstr(err.msg, "timed out after 0.3 s"));
-	assert_int_equal(il_proc_capture(missing, 1000, &out, &errb, &ex, NULL), IL_ENOTFOUND);
+	assert_int_equal(il_proc_capture(missing, 1000, NULL, &out, &errb, &ex, NULL), IL_ENOTFOUND);
 	il_buf_release(&out);
 	il_buf_release(&errb);
 }

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * `idlelab run PLAN | --resume DIR`, `idlelab runs`, `idlelab show DIR`.
+ * The signal handlers live here: SIGINT/SIGTERM set a flag the engine polls,
+ * so the current sample is abandoned cleanly and the host restored.
+ */
+#include <dirent.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/opt.h"
+#include "run/engine.h"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	stop_flag = sig;
+}
+
+struct progress {
+	bool tty, quiet;
+	bool bar_shown;
+};
+
+static void on_event(const struct il_run_event *ev, void *ctx)
+{
+	struct progress *p = ctx;
+	char eta[32] = "?";
+
+	if (p->quiet && ev->kind != IL_EV_NOTE)
+		return;
+	if (ev->eta_s >= 0)
+		snprintf(eta, sizeof(eta), "%dm%02ds", (int)(ev->eta_s / 60), (int)ev->eta_s % 60);
+	switch (ev->kind) {
+	case IL_EV_HOST:
+		fprintf(stderr, "%shost %s: setting up (%zu of %zu samples done)\n", p->bar_shown ? "\n" : "", ev->host,
+			ev->done, ev->total);
+		p->bar_shown = false;
+		break;
+	case IL_EV_SAMPLE_START:
+		if (p->tty) {
+			int width = 30, fill = ev->total ? (int)(width * ev->done / ev->total) : 0;
+
+			fprintf(stderr, "\r[%.*s%*s] %zu/%zu %-14.14s %-12.12s %s%-3d ETA %-8s", fill,
+				"##############################", width - fill, "", ev->done + 1, ev->total, ev->variant,
+				ev->workload, ev->warmup ? "w" : "#", ev->iteration, eta);
+			p->bar_shown = true;
+		}
+		break;
+	case IL_EV_SAMPLE_END:
+		if (p->tty && !strcmp(ev->status, "ok"))
+			break;
+		fprintf(stderr, "%ssample %zu/%zu %s %s %s%d: %s%s%s\n", p->bar_shown ? "\n" : "", ev->seq + 1,
+			ev->total, ev->variant, ev->workload, ev->warmup ? "warmup " : "iter ", ev->iteration, ev->status,
+			ev->message ? ": " : "", ev->message ? ev->message : "");
+		p->bar_shown = false;
+		break;
+	case IL_EV_NOTE:
+		fprintf(stderr, "%sidlelab: %s\n", p->bar_shown ? "\n" : "", ev->message);
+		p->bar_shown = false;
+		break;
+	}
+}
+
+int cmd_run(int argc, char **argv)
+{
+	const char *resume = NULL, *out = NULL, *host = NULL, *hosts_dir = NULL, *wl_dir = NULL, *root = NULL,
+		   *bin = NULL;
+	bool quiet = false;
+	const struct il_opt opts[] = {
+		IL_OPT_STR(0, "resume", &resume, "RUN_DIR", "continue an interrupted run where it stopped"),
+		IL_OPT_STR(0, "host", &host, "NAME", "run on this host instead of the plan's"),
+		IL_OPT_STR(0, "out", &out, "DIR", "run directory (default reports/<date>-<plan name>)"),
+		IL_OPT_STR(0, "hosts-dir", &hosts_dir, "DIR", "inventory directory (default $IDLELAB_HOSTS or ./hosts)"),
+		IL_OPT_STR(0, "workloads-dir", &wl_dir, "DIR", "workload definitions (default ./workloads)"),
+		IL_OPT_STR(0, "workload-bin", &bin, "DIR", "idlelab's own workload binaries, DIR/<arch>/ (default build/workloads)"),
+		IL_OPT_STR(0, "sysfs-root", &root, "DIR", "local host only: sysfs under DIR (fixture trees)"),
+		IL_OPT_BOOL('q', "quiet", &quiet, "no progress output"),
+		IL_OPT_END_,
+	};
+	static const char *const usage[] = { "idlelab run PLAN [--host H] [--out DIR] [-q]",
+					     "idlelab run --resume RUN_DIR [-q]", NULL };
+	struct progress prog = { isatty(STDERR_FILENO), false, false };
+	struct il_run_opts ro = { 0 };
+	struct sigaction sa;
+	struct il_err err = { 0 };
+	char *dir = NULL;
+	int nargs, r;
+
+	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
+		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
+	if ((resume && nargs) || (!resume && nargs != 1))
+		return il_opt_error(opts, usage, resume ? "--resume takes no plan" : "expected one plan file");
+	prog.quiet = quiet;
+	ro = (struct il_run_opts){ hosts_dir, wl_dir, bin, host, root, &stop_flag, on_event, &prog };
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* no SA_RESTART: a blocking wait returns so the flag is seen at once */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (resume)
+		r = il_run_resume(resume, &ro, &err);
+	else
+		r = il_run_start(argv[1], out, &ro, &dir, &err);
+	if (prog.bar_shown)
+		fputc('\n', stderr);
+	if (r == IL_EINTR) {
+		fprintf(stderr, "idlelab: %s\n", err.msg);
+		free(dir);
+		return 130;
+	}
+	if (r) {
+		if (dir)
+			fprintf(stderr, "idlelab: run directory: %s\n", dir);
+		free(dir);
+		return il_cli_fail(&err);
+	}
+	if (!quiet)
+		fprintf(stderr, "idlelab: run complete: %s\n", dir ? dir : resume);
+	if (dir)
+		printf("%s\n", dir);
+	free(dir);
+	return IL_EXIT_OK;
+}
+
+static void print_summary(json_t *s)
+{
+	const char *k;
+	json_t *v;
+
+	printf("%s: plan %s, %lld/%lld samples done%s", json_string_value(json_object_get(s, "run_dir")),
+	       json_string_value(json_object_get(s, "plan")), (long long)json_integer_value(json_object_get(s, "done")),
+	       (long long)json_integer_value(json_object_get(s, "planned")),
+	       json_is_true(json_object_get(s, "complete")) ? ", complete" : ", incomplete (idlelab run --resume DIR)");
+	json_object_foreach(json_object_get(s, "by_status"), k, v)
+		printf(", %s %lld", k, (long long)json_integer_value(v));
+	if (json_integer_value(json_object_get(s, "interruptions")))
+		printf(", interrupted %lld time(s)", (long long)json_integer_value(json_object_get(s, "interruptions")));
+	printf("\n");
+}
+
+int cmd_show(int argc, char **argv)
+{
+	const char *wl_dir = NULL;
+	bool json = false;
+	const struct il_opt opts[] = {
+		IL_OPT_BOOL(0, "json", &json, "JSON output"),
+		IL_OPT_STR(0, "workloads-dir", &wl_dir, "DIR", "workload definitions (default ./workloads)"),
+		IL_OPT_END_,
+	};
+	static const char *const usage[] = { "idlelab show RUN_DIR [--json]", NULL };
+	struct il_err err = { 0 };
+	json_t *s;
+	int nargs, r;
+
+	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
+		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
+	if (nargs != 1)
+		return il_opt_error(opts, usage, "expected one run directory");
+	if (il_run_summary(argv[1], wl_dir, &s, &err))
+		return il_cli_fail(&err);
+	if (json)
+		return il_cli_output_json(NULL, s, &err) ? il_cli_fail(&err) : IL_EXIT_OK;
+	print_summary(s);
+	json_decref(s);
+	return IL_EXIT_OK;
+}
+
+int cmd_runs(int argc, char **argv)
+{
+	const char *dir = "reports", *wl_dir = NULL;
+	const struct il_opt opts[] = {
+		IL_OPT_STR(0, "dir", &dir, "DIR", "where runs are (default ./reports)"),
+		IL_OPT_STR(0, "workloads-dir", &wl_dir, "DIR", "workload definitions (default ./workloads)"),
+		IL_OPT_END_,
+	};
+	static const char *const usage[] = { "idlelab runs [list] [--dir DIR]", NULL };
+	struct il_strlist names = { 0 };
+	struct il_err err = { 0 };
+	struct dirent *de;
+	DIR *d;
+	int nargs, r;
+
+	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
+		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
+	if (nargs > 1 || (nargs == 1 && strcmp(argv[1], "list")))
+		return il_opt_error(opts, usage, "unknown action '%s'", argv[1]);
+	if (!(d = opendir(dir))) {
+		il_err_set(&err, IL_ENOTFOUND, "no runs directory '%s'", dir);
+		return il_cli_fail(&err);
+	}
+	while ((de = readdir(d))) {
+		char path[4096];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s/%s/journal.jsonl", dir, de->d_name);
+		if (de->d_name[0] != '.' && !stat(path, &st))
+			il_strlist_push(&names, de->d_name);
+	}
+	closedir(d);
+	for (size_t i = 0; i < names.n; i++) {
+		for (size_t k = i + 1; k < names.n; k++)
+			if (strcmp(names.v[k], names.v[i]) < 0) {
+				char *t = names.v[i];
+
+				names.v[i] = names.v[k];
+				names.v[k] = t;
+			}
+	}
+	for (size_t i = 0; i < names.n; i++) {
+		char path[4096];
+		json_t *s;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names.v[i]);
+		if (il_run_summary(path, wl_dir, &s, &err)) {
+			printf("%s: unreadable: %s\n", path, err.msg);
+			continue;
+		}
+		print_summary(s);
+		json_decref(s);
+	}
+	il_strlist_release(&names);
+	return IL_EXIT_OK;
+}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* `idlelab workload list|show|parse`: workload definitions and score parsers. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/opt.h"
+#include "workload/def.h"
+#include "workload/parse.h"
+
+int cmd_workload(int argc, char **argv)
+{
+	const char *dir = NULL;
+	bool json = false;
+	const struct il_opt opts[] = {
+		IL_OPT_STR(0, "workloads-dir", &dir, "DIR", "definitions directory (default $IDLELAB_WORKLOADS or ./workloads)"),
+		IL_OPT_BOOL(0, "json", &json, "JSON output (parse)"),
+		IL_OPT_END_,
+	};
+	static const char *const usage[] = { "idlelab workload list [--workloads-dir DIR]",
+					     "idlelab workload show NAME",
+					     "idlelab workload parse NAME FILE [--json]", NULL };
+	struct il_err err = { 0 };
+	struct il_workload w;
+	int nargs, r;
+
+	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
+		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
+	if (!nargs)
+		return il_opt_error(opts, usage, "missing action (list, show or parse)");
+	if (!strcmp(argv[1], "list") && nargs == 1) {
+		struct il_strlist names = { 0 };
+
+		if (il_workload_list(&names, dir, &err))
+			return il_cli_fail(&err);
+		for (size_t i = 0; i < names.n; i++) {
+			if (il_workload_load(&w, dir, names.v[i], &err)) {
+				printf("%-16s (invalid: %s)\n", names.v[i], err.msg);
+				continue;
+			}
+			printf("%-16s %s%s\n", w.name, w.builtin ? "[own] " : "", w.description);
+			il_workload_release(&w);
+		}
+		il_strlist_release(&names);
+		return IL_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "show") && nargs == 2) {
+		if (il_workload_load(&w, dir, argv[2], &err))
+			return il_cli_fail(&err);
+		r = il_cli_output_json(NULL, il_workload_to_json(&w), &err);
+		il_workload_release(&w);
+		return r ? il_cli_fail(&err) : IL_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "parse") && nargs == 3) {
+		struct il_buf b = IL_BUF_INIT;
+		json_t *m = NULL;
+
+		if (il_workload_load(&w, dir, argv[2], &err))
+			return il_cli_fail(&err);
+		r = il_buf_read_file(&b, argv[3], (size_t)256 << 20, &err);
+		if (!r)
+			r = il_workload_parse(&w, il_buf_str(&b), b.len, argv[3], &m, &err);
+		il_buf_release(&b);
+		if (!r && json) {
+			r = il_cli_output_json(NULL, m, &err);
+			m = NULL;
+		} else if (!r) {
+			for (size_t i = 0; i < w.nmetrics; i++)
+				printf("%-24s %14.6g %s (%s is better)\n", w.metrics[i].name,
+				       json_number_value(json_object_get(m, w.metrics[i].name)), w.metrics[i].unit,
+				       w.metrics[i].higher_better ? "higher" : "lower");
+		}
+		json_decref(m);
+		il_workload_release(&w);
+		return r ? il_cli_fail(&err) : IL_EXIT_OK;
+	}
+	return il_opt_error(opts, usage, "unknown action or wrong arguments: '%s'", argv[1]);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The run engine: expand a plan, run every sample on its host (one remote
+ * exec each), journal every sample (fsync'd) before the next starts, retry
+ * infrastructure failures, resume an interrupted run exactly where it
+ * stopped, and always give the host back its governor, state `disable` and
+ * cpufreq settings. A run directory (reports/<run-id>/) holds plan.json,
+ * journal.jsonl, host-<name>.json (fingerprints), saved-<name>.json (the
+ * host's original settings) and samples/ (workload output).
+ */
+#ifndef IL_RUN_ENGINE_H
+#define IL_RUN_ENGINE_H
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <jansson.h>
+#include "util/err.h"
+
+enum il_run_ev { IL_EV_HOST, IL_EV_SAMPLE_START, IL_EV_SAMPLE_END, IL_EV_NOTE };
+
+struct il_run_event {
+	enum il_run_ev kind;
+	size_t done, total;       /* samples finished (final records) and planned */
+	size_t seq;
+	const char *host, *variant, *workload;
+	int iteration;
+	bool warmup;
+	const char *status;       /* IL_EV_SAMPLE_END: ok, warmup, workload_failed, invalid, infra_failed, interrupted */
+	const char *message;      /* reason or note */
+	double eta_s;             /* < 0: unknown */
+};
+
+typedef void (*il_run_cb)(const struct il_run_event *ev, void *ctx);
+
+struct il_run_opts {
+	const char *hosts_dir;         /* NULL: il_hosts_dir default */
+	const char *workloads_dir;     /* NULL: il_workloads_dir default */
+	const char *workload_bin;      /* idlelab's own workload binaries: <dir>/<arch>/<name>; NULL: $IDLELAB_WORKLOAD_BIN or build/workloads */
+	const char *host;              /* replaces the plan's host(s) (new runs only) */
+	const char *sysfs_root;        /* the local host only: sysfs under this root (fixture trees) */
+	const volatile sig_atomic_t *stop; /* set by a signal handler: abandon the sample, restore, IL_EINTR */
+	il_run_cb cb;
+	void *cb_ctx;
+};
+
+/*
+ * Start a run of the plan at plan_path in out_dir (NULL: reports/<date>-<name>).
+ * *run_dir (caller frees) is set as soon as the directory exists, also on
+ * failure. Returns IL_EINTR when stopped by opts->stop.
+ */
+int il_run_start(const char *plan_path, const char *out_dir, const struct il_run_opts *o, char **run_dir,
+		 struct il_err *err);
+/* Continue the run in run_dir: samples already final are not run again. */
+int il_run_resume(const char *run_dir, const struct il_run_opts *o, struct il_err *err);
+
+/* A run directory's summary (plan name, hosts, planned samples, counts by status) as JSON. */
+int il_run_summary(const char *run_dir, const char *workloads_dir, json_t **out, struct il_err *err);
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The run journal (reports/<run>/journal.jsonl): one JSON record per line,
+ * appended and fsync'd before the next sample starts, so a crash loses at
+ * most the sample in flight. It is the source of truth every report is
+ * regenerated from. Reading tolerates exactly one torn last line (a crash
+ * during the append) and nothing else.
+ */
+#ifndef IL_RUN_JOURNAL_H
+#define IL_RUN_JOURNAL_H
+#include <stddef.h>
+#include <jansson.h>
+#include "util/err.h"
+
+struct il_journal {
+	int fd;
+	char *path;
+};
+
+/* Open for appending (created if missing; the directory is fsync'd on creation). */
+int il_journal_open(struct il_journal *j, const char *path, struct il_err *err);
+/* Append rec as one line and fsync. */
+int il_journal_append(struct il_journal *j, const json_t *rec, struct il_err *err);
+void il_journal_close(struct il_journal *j);
+
+/*
+ * Call fn for every record in order (line is 1-based). A line that is not a
+ * JSON object with a string "type" is an error naming path:line, except a
+ * last line without its newline, which is reported in *torn (bytes; may be
+ * NULL) and skipped. fn returning non-zero stops the walk with that value.
+ */
+typedef int (*il_journal_fn)(json_t *rec, size_t line, void *ctx, struct il_err *err);
+int il_journal_each(const char *path, il_journal_fn fn, void *ctx, size_t *torn, struct il_err *err);
+
+/* Cut a torn last line off (before resuming); *removed gets the byte count. */
+int il_journal_repair(const char *path, size_t *removed, struct il_err *err);
+
+#endif

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Plan loading/validation and matrix expansion. */
+#include "run/plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void il_plan_release(struct il_plan *p)
+{
+	free(p->name);
+	il_strlist_release(&p->hosts);
+	il_strlist_release(&p->kernels);
+	for (size_t i = 0; i < p->ngov; i++) {
+		free(p->gov[i].label);
+		free(p->gov[i].governor);
+		il_strlist_release(&p->gov[i].disable);
+	}
+	free(p->gov);
+	for (size_t i = 0; i < p->nwl; i++) {
+		free(p->wl[i].label);
+		free(p->wl[i].name);
+		json_decref(p->wl[i].params);
+		il_workload_release(&p->wl[i].def);
+	}
+	free(p->wl);
+	free(p->cpus);
+	free(p->reference);
+	free(p->cpufreq_governor);
+	json_decref(p->json);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Labels and names: what can safely appear in file names, tables and CSV. */
+static bool plain_word(const char *s)
+{
+	if (!*s || strlen(s) > 64)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '-' ||
+		      *s == '_' || *s == '.' || *s == '+'))
+			return false;
+	return true;
+}
+
+#define FAIL(...) do { r = il_err_set(err, IL_EPARSE, __VA_ARGS__); goto fail; } while (0)
+#define OOM() do { r = il_err_set(err, IL_ENOMEM, "out of memory"); goto fail; } while (0)
+
+static int int_field(const json_t *j, const char *key, int def, int min, int max, int *out, const char *label,
+		     struct il_err *err)
+{
+	json_t *v = json_object_get(j, key);
+
+	if (!v) {
+		*out = def;
+		return 0;
+	}
+	if (!json_is_integer(v))
+		return il_err_set(err, IL_EPARSE, "%s: %s: expected integer", label, key);
+	if (json_integer_value(v) < min || json_integer_value(v) > max)
+		return il_err_set(err, IL_EPARSE, "%s: %s: %lld is out of range [%d, %d]", label, key,
+				  (long long)json_integer_value(v), min, max);
+	*out = (int)json_integer_value(v);
+	return 0;
+}
+
+static int opt_str(const json_t *j, const char *key, char **out, const char *label, struct il_err *err)
+{
+	json_t *v = json_object_get(j, key);
+
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v) || !json_string_length(v))
+		return il_err_set(err, IL_EPARSE, "%s: %s: expected a non-empty string", label, key);
+	return (*out = strdup(json_string_value(v))) ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+}
+
+static int parse_govs(struct il_plan *p, const json_t *a, const char *label, struct il_err *err)
+{
+	size_t i;
+	json_t *e;
+	int r = 0;
+
+	if (!a) {
+		/* no governors: measure whatever the host runs, without switching */
+		if (!(p->gov = calloc(1, sizeof(*p->gov))) || !(p->gov[0].label = strdup("current")))
+			return il_err_set(err, IL_ENOMEM, "out of memory");
+		p->ngov = 1;
+		return 0;
+	}
+	if (!json_is_array(a) || !json_array_size(a))
+		return il_err_set(err, IL_EPARSE, "%s: governors: expected a non-empty array", label);
+	if (!(p->gov = calloc(json_array_size(a), sizeof(*p->gov))))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	json_array_foreach(a, i, e) {
+		struct il_govcfg *g = &p->gov[p->ngov++];
+		const char *gov = NULL, *lab = NULL;
+
+		if (json_is_string(e)) {
+			gov = lab = json_string_value(e);
+		} else if (json_is_object(e)) {
+			const char *k;
+			json_t *v, *d;
+			size_t n;
+
+			json_object_foreach(e, k, v) {
+				if (strcmp(k, "governor") && strcmp(k, "label") && strcmp(k, "disable"))
+					FAIL("%s: governors[%zu].%s: unknown field (governor, label, disable)", label, i, k);
+			}
+			gov = json_string_value(json_object_get(e, "governor"));
+			lab = json_string_value(json_object_get(e, "label"));
+			if (json_object_get(e, "governor") && !gov)
+				FAIL("%s: governors[%zu].governor: expected a string", label, i);
+			if (json_object_get(e, "label") && !lab)
+				FAIL("%s: governors[%zu].label: expected a string", label, i);
+			if (!gov && !lab)
+				FAIL("%s: governors[%zu]: needs \"governor\" or \"label\"", label, i);
+			if (!lab)
+				lab = gov;
+			d = json_object_get(e, "disable");
+			if (d && !json_is_array(d))
+				FAIL("%s: governors[%zu].disable: expected an array of state names or indices", label, i);
+			json_array_foreach(d, n, v) {
+				char num[32];
+				const char *s = json_string_value(v);
+
+				if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) < 64) {
+					snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
+					s = num;
+				}
+				if (!s || !*s || strlen(s) > 64 || strpbrk(s, "/\n\t"))
+					FAIL("%s: governors[%zu].disable[%zu]: expected a state name or index", label, i, n);
+				if (il_strlist_push(&g->disable, s))
+					OOM();
+			}
+		} else {
+			FAIL("%s: governors[%zu]: expected a governor name or an object", label, i);
+		}
+		if (gov && !plain_word(gov))
+			FAIL("%s: governors[%zu]: '%s' is not a governor name", label, i, gov);
+		if (!plain_word(lab))
+			FAIL("%s: governors[%zu]: label '%s' must be letters, digits, '-', '_', '.', '+'", label, i, lab);
+		for (size_t k = 0; k + 1 < p->ngov; k++)
+			if (!strcmp(p->gov[k].label, lab))
+				FAIL("%s: governors[%zu]: label '%s' is used twice (give an A/A pair distinct labels)",
+				     label, i, lab);
+		if (!(g->label = strdup(lab)) || (gov && !(g->governor = strdup(gov))))
+			OOM();
+	}
+	return 0;
+fail:
+	return r;
+}
+
+static int parse_workloads(struct il_plan *p, const json_t *a, const char *wl_dir, const char *label,
+			   struct il_err *err)
+{
+	size_t i;
+	json_t *e;
+	int r = 0;
+
+	if (!json_is_array(a) || !json_array_size(a))
+		return il_err_set(err, IL_EPARSE, "%s: workloads: expected a non-empty array", label);
+	if (!(p->wl = calloc(json_array_size(a), sizeof(*p->wl))))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	json_array_foreach(a, i, e) {
+		struct il_plan_wl *w = &p->wl[p->nwl++];
+		const char *name, *lab, *k;
+		char path[64];
+		json_t *v;
+
+		if (json_is_string(e)) {
+			name = lab = json_string_value(e);
+		} else if (json_is_object(e)) {
+			json_object_foreach(e, k, v) {
+				if (strcmp(k, "workload") && strcmp(k, "label") && strcmp(k, "params"))
+					FAIL("%s: workloads[%zu].%s: unknown field (workload, label, params)", label, i, k);
+			}
+			name = json_string_value(json_object_get(e, "workload"));
+			if (!name)
+				FAIL("%s: workloads[%zu].workload: expected a workload name", label, i);
+			lab = json_string_value(json_object_get(e, "label"));
+			if (json_object_get(e, "label") && !lab)
+				FAIL("%s: workloads[%zu].label: expected a string", label, i);
+			if (!lab)
+				lab = name;
+		} else {
+			FAIL("%s: workloads[%zu]: expected a workload name or an object", label, i);
+		}
+		if (!plain_word(lab))
+			FAIL("%s: workloads[%zu]: label '%s' must be letters, digits, '-', '_', '.', '+'", label, i, lab);
+		for (size_t n = 0; n + 1 < p->nwl; n++)
+			if (!strcmp(p->wl[n].label, lab))
+				FAIL("%s: workloads[%zu]: label '%s' is used twice", label, i, lab);
+		if (!(w->label = strdup(lab)) || !(w->name = strdup(name)))
+			OOM();
+		if ((r = il_workload_load(&w->def, wl_dir, name, err))) {
+			il_err_prefix(err, "%s: workloads[%zu]: ", label, i);
+			goto fail;
+		}
+		snprintf(path, sizeof(path), "workloads[%zu].params", i);
+		if ((r = il_workload_params(&w->def, json_is_object(e) ? json_object_get(e, "params") : NULL, path,
+					    &w->params, err))) {
+			il_err_prefix(err, "%s: ", label);
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	return r;
+}
+
+int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, const char *label,
+		      struct il_err *err)
+{
+	static const char *const known[] = { "name", "host", "hosts", "kernels", "governors", "workloads", "iterations",
+					     "warmup", "order", "seed", "quiesce_s", "cpus", "reference", "retries",
+					     "cpufreq_governor", "timeout_s", "description", NULL };
+	const char *k;
+	json_t *v;
+	size_t i;
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!json_is_object(j))
+		return il_err_set(err, IL_EPARSE, "%s: expected a JSON object", label);
+	json_object_foreach((json_t *)j, k, v) {
+		bool ok = false;
+
+		for (const char *const *q = known; *q; q++)
+			ok |= !strcmp(*q, k);
+		if (!ok)
+			FAIL("%s: %s: unknown field (see docs/plan.md)", label, k);
+	}
+	if ((r = opt_str(j, "name", &out->name, label, err)))
+		goto fail;
+	if (!out->name)
+		FAIL("%s: name: missing (expected a string)", label);
+	if (!plain_word(out->name))
+		FAIL("%s: name: '%s' must be letters, digits, '-', '_', '.', '+' (it names the run directory)", label,
+		     out->name);
+	/* hosts */
+	if (json_object_get(j, "host") && json_object_get(j, "hosts"))
+		FAIL("%s: host/hosts: give one of them", label);
+	if ((v = json_object_get(j, "host"))) {
+		if (!json_is_string(v))
+			FAIL("%s: host: expected a host name", label);
+		if (il_strlist_push(&out->hosts, json_string_value(v)))
+			OOM();
+	} else if ((v = json_object_get(j, "hosts"))) {
+		if (!json_is_array(v) || !json_array_size(v))
+			FAIL("%s: hosts: expected a non-empty array of host names", label);
+		for (i = 0; i < json_array_size(v); i++) {
+			const char *h = json_string_value(json_array_get(v, i));
+
+			if (!h)
+				FAIL("%s: hosts[%zu]: expected a host name", label, i);
+			if (il_strlist_has(&out->hosts, h))
+				FAIL("%s: hosts[%zu]: '%s' is listed twice", label, i, h);
+			if (il_strlist_push(&out->hosts, h))
+				OOM();
+		}
+	}
+	/* kernels: only the running one until kernel variants exist */
+	if ((v = json_object_get(j, "kernels"))) {
+		if (!json_is_array(v) || !json_array_size(v))
+			FAIL("%s: kernels: expected a non-empty array", label);
+		for (i = 0; i < json_array_size(v); i++) {
+			json_t *e = json_array_get(v, i);
+			const char *n = json_string_value(json_object_get(e, "name"));
+
+			if (!json_is_object(e) || !n)
+				FAIL("%s: kernels[%zu].name: expected a string", label, i);
+			if (strcmp(n, "running") || json_object_size(e) != 1)
+				FAIL("%s: kernels[%zu]: only {\"name\": \"running\"} (the kernel the host runs) is supported "
+				     "by this version", label, i);
+			if (il_strlist_has(&out->kernels, n))
+				FAIL("%s: kernels[%zu]: '%s' is listed twice", label, i, n);
+			if (il_strlist_push(&out->kernels, n))
+				OOM();
+		}
+	} else if (il_strlist_push(&out->kernels, "running")) {
+		OOM();
+	}
+	if ((r = parse_govs(out, json_object_get(j, "governors"), label, err)) ||
+	    (r = parse_workloads(out, json_object_get(j, "workloads"), wl_dir, label, err)))
+		goto fail;
+	if ((r = int_field(j, "iterations", 5, 1, 100000, &out->iterations, label, err)) ||
+	    (r = int_field(j, "warmup", 0, 0, 1000, &out->warmup, label, err)) ||
+	    (r = int_field(j, "retries", 2, 0, 100, &out->retries, label, err)) ||
+	    (r = int_field(j, "timeout_s", 600, 1, 7 * 86400, &out->timeout_s, label, err)))
+		goto fail;
+	out->order = IL_ORDER_INTERLEAVE;
+	if ((v = json_object_get(j, "order"))) {
+		const char *o = json_string_value(v);
+
+		if (o && !strcmp(o, "interleave"))
+			out->order = IL_ORDER_INTERLEAVE;
+		else if (o && !strcmp(o, "blocked"))
+			out->order = IL_ORDER_BLOCKED;
+		else if (o && !strcmp(o, "random"))
+			out->order = IL_ORDER_RANDOM;
+		else
+			FAIL("%s: order: expected \"interleave\", \"blocked\" or \"random\"", label);
+	}
+	out->seed = 1;
+	if ((v = json_object_get(j, "seed"))) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			FAIL("%s: seed: expected a non-negative integer", label);
+		out->seed = (uint64_t)json_integer_value(v);
+	}
+	out->quiesce_s = -1;
+	if ((v = json_object_get(j, "quiesce_s"))) {
+		if (!json_is_number(v) || !(json_number_value(v) >= 0 && json_number_value(v) <= 3600))
+			FAIL("%s: quiesce_s: expected seconds in [0, 3600]", label);
+		out->quiesce_s = json_number_value(v);
+	}
+	if ((r = opt_str(j, "cpus", &out->cpus, label, err)) ||
+	    (r = opt_str(j, "reference", &out->reference, label, err)) ||
+	    (r = opt_str(j, "cpufreq_governor", &out->cpufreq_governor, label, err)))
+		goto fail;
+	if (out->cpus) {
+		struct il_cpuset cs = { 0 };
+		struct il_buf b = IL_BUF_INIT;
+
+		if ((r = il_cpuset_parse(&cs, out->cpus, err))) {
+			il_err_prefix(err, "%s: cpus: ", label);
+			goto fail;
+		}
+		/* canonical form: what the runner passes to taskset */
+		if (!cs.n || il_cpuset_format(&cs, &b)) {
+			il_cpuset_release(&cs);
+			il_buf_release(&b);
+			FAIL("%s: cpus: expected a non-empty CPU list", label);
+		}
+		il_cpuset_release(&cs);
+		free(out->cpus);
+		out->cpus = il_buf_detach(&b);
+	}
+	if (out->cpufreq_governor && !plain_word(out->cpufreq_governor))
+		FAIL("%s: cpufreq_governor: '%s' is not a governor name", label, out->cpufreq_governor);
+	if (out->reference) {
+		bool found = false;
+
+		for (i = 0; i < out->ngov; i++)
+			found |= !strcmp(out->gov[i].label, out->reference);
+		if (!found)
+			FAIL("%s: reference: '%s' is not one of the governors' labels", label, out->reference);
+	} else if (!(out->reference = strdup(out->gov[0].label))) {
+		OOM();
+	}
+	out->json = json_deep_copy(j);
+	if (!out->json)
+		OOM();
+	return 0;
+fail:
+	il_plan_release(out);
+	return r;
+}
+
+int il_plan_load(struct il_plan *out, const char *path, const char *wl_dir, struct il_err *err)
+{
+	json_error_t je;
+	json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (!j) {
+		if (je.line < 0 || strstr(je.text, "unable to open"))
+			return il_err_set(err, IL_ENOTFOUND, "cannot read plan '%s': %s", path, je.text);
+		return il_err_set(err, IL_EPARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+	}
+	r = il_plan_from_json(out, j, wl_dir, path, err);
+	json_decref(j);
+	return r;
+}
+
+char *il_plan_variant(const struct il_plan *p, const struct il_spec *s)
+{
+	struct il_buf b = IL_BUF_INIT;
+
+	if (p->kernels.n > 1)
+		il_buf_printf(&b, "%s@%s", p->gov[s->gov].label, p->kernels.v[s->kernel]);
+	else
+		il_buf_adds(&b, p->gov[s->gov].label);
+	return il_buf_detach(&b);
+}
+
+/* splitmix64: the order of a random plan depends on its seed only */
+static uint64_t mix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+int il_plan_matrix(const struct il_plan *p, struct il_spec **out, size_t *n, struct il_err *err)
+{
+	size_t rounds = (size_t)p->iterations + (size_t)p->warmup;
+	size_t total = p->hosts.n * p->kernels.n * p->ngov * p->nwl * rounds, k = 0;
+	struct il_spec *v;
+	int *perm;
+	uint64_t rng = p->seed;
+
+	*out = NULL;
+	*n = 0;
+	if (!total)
+		return il_err_set(err, IL_EINVAL, "the plan has no samples (no hosts given?)");
+	v = calloc(total, sizeof(*v));
+	perm = calloc(p->ngov, sizeof(*perm));
+	if (!v || !perm) {
+		free(v);
+		free(perm);
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	}
+#define EMIT(H, K, G, W, R)                                                               \
+	do {                                                                              \
+		v[k] = (struct il_spec){ k, (int)(H), (int)(K), (int)(G), (int)(W),       \
+					 (int)((R) < (size_t)p->warmup ? (R) : (R) - (size_t)p->warmup), \
+					 (R) < (size_t)p->warmup };                       \
+		k++;                                                                      \
+	} while (0)
+	/* hosts and kernels always run in blocks: a kernel needs a reboot */
+	for (size_t h = 0; h < p->hosts.n; h++) {
+		for (size_t ke = 0; ke < p->kernels.n; ke++) {
+			if (p->order == IL_ORDER_BLOCKED) {
+				for (size_t g = 0; g < p->ngov; g++)
+					for (size_t w = 0; w < p->nwl; w++)
+						for (size_t r = 0; r < rounds; r++)
+							EMIT(h, ke, g, w, r);
+				continue;
+			}
+			/*
+			 * interleave: A B C A B C ... so slow drift (thermal, background
+			 * noise) spreads over every variant; random: a fresh permutation
+			 * of the variants in every round (a randomised block design).
+			 */
+			for (size_t r = 0; r < rounds; r++) {
+				for (size_t w = 0; w < p->nwl; w++) {
+					for (size_t g = 0; g < p->ngov; g++)
+						perm[g] = (int)g;
+					if (p->order == IL_ORDER_RANDOM)
+						for (size_t g = p->ngov; g > 1; g--) {
+							size_t x = (size_t)(mix(&rng) % g);
+							int t = perm[g - 1];
+
+							perm[g - 1] = perm[x];
+							perm[x] = t;
+						}
+					for (size_t g = 0; g < p->ngov; g++)
+						EMIT(h, ke, perm[g], w, r);
+				}
+			}
+		}
+	}
+#undef EMIT
+	free(perm);
+	*out = v;
+	*n = k;
+	return 0;
+}

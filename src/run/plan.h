@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Run plans (plan.json, docs/plan.md): what to measure where, how often and
+ * in which order, validated with errors that name the JSON path
+ * ("workloads[2].params.runtime: expected integer"). Also the sample matrix
+ * a plan expands to, in run order.
+ */
+#ifndef IL_RUN_PLAN_H
+#define IL_RUN_PLAN_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <jansson.h>
+#include "util/str.h"
+#include "workload/def.h"
+
+enum il_order { IL_ORDER_INTERLEAVE, IL_ORDER_BLOCKED, IL_ORDER_RANDOM };
+
+/* One governor setting compared in the run ("teo", or teo with C3 disabled). */
+struct il_govcfg {
+	char *label;              /* unique in the plan */
+	char *governor;           /* NULL: leave the host's governor as it is */
+	struct il_strlist disable;/* state names or indices disabled for this variant */
+};
+
+struct il_plan_wl {
+	char *label;              /* unique in the plan; defaults to the workload name */
+	char *name;
+	json_t *params;           /* resolved: every parameter, defaults filled in */
+	struct il_workload def;
+};
+
+struct il_plan {
+	char *name;
+	struct il_strlist hosts;
+	struct il_strlist kernels;     /* "running" only, until kernel variants */
+	size_t ngov;
+	struct il_govcfg *gov;
+	size_t nwl;
+	struct il_plan_wl *wl;
+	int iterations, warmup;
+	enum il_order order;
+	uint64_t seed;
+	double quiesce_s;              /* < 0: the host's quiesce_s */
+	char *cpus;                    /* CPU list the workload is pinned to; NULL: none */
+	char *reference;               /* a govcfg label */
+	int retries;                   /* extra attempts after an infra failure or invalid sample */
+	char *cpufreq_governor;        /* NULL: cpufreq left alone */
+	int timeout_s;                 /* per sample, workload included */
+	json_t *json;                  /* the plan as given */
+};
+
+/* Parse and validate; workloads are loaded from wl_dir (il_workloads_dir). label names the source. */
+int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, const char *label,
+		      struct il_err *err);
+int il_plan_load(struct il_plan *out, const char *path, const char *wl_dir, struct il_err *err);
+void il_plan_release(struct il_plan *p);
+
+/* One sample in the matrix. */
+struct il_spec {
+	size_t seq;        /* position in run order, 0-based; the identity used by resume */
+	int host, kernel, gov, wl;
+	int iteration;     /* 0-based among counted iterations; warmups count from 0 too */
+	bool warmup;
+};
+
+/* The variant label of a spec ("teo", or "teo@kernel" with several kernels); caller frees. */
+char *il_plan_variant(const struct il_plan *p, const struct il_spec *s);
+
+/* Expand the plan in run order; *out (caller frees) has *n entries. */
+int il_plan_matrix(const struct il_plan *p, struct il_spec **out, size_t *n, struct il_err *err);
+
+#endif

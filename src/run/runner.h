@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The target side of a sample (runners/sample.sh): building its argument
+ * vector and parsing its framed output. Frames carry byte counts, so a
+ * workload's output can never be mistaken for a frame.
+ */
+#ifndef IL_RUN_RUNNER_H
+#define IL_RUN_RUNNER_H
+#include <stdbool.h>
+#include "util/buf.h"
+#include "util/str.h"
+
+struct il_runner_args {
+	const char *root;        /* sysfs root prefix ("" on real hosts) */
+	double quiesce_s;
+	const char *cpus;        /* canonical CPU list or NULL */
+	const char *governor;    /* NULL: do not switch */
+	int timeout_s;
+	const char *bindir;      /* prepended to PATH, or NULL */
+	const struct il_strlist *writes; /* path, value, path, value, ... (validated by the caller) */
+	const struct il_strlist *argv;   /* the workload */
+};
+
+/* The script text (snapshot.sh as snap() + sample.sh); caller frees. */
+char *il_runner_sample_script(void);
+
+/* argv for the script: nonce first (caller frees the list). */
+int il_runner_sample_argv(struct il_strlist *out, const char *nonce, const struct il_runner_args *a);
+
+struct il_runner_out {
+	char *fail;              /* set when the runner gave up before measuring */
+	char *release, *machine; /* uname -r, uname -m */
+	struct il_buf pre, post, out, err;
+	bool has_status;
+	int status;              /* workload exit status (128+sig when killed) */
+	bool complete;           /* the end frame arrived */
+};
+
+/* Parse text; errors name what is missing or malformed. out is owned by the caller. */
+int il_runner_parse(const char *text, size_t len, const char *nonce, struct il_runner_out *out, struct il_err *err);
+void il_runner_out_release(struct il_runner_out *o);
+
+#endif

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Workload definitions (workloads/<name>.json): an argv template with typed,
+ * defaulted parameters, required binaries, the parser that reads the output
+ * and the metrics it yields (unit, better higher or lower). Parameters are
+ * substituted as whole argv elements, never pasted into strings, so a
+ * parameter value can never become shell syntax or a second argument.
+ */
+#ifndef IL_WORKLOAD_DEF_H
+#define IL_WORKLOAD_DEF_H
+#include <stdbool.h>
+#include <jansson.h>
+#include "util/str.h"
+
+enum il_param_type { IL_PARAM_INT, IL_PARAM_NUM, IL_PARAM_STR, IL_PARAM_BOOL };
+
+struct il_wl_param {
+	char *name;
+	enum il_param_type type;
+	json_t *def;          /* default value (owned reference) */
+	bool has_min, has_max;
+	double min, max;
+	struct il_strlist choices; /* strings: allowed values (empty: any without NUL) */
+	char *help;
+};
+
+struct il_wl_metric {
+	char *name;
+	char *unit;
+	bool higher_better;
+	char *help;
+};
+
+struct il_workload {
+	char *name;
+	char *description;
+	char *notes;           /* why the defaults are what they are (cyclictest and PM QoS, ...) */
+	bool builtin;          /* built from workloads/src and uploaded by idlelab */
+	json_t *argv;          /* the template (owned reference) */
+	size_t nparams;
+	struct il_wl_param *params;
+	struct il_strlist requires;
+	char *parser;
+	size_t nmetrics;
+	struct il_wl_metric *metrics;
+	char *path;            /* the file it came from */
+};
+
+/* The definitions directory: dir if given, else $IDLELAB_WORKLOADS, else "./workloads". Borrowed. */
+const char *il_workloads_dir(const char *dir);
+
+/* Load workloads/<name>.json. Errors name the file and the JSON path. */
+int il_workload_load(struct il_workload *out, const char *dir, const char *name, struct il_err *err);
+int il_workload_from_json(struct il_workload *out, const json_t *j, const char *name, const char *label,
+			  struct il_err *err);
+/* Definition names in dir, sorted. */
+int il_workload_list(struct il_strlist *out, const char *dir, struct il_err *err);
+void il_workload_release(struct il_workload *w);
+
+const struct il_wl_metric *il_workload_metric(const struct il_workload *w, const char *name);
+
+/*
+ * Check overrides (an object, or NULL) against the parameters and fill in
+ * defaults: *out is a new object with every parameter. path names the
+ * overrides in errors ("workloads[2].params"): an unknown parameter, a wrong
+ * type or a value out of range is an error naming path.param.
+ */
+int il_workload_params(const struct il_workload *w, const json_t *overrides, const char *path, json_t **out,
+		       struct il_err *err);
+
+/* The argv for resolved params (from il_workload_params), appended to out. */
+int il_workload_argv(const struct il_workload *w, const json_t *params, struct il_strlist *out, struct il_err *err);
+
+/* The definition as JSON (for `workload show`). Caller owns the reference. */
+json_t *il_workload_to_json(const struct il_workload *w);
+
+#endif

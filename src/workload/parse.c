@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Score parsers. Text formats are read line by line; each parser looks for
+ * the lines its tool prints and takes the last occurrence (schbench and
+ * friends print interval reports before the final one).
+ */
+#include "workload/parse.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/str.h"
+
+typedef int (*parse_fn)(const char *text, size_t len, const char *label, json_t *out, struct il_err *err);
+
+/* Store a finite value; NaN or inf from a tool is an error, never a sample. */
+static int put(json_t *out, const char *key, double v, const char *label, struct il_err *err)
+{
+	if (!isfinite(v))
+		return il_err_set(err, IL_EPARSE, "%s: %s is not a finite number", label, key);
+	return json_object_set_new(out, key, json_real(v)) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+}
+
+/* Iterate over lines: line and n get the next line, without its newline. */
+static bool next_line(const char **p, const char *end, const char **line, size_t *n)
+{
+	const char *nl;
+
+	if (*p >= end)
+		return false;
+	nl = memchr(*p, '\n', (size_t)(end - *p));
+	*line = *p;
+	*n = (size_t)((nl ? nl : end) - *p);
+	*p = nl ? nl + 1 : end;
+	return true;
+}
+
+/* A copy of one line as a C string in buf (cut at bufsz). */
+static const char *cstr(char *buf, size_t bufsz, const char *line, size_t n)
+{
+	if (n >= bufsz)
+		n = bufsz - 1;
+	memcpy(buf, line, n);
+	buf[n] = 0;
+	return buf;
+}
+
+/* The number right after the first occurrence of key in s (strict up to the next blank or unit). */
+static bool num_after(const char *s, const char *key, double *out)
+{
+	const char *p = strstr(s, key);
+	char *end;
+
+	if (!p)
+		return false;
+	p += strlen(key);
+	while (*p == ' ' || *p == '\t')
+		p++;
+	*out = strtod(p, &end);
+	return end != p;
+}
+
+/* ---- fio --output-format=json (with --group_reporting: one job) ---- */
+static int fio_json(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
+{
+	json_error_t je;
+	json_t *j = json_loadb(text, len, JSON_DISABLE_EOF_CHECK, &je), *jobs, *job;
+	double iops = 0, bw = 0;
+	const char *dir = NULL;
+	int r = 0;
+
+	if (!j)
+		return il_err_set(err, IL_EPARSE, "%s: not fio JSON output (line %d: %s)", label, je.line, je.text);
+	jobs = json_object_get(j, "jobs");
+	if (!json_is_array(jobs) || json_array_size(jobs) != 1) {
+		r = il_err_set(err, IL_EPARSE, "%s: jobs: expected exactly one job (run fio with --group_reporting)",
+			       label);
+		goto out;
+	}
+	job = json_array_get(jobs, 0);
+	if (json_integer_value(json_object_get(job, "error"))) {
+		r = il_err_set(err, IL_EPARSE, "%s: jobs[0].error: fio reported error %lld", label,
+			       (long long)json_integer_value(json_object_get(job, "error")));
+		goto out;
+	}
+	for (int k = 0; k < 2; k++) {
+		const char *d = k ? "write" : "read";
+		json_t *o = json_object_get(job, d);
+		json_t *vi = json_object_get(o, "iops"), *vb = json_object_get(o, "bw");
+
+		if (!json_is_number(vi) || !json_is_number(vb)) {
+			r = il_err_set(err, IL_EPARSE, "%s: jobs[0].%s.iops/bw: expected numbers", label, d);
+			goto out;
+		}
+		if (json_number_value(vi) > 0 && !dir)
+			dir = d;
+		iops += json_number_value(vi);
+		bw += json_number_value(vb);
+	}
+	if ((r = put(out, "iops", iops, label, err)) || (r = put(out, "bw_kib_s", bw, label, err)))
+		goto out;
+	if (dir) {
+		json_t *clat = json_object_get(json_object_get(job, dir), "clat_ns");
+		json_t *pct = json_object_get(clat, "percentile");
+		static const struct { const char *key, *name; } pcts[] = {
+			{ "50.000000", "clat_p50_us" }, { "99.000000", "clat_p99_us" }, { "99.900000", "clat_p999_us" },
+		};
+
+		if (!json_is_number(json_object_get(clat, "mean"))) {
+			r = il_err_set(err, IL_EPARSE, "%s: jobs[0].%s.clat_ns.mean: expected a number", label, dir);
+			goto out;
+		}
+		if ((r = put(out, "clat_mean_us", json_number_value(json_object_get(clat, "mean")) / 1e3, label, err)))
+			goto out;
+		for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+			json_t *v = json_object_get(pct, pcts[i].key);
+
+			if (json_is_number(v) && (r = put(out, pcts[i].name, json_number_value(v) / 1e3, label, err)))
+				goto out;
+		}
+	}
+out:
+	json_decref(j);
+	return r;
+}
+
+/* ---- schbench: the last "Wakeup/Request Latencies percentiles" blocks and "average rps" ---- */
+static int schbench(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
+{
+	const char *p = text, *end = text + len, *line, *block = NULL;
+	size_t n;
+	char buf[256];
+	int r;
+
+	while (next_line(&p, end, &line, &n)) {
+		const char *s = cstr(buf, sizeof(buf), line, n);
+		double v;
+
+		if (strstr(s, "Wakeup Latencies percentiles"))
+			block = "wakeup";
+		else if (strstr(s, "Request Latencies percentiles"))
+			block = "request";
+		else if (strstr(s, "RPS percentiles"))
+			block = NULL;
+		else if (num_after(s, "average rps:", &v)) {
+			if ((r = put(out, "rps_avg", v, label, err)))
+				return r;
+		} else if (block) {
+			static const struct { const char *tag, *suffix; } pc[] = {
+				{ "50.0th:", "p50_us" }, { "90.0th:", "p90_us" }, { "99.0th:", "p99_us" }, { "99.9th:", "p999_us" },
+			};
+
+			for (size_t i = 0; i < sizeof(pc) / sizeof(pc[0]); i++) {
+				char key[64];
+
+				if (!num_after(s, pc[i].tag, &v))
+					continue;
+				snprintf(key, sizeof(key), "%s_%s", block, pc[i].suffix);
+				if ((r = put(out, key, v, label, err)))
+					return r;
+			}
+			if (num_after(s, "max=", &v)) {
+				char key[64];
+
+				snprintf(key, sizeof(key), "%s_max_us", block);
+				if ((r = put(out, key, v, label, err)))
+					return r;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- ebizzy: "N records/s" ---- */
+static int ebizzy(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
+{
+	const char *p = text, *end = text + len, *line;
+	size_t n;
+	char buf[256], unit[32];
+	double v;
+	int r;
+
+	while (next_line(&p, end, &line, &n)) {
+		const char *s = cstr(buf, sizeof(buf), line, n);
+
+		if (sscanf(s, "%lf records/%31s", &v, unit) == 2 && !strcmp(unit, "s") &&
+		    (r = put(out, "records_per_s", v, label, err)))
+			return r;
+		if (sscanf(s, "real %lf s", &v) == 1 && (r = put(out, "real_s", v, label, err)))
+			return r;
+	}
+	return 0;
+}
+
+/* ---- adrestia: "wakeup cost (periodic, 10us): 12us" (90th percentile) ---- */
+static int adrestia(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
+{
+	const char *p = text, *end = text + len, *line;
+	size_t n;
+	char buf[256];
+	int r;
+
+	while (next_line(&p, end, &line, &n)) {
+		const char *s = cstr(buf, sizeof(buf), line, n), *c;
+		double v;
+
+		if (strncmp(s, "wakeup cost (", 13) || !(c = strstr(s, "): ")))
+			continue;
+		if (!num_after(c, "):", &v))
+			return il_err_set(err, IL_EPARSE, "%s: '%s': expected a number of microseconds", label, s);
+		if ((r = put(out, "wakeup_cost_us", v, label, err)))
+			return r;
+	}
+	return 0;
+}
+
+/* ---- cyclictest -q: "T: 0 ( 9735) P: 0 I:1000 C: 999 Min: 84 Act: 93 Avg: 98 Max: 1141" ---- */
+static int cyclictest(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
+{
+	const char *p = text, *end = text + len, *line;
+	double mn = INFINITY, mx = -INFINITY, avg_sum = 0;
+	size_t n, threads = 0;
+	char buf[512];
+	int r;
+
+	while (next_line(&p, end, &line, &n)) {
+		const char *s = cstr(buf, sizeof(buf), line, n);
+		double a, b, c;
+
+		if (strncmp(s, "T:", 2))
+			continue;
+		if (!num_after(s, "Min:", &a) || !num_after(s, "Avg:", &b) || !num_after(s, "Max:", &c))
+			return il_err_set(err, IL_EPARSE, "%s: thread line without Min/Avg/Max: '%s'", label, s);
+		mn = fmin(mn, a);
+		mx = fmax(mx, c);
+		avg_sum += b;
+		threads++;
+	}
+	if (!threads)
+		return 0;
+	if ((r = put(out, "lat_min_us", mn, label, err)) || (r = put(out, "lat_avg_us", avg_sum / (double)threads, label, err)) ||
+	    (r = put(out, "lat_max_us", mx, label, err)) || (r = put(out, "threads", (double)threads, label, err)))
+		return r;
+	return 0;
+}
+
+/* ---- hackbench: "Time: 0.185" ---- */
+static int hackbench(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
+{
+	const char *p = text, *end = text + len, *line;
+	size_t n;
+	char buf[256];
+	double v;
+	int r;
+
+	while (next_line(&p, end, &line, &n))
+		if (!strncmp(cstr(buf, sizeof(buf), line, n), "Time:", 5) && num_after(buf, "Time:", &v) &&
+		    (r = put(out, "time_s", v, label, err)))
+			return r;
+	return 0;
+}
+
+/* ---- perf bench sched pipe: "49.265600 usecs/op", "20298 ops/sec", "Total time: 0.985 [sec]" ---- */
+static int perf_sched_pipe(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
+{
+	const char *p = text, *end = text + len, *line;
+	size_t n;
+	char buf[256], unit[32];
+	double v;
+	int r = 0;
+
+	while (next_line(&p, end, &line, &n)) {
+		const char *s = cstr(buf, sizeof(buf), line, n);
+
+		if (sscanf(s, " %lf %31s", &v, unit) == 2) {
+			if (!strcmp(unit, "usecs/op"))
+				r = put(out, "usecs_per_op", v, label, err);
+			else if (!strcmp(unit, "ops/sec"))
+				r = put(out, "ops_per_s", v, label, err);
+		} else if (num_after(s, "Total time:", &v)) {
+			r = put(out, "total_s", v, label, err);
+		}
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- pgbench: "tps = 2165.287808 (without initial connection time)", "latency average = 0.924 ms" ---- */
+static int pgbench(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
+{
+	const char *p = text, *end = text + len, *line;
+	size_t n;
+	char buf[256];
+	double v;
+	int r = 0;
+
+	while (next_line(&p, end, &line, &n)) {
+		const char *s = cstr(buf, sizeof(buf), line, n);
+
+		if (!strncmp(s, "tps = ", 6) && !strstr(s, "including") && num_after(s, "tps =", &v))
+			r = put(out, "tps", v, label, err);
+		else if (!strncmp(s, "latency average = ", 18) && num_after(s, "latency average =", &v))
+			r = put(out, "latency_avg_ms", v, label, err);
+		else if (!strncmp(s, "latency stddev = ", 17) && num_after(s, "latency stddev =", &v))
+			r = put(out, "latency_stddev_ms", v, label, err);
+		else if (num_after(s, "number of failed transactions:", &v))
+			r = put(out, "failed", v, label, err);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- idlelab's own workloads: "key: number" lines ---- */
+static int kv(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
+{
+	const char *p = text, *end = text + len, *line;
+	size_t n, lineno = 0;
+	int r;
+
+	while (next_line(&p, end, &line, &n)) {
+		const char *colon = memchr(line, ':', n);
+		char key[80];
+		double v;
+
+		lineno++;
+		if (!n)
+			continue;
+		if (!colon || (size_t)(colon - line) >= sizeof(key) || il_parse_double(colon + 1, n - (size_t)(colon - line) - 1, &v))
+			return il_err_set(err, IL_EPARSE, "%s:%zu: expected 'name: number'", label, lineno);
+		cstr(key, sizeof(key), line, (size_t)(colon - line));
+		if ((r = put(out, key, v, label, err)))
+			return r;
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	parse_fn fn;
+} parsers[] = {
+	{ "fio-json", fio_json },
+	{ "schbench", schbench },
+	{ "ebizzy", ebizzy },
+	{ "adrestia", adrestia },
+	{ "cyclictest", cyclictest },
+	{ "hackbench", hackbench },
+	{ "perf-sched-pipe", perf_sched_pipe },
+	{ "pgbench", pgbench },
+	{ "idlelab-kv", kv },
+};
+#define NPARSERS (sizeof(parsers) / sizeof(parsers[0]))
+
+const char *const *il_parser_names(void)
+{
+	static const char *names[NPARSERS + 1];
+
+	for (size_t i = 0; i < NPARSERS; i++)
+		names[i] = parsers[i].name;
+	return names;
+}
+
+bool il_parser_exists(const char *name)
+{
+	for (size_t i = 0; i < NPARSERS; i++)
+		if (!strcmp(parsers[i].name, name))
+			return true;
+	return false;
+}
+
+int il_parse_output(const char *name, const char *text, size_t len, const char *label, json_t **out,
+		    struct il_err *err)
+{
+	json_t *o;
+	int r;
+
+	*out = NULL;
+	for (size_t i = 0; i < NPARSERS; i++) {
+		if (strcmp(parsers[i].name, name))
+			continue;
+		if (!(o = json_object()))
+			return il_err_set(err, IL_ENOMEM, "out of memory");
+		if ((r = parsers[i].fn(text ? text : "", text ? len : 0, label, o, err))) {
+			json_decref(o);
+			return r;
+		}
+		*out = o;
+		return 0;
+	}
+	return il_err_set(err, IL_ENOTFOUND, "no parser named '%s'", name);
+}
+
+int il_workload_parse(const struct il_workload *w, const char *text, size_t len, const char *label, json_t **out,
+		      struct il_err *err)
+{
+	json_t *all, *res;
+	int r;
+
+	*out = NULL;
+	if ((r = il_parse_output(w->parser, text, len, label, &all, err)))
+		return r;
+	if (!(res = json_object())) {
+		json_decref(all);
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < w->nmetrics; i++) {
+		json_t *v = json_object_get(all, w->metrics[i].name);
+
+		if (!v) {
+			r = il_err_set(err, IL_EPARSE, "%s: no value for metric '%s' in %s output (parser %s)", label,
+				       w->metrics[i].name, w->name, w->parser);
+			break;
+		}
+		json_object_set(res, w->metrics[i].name, v);
+	}
+	json_decref(all);
+	if (r) {
+		json_decref(res);
+		return r;
+	}
+	*out = res;
+	return 0;
+}

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pingpong: N pairs of processes pass a one-byte token through pipes, with
+ * optional busy work per token (the linux-pm "6 pair fast ping-pong" test).
+ * With no work every CPU idles for very short periods, which is where a
+ * governor that picks too deep a state costs latency. Prints usec per loop.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "wl.h"
+
+static const char *const usage = "[-p PAIRS] [-n LOOPS] [-w WORK_US]";
+
+static void spin_us(double us)
+{
+	uint64_t end = wl_now_ns() + (uint64_t)(us * 1e3);
+
+	while (us > 0 && wl_now_ns() < end)
+		;
+}
+
+static int xfer(int rfd, int wfd, long loops, double work_us, int first)
+{
+	char tok = 't';
+
+	for (long i = 0; i < loops; i++) {
+		if (first && write(wfd, &tok, 1) != 1)
+			return 1;
+		if (read(rfd, &tok, 1) != 1)
+			return 1;
+		spin_us(work_us);
+		if (!first && write(wfd, &tok, 1) != 1)
+			return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long pairs = 6, loops = 100000;
+	double work_us = 0;
+	pid_t *pids;
+	int c, status, fail = 0;
+	int start[2];
+
+	while ((c = getopt(argc, argv, "p:n:w:")) != -1) {
+		switch (c) {
+		case 'p': pairs = wl_long(argv[0], "-p", optarg, 1, 4096); break;
+		case 'n': loops = wl_long(argv[0], "-n", optarg, 1, 1000000000L); break;
+		case 'w': work_us = wl_double(argv[0], "-w", optarg, 0, 1e6); break;
+		default: wl_usage_exit(argv[0], usage);
+		}
+	}
+	if (optind != argc)
+		wl_usage_exit(argv[0], usage);
+	pids = calloc((size_t)pairs * 2, sizeof(*pids));
+	if (!pids || pipe(start)) {
+		fprintf(stderr, "pingpong: cannot set up: %s\n", strerror(errno));
+		return 1;
+	}
+	/* one start pipe for everybody: the clock starts when all pairs exist */
+	for (long p = 0; p < pairs; p++) {
+		int ab[2], ba[2];
+
+		if (pipe(ab) || pipe(ba)) {
+			fprintf(stderr, "pingpong: pipe: %s\n", strerror(errno));
+			return 1;
+		}
+		for (int side = 0; side < 2; side++) {
+			pid_t pid = fork();
+
+			if (pid < 0) {
+				fprintf(stderr, "pingpong: fork: %s\n", strerror(errno));
+				kill(0, SIGKILL);
+				return 1;
+			}
+			if (!pid) {
+				char b;
+
+				close(start[1]);
+				if (read(start[0], &b, 1) != 0)
+					_exit(1);
+				_exit(side ? xfer(ab[0], ba[1], loops, work_us, 0) : xfer(ba[0], ab[1], loops, work_us, 1));
+			}
+			pids[p * 2 + side] = pid;
+		}
+		close(ab[0]); close(ab[1]); close(ba[0]); close(ba[1]);
+	}
+	close(start[0]);
+	uint64_t t0 = wl_now_ns();
+	close(start[1]); /* EOF on the start pipe: go */
+	for (long i = 0; i < pairs * 2; i++) {
+		if (waitpid(pids[i], &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+			fail = 1;
+	}
+	double us = (double)(wl_now_ns() - t0) / 1e3;
+	free(pids);
+	if (fail) {
+		fprintf(stderr, "pingpong: a worker failed\n");
+		return 1;
+	}
+	printf("pairs: %ld\n", pairs);
+	printf("loops: %ld\n", loops);
+	printf("elapsed_s: %.6f\n", us / 1e6);
+	printf("usec_per_loop: %.4f\n", us / (double)loops);
+	return 0;
+}
