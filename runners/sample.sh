@@ -42,7 +42,7 @@ st=$?
 snap > "$d/post"
 printf '@@%s uname %s %s\n' "$n" "$(uname -r)" "$(uname -m)"
 for f in pre post out err; do
-	printf '@@%s %s %s\n' "$n" "$f" "$(wc -c < "$d/$f" | tr -d ' ')"
+	printf '@@%s %s %s\n' "$n" "$f" "$(wc -c < "$d/$f")"
 	cat "$d/$f"
 done
 printf '@@%s status %s\n' "$n" "$st"

@@ -383,12 +383,18 @@ static int host_setup(struct run *r, struct host_ctx *h, const char *name, struc
 
 		if (!gov)
 			continue;
-		if (!h->snap.governor_writable || !h->snap.available_governors.n) {
+		if (!il_snapshot_nstates(&h->snap) || !h->snap.governor_writable || !h->snap.available_governors.n) {
+			char why[160];
+
+			if (il_snapshot_nstates(&h->snap))
+				snprintf(why, sizeof(why), "no writable current_governor");
+			else
+				snprintf(why, sizeof(why), "no idle states on host (cpuidle driver '%s')",
+					 h->snap.driver ? h->snap.driver : "none");
 			rc = il_err_set(err, IL_EUNSUPPORTED,
-					"host '%s' cannot switch cpuidle governors (%s); drop \"governors\" from the plan to "
-					"measure what it runs",
-					name, il_snapshot_nstates(&h->snap) ? "no writable current_governor" :
-									       "no idle states on host");
+					"host '%s': %s, so governors cannot be compared there; drop \"governors\" from the "
+					"plan to measure workloads only",
+					name, why);
 			goto out;
 		}
 		if (!il_strlist_has(&h->snap.available_governors, gov)) {

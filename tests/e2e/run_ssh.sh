@@ -1,0 +1,80 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# `idlelab run` against a real sshd on loopback to this machine (real
+# cpuidle sysfs, real governors): a small plan with periodic and pingpong
+# (idlelab's own workloads, uploaded over SFTP), the journal, the host's
+# governor restored; and a host without idle states (fixture tree, local).
+. "$(dirname "$0")/lib.sh"
+if [ ! -x /usr/sbin/sshd ] || ! command -v python3 >/dev/null; then
+	skip "sshd or python3 missing (run make deps)"; finish; exit $?
+fi
+SRC=${IL_SRCDIR:-.}
+WLD="--workloads-dir $SRC/workloads"
+WL="$WLD --workload-bin $SRC/build/workloads"
+C=/sys/devices/system/cpu/cpuidle
+if [ ! -w $C/current_governor ] || [ "$(wc -w < $C/available_governors)" -lt 2 ]; then
+	skip "this machine cannot switch cpuidle governors (needs root and two governors)"
+else
+	. "$(dirname "$0")/sshd.sh"
+	export IDLELAB_HOSTS=$HOSTS_DIR
+	orig=$(cat $C/current_governor)
+	set -- $(cat $C/available_governors)
+	g1=$1 g2=$2
+	cat > "$E2E_TMP/plan.json" <<JSON
+{"name": "e2e-ssh", "host": "lab1", "governors": ["$g1", "$g2"],
+ "workloads": [{"workload": "periodic", "params": {"hz": 500, "duration": 0.2}},
+               {"workload": "pingpong", "params": {"pairs": 2, "loops": 2000}}],
+ "iterations": 2, "warmup": 1}
+JSON
+	expect "run over ssh completes" 0 "run complete" "$IDLELAB" run "$E2E_TMP/plan.json" --out "$E2E_TMP/run" $WL
+	expect "show: all samples done" 0 "12/12 samples done, complete, .*ok 8" "$IDLELAB" show "$E2E_TMP/run" $WLD
+	n=$(grep -c '"type":"sample".*"status":"ok"' "$E2E_TMP/run/journal.jsonl")
+	[ "$n" = 8 ] && ok "journal has 8 ok samples" || bad "journal has 8 ok samples" "got $n"
+	grep '"status":"ok"' "$E2E_TMP/run/journal.jsonl" | head -1 | grep -q "\"governor_read\":\"$g1\".*\"idle\":{" &&
+		ok "samples carry the governor read back and idle counters" ||
+		bad "samples carry the governor read back and idle counters" "$(head -c 600 "$E2E_TMP/run/journal.jsonl")"
+	[ "$(cat $C/current_governor)" = "$orig" ] && ok "governor restored to $orig" ||
+		bad "governor restored to $orig" "now $(cat $C/current_governor)"
+	[ -s "$E2E_TMP/run/host-lab1.json" ] && [ -s "$E2E_TMP/run/plan.json" ] && ok "fingerprint and plan copied" ||
+		bad "fingerprint and plan copied"
+	expect "runs lists it" 0 "e2e-ssh, 12/12" "$IDLELAB" runs --dir "$E2E_TMP" $WLD
+	# SIGINT in the middle: exit 130, journal says interrupted, governor restored, resume completes
+	cat > "$E2E_TMP/long.json" <<JSON
+{"name": "e2e-int", "host": "lab1", "governors": ["$g2", "$g1"],
+ "workloads": [{"workload": "periodic", "params": {"hz": 100, "duration": 0.5}}], "iterations": 6}
+JSON
+	"$IDLELAB" run "$E2E_TMP/long.json" --out "$E2E_TMP/int" $WL -q > /dev/null 2>&1 &
+	pid=$!
+	sleep 1.5
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	[ $rc = 130 ] && ok "SIGINT: exit 130" || bad "SIGINT: exit 130" "exit $rc"
+	grep -q '"type":"interrupted"' "$E2E_TMP/int/journal.jsonl" && grep -q '"type":"restored","host":"lab1","ok":true' \
+		"$E2E_TMP/int/journal.jsonl" && ok "SIGINT: journal records the interruption and the restore" ||
+		bad "SIGINT: journal records the interruption and the restore" "$(cat "$E2E_TMP/int/journal.jsonl" | cut -c1-200)"
+	[ "$(cat $C/current_governor)" = "$orig" ] && ok "SIGINT: governor restored" ||
+		bad "SIGINT: governor restored" "now $(cat $C/current_governor)"
+	expect "resume after SIGINT completes" 0 "run complete" "$IDLELAB" run --resume "$E2E_TMP/int" $WL
+	expect "resumed run has all 12 samples" 0 "12/12 samples done, complete" "$IDLELAB" show "$E2E_TMP/int" $WLD
+fi
+
+# a host without idle states: workload metrics only, with a clear note
+mkdir -p "$E2E_TMP/noidle"
+materialize "$FIX/x86-vm-no-idle-states.txt" "$E2E_TMP/noidle"
+cat > "$E2E_TMP/noidle.json" <<JSON
+{"name": "noidle", "host": "local", "workloads": [{"workload": "pingpong", "params": {"pairs": 1, "loops": 100}}],
+ "iterations": 2}
+JSON
+expect "no idle states: the run completes" 0 "run complete" \
+	"$IDLELAB" run "$E2E_TMP/noidle.json" --out "$E2E_TMP/noidle-run" --sysfs-root "$E2E_TMP/noidle" $WL
+grep -q '"status":"ok".*"idle":null,"note":"no idle states on host' "$E2E_TMP/noidle-run/journal.jsonl" &&
+	ok "no idle states: samples say so" || bad "no idle states: samples say so" "$(head -c 900 "$E2E_TMP/noidle-run/journal.jsonl")"
+cat > "$E2E_TMP/noidle-gov.json" <<JSON
+{"name": "noidle", "host": "local", "governors": ["menu"], "workloads": ["pingpong"]}
+JSON
+expect "no idle states: switching governors is refused clearly" 1 "no idle states on host" \
+	"$IDLELAB" run "$E2E_TMP/noidle-gov.json" --out "$E2E_TMP/noidle-gov" --sysfs-root "$E2E_TMP/noidle" $WL
+expect "plan errors name the JSON path" 1 "workloads\\[0\\]\\.params\\.hz: expected number" \
+	sh -c "printf '{\"name\":\"x\",\"host\":\"local\",\"workloads\":[{\"workload\":\"periodic\",\"params\":{\"hz\":\"fast\"}}]}' > $E2E_TMP/bad.json && $IDLELAB run $E2E_TMP/bad.json $WL"
+finish

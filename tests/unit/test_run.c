@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Plans, matrix order, the journal, runner output frames, and the engine
+ * end to end on the local host against a materialised fixture tree (real
+ * sh runner, real files; the SSH and real-sysfs runs are in tests/e2e).
+ */
+#include "testutil.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "run/engine.h"
+#include "run/journal.h"
+#include "run/plan.h"
+#include "run/runner.h"
+
+static const char *wl_dir(void)
+{
+	static char path[4096];
+	const char *src = getenv("IL_SRCDIR");
+
+	snprintf(path, sizeof(path), "%s/workloads", src ? src : ".");
+	return path;
+}
+
+static int plan_from(const char *text, struct il_plan *p, struct il_err *err)
+{
+	json_error_t je;
+	json_t *j = json_loads(text, 0, &je);
+	int r;
+
+	assert_non_null(j);
+	r = il_plan_from_json(p, j, wl_dir(), "plan.json", err);
+	json_decref(j);
+	return r;
+}
+
+static void test_plan__errors_name_the_path(void **state)
+{
+	static const struct {
+		const char *json, *msg;
+	} bad[] = {
+		{ "{\"host\":\"local\",\"workloads\":[\"periodic\"]}", "plan.json: name: missing" },
+		{ "{\"name\":\"a b\",\"workloads\":[\"periodic\"]}", "name: 'a b' must be" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\", \"pingpong\", {\"workload\":\"fio\",\"params\":{\"runtime\":\"10\"}}]}",
+		  "plan.json: workloads[2].params.runtime: expected integer" },
+		{ "{\"name\":\"x\",\"workloads\":[{\"workload\":\"nosuch\"}]}", "workloads[0]: workload 'nosuch': no definition" },
+		{ "{\"name\":\"x\",\"workloads\":[]}", "workloads: expected a non-empty array" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"governors\":[\"menu\",\"menu\"]}", "label 'menu' is used twice" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"governors\":[\"menu;reboot\"]}", "governors[0]: 'menu;reboot' is not a governor name" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"order\":\"sideways\"}", "order: expected" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":0}", "iterations: 0 is out of range" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":\"5\"}", "iterations: expected integer" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"reference\":\"teo\"}", "reference: 'teo' is not one of" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"kernels\":[{\"name\":\"v6.1\",\"commit\":\"abc\"}]}",
+		  "kernels[0]: only {\"name\": \"running\"}" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"cpus\":\"0-\"}", "cpus:" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"itrations\":3}", "itrations: unknown field" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"governors\":[{\"governor\":\"teo\",\"disable\":\"C3\"}]}",
+		  "governors[0].disable: expected an array" },
+	};
+	struct il_err err = { 0 };
+	struct il_plan p;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_not_equal(plan_from(bad[i].json, &p, &err), 0);
+		if (!strstr(err.msg, bad[i].msg))
+			fail_msg("case %zu: got '%s', expected '%s'", i, err.msg, bad[i].msg);
+	}
+}
+
+static void test_plan__defaults_and_variants(void **state)
+{
+	struct il_err err = { 0 };
+	struct il_plan p;
+
+	(void)state;
+	assert_int_equal(plan_from("{\"name\":\"x\",\"host\":\"local\",\"workloads\":[\"periodic\"],\"governors\":[\"menu\","
+				   "{\"label\":\"teo-nodeep\",\"governor\":\"teo\",\"disable\":[\"ret-deep\",2]}],"
+				   "\"cpus\":\"3,1-2\"}",
+				   &p, &err),
+			 0);
+	assert_int_equal(p.iterations, 5);
+	assert_int_equal(p.warmup, 0);
+	assert_int_equal(p.retries, 2);
+	assert_int_equal(p.order, IL_ORDER_INTERLEAVE);
+	assert_string_equal(p.reference, "menu");
+	assert_string_equal(p.cpus, "1-3");
+	assert_string_equal(p.gov[1].label, "teo-nodeep");
+	assert_string_equal(p.gov[1].disable.v[1], "2");
+	assert_true(json_is_integer(json_object_get(p.wl[0].params, "seed")));
+	il_plan_release(&p);
+}
+
+static char *order_string(const char *extra)
+{
+	char text[512];
+	struct il_err err = { 0 };
+	struct il_plan p;
+	struct il_spec *s;
+	size_t n;
+	struct il_buf b = IL_BUF_INIT;
+
+	snprintf(text, sizeof(text),
+		 "{\"name\":\"x\",\"host\":\"local\",\"workloads\":[\"periodic\"],\"governors\":[\"A\",\"B\",\"C\"],"
+		 "\"iterations\":2%s}",
+		 extra);
+	assert_int_equal(plan_from(text, &p, &err), 0);
+	assert_int_equal(il_plan_matrix(&p, &s, &n, &err), 0);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(s[i].seq, i);
+		il_buf_printf(&b, "%s%s%d", i ? " " : "", p.gov[s[i].gov].label, s[i].iteration);
+		if (s[i].warmup)
+			il_buf_adds(&b, "w");
+	}
+	free(s);
+	il_plan_release(&p);
+	return il_buf_detach(&b);
+}
+
+static void test_plan__matrix_order(void **state)
+{
+	char *a, *b;
+
+	(void)state;
+	a = order_string("");
+	assert_string_equal(a, "A0 B0 C0 A1 B1 C1");
+	free(a);
+	a = order_string(",\"warmup\":1");
+	assert_string_equal(a, "A0w B0w C0w A0 B0 C0 A1 B1 C1");
+	free(a);
+	a = order_string(",\"order\":\"blocked\"");
+	assert_string_equal(a, "A0 A1 B0 B1 C0 C1");
+	free(a);
+	/* random: reproducible for a seed, every round a permutation of all variants */
+	a = order_string(",\"order\":\"random\",\"seed\":7");
+	b = order_string(",\"order\":\"random\",\"seed\":7");
+	assert_string_equal(a, b);
+	free(b);
+	for (int round = 0; round < 2; round++) {
+		char want[4];
+
+		for (const char *g = "ABC"; *g; g++) {
+			snprintf(want, sizeof(want), "%c%d", *g, round);
+			assert_non_null(strstr(a, want));
+		}
+	}
+	free(a);
+	{
+		/* some seed among a few gives a different order than interleave */
+		bool differs = false;
+
+		for (int seed = 1; seed < 6 && !differs; seed++) {
+			char extra[64];
+
+			snprintf(extra, sizeof(extra), ",\"order\":\"random\",\"seed\":%d", seed);
+			a = order_string(extra);
+			differs = strcmp(a, "A0 B0 C0 A1 B1 C1") != 0;
+			free(a);
+		}
+		assert_true(differs);
+	}
+}
+
+static int count_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
+{
+	size_t *n = ctx;
+
+	(void)err;
+	assert_int_equal(json_integer_value(json_object_get(rec, "seq")), (json_int_t)(line - 1));
+	(*n)++;
+	return 0;
+}
+
+static void test_journal__append_reload_torn(void **state)
+{
+	char *dir = tu_tmpdir(), path[512];
+	struct il_journal j;
+	struct il_err err = { 0 };
+	size_t n = 0, torn = 0, removed = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/journal.jsonl", dir);
+	assert_int_equal(il_journal_open(&j, path, &err), 0);
+	for (int i = 0; i < 3; i++) {
+		json_t *rec = json_pack("{s:s,s:i,s:s}", "type", "sample", "seq", i, "text", "line\nbreak \"quoted\"");
+
+		assert_int_equal(il_journal_append(&j, rec, &err), 0);
+		json_decref(rec);
+	}
+	il_journal_close(&j);
+	assert_int_equal(il_journal_each(path, count_rec, &n, &torn, &err), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(torn, 0);
+	/* a crash in the middle of an append leaves a torn last line: skipped, reported, repairable */
+	f = fopen(path, "a");
+	fputs("{\"type\":\"sample\",\"seq\":3,\"sta", f);
+	fclose(f);
+	n = 0;
+	assert_int_equal(il_journal_each(path, count_rec, &n, &torn, &err), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(torn, 29);
+	assert_int_equal(il_journal_repair(path, &removed, &err), 0);
+	assert_int_equal(removed, 29);
+	n = 0;
+	assert_int_equal(il_journal_each(path, count_rec, &n, &torn, &err), 0);
+	assert_int_equal(torn, 0);
+	/* damage in the middle is an error naming the line, never skipped */
+	f = fopen(path, "a");
+	fputs("{\"type\":\"sample\",\"seq\":3}\nnot json\n{\"type\":\"sample\",\"seq\":5}\n", f);
+	fclose(f);
+	n = 0;
+	assert_int_equal(il_journal_each(path, count_rec, &n, &torn, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "journal.jsonl:5:"));
+	f = fopen(path, "w");
+	fputs("[1,2]\n", f);
+	fclose(f);
+	assert_int_equal(il_journal_each(path, count_rec, &n, &torn, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, ":1: expected an object"));
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_runner__frames(void **state)
+{
+	struct il_runner_out o;
+	struct il_err err = { 0 };
+	/* the workload printed something that looks like a frame: byte counts keep it data */
+	const char ok[] = "@@N1 uname 6.1.0 aarch64\n@@N1 pre 4\nab\n\n@@N1 post 3\ncd\n@@N1 out 16\n@@N1 status 99\n\n"
+			  "@@N1 err 0\n@@N1 status 0\n@@N1 end\n";
+
+	(void)state;
+	assert_int_equal(il_runner_parse(ok, sizeof(ok) - 1, "N1", &o, &err), 0);
+	assert_string_equal(o.release, "6.1.0");
+	assert_string_equal(o.machine, "aarch64");
+	assert_int_equal(o.pre.len, 4);
+	assert_string_equal(il_buf_str(&o.out), "@@N1 status 99\n\n");
+	assert_int_equal(o.status, 0);
+	assert_true(o.complete);
+	il_runner_out_release(&o);
+	{
+		const char *f = "@@N1 fail workload program 'x' not found on the host\n";
+
+		assert_int_equal(il_runner_parse(f, strlen(f), "N1", &o, &err), 0);
+	}
+	assert_string_equal(o.fail, "workload program 'x' not found on the host");
+	il_runner_out_release(&o);
+	/* truncated: connection lost in the middle */
+	assert_int_equal(il_runner_parse(ok, 40, "N1", &o, &err), IL_EPARSE);
+	il_runner_out_release(&o);
+	assert_int_equal(il_runner_parse("@@N1 out 100\nshort\n", 19, "N1", &o, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "announces 100 bytes"));
+	il_runner_out_release(&o);
+	assert_int_equal(il_runner_parse("Welcome to the host!\n", 21, "N1", &o, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "unexpected text 'Welcome"));
+	il_runner_out_release(&o);
+}
+
+/* ---- the engine on a fixture tree ---- */
+
+struct fixture_run {
+	char *dir, *root, *wl, *out;
+	size_t stop_after;
+	volatile sig_atomic_t stop;
+	size_t ends;
+};
+
+static void on_ev(const struct il_run_event *ev, void *ctx)
+{
+	struct fixture_run *f = ctx;
+
+	if (ev->kind == IL_EV_SAMPLE_END && ++f->ends == f->stop_after)
+		f->stop = SIGINT;
+}
+
+static void setup_fixture(struct fixture_run *f)
+{
+	char path[600];
+
+	memset(f, 0, sizeof(*f));
+	f->dir = tu_tmpdir();
+	f->root = malloc(600);
+	f->wl = malloc(600);
+	f->out = malloc(600);
+	snprintf(f->root, 600, "%s/root", f->dir);
+	snprintf(f->wl, 600, "%s/workloads", f->dir);
+	snprintf(f->out, 600, "%s/run", f->dir);
+	tu_materialize(tu_fixture("labvm-arm64-before.txt"), f->root);
+	for (int c = 0; c < 2; c++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", c);
+		tu_write(f->root, path, "schedutil\n");
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_available_governors", c);
+		tu_write(f->root, path, "performance schedutil\n");
+	}
+	/* prints how many arguments it got: hostile text must arrive as exactly one */
+	tu_write(f->wl, "/argc.json",
+		 "{\"description\":\"count arguments\",\"argv\":[\"sh\",\"-c\",\"printf 'args: %s\\\\n' \\\"$#\\\"\",\"sh\","
+		 "\"{text}\"],\"params\":{\"text\":{\"type\":\"string\",\"default\":\"x\"}},\"parser\":\"idlelab-kv\","
+		 "\"metrics\":{\"args\":{\"unit\":\"count\",\"better\":\"higher\"}}}\n");
+	tu_write(f->dir, "/plan.json",
+		 "{\"name\":\"fx\",\"host\":\"local\",\"governors\":[\"teo\",{\"label\":\"menu-nodeep\",\"governor\":\"menu\","
+		 "\"disable\":[\"ret-deep\"]}],\"workloads\":[{\"workload\":\"argc\",\"params\":{\"text\":\"a b; $(touch /tmp/"
+		 "idlelab-pwned) `id` 'q' \\\"dq\\\"\"}}],\"iterations\":3,\"warmup\":1,\"cpufreq_governor\":\"performance\"}");
+}
+
+static void teardown_fixture(struct fixture_run *f)
+{
+	tu_rmtree(f->dir);
+	free(f->dir);
+	free(f->root);
+	free(f->wl);
+	free(f->out);
+}
+
+struct tally {
+	size_t final_n, ok, warmup, interrupted, nonfinal;
+	bool seen[64];
+	bool dup;
+};
+
+static int tally_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
+{
+	struct tally *t = ctx;
+	const char *type = json_string_value(json_object_get(rec, "type"));
+	json_int_t seq = json_integer_value(json_object_get(rec, "seq"));
+
+	(void)line, (void)err;
+	if (!strcmp(type, "interrupted"))
+		t->interrupted++;
+	if (strcmp(type, "sample"))
+		return 0;
+	if (!json_is_true(json_object_get(rec, "final"))) {
+		t->nonfinal++;
+		return 0;
+	}
+	if (t->seen[seq])
+		t->dup = true;
+	t->seen[seq] = true;
+	t->final_n++;
+	if (!strcmp(json_string_value(json_object_get(rec, "status")), "ok")) {
+		t->ok++;
+		assert_true(json_number_value(json_object_get(json_object_get(rec, "metrics"), "args")) == 1.0);
+		assert_string_equal(json_string_value(json_object_get(rec, "governor_read")),
+				    json_string_value(json_object_get(rec, "governor")));
+		assert_true(json_is_object(json_object_get(rec, "idle")));
+	}
+	if (!strcmp(json_string_value(json_object_get(rec, "status")), "warmup"))
+		t->warmup++;
+	return 0;
+}
+
+static void assert_restored(const struct fixture_run *f)
+{
+	char path[700], *s;
+
+	snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/cpuidle/current_governor", f->root);
+	s = tu_read(path, NULL);
+	assert_true(!strncmp(s, "menu", 4));
+	free(s);
+	for (int c = 0; c < 2; c++) {
+		snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/cpu%d/cpuidle/state2/disable", f->root, c);
+		s = tu_read(path, NULL);
+		assert_int_equal(atoi(s), 0);
+		free(s);
+		snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", f->root, c);
+		s = tu_read(path, NULL);
+		assert_true(!strncmp(s, "schedutil", 9));
+		free(s);
+	}
+}
+
+static void test_engine__fixture_run_interrupt_resume(void **state)
+{
+	struct fixture_run f;
+	struct il_err err = { 0 };
+	struct il_run_opts o = { 0 };
+	struct tally t = { 0 };
+	char plan[700], journal[700];
+	char *run_dir = NULL;
+	struct stat st;
+
+	(void)state;
+	setup_fixture(&f);
+	snprintf(plan, sizeof(plan), "%s/plan.json", f.dir);
+	snprintf(journal, sizeof(journal), "%s/journal.jsonl", f.out);
+	o.workloads_dir = f.wl;
+	o.sysfs_root = f.root;
+	o.stop = &f.stop;
+	o.cb = on_ev;
+	o.cb_ctx = &f;
+	f.stop_after = 3;
+	unlink("/tmp/idlelab-pwned");
+	/* stopped after 3 samples: IL_EINTR, the journal says so, the host is restored */
+	assert_int_equal(il_run_start(plan, f.out, &o, &run_dir, &err), IL_EINTR);
+	assert_string_equal(run_dir, f.out);
+	free(run_dir);
+	assert_non_null(strstr(err.msg, "--resume"));
+	assert_int_equal(il_journal_each(journal, tally_rec, &t, NULL, &err), 0);
+	assert_int_equal(t.final_n, 3);
+	assert_int_equal(t.interrupted, 1);
+	assert_restored(&f);
+	/* resume: exactly the planned samples, none twice */
+	f.stop = 0;
+	f.stop_after = 0;
+	assert_int_equal(il_run_resume(f.out, &o, &err), 0);
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(il_journal_each(journal, tally_rec, &t, NULL, &err), 0);
+	assert_int_equal(t.final_n, 8);
+	assert_int_equal(t.ok, 6);
+	assert_int_equal(t.warmup, 2);
+	assert_false(t.dup);
+	assert_restored(&f);
+	/* the hostile parameter never reached a shell as code */
+	assert_int_not_equal(stat("/tmp/idlelab-pwned", &st), 0);
+	/* a complete run resumes to nothing */
+	assert_int_equal(il_run_resume(f.out, &o, &err), 0);
+	{
+		json_t *sum;
+
+		assert_int_equal(il_run_summary(f.out, f.wl, &sum, &err), 0);
+		assert_true(json_is_true(json_object_get(sum, "complete")));
+		assert_int_equal(json_integer_value(json_object_get(sum, "planned")), 8);
+		assert_int_equal(json_integer_value(json_object_get(json_object_get(sum, "by_status"), "ok")), 6);
+		json_decref(sum);
+	}
+	/* starting again into the same directory is refused */
+	assert_int_equal(il_run_start(plan, f.out, &o, &run_dir, &err), IL_EIO);
+	assert_non_null(strstr(err.msg, "--resume"));
+	free(run_dir);
+	teardown_fixture(&f);
+}
+
+static void test_engine__host_validation(void **state)
+{
+	struct fixture_run f;
+	struct il_err err = { 0 };
+	struct il_run_opts o = { 0 };
+	char plan[700];
+	char *run_dir = NULL;
+
+	(void)state;
+	setup_fixture(&f);
+	o.workloads_dir = f.wl;
+	o.sysfs_root = f.root;
+	snprintf(plan, sizeof(plan), "%s/bad-gov.json", f.dir);
+	tu_write(f.dir, "/bad-gov.json", "{\"name\":\"b\",\"host\":\"local\",\"governors\":[\"haltpoll\"],\"workloads\":[\"argc\"]}");
+	assert_int_equal(il_run_start(plan, NULL, &o, &run_dir, &err), IL_EINVAL);
+	assert_non_null(strstr(err.msg, "no governor 'haltpoll' (available: ladder menu teo)"));
+	if (run_dir)
+		tu_rmtree(run_dir);
+	free(run_dir);
+	snprintf(plan, sizeof(plan), "%s/bad-state.json", f.dir);
+	tu_write(f.dir, "/bad-state.json", "{\"name\":\"b\",\"host\":\"local\",\"governors\":[{\"governor\":\"teo\","
+					   "\"disable\":[\"C6\"]}],\"workloads\":[\"argc\"]}");
+	assert_int_equal(il_run_start(plan, f.out, &o, &run_dir, &err), IL_EINVAL);
+	assert_non_null(strstr(err.msg, "has no idle state 'C6'"));
+	free(run_dir);
+	teardown_fixture(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plan__errors_name_the_path),
+		cmocka_unit_test(test_plan__defaults_and_variants),
+		cmocka_unit_test(test_plan__matrix_order),
+		cmocka_unit_test(test_journal__append_reload_torn),
+		cmocka_unit_test(test_runner__frames),
+		cmocka_unit_test(test_engine__fixture_run_interrupt_resume),
+		cmocka_unit_test(test_engine__host_validation),
+	};
+
+	return cmocka_run_group_tests_name("run", tests, NULL, NULL);
+}

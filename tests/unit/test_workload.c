@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Workload definitions, argv templating and every score parser on captured outputs. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workload/def.h"
+#include "workload/parse.h"
+
+static const char *wl_dir(void)
+{
+	static char path[4096];
+	const char *src = getenv("IL_SRCDIR");
+
+	snprintf(path, sizeof(path), "%s/workloads", src ? src : ".");
+	return path;
+}
+
+static const char *out_fixture(const char *name)
+{
+	static char path[4096];
+	const char *src = getenv("IL_SRCDIR");
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/workloads/%s", src ? src : ".", name);
+	return path;
+}
+
+static double parse_metric(const char *wl, const char *fixture, const char *metric)
+{
+	struct il_workload w;
+	struct il_err err = { 0 };
+	size_t len;
+	char *text = tu_read(out_fixture(fixture), &len);
+	json_t *m = NULL;
+	double v;
+
+	assert_int_equal(il_workload_load(&w, wl_dir(), wl, &err), 0);
+	if (il_workload_parse(&w, text, len, fixture, &m, &err))
+		fail_msg("%s: %s", fixture, err.msg);
+	assert_true(json_is_number(json_object_get(m, metric)));
+	v = json_number_value(json_object_get(m, metric));
+	json_decref(m);
+	free(text);
+	il_workload_release(&w);
+	return v;
+}
+
+static void test_parsers__captured_outputs(void **state)
+{
+	(void)state;
+	/* values read off the captured files by eye */
+	assert_true(fabs(parse_metric("fio", "fio.json", "iops") - 14157.842158) < 1e-6);
+	assert_true(fabs(parse_metric("fio", "fio.json", "bw_kib_s") - 56631) < 1e-9);
+	assert_true(parse_metric("fio", "fio.json", "clat_p99_us") > 0);
+	assert_true(fabs(parse_metric("cyclictest", "cyclictest.txt", "lat_max_us") - 1141) < 1e-9);
+	assert_true(fabs(parse_metric("cyclictest", "cyclictest.txt", "lat_min_us") - 75) < 1e-9);
+	assert_true(fabs(parse_metric("cyclictest", "cyclictest.txt", "lat_avg_us") - 98) < 1e-9);
+	assert_true(fabs(parse_metric("hackbench", "hackbench.txt", "time_s") - 0.185) < 1e-12);
+	assert_true(fabs(parse_metric("perf-sched-pipe", "perf-sched-pipe.txt", "usecs_per_op") - 49.2656) < 1e-9);
+	assert_true(fabs(parse_metric("perf-sched-pipe", "perf-sched-pipe.txt", "ops_per_s") - 20298) < 1e-9);
+	assert_true(fabs(parse_metric("pgbench", "pgbench.txt", "tps") - 2165.287808) < 1e-9);
+	assert_true(fabs(parse_metric("pgbench", "pgbench.txt", "latency_avg_ms") - 0.924) < 1e-12);
+	assert_true(fabs(parse_metric("schbench", "schbench.txt", "wakeup_p99_us") - 272) < 1e-9);
+	assert_true(fabs(parse_metric("schbench", "schbench.txt", "request_p99_us") - 19616) < 1e-9);
+	assert_true(fabs(parse_metric("schbench", "schbench.txt", "rps_avg") - 3009.10) < 1e-9);
+	assert_true(fabs(parse_metric("ebizzy", "ebizzy.txt", "records_per_s") - 10733) < 1e-9);
+	assert_true(fabs(parse_metric("adrestia", "adrestia.txt", "wakeup_cost_us") - 12) < 1e-9);
+	assert_true(parse_metric("periodic", "periodic.txt", "wakeup_lat_p99_us") > 0);
+	assert_true(parse_metric("pingpong", "pingpong.txt", "usec_per_loop") > 0);
+	assert_true(parse_metric("sleeper", "sleeper.txt", "sleeps_per_s") > 0);
+}
+
+static void test_parsers__bad_output(void **state)
+{
+	struct il_workload w;
+	struct il_err err = { 0 };
+	json_t *m = NULL;
+
+	(void)state;
+	assert_int_equal(il_workload_load(&w, wl_dir(), "hackbench", &err), 0);
+	/* the metric is missing: an error naming it, never a 0 */
+	assert_int_equal(il_workload_parse(&w, "Running in process mode\n", 24, "run.out", &m, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "time_s"));
+	assert_null(m);
+	il_workload_release(&w);
+	assert_int_equal(il_workload_load(&w, wl_dir(), "fio", &err), 0);
+	assert_int_equal(il_workload_parse(&w, "{\"jobs\": []}", 12, "fio.out", &m, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "group_reporting"));
+	assert_int_equal(il_workload_parse(&w, "not json", 8, "fio.out", &m, &err), IL_EPARSE);
+	il_workload_release(&w);
+	assert_int_equal(il_workload_load(&w, wl_dir(), "periodic", &err), 0);
+	assert_int_equal(il_workload_parse(&w, "wakeup_lat_avg_us: nan\n", 23, "p.out", &m, &err), IL_EPARSE);
+	assert_int_equal(il_workload_parse(&w, "garbage line\n", 13, "p.out", &m, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "p.out:1"));
+	il_workload_release(&w);
+	assert_int_equal(il_parse_output("no-such", "", 0, "x", &m, &err), IL_ENOTFOUND);
+}
+
+static void test_defs__all_shipped_load(void **state)
+{
+	struct il_strlist names = { 0 };
+	struct il_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(il_workload_list(&names, wl_dir(), &err), 0);
+	assert_true(names.n >= 11);
+	for (size_t i = 0; i < names.n; i++) {
+		struct il_workload w;
+		json_t *params = NULL;
+		struct il_strlist argv = { 0 };
+
+		if (il_workload_load(&w, wl_dir(), names.v[i], &err))
+			fail_msg("%s: %s", names.v[i], err.msg);
+		assert_true(il_parser_exists(w.parser));
+		assert_int_equal(il_workload_params(&w, NULL, "params", &params, &err), 0);
+		assert_int_equal(il_workload_argv(&w, params, &argv, &err), 0);
+		assert_true(argv.n >= 1);
+		json_decref(params);
+		il_strlist_release(&argv);
+		il_workload_release(&w);
+	}
+	il_strlist_release(&names);
+}
+
+static void test_defs__cyclictest_does_not_hold_pm_qos(void **state)
+{
+	struct il_workload w;
+	struct il_err err = { 0 };
+	json_t *params, *ov = json_pack("{s:i}", "threads", 3);
+	struct il_strlist argv = { 0 };
+
+	(void)state;
+	assert_int_equal(il_workload_load(&w, wl_dir(), "cyclictest", &err), 0);
+	assert_int_equal(il_workload_params(&w, ov, "workloads[0].params", &params, &err), 0);
+	assert_int_equal(il_workload_argv(&w, params, &argv, &err), 0);
+	assert_true(il_strlist_has(&argv, "--laptop"));
+	assert_true(il_strlist_has(&argv, "--threads=3"));
+	json_decref(params);
+	il_strlist_release(&argv);
+	json_decref(ov);
+	ov = json_pack("{s:b}", "hold_dma_latency", 1);
+	assert_int_equal(il_workload_params(&w, ov, "p", &params, &err), 0);
+	assert_int_equal(il_workload_argv(&w, params, &argv, &err), 0);
+	assert_false(il_strlist_has(&argv, "--laptop"));
+	json_decref(params);
+	json_decref(ov);
+	il_strlist_release(&argv);
+	il_workload_release(&w);
+}
+
+static void test_defs__hostile_values_stay_one_argument(void **state)
+{
+	static const char *const hostile[] = { "50:20; rm -rf /", "$(reboot)", "`id`", "a b\tc\nd", "'\"\\", "--help",
+					      "" };
+	struct il_workload w;
+	struct il_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(il_workload_load(&w, wl_dir(), "sleeper", &err), 0);
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		json_t *ov = json_pack("{s:s}", "mix", hostile[i]), *params;
+		struct il_strlist argv = { 0 };
+
+		assert_int_equal(il_workload_params(&w, ov, "workloads[1].params", &params, &err), 0);
+		assert_int_equal(il_workload_argv(&w, params, &argv, &err), 0);
+		/* sleeper -d D -m MIX -s S: the value is exactly one element, unchanged */
+		assert_int_equal(argv.n, 7);
+		assert_string_equal(argv.v[3], "-m");
+		assert_string_equal(argv.v[4], hostile[i]);
+		json_decref(params);
+		json_decref(ov);
+		il_strlist_release(&argv);
+	}
+	il_workload_release(&w);
+}
+
+static void test_defs__param_errors_name_the_path(void **state)
+{
+	struct il_workload w;
+	struct il_err err = { 0 };
+	json_t *params = NULL, *ov;
+
+	(void)state;
+	assert_int_equal(il_workload_load(&w, wl_dir(), "fio", &err), 0);
+	ov = json_pack("{s:s}", "runtime", "10");
+	assert_int_equal(il_workload_params(&w, ov, "workloads[2].params", &params, &err), IL_EPARSE);
+	assert_string_equal(err.msg, "workloads[2].params.runtime: expected integer");
+	json_decref(ov);
+	ov = json_pack("{s:i}", "runtim", 10);
+	assert_int_equal(il_workload_params(&w, ov, "workloads[2].params", &params, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "no parameter 'runtim'"));
+	json_decref(ov);
+	ov = json_pack("{s:s}", "rw", "trim");
+	assert_int_equal(il_workload_params(&w, ov, "workloads[0].params", &params, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "workloads[0].params.rw: 'trim' is not one of"));
+	json_decref(ov);
+	ov = json_pack("{s:i}", "iodepth", 0);
+	assert_int_equal(il_workload_params(&w, ov, "w.params", &params, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "below the minimum"));
+	json_decref(ov);
+	il_workload_release(&w);
+}
+
+static void test_defs__invalid_definitions(void **state)
+{
+	static const struct {
+		const char *json, *msg;
+	} bad[] = {
+		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\",\"--x={v}\"],\"params\":{\"v\":{\"type\":\"string\",\"default\":\"a\"}},\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\"}}}",
+		  "argv[1]: '--x={v}': a parameter must be a whole element" },
+		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\",{\"concat\":[\"--x=\",\"{v}\"]}],\"params\":{\"v\":{\"type\":\"string\",\"default\":\"a\"}},\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\"}}}",
+		  "only integer or number parameters" },
+		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\",\"{nope}\"],\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\"}}}",
+		  "unknown parameter 'nope'" },
+		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"up\"}}}",
+		  "metrics.m.better: expected \"higher\" or \"lower\"" },
+		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"params\":{\"v\":{\"type\":\"integer\",\"default\":1.5}},\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\"}}}",
+		  "params.v.default: expected integer" },
+		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"metrics\":{}}", "metrics: expected an object" },
+		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\"}},\"color\":1}",
+		  "color: unknown field" },
+	};
+	struct il_err err = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_error_t je;
+		json_t *j = json_loads(bad[i].json, 0, &je);
+		struct il_workload w;
+
+		assert_non_null(j);
+		assert_int_equal(il_workload_from_json(&w, j, "t", "t.json", &err), IL_EPARSE);
+		if (!strstr(err.msg, bad[i].msg))
+			fail_msg("case %zu: got '%s', expected '%s'", i, err.msg, bad[i].msg);
+		assert_non_null(strstr(err.msg, "t.json"));
+		json_decref(j);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parsers__captured_outputs),
+		cmocka_unit_test(test_parsers__bad_output),
+		cmocka_unit_test(test_defs__all_shipped_load),
+		cmocka_unit_test(test_defs__cyclictest_does_not_hold_pm_qos),
+		cmocka_unit_test(test_defs__hostile_values_stay_one_argument),
+		cmocka_unit_test(test_defs__param_errors_name_the_path),
+		cmocka_unit_test(test_defs__invalid_definitions),
+	};
+
+	return cmocka_run_group_tests_name("workload", tests, NULL, NULL);
+}
