@@ -340,8 +340,10 @@ int il_workload_from_json(struct il_workload *out, const json_t *j, const char *
 
 		for (const char *const *k = known; *k; k++)
 			ok |= !strcmp(*k, pname);
-		if (!ok)
-			return il_err_set(err, IL_EPARSE, "%s: %s: unknown field", label, pname);
+		if (!ok) {
+			r = il_err_set(err, IL_EPARSE, "%s: %s: unknown field", label, pname);
+			goto fail;
+		}
 	}
 	if ((r = get_str(j, "description", true, &out->description, label, "", err)) ||
 	    (r = get_str(j, "notes", false, &out->notes, label, "", err)) ||
