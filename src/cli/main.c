@@ -20,6 +20,9 @@ const struct il_cmd il_commands[] = {
 	{ "run", cmd_run, "run a plan (governors x workloads x iterations) on a host, or resume one" },
 	{ "runs", cmd_runs, "list run directories with their status" },
 	{ "show", cmd_show, "summary of a run directory: plan, host, samples by status" },
+	{ "compare", cmd_compare, "compare variants (run directories or files of numbers): significance, noise, verdicts" },
+	{ "report", cmd_report, "write every report format of a run into its directory (from journal.jsonl alone)" },
+	{ "tested-by", cmd_tested_by, "the Tested-by evidence block of a run, for a linux-pm reply" },
 	{ NULL, NULL, NULL },
 };
 

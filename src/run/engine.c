@@ -376,6 +376,9 @@ static int host_setup(struct run *r, struct host_ctx *h, const char *name, struc
 		if (rc)
 			goto out;
 	}
+	/* the fingerprint goes into the journal too: reports need nothing but journal.jsonl */
+	if ((rc = journal_note(r, json_pack("{s:s,s:s,s:O}", "type", "host", "host", name, "fingerprint", fp), err)))
+		goto out;
 	/* governors must be ones the host offers */
 	for (size_t g = 0; g < p->ngov; g++) {
 		const char *gov = p->gov[g].governor;
@@ -849,6 +852,57 @@ static int run_exec(struct run *r, struct il_err *err)
 	return rc;
 }
 
+/*
+ * The first record makes the journal self-contained: the plan, the variants
+ * in order with what defines them, and each workload's metrics with unit and
+ * direction, so reports can be regenerated from journal.jsonl alone.
+ */
+static json_t *run_start_record(struct run *r)
+{
+	const struct il_plan *p = &r->plan;
+	json_t *rec = json_object(), *vars = json_array(), *wls = json_object();
+
+	for (size_t k = 0; k < p->kernels.n; k++)
+		for (size_t g = 0; g < p->ngov; g++) {
+			struct il_spec s = { 0 };
+			char *label;
+
+			s.kernel = (int)k;
+			s.gov = (int)g;
+			label = il_plan_variant(p, &s);
+			json_array_append_new(vars, json_pack("{s:s,s:s,s:o,s:o}", "label", label ? label : "?", "kernel",
+							      p->kernels.v[k], "governor",
+							      p->gov[g].governor ? json_string(p->gov[g].governor) : json_null(),
+							      "disable", strlist_json(&p->gov[g].disable)));
+			free(label);
+		}
+	for (size_t i = 0; i < p->nwl; i++) {
+		const struct il_workload *w = &p->wl[i].def;
+		json_t *ms = json_array();
+
+		for (size_t m = 0; m < w->nmetrics; m++)
+			json_array_append_new(ms, json_pack("{s:s,s:s,s:s}", "name", w->metrics[m].name, "unit",
+							    w->metrics[m].unit, "better",
+							    w->metrics[m].higher_better ? "higher" : "lower"));
+		json_object_set_new(wls, p->wl[i].label,
+				    json_pack("{s:s,s:O,s:o}", "workload", w->name, "params", p->wl[i].params, "metrics", ms));
+	}
+	json_object_set_new(rec, "type", json_string("run-start"));
+	json_object_set_new(rec, "run_dir", json_string(r->dir));
+	json_object_set_new(rec, "plan_name", json_string(p->name));
+	json_object_set_new(rec, "samples", json_integer((json_int_t)r->n));
+	json_object_set_new(rec, "reference", json_string(p->reference));
+	json_object_set_new(rec, "variants", vars);
+	json_object_set_new(rec, "workloads", wls);
+	json_object_set_new(rec, "iterations", json_integer(p->iterations));
+	json_object_set_new(rec, "warmup", json_integer(p->warmup));
+	json_object_set_new(rec, "order", json_string(p->order == IL_ORDER_BLOCKED ? "blocked" :
+						      p->order == IL_ORDER_RANDOM ? "random" : "interleave"));
+	json_object_set(rec, "plan", p->json);
+	json_object_set_new(rec, "idlelab_version", json_string(IL_VERSION));
+	return rec;
+}
+
 int il_run_start(const char *plan_path, const char *out_dir, const struct il_run_opts *o, char **run_dir,
 		 struct il_err *err)
 {
@@ -905,10 +959,7 @@ int il_run_start(const char *plan_path, const char *out_dir, const struct il_run
 	    (rc = run_load(&r, dir.p, o, &ended, &torn, err)))
 		goto out;
 	jpath = path_in(dir.p, "journal.jsonl");
-	if ((rc = il_journal_open(&r.j, jpath, err)) ||
-	    (rc = journal_note(&r, json_pack("{s:s,s:s,s:s,s:I,s:s}", "type", "run-start", "run_dir", dir.p, "plan",
-					     r.plan.name, "samples", (json_int_t)r.n, "idlelab_version", IL_VERSION),
-			       err)))
+	if ((rc = il_journal_open(&r.j, jpath, err)) || (rc = journal_note(&r, run_start_record(&r), err)))
 		goto out;
 	rc = run_exec(&r, err);
 out:

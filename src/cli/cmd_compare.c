@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* `idlelab compare`, `idlelab report`, `idlelab tested-by`. */
+#include <libgen.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "cli/opt.h"
+#include "report/report.h"
+#include "stats/compare.h"
+#include "stats/dataset.h"
+
+struct cmp_args {
+	const char *ref, *alpha, *min_change, *k, *metric, *test, *level, *fmt, *out;
+	bool holm;
+	long resamples, seed;
+};
+
+#define CMP_OPTS(a)                                                                                           \
+	IL_OPT_STR(0, "ref", &(a).ref, "NAME", "reference variant (default: the plan's reference, or the first)"), \
+	IL_OPT_STR(0, "alpha", &(a).alpha, "P", "significance level (default 0.05)"),                              \
+	IL_OPT_STR(0, "min-change", &(a).min_change, "PCT", "noise floor in percent (default 2%)"),                \
+	IL_OPT_STR(0, "k", &(a).k, "K", "noise threshold: k x the reference's relative standard error (default 2)"), \
+	IL_OPT_STR(0, "metric", &(a).metric, "M[,M...]", "only these metrics (full keys or their last parts)"),   \
+	IL_OPT_STR(0, "test", &(a).test, "mwu|welch", "significance test (default mwu: Mann-Whitney U)"),          \
+	IL_OPT_BOOL(0, "holm", &(a).holm, "Holm-correct p-values across the metrics of each variant"),              \
+	IL_OPT_STR(0, "level", &(a).level, "L", "confidence level of the ratio CI (default 0.95)"),                \
+	IL_OPT_NUM(0, "resamples", &(a).resamples, "N", "bootstrap resamples (default 2000)"),                      \
+	IL_OPT_NUM(0, "seed", &(a).seed, "N", "bootstrap seed (default 1)")
+
+static int num_arg(const char *name, const char *s, bool pct, double *out, struct il_err *err)
+{
+	char *end;
+	double v;
+
+	if (!s)
+		return 0;
+	v = strtod(s, &end);
+	if (end == s || (*end && !(pct && !strcmp(end, "%"))) || !isfinite(v))
+		return il_err_set(err, IL_EINVAL, "--%s: '%s' is not a number", name, s);
+	*out = v;
+	return 0;
+}
+
+static int make_opts(const struct cmp_args *a, struct il_cmp_opts *o, struct il_strlist *only, struct il_err *err)
+{
+	int r;
+
+	*o = (struct il_cmp_opts)IL_CMP_OPTS_INIT;
+	o->ref = a->ref;
+	if ((r = num_arg("alpha", a->alpha, false, &o->alpha, err)) ||
+	    (r = num_arg("min-change", a->min_change, true, &o->floor_pct, err)) ||
+	    (r = num_arg("k", a->k, false, &o->k, err)) || (r = num_arg("level", a->level, false, &o->level, err)))
+		return r;
+	if (a->test && strcmp(a->test, "mwu") && strcmp(a->test, "welch"))
+		return il_err_set(err, IL_EINVAL, "--test: expected mwu or welch, got '%s'", a->test);
+	o->test = a->test && !strcmp(a->test, "welch") ? IL_TEST_WELCH : IL_TEST_MWU;
+	o->holm = a->holm;
+	if (a->resamples < 0 || a->resamples > 1000000)
+		return il_err_set(err, IL_EINVAL, "--resamples: expected 1..1000000");
+	if (a->resamples)
+		o->resamples = (unsigned)a->resamples;
+	if (a->seed < -1)
+		return il_err_set(err, IL_EINVAL, "--seed: expected a non-negative integer");
+	if (a->seed >= 0)
+		o->seed = (uint64_t)a->seed;
+	if (a->metric) {
+		char *copy = strdup(a->metric);
+
+		for (char *tok = copy, *next; tok && *tok; tok = next) {
+			next = strchr(tok, ',');
+			if (next)
+				*next++ = 0;
+			il_strlist_push(only, tok);
+		}
+		free(copy);
+		o->only = only;
+	}
+	return 0;
+}
+
+static bool is_run_dir(const char *p)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/journal.jsonl", p);
+	return !stat(path, &st);
+}
+
+/* Build the dataset from run directories and number files (argv[1..n]). */
+static int load(struct il_dataset *ds, char **args, int n, struct il_err *err)
+{
+	int runs = 0, r;
+
+	for (int i = 0; i < n; i++)
+		runs += is_run_dir(args[i]);
+	for (int i = 0; i < n; i++) {
+		char *copy = strdup(args[i]), *base = basename(copy), prefix[300];
+		struct stat st;
+
+		if (is_run_dir(args[i])) {
+			snprintf(prefix, sizeof(prefix), "%s/", base);
+			r = il_dataset_add_run(ds, args[i], runs > 1 ? prefix : NULL, err);
+		} else if (!stat(args[i], &st) && S_ISDIR(st.st_mode)) {
+			r = il_err_set(err, IL_EINVAL, "'%s' is a directory without journal.jsonl (not a run directory)",
+				       args[i]);
+		} else {
+			char *dot = strrchr(base, '.');
+
+			if (dot && dot != base)
+				*dot = 0;
+			r = il_dataset_add_file(ds, args[i], il_dataset_var(ds, base) >= 0 ? args[i] : base, err);
+		}
+		free(copy);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct cmp_args a = { .seed = -1 };
+	const struct il_opt opts[] = {
+		CMP_OPTS(a),
+		IL_OPT_STR(0, "format", &a.fmt, "text|md|csv|json|html", "output format (default text)"),
+		IL_OPT_STR('o', "output", &a.out, "FILE", "write to FILE instead of stdout"),
+		IL_OPT_END_,
+	};
+	static const char *const usage[] = {
+		"idlelab compare A B [C ...] [--ref NAME] [--alpha 0.05] [--min-change 2%] [--metric M] [--format F] [-o FILE]",
+		"  each argument is a run directory (variants from its journal) or a file of numbers, one per line", NULL
+	};
+	struct il_dataset ds = { 0 };
+	struct il_strlist only = { 0 };
+	struct il_cmp_opts o;
+	struct il_cmp c = { 0 };
+	struct il_buf out = IL_BUF_INIT;
+	struct il_err err = { 0 };
+	enum il_fmt f = IL_FMT_TEXT;
+	int nargs, r;
+
+	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
+		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
+	if (!nargs)
+		return il_opt_error(opts, usage, "nothing to compare");
+	if ((a.fmt && il_fmt_parse(a.fmt, &f, &err)) || make_opts(&a, &o, &only, &err))
+		return il_opt_error(opts, usage, "%s", err.msg);
+	if (!(r = load(&ds, argv + 1, nargs, &err)) && !(r = il_compare(&c, &ds, &o, &err)) &&
+	    !(r = il_report_render(&c, f, &out, &err)))
+		r = il_cli_output(a.out, il_buf_str(&out), out.len, &err);
+	il_buf_release(&out);
+	il_compare_release(&c);
+	il_dataset_release(&ds);
+	il_strlist_release(&only);
+	return r ? il_cli_fail(&err) : IL_EXIT_OK;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct cmp_args a = { .seed = -1 };
+	const struct il_opt opts[] = {
+		CMP_OPTS(a),
+		IL_OPT_STR(0, "format", &a.fmt, "text|md|csv|json|html", "only this format (default: all)"),
+		IL_OPT_END_,
+	};
+	static const char *const usage[] = { "idlelab report RUN_DIR [--format F] [compare options]",
+					     "  writes report.{txt,md,csv,json,html} into RUN_DIR, from journal.jsonl alone",
+					     NULL };
+	struct il_dataset ds = { 0 };
+	struct il_strlist only = { 0 };
+	struct il_cmp_opts o;
+	struct il_cmp c = { 0 };
+	struct il_err err = { 0 };
+	enum il_fmt f = IL_FMT_TEXT;
+	int nargs, r;
+
+	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
+		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
+	if (nargs != 1)
+		return il_opt_error(opts, usage, "expected one run directory");
+	if ((a.fmt && il_fmt_parse(a.fmt, &f, &err)) || make_opts(&a, &o, &only, &err))
+		return il_opt_error(opts, usage, "%s", err.msg);
+	if (!(r = il_dataset_add_run(&ds, argv[1], NULL, &err)) && !(r = il_compare(&c, &ds, &o, &err))) {
+		for (int i = 0; i < IL_NFMT && !r; i++) {
+			struct il_buf out = IL_BUF_INIT;
+			char path[4096];
+
+			if (a.fmt && (enum il_fmt)i != f)
+				continue;
+			snprintf(path, sizeof(path), "%s/report.%s", argv[1], il_fmt_ext((enum il_fmt)i));
+			if (!(r = il_report_render(&c, (enum il_fmt)i, &out, &err)) &&
+			    !(r = il_write_file_atomic(path, il_buf_str(&out), out.len, &err)))
+				printf("%s\n", path);
+			il_buf_release(&out);
+		}
+	}
+	il_compare_release(&c);
+	il_dataset_release(&ds);
+	il_strlist_release(&only);
+	return r ? il_cli_fail(&err) : IL_EXIT_OK;
+}
+
+int cmd_tested_by(int argc, char **argv)
+{
+	struct cmp_args a = { .seed = -1 };
+	const char *as = NULL;
+	const struct il_opt opts[] = {
+		CMP_OPTS(a),
+		IL_OPT_STR(0, "as", &as, "\"NAME <EMAIL>\"", "who tested (default: user.name/user.email from git config)"),
+		IL_OPT_END_,
+	};
+	static const char *const usage[] = { "idlelab tested-by RUN_DIR [--as \"Name <email>\"]", NULL };
+	struct il_dataset ds = { 0 };
+	struct il_strlist only = { 0 };
+	struct il_cmp_opts o;
+	struct il_cmp c = { 0 };
+	struct il_buf out = IL_BUF_INIT;
+	struct il_err err = { 0 };
+	int nargs, r;
+
+	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
+		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
+	if (nargs != 1)
+		return il_opt_error(opts, usage, "expected one run directory");
+	if (make_opts(&a, &o, &only, &err))
+		return il_opt_error(opts, usage, "%s", err.msg);
+	if (!(r = il_dataset_add_run(&ds, argv[1], NULL, &err)) && !(r = il_compare(&c, &ds, &o, &err)) &&
+	    !(r = il_report_tested_by(&c, as, &out, &err)))
+		fputs(il_buf_str(&out), stdout);
+	il_buf_release(&out);
+	il_compare_release(&c);
+	il_dataset_release(&ds);
+	il_strlist_release(&only);
+	return r ? il_cli_fail(&err) : IL_EXIT_OK;
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The CSV report (RFC 4180): one row per sample value and one per summary. */
+#include "report/report.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A field, quoted when it holds a comma, quote, CR or LF (quotes doubled). */
+static void field(struct il_buf *b, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		il_buf_adds(b, s);
+		return;
+	}
+	il_buf_adds(b, "\"");
+	for (; *s; s++) {
+		if (*s == '"')
+			il_buf_adds(b, "\"\"");
+		else
+			il_buf_add(b, s, 1);
+	}
+	il_buf_adds(b, "\"");
+}
+
+static void num(struct il_buf *b, double v)
+{
+	if (isfinite(v))
+		il_buf_printf(b, ",%.10g", v);
+	else
+		il_buf_adds(b, ",");
+}
+
+int il_report_csv(const struct il_cmp *c, struct il_buf *b)
+{
+	const struct il_dataset *ds = c->ds;
+
+	il_buf_adds(b, "kind,group,metric,unit,better,variant,iteration,value,n,mean,median,stdev,cv,min,max,change_pct,"
+		       "p_value,ci_low,ci_high,threshold_pct,verdict\r\n");
+	for (size_t i = 0; i < c->nmet; i++) {
+		const struct il_mseries *m = &ds->met[c->met[i]];
+		const char *better = m->better == IL_BETTER_HIGHER ? "higher" : m->better == IL_BETTER_LOWER ? "lower" : "none";
+
+		for (size_t v = 0; v < ds->nvar; v++) {
+			const struct il_values *vals = &m->var[v];
+			const struct il_mres *x = il_cmp_res(c, i, v);
+
+			for (size_t k = 0; k < vals->n; k++) {
+				il_buf_adds(b, "sample,");
+				field(b, m->group);
+				il_buf_adds(b, ",");
+				field(b, m->metric);
+				il_buf_adds(b, ",");
+				field(b, m->unit);
+				il_buf_printf(b, ",%s,", better);
+				field(b, ds->var[v]);
+				il_buf_printf(b, ",%d,%.10g,,,,,,,,,,,,,,\r\n", vals->it[k], vals->v[k]);
+			}
+			il_buf_adds(b, "summary,");
+			field(b, m->group);
+			il_buf_adds(b, ",");
+			field(b, m->metric);
+			il_buf_adds(b, ",");
+			field(b, m->unit);
+			il_buf_printf(b, ",%s,", better);
+			field(b, ds->var[v]);
+			il_buf_printf(b, ",,,%zu", x->d.n);
+			num(b, x->d.mean), num(b, x->d.median), num(b, x->d.stdev), num(b, x->d.cv), num(b, x->d.min),
+				num(b, x->d.max), num(b, x->change_pct), num(b, x->p), num(b, x->ci_lo), num(b, x->ci_hi),
+				num(b, x->threshold_pct);
+			il_buf_adds(b, ",");
+			field(b, x->verdict);
+			il_buf_adds(b, "\r\n");
+		}
+	}
+	return b->truncated ? IL_ETOOBIG : 0;
+}

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The HTML report: one self-contained file (inline CSS and SVG, no network,
+ * viewable offline) with a strip plot per metric (every sample as a dot, the
+ * median as a bar, one row per variant) and stacked per-state residency bars.
+ * Every string from a journal goes through esc().
+ */
+#include "report/report.h"
+
+#include <math.h>
+#include <string.h>
+
+static void esc(struct il_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': il_buf_adds(b, "&amp;"); break;
+		case '<': il_buf_adds(b, "&lt;"); break;
+		case '>': il_buf_adds(b, "&gt;"); break;
+		case '"': il_buf_adds(b, "&quot;"); break;
+		case '\'': il_buf_adds(b, "&#39;"); break;
+		default: il_buf_add(b, s, 1);
+		}
+	}
+}
+
+static const char *const palette[] = { "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+				       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac" };
+
+static void strip_plot(struct il_buf *b, const struct il_cmp *c, size_t i)
+{
+	const struct il_dataset *ds = c->ds;
+	const struct il_mseries *m = &ds->met[c->met[i]];
+	double lo = INFINITY, hi = -INFINITY;
+	const double x0 = 130, w = 380;
+	size_t h = 30 + 26 * ds->nvar;
+	char n1[32], n2[32];
+
+	for (size_t v = 0; v < ds->nvar; v++)
+		for (size_t k = 0; k < m->var[v].n; k++)
+			lo = fmin(lo, m->var[v].v[k]), hi = fmax(hi, m->var[v].v[k]);
+	if (!isfinite(lo))
+		return;
+	if (hi == lo)
+		hi = lo + (lo ? fabs(lo) * 0.01 : 1);
+	il_buf_printf(b, "<figure><figcaption>");
+	esc(b, m->key);
+	il_buf_printf(b, " <span class=u>(");
+	esc(b, m->unit);
+	il_buf_printf(b, ")</span></figcaption><svg width=640 height=%zu viewBox=\"0 0 640 %zu\" role=img>", h, h);
+	il_buf_printf(b, "<line x1=%g y1=%zu x2=%g y2=%zu class=ax />", x0, h - 22, x0 + w, h - 22);
+	il_buf_printf(b, "<text x=%g y=%zu class=t>%s</text><text x=%g y=%zu class=t text-anchor=end>%s</text>", x0, h - 6,
+		      il_fmt_num(n1, 32, lo), x0 + w, h - 6, il_fmt_num(n2, 32, hi));
+	for (size_t v = 0; v < ds->nvar; v++) {
+		const struct il_mres *x = il_cmp_res(c, i, v);
+		double y = 18 + 26 * (double)v;
+
+		il_buf_printf(b, "<text x=%g y=%g class=l text-anchor=end>", x0 - 8, y + 4);
+		esc(b, ds->var[v]);
+		il_buf_adds(b, "</text>");
+		for (size_t k = 0; k < m->var[v].n; k++)
+			il_buf_printf(b, "<circle cx=%.1f cy=%.1f r=3 fill=\"%s\" fill-opacity=0.55 />",
+				      x0 + (m->var[v].v[k] - lo) / (hi - lo) * w, y + (double)(k % 5) * 1.5 - 3,
+				      palette[v % 10]);
+		if (isfinite(x->d.median))
+			il_buf_printf(b, "<line x1=%.1f y1=%g x2=%.1f y2=%g class=med />",
+				      x0 + (x->d.median - lo) / (hi - lo) * w, y - 9, x0 + (x->d.median - lo) / (hi - lo) * w,
+				      y + 9);
+		il_buf_printf(b, "<text x=%g y=%g class=\"v v%s\">", x0 + w + 10, y + 4,
+			      !strcmp(x->verdict, "better") ? "b" : !strcmp(x->verdict, "worse") ? "w" : "n");
+		esc(b, x->verdict);
+		if (isfinite(x->change_pct))
+			il_buf_printf(b, " %+.1f%%", x->change_pct);
+		if (isfinite(x->p))
+			il_buf_printf(b, " p=%.3g", x->p);
+		il_buf_adds(b, "</text>");
+	}
+	il_buf_adds(b, "</svg></figure>\n");
+}
+
+static void residency(struct il_buf *b, const struct il_dataset *ds)
+{
+	for (size_t i = 0; i < ds->nres; i++) {
+		const struct il_resid *r = &ds->res[i];
+		bool first = true;
+		size_t nstates = 0, row = 0;
+
+		for (size_t k = 0; k < i && first; k++)
+			first = strcmp(ds->res[k].group, r->group) != 0;
+		if (!first)
+			continue;
+		/* states of this group, in first-seen order */
+		for (size_t k = i; k < ds->nres; k++)
+			if (!strcmp(ds->res[k].group, r->group) && !strcmp(ds->res[k].variant, r->variant))
+				nstates++;
+		il_buf_adds(b, "<figure><figcaption>idle time share per state: ");
+		esc(b, r->group);
+		il_buf_printf(b, "</figcaption><svg width=640 height=%zu role=img>", 30 + 22 * ds->nvar + 20);
+		for (size_t v = 0; v < ds->nvar; v++) {
+			double x = 130;
+			size_t si = 0;
+			bool any = false;
+
+			for (size_t k = i; k < ds->nres; k++) {
+				const struct il_resid *q = &ds->res[k];
+				double wdt;
+
+				if (strcmp(q->group, r->group) || strcmp(q->variant, ds->var[v]))
+					continue;
+				any = true;
+				wdt = q->time_share / (double)q->n * 380;
+				il_buf_printf(b, "<rect x=%.1f y=%zu width=%.1f height=16 fill=\"%s\"><title>", x, 10 + 22 * row,
+					      wdt, palette[si++ % 10]);
+				esc(b, q->state);
+				il_buf_printf(b, " %.1f%%</title></rect>", q->time_share / (double)q->n * 100);
+				x += wdt;
+			}
+			if (!any)
+				continue;
+			il_buf_printf(b, "<text x=122 y=%zu class=l text-anchor=end>", 22 + 22 * row);
+			esc(b, ds->var[v]);
+			il_buf_adds(b, "</text>");
+			row++;
+		}
+		for (size_t k = i, si = 0; k < ds->nres && si < nstates; k++) {
+			const struct il_resid *q = &ds->res[k];
+
+			if (strcmp(q->group, r->group) || strcmp(q->variant, r->variant))
+				continue;
+			il_buf_printf(b, "<rect x=%zu y=%zu width=10 height=10 fill=\"%s\" /><text x=%zu y=%zu class=t>",
+				      130 + si * 110, 14 + 22 * row, palette[si % 10], 144 + si * 110, 23 + 22 * row);
+			esc(b, q->state);
+			il_buf_adds(b, "</text>");
+			si++;
+		}
+		il_buf_adds(b, "</svg></figure>\n");
+	}
+}
+
+int il_report_html(const struct il_cmp *c, struct il_buf *b)
+{
+	const struct il_dataset *ds = c->ds;
+	struct il_buf text = IL_BUF_INIT, s = IL_BUF_INIT;
+
+	il_buf_adds(b, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>idlelab: ");
+	esc(b, ds->title ? ds->title : "comparison");
+	il_buf_adds(b, "</title>\n<style>body{font:14px sans-serif;margin:2em;max-width:1000px}"
+		       "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;"
+		       "text-align:right}td:first-child,td:nth-child(2){text-align:left}.better{color:#1a7f37}"
+		       ".worse{color:#cf222e}figure{margin:1em 0}figcaption{font-weight:bold}.u{font-weight:normal;"
+		       "color:#666}.ax{stroke:#999}.med{stroke:#000;stroke-width:2}.t{font-size:11px;fill:#555}"
+		       ".l{font-size:12px}.v{font-size:12px}.vb{fill:#1a7f37}.vw{fill:#cf222e}.vn{fill:#555}"
+		       "pre{font-size:12px;background:#f6f8fa;padding:1em;overflow:auto}</style></head><body>\n<h1>");
+	esc(b, ds->title ? ds->title : "comparison");
+	il_buf_adds(b, "</h1>\n<p><b>Verdict:</b> ");
+	il_compare_sentence(c, &s);
+	esc(b, il_buf_str(&s));
+	il_buf_printf(b, "</p>\n<p>Reference <b>");
+	esc(b, ds->var[c->ref]);
+	il_buf_printf(b, "</b>; %s two-sided, alpha %g; noise threshold max(%.1f%%, %g &times; reference RSE)%s.</p>\n",
+		      c->o.test == IL_TEST_MWU ? "Mann-Whitney U" : "Welch t", c->o.alpha, c->o.floor_pct, c->o.k,
+		      c->aa >= 0 ? ", floor raised per metric by the A/A pair" : "");
+	il_buf_adds(b, "<h2>Summary</h2>\n<table><tr><th>metric</th><th>variant</th><th>n</th><th>mean</th><th>CV</th>"
+		       "<th>change</th><th>p</th><th>CI of ratio</th><th>noise</th><th>verdict</th></tr>\n");
+	for (size_t i = 0; i < c->nmet; i++) {
+		const struct il_mseries *m = &ds->met[c->met[i]];
+
+		for (size_t v = 0; v < ds->nvar; v++) {
+			const struct il_mres *x = il_cmp_res(c, i, v);
+			char n1[32];
+
+			il_buf_adds(b, "<tr><td>");
+			esc(b, m->key);
+			il_buf_adds(b, "</td><td>");
+			esc(b, ds->var[v]);
+			il_buf_printf(b, "</td><td>%zu</td><td>%s</td>", x->d.n, il_fmt_num(n1, 32, x->d.mean));
+			if (isfinite(x->d.cv))
+				il_buf_printf(b, "<td>%.1f%%</td>", x->d.cv * 100);
+			else
+				il_buf_adds(b, "<td>-</td>");
+			if (isfinite(x->change_pct))
+				il_buf_printf(b, "<td>%+.1f%%</td>", x->change_pct);
+			else
+				il_buf_adds(b, "<td>-</td>");
+			if (isfinite(x->p))
+				il_buf_printf(b, "<td>%.4f</td>", x->p);
+			else
+				il_buf_adds(b, "<td>-</td>");
+			if (isfinite(x->ci_lo))
+				il_buf_printf(b, "<td>%.3f&ndash;%.3f</td>", x->ci_lo, x->ci_hi);
+			else
+				il_buf_adds(b, "<td>-</td>");
+			if (isfinite(x->threshold_pct))
+				il_buf_printf(b, "<td>%.1f%%</td>", x->threshold_pct);
+			else
+				il_buf_adds(b, "<td>-</td>");
+			il_buf_printf(b, "<td class=\"%s\" title=\"", !strcmp(x->verdict, "better") ? "better" :
+								      !strcmp(x->verdict, "worse") ? "worse" : "");
+			esc(b, x->why);
+			il_buf_adds(b, "\">");
+			esc(b, x->verdict);
+			il_buf_adds(b, "</td></tr>\n");
+		}
+	}
+	il_buf_adds(b, "</table>\n<h2>Samples per variant</h2>\n");
+	for (size_t i = 0; i < c->nmet; i++)
+		if (ds->met[c->met[i]].better != IL_BETTER_NONE || !ds->met[c->met[i]].idle)
+			strip_plot(b, c, i);
+	if (ds->nres) {
+		il_buf_adds(b, "<h2>Idle residency</h2>\n");
+		residency(b, ds);
+	}
+	il_report_text(c, &text, false);
+	il_buf_adds(b, "<h2>Mailing-list text</h2>\n<pre>");
+	esc(b, il_buf_str(&text));
+	il_buf_adds(b, "</pre>\n<script>document.body.setAttribute('data-report-ok', '1');</script>\n</body></html>\n");
+	il_buf_release(&text);
+	il_buf_release(&s);
+	return b->truncated ? IL_ETOOBIG : 0;
+}

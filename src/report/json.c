@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The JSON report (schema in docs/report.md). */
+#include "report/report.h"
+
+#include <math.h>
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *il_report_json(const struct il_cmp *c)
+{
+	const struct il_dataset *ds = c->ds;
+	json_t *o = json_object(), *vars = json_array(), *mets = json_array(), *res = json_array(), *sum;
+	struct il_buf s = IL_BUF_INIT;
+
+	if (!o || !vars || !mets || !res) {
+		json_decref(o), json_decref(vars), json_decref(mets), json_decref(res);
+		return NULL;
+	}
+	json_object_set_new(o, "schema", json_string("idlelab-compare/1"));
+	json_object_set_new(o, "title", ds->title ? json_string(ds->title) : json_null());
+	json_object_set_new(o, "reference", json_string(ds->var[c->ref]));
+	json_object_set_new(o, "test", json_string(c->o.test == IL_TEST_MWU ? "mann-whitney-u" : "welch-t"));
+	json_object_set_new(o, "alpha", json_real(c->o.alpha));
+	json_object_set_new(o, "holm", json_boolean(c->o.holm));
+	json_object_set_new(o, "ci_level", json_real(c->o.level));
+	json_object_set_new(o, "noise", json_pack("{s:f,s:f,s:o}", "floor_pct", c->o.floor_pct, "k", c->o.k, "aa_pair",
+						  c->aa >= 0 ? json_pack("[s,s]", ds->var[c->ref], ds->var[c->aa]) : json_null()));
+	json_object_set_new(o, "samples", json_pack("{s:I,s:I}", "counted", (json_int_t)ds->counted, "not_counted",
+						    (json_int_t)ds->skipped));
+	for (size_t v = 0; v < ds->nvar; v++)
+		json_array_append_new(vars, json_string(ds->var[v]));
+	json_object_set_new(o, "variants", vars);
+	for (size_t i = 0; i < c->nmet; i++) {
+		const struct il_mseries *m = &ds->met[c->met[i]];
+		json_t *mo = json_object(), *va = json_array();
+
+		json_object_set_new(mo, "key", json_string(m->key));
+		json_object_set_new(mo, "group", json_string(m->group));
+		json_object_set_new(mo, "metric", json_string(m->metric));
+		json_object_set_new(mo, "unit", json_string(m->unit));
+		json_object_set_new(mo, "better", json_string(m->better == IL_BETTER_HIGHER ? "higher" :
+							      m->better == IL_BETTER_LOWER ? "lower" : "none"));
+		json_object_set_new(mo, "idle", json_boolean(m->idle));
+		for (size_t v = 0; v < ds->nvar; v++) {
+			const struct il_mres *x = il_cmp_res(c, i, v);
+			json_t *values = json_array();
+
+			for (size_t k = 0; k < m->var[v].n; k++)
+				json_array_append_new(values, json_real(m->var[v].v[k]));
+			json_array_append_new(
+				va, json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:s,s:o,s:o}",
+					      "variant", ds->var[v], "n", (json_int_t)x->d.n, "mean", num(x->d.mean),
+					      "median", num(x->d.median), "stdev", num(x->d.stdev), "cv", num(x->d.cv), "min",
+					      num(x->d.min), "max", num(x->d.max), "change_pct", num(x->change_pct),
+					      "p_value", num(x->p), "ci_low", num(x->ci_lo), "ci_high", num(x->ci_hi),
+					      "ci_method", x->ci_method ? json_string(x->ci_method) : json_null(),
+					      "threshold_pct", num(x->threshold_pct), "verdict", x->verdict, "why", x->why,
+					      "n_needed", x->n_needed ? json_integer((json_int_t)x->n_needed) : json_null(),
+					      "values", values));
+		}
+		json_object_set_new(mo, "variants", va);
+		json_array_append_new(mets, mo);
+	}
+	json_object_set_new(o, "metrics", mets);
+	for (size_t i = 0; i < ds->nres; i++) {
+		const struct il_resid *r = &ds->res[i];
+
+		json_array_append_new(res, json_pack("{s:s,s:s,s:s,s:f,s:f,s:I}", "group", r->group, "variant", r->variant,
+						     "state", r->state, "usage_share", r->usage_share / (double)r->n,
+						     "time_share", r->time_share / (double)r->n, "n", (json_int_t)r->n));
+	}
+	json_object_set_new(o, "residency", res);
+	il_compare_sentence(c, &s);
+	sum = json_pack("{s:I,s:I,s:I,s:I,s:I,s:s}", "better", (json_int_t)c->nbetter, "worse", (json_int_t)c->nworse,
+			"changed", (json_int_t)c->nchanged, "noise", (json_int_t)c->nnoise, "untestable",
+			(json_int_t)c->nunknown, "sentence", il_buf_str(&s));
+	il_buf_release(&s);
+	json_object_set_new(o, "summary", sum);
+	return o;
+}

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Building comparison datasets from run journals and number files. */
+#include "stats/dataset.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/journal.h"
+#include "util/buf.h"
+#include "util/str.h"
+
+void il_dataset_release(struct il_dataset *ds)
+{
+	for (size_t i = 0; i < ds->nmet; i++) {
+		struct il_mseries *m = &ds->met[i];
+
+		free(m->key), free(m->group), free(m->metric), free(m->unit);
+		for (size_t v = 0; v < ds->nvar && m->var; v++)
+			free(m->var[v].v), free(m->var[v].it);
+		free(m->var);
+	}
+	free(ds->met);
+	for (size_t i = 0; i < ds->nrows; i++)
+		free(ds->rows[i].group), free(ds->rows[i].variant);
+	free(ds->rows);
+	for (size_t i = 0; i < ds->nres; i++)
+		free(ds->res[i].group), free(ds->res[i].variant), free(ds->res[i].state);
+	free(ds->res);
+	for (size_t i = 0; i < ds->nvar; i++)
+		free(ds->var[i]);
+	free(ds->var);
+	free(ds->title);
+	free(ds->reference);
+	free(ds->aa);
+	json_decref(ds->meta);
+	memset(ds, 0, sizeof(*ds));
+}
+
+int il_dataset_var(const struct il_dataset *ds, const char *label)
+{
+	for (size_t i = 0; i < ds->nvar; i++)
+		if (!strcmp(ds->var[i], label))
+			return (int)i;
+	return -1;
+}
+
+static int push_value(struct il_values *s, double v, int it)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		double *nv = realloc(s->v, cap * sizeof(*nv));
+		int *ni;
+
+		if (!nv)
+			return IL_ENOMEM;
+		s->v = nv;
+		if (!(ni = realloc(s->it, cap * sizeof(*ni))))
+			return IL_ENOMEM;
+		s->it = ni;
+		s->cap = cap;
+	}
+	s->it[s->n] = it;
+	s->v[s->n++] = v;
+	return 0;
+}
+
+/* Add a variant (new ones get an empty series in every metric). */
+static int add_var(struct il_dataset *ds, const char *label)
+{
+	char **nv;
+	int i = il_dataset_var(ds, label);
+
+	if (i >= 0)
+		return i;
+	if (!(nv = realloc(ds->var, (ds->nvar + 1) * sizeof(*nv))))
+		return IL_ENOMEM;
+	ds->var = nv;
+	if (!(ds->var[ds->nvar] = strdup(label)))
+		return IL_ENOMEM;
+	for (size_t m = 0; m < ds->nmet; m++) {
+		struct il_values *s = realloc(ds->met[m].var, (ds->nvar + 1) * sizeof(*s));
+
+		if (!s)
+			return IL_ENOMEM;
+		memset(&s[ds->nvar], 0, sizeof(*s));
+		ds->met[m].var = s;
+	}
+	return (int)ds->nvar++;
+}
+
+/* The metric group.metric, created with unit and direction on first sight; NULL on OOM. */
+static struct il_mseries *get_metric(struct il_dataset *ds, const char *group, const char *metric, const char *unit,
+				     enum il_better better, bool idle)
+{
+	struct il_mseries *nm, *m;
+	struct il_buf key = IL_BUF_INIT;
+
+	if (*group)
+		il_buf_printf(&key, "%s.%s", group, metric);
+	else
+		il_buf_adds(&key, metric);
+	for (size_t i = 0; i < ds->nmet; i++)
+		if (!strcmp(ds->met[i].key, il_buf_str(&key))) {
+			il_buf_release(&key);
+			return &ds->met[i];
+		}
+	if (!(nm = realloc(ds->met, (ds->nmet + 1) * sizeof(*nm)))) {
+		il_buf_release(&key);
+		return NULL;
+	}
+	ds->met = nm;
+	m = &ds->met[ds->nmet];
+	memset(m, 0, sizeof(*m));
+	m->key = il_buf_detach(&key);
+	m->group = strdup(group);
+	m->metric = strdup(metric);
+	m->unit = strdup(unit);
+	m->better = better;
+	m->idle = idle;
+	m->var = calloc(ds->nvar + 1, sizeof(*m->var));
+	if (!m->key || !m->group || !m->metric || !m->unit || !m->var) {
+		free(m->key), free(m->group), free(m->metric), free(m->unit), free(m->var);
+		return NULL;
+	}
+	ds->nmet++;
+	return m;
+}
+
+static int add_value(struct il_dataset *ds, int var, const char *group, const char *metric, const char *unit,
+		     enum il_better better, bool idle, double v, int it)
+{
+	struct il_mseries *m = get_metric(ds, group, metric, unit, better, idle);
+
+	return m ? push_value(&m->var[var], v, it) : IL_ENOMEM;
+}
+
+int il_dataset_add_file(struct il_dataset *ds, const char *path, const char *name, struct il_err *err)
+{
+	struct il_buf b = IL_BUF_INIT;
+	const char *p, *end;
+	size_t line = 0;
+	int var, r;
+
+	if ((r = il_buf_read_file(&b, path, (size_t)1 << 30, err)))
+		return r;
+	if ((var = add_var(ds, name)) < 0) {
+		il_buf_release(&b);
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	}
+	if (!ds->reference && !(ds->reference = strdup(name))) {
+		il_buf_release(&b);
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	}
+	if (!get_metric(ds, "", "value", "", IL_BETTER_NONE, false)) {
+		il_buf_release(&b);
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	}
+	p = il_buf_str(&b);
+	end = p + b.len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *s = p;
+		size_t n = (size_t)((nl ? nl : end) - p);
+		double v;
+
+		line++;
+		p = nl ? nl + 1 : end;
+		while (n && (*s == ' ' || *s == '\t'))
+			s++, n--;
+		while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+			n--;
+		if (!n || *s == '#')
+			continue;
+		if (il_parse_double(s, n, &v) || !isfinite(v)) {
+			r = il_err_set(err, IL_EPARSE, "%s:%zu: '%.*s' is not a finite number", path, line, (int)(n > 40 ? 40 : n),
+				       s);
+			break;
+		}
+		if ((r = add_value(ds, var, "", "value", "", IL_BETTER_NONE, false, v, (int)line))) {
+			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			break;
+		}
+		ds->counted++;
+	}
+	il_buf_release(&b);
+	if (!r && !ds->met[0].var[var].n)
+		r = il_err_set(err, IL_EPARSE, "%s: no numbers in the file", path);
+	return r;
+}
+
+/* ---- run journals ---- */
+
+struct jctx {
+	struct il_dataset *ds;
+	const char *path;
+	json_t *workloads;   /* from run-start: label -> {metrics: [{name, unit, better}]} */
+	json_t *variants;    /* from run-start */
+	const char *prefix;  /* "" or "run/" when several runs are merged */
+	bool started;
+};
+
+static enum il_better better_of(const char *s)
+{
+	return !s ? IL_BETTER_NONE : !strcmp(s, "higher") ? IL_BETTER_HIGHER : !strcmp(s, "lower") ? IL_BETTER_LOWER :
+											  IL_BETTER_NONE;
+}
+
+static int add_row(struct il_dataset *ds, const char *group, const char *variant, int iteration, double score,
+		   const json_t *total)
+{
+	struct il_row *nr = realloc(ds->rows, (ds->nrows + 1) * sizeof(*nr)), *row;
+
+	if (!nr)
+		return IL_ENOMEM;
+	ds->rows = nr;
+	row = &ds->rows[ds->nrows];
+	row->group = strdup(group);
+	row->variant = strdup(variant);
+	if (!row->group || !row->variant) {
+		free(row->group), free(row->variant);
+		return IL_ENOMEM;
+	}
+	row->iteration = iteration;
+	row->score = score;
+#define NUM(k) (json_is_number(json_object_get(total, k)) ? json_number_value(json_object_get(total, k)) : NAN)
+	row->idles = NUM("idles");
+	row->idle_miss = NUM("idle_miss");
+	row->ratio = NUM("miss_ratio");
+	row->belows = NUM("belows");
+	row->aboves = NUM("aboves");
+#undef NUM
+	ds->nrows++;
+	return 0;
+}
+
+static int add_resid(struct il_dataset *ds, const char *group, const char *variant, const char *state, double us,
+		     double ts)
+{
+	struct il_resid *nr;
+
+	for (size_t i = 0; i < ds->nres; i++) {
+		struct il_resid *r = &ds->res[i];
+
+		if (!strcmp(r->group, group) && !strcmp(r->variant, variant) && !strcmp(r->state, state)) {
+			r->usage_share += us;
+			r->time_share += ts;
+			r->n++;
+			return 0;
+		}
+	}
+	if (!(nr = realloc(ds->res, (ds->nres + 1) * sizeof(*nr))))
+		return IL_ENOMEM;
+	ds->res = nr;
+	nr = &ds->res[ds->nres];
+	nr->group = strdup(group);
+	nr->variant = strdup(variant);
+	nr->state = strdup(state);
+	if (!nr->group || !nr->variant || !nr->state) {
+		free(nr->group), free(nr->variant), free(nr->state);
+		return IL_ENOMEM;
+	}
+	nr->usage_share = us;
+	nr->time_share = ts;
+	nr->n = 1;
+	ds->nres++;
+	return 0;
+}
+
+/* Idle metrics of one sample: totals, per state, per cluster (when several), energy. */
+static int add_idle(struct il_dataset *ds, int var, const char *group, const json_t *idle, int it)
+{
+	static const struct {
+		const char *key, *name, *unit;
+		enum il_better better;
+	} tot[] = {
+		{ "idles", "idle.idles", "count", IL_BETTER_NONE },
+		{ "aboves", "idle.aboves", "count", IL_BETTER_LOWER },
+		{ "belows", "idle.belows", "count", IL_BETTER_LOWER },
+		{ "idle_miss", "idle.idle_miss", "count", IL_BETTER_LOWER },
+		{ "miss_ratio", "idle.miss_ratio", "ratio", IL_BETTER_LOWER },
+		{ "idles_per_s", "idle.idles_per_s", "1/s", IL_BETTER_NONE },
+	};
+	const json_t *total = json_object_get(idle, "total"), *a, *e;
+	size_t i;
+	int r;
+
+	for (i = 0; i < sizeof(tot) / sizeof(tot[0]); i++) {
+		json_t *v = json_object_get(total, tot[i].key);
+
+		if (json_is_number(v) &&
+		    (r = add_value(ds, var, group, tot[i].name, tot[i].unit, tot[i].better, true, json_number_value(v), it)))
+			return r;
+	}
+	a = json_object_get(idle, "states");
+	json_array_foreach(a, i, e) {
+		const char *name = json_string_value(json_object_get(e, "name"));
+		json_t *us = json_object_get(e, "usage_share"), *ts = json_object_get(e, "time_share");
+		char m[160];
+
+		if (!name || !json_is_number(us) || !json_is_number(ts))
+			continue;
+		snprintf(m, sizeof(m), "idle.state.%s.usage_share", name);
+		if ((r = add_value(ds, var, group, m, "share", IL_BETTER_NONE, true, json_number_value(us), it)))
+			return r;
+		snprintf(m, sizeof(m), "idle.state.%s.time_share", name);
+		if ((r = add_value(ds, var, group, m, "share", IL_BETTER_NONE, true, json_number_value(ts), it)) ||
+		    (r = add_resid(ds, group, ds->var[var], name, json_number_value(us), json_number_value(ts))))
+			return r;
+	}
+	a = json_object_get(idle, "clusters");
+	if (json_array_size(a) > 1) {
+		json_array_foreach(a, i, e) {
+			json_t *cl = json_object_get(e, "cluster"), *mr = json_object_get(e, "miss_ratio");
+			char m[96];
+
+			if (!json_is_integer(cl) || !json_is_number(mr))
+				continue;
+			snprintf(m, sizeof(m), "idle.cluster%lld.miss_ratio", (long long)json_integer_value(cl));
+			if ((r = add_value(ds, var, group, m, "ratio", IL_BETTER_LOWER, true, json_number_value(mr), it)))
+				return r;
+		}
+	}
+	e = json_object_get(idle, "energy");
+	if (json_is_object(e)) {
+		json_t *j = json_object_get(e, "joules"), *w = json_object_get(e, "watts");
+
+		if (json_is_number(j) &&
+		    (r = add_value(ds, var, group, "idle.energy_j", "J", IL_BETTER_LOWER, true, json_number_value(j), it)))
+			return r;
+		if (json_is_number(w) &&
+		    (r = add_value(ds, var, group, "idle.power_w", "W", IL_BETTER_LOWER, true, json_number_value(w), it)))
+			return r;
+	}
+	return 0;
+}
+
+static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
+{
+	struct jctx *c = ctx;
+	struct il_dataset *ds = c->ds;
+	const char *type = json_string_value(json_object_get(rec, "type"));
+	const char *variant, *group, *status;
+	json_t *metrics, *wdef, *ms, *e;
+	char label[200];
+	double score = NAN;
+	int var, it, r = 0;
+	size_t i;
+
+	if (!strcmp(type, "sample") || !strcmp(type, "run-start")) {
+		static const char *const sample_keys[] = {
+			"type", "seq", "attempt", "final", "status", "reason", "host", "kernel", "variant", "governor",
+			"governor_read", "disable", "workload", "workload_name", "params", "iteration", "warmup", "metrics",
+			"idle", "note", "interval_s", "kernel_release", "machine", "boot_id", "driver", "exit_status",
+			"fingerprint", "output", "errors", "started", "ended", "elapsed_s", "idlelab_version", "time", NULL
+		};
+		static const char *const start_keys[] = { "type", "run_dir", "plan_name", "samples", "reference", "variants",
+							  "workloads", "iterations", "warmup", "order", "plan",
+							  "idlelab_version", "time", NULL };
+		const char *const *known = !strcmp(type, "sample") ? sample_keys : start_keys;
+		const char *k;
+		json_t *kv;
+
+		json_object_foreach(rec, k, kv) {
+			bool ok = false;
+
+			for (const char *const *q = known; *q && !ok; q++)
+				ok = !strcmp(*q, k);
+			if (!ok)
+				return il_err_set(err, IL_EPARSE,
+						  "%s:%zu: unknown field '%s' in a %s record (written by another idlelab "
+						  "version?)",
+						  c->path, line, k, type);
+		}
+	}
+	if (!strcmp(type, "run-start")) {
+		if (c->started)
+			return 0;
+		c->started = true;
+		c->workloads = json_incref(json_object_get(rec, "workloads"));
+		c->variants = json_incref(json_object_get(rec, "variants"));
+		if (!json_is_object(c->workloads) || !json_is_array(c->variants))
+			return il_err_set(err, IL_EPARSE, "%s:%zu: run-start record lacks workloads or variants", c->path,
+					  line);
+		json_array_foreach(c->variants, i, e) {
+			const char *l = json_string_value(json_object_get(e, "label"));
+
+			if (!l)
+				return il_err_set(err, IL_EPARSE, "%s:%zu: variants[%zu].label: expected a string", c->path,
+						  line, i);
+			snprintf(label, sizeof(label), "%s%s", c->prefix, l);
+			if (add_var(ds, label) < 0)
+				return il_err_set(err, IL_ENOMEM, "out of memory");
+		}
+		if (!ds->reference && json_is_string(json_object_get(rec, "reference"))) {
+			const char *ref = json_string_value(json_object_get(rec, "reference"));
+			json_t *rv = NULL;
+
+			snprintf(label, sizeof(label), "%s%s", c->prefix, ref);
+			ds->reference = strdup(label);
+			/* the A/A partner: the same governor, states and kernel under another label */
+			json_array_foreach(c->variants, i, e)
+				if (!strcmp(json_string_value(json_object_get(e, "label")), ref))
+					rv = e;
+			json_array_foreach(c->variants, i, e) {
+				if (!rv || e == rv || ds->aa)
+					continue;
+				if (json_equal(json_object_get(e, "governor"), json_object_get(rv, "governor")) &&
+				    json_equal(json_object_get(e, "disable"), json_object_get(rv, "disable")) &&
+				    json_equal(json_object_get(e, "kernel"), json_object_get(rv, "kernel"))) {
+					snprintf(label, sizeof(label), "%s%s", c->prefix,
+						 json_string_value(json_object_get(e, "label")));
+					ds->aa = strdup(label);
+				}
+			}
+		}
+		if (!ds->title && json_is_string(json_object_get(rec, "plan_name")))
+			ds->title = strdup(json_string_value(json_object_get(rec, "plan_name")));
+		if (!ds->meta)
+			ds->meta = json_object();
+		json_object_set(ds->meta, "run_start", rec);
+		return 0;
+	}
+	if (!strcmp(type, "host")) {
+		json_t *fps;
+
+		if (!ds->meta)
+			ds->meta = json_object();
+		if (!(fps = json_object_get(ds->meta, "fingerprints")))
+			json_object_set_new(ds->meta, "fingerprints", fps = json_object());
+		if (json_is_string(json_object_get(rec, "host")))
+			json_object_set(fps, json_string_value(json_object_get(rec, "host")), json_object_get(rec, "fingerprint"));
+		return 0;
+	}
+	if (strcmp(type, "sample"))
+		return 0;
+	if (!c->started)
+		return il_err_set(err, IL_EPARSE, "%s:%zu: sample before the run-start record", c->path, line);
+	if (!json_is_true(json_object_get(rec, "final")))
+		return 0;
+	variant = json_string_value(json_object_get(rec, "variant"));
+	group = json_string_value(json_object_get(rec, "workload"));
+	status = json_string_value(json_object_get(rec, "status"));
+	if (!variant || !group || !status)
+		return il_err_set(err, IL_EPARSE, "%s:%zu: sample record: variant, workload and status must be strings",
+				  c->path, line);
+	if (strcmp(status, "ok")) {
+		ds->skipped++;
+		return 0;
+	}
+	metrics = json_object_get(rec, "metrics");
+	if (!json_is_object(metrics))
+		return il_err_set(err, IL_EPARSE, "%s:%zu: metrics: expected an object in an ok sample", c->path, line);
+	wdef = json_object_get(c->workloads, group);
+	ms = json_object_get(wdef, "metrics");
+	if (!json_is_array(ms))
+		return il_err_set(err, IL_EPARSE, "%s:%zu: workload '%s' is not in the run-start record", c->path, line,
+				  group);
+	if (!json_is_integer(json_object_get(rec, "iteration")))
+		return il_err_set(err, IL_EPARSE, "%s:%zu: iteration: expected integer", c->path, line);
+	it = (int)json_integer_value(json_object_get(rec, "iteration"));
+	snprintf(label, sizeof(label), "%s%s", c->prefix, variant);
+	if ((var = add_var(ds, label)) < 0)
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	json_array_foreach(ms, i, e) {
+		const char *name = json_string_value(json_object_get(e, "name"));
+		json_t *v = json_object_get(metrics, name ? name : "");
+
+		if (!name)
+			return il_err_set(err, IL_EPARSE, "%s: run-start: workloads.%s.metrics[%zu].name: expected a string",
+					  c->path, group, i);
+		if (!json_is_number(v) || !isfinite(json_number_value(v)))
+			return il_err_set(err, IL_EPARSE, "%s:%zu: metrics.%s: expected a finite number", c->path, line, name);
+		if (i == 0)
+			score = json_number_value(v);
+		if ((r = add_value(ds, var, group, name, json_string_value(json_object_get(e, "unit")) ?: "",
+				   better_of(json_string_value(json_object_get(e, "better"))), false, json_number_value(v), it)))
+			return il_err_set(err, IL_ENOMEM, "out of memory");
+	}
+	if (json_is_object(json_object_get(rec, "idle")) && (r = add_idle(ds, var, group, json_object_get(rec, "idle"), it)))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	if (add_row(ds, group, label, it, score,
+		    json_object_get(json_object_get(rec, "idle"), "total")))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	ds->counted++;
+	return 0;
+}
+
+int il_dataset_add_run(struct il_dataset *ds, const char *run_dir, const char *prefix, struct il_err *err)
+{
+	struct il_buf path = IL_BUF_INIT;
+	struct jctx c = { ds, NULL, NULL, NULL, prefix ? prefix : "", false };
+	size_t torn = 0;
+	int r;
+
+	if (il_buf_printf(&path, "%s/journal.jsonl", run_dir))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	c.path = path.p;
+	r = il_journal_each(path.p, journal_rec, &c, &torn, err);
+	if (!r && torn)
+		r = il_err_set(err, IL_EPARSE,
+			       "%s: the last line is truncated (%zu bytes without a newline: the run was killed while "
+			       "writing it); 'idlelab run --resume %s' repairs it",
+			       path.p, torn, run_dir);
+	if (!r && !c.started)
+		r = il_err_set(err, IL_EPARSE, "%s: no run-start record (not an idlelab journal?)", path.p);
+	json_decref(c.workloads);
+	json_decref(c.variants);
+	il_buf_release(&path);
+	return r;
+}

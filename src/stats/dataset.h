@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What a comparison works on: per metric, the values of every variant, in
+ * sample order. Built from a run's journal.jsonl (only final "ok" samples
+ * count: warmups, failures, invalid and interrupted samples never do) or from
+ * plain text files of numbers, one per line (like ministat). Also keeps the
+ * per-iteration rows the mailing-list table shows and the mean residency per
+ * state, and the run's metadata for the Tested-by block.
+ */
+#ifndef IL_STATS_DATASET_H
+#define IL_STATS_DATASET_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <jansson.h>
+#include "util/err.h"
+
+enum il_better { IL_BETTER_NONE = 0, IL_BETTER_HIGHER = 1, IL_BETTER_LOWER = -1 };
+
+struct il_values {
+	size_t n, cap;
+	double *v;
+	int *it;            /* iteration of each value (line number for files) */
+};
+
+struct il_mseries {
+	char *key;          /* "pingpong.usec_per_loop", "pingpong.idle.miss_ratio", "value" */
+	char *group;        /* workload label ("" for files) */
+	char *metric;       /* "usec_per_loop", "idle.miss_ratio" */
+	char *unit;
+	enum il_better better;
+	bool idle;          /* an idle-counter metric (not the workload's own) */
+	struct il_values *var; /* [nvar] */
+};
+
+/* One row of the per-iteration table (the seeds' shape); NaN where absent. */
+struct il_row {
+	char *group, *variant;
+	int iteration;
+	double score, idles, idle_miss, ratio, belows, aboves;
+};
+
+/* Mean residency of one state for one workload and variant. */
+struct il_resid {
+	char *group, *variant, *state;
+	double usage_share, time_share;
+	size_t n;
+};
+
+struct il_dataset {
+	char *title;
+	size_t nvar;
+	char **var;         /* variant labels, in plan order */
+	char *reference;    /* the plan's reference, or the first variant */
+	char *aa;           /* the A/A partner of the reference (same governor and states), or NULL */
+	size_t nmet;
+	struct il_mseries *met;
+	size_t nrows;
+	struct il_row *rows;
+	size_t nres;
+	struct il_resid *res;
+	size_t counted, skipped;/* samples used / final samples not counted (warmup, failed, ...) */
+	json_t *meta;       /* {"plan": ..., "fingerprints": {host: ...}, "kernels": {...}} or null */
+};
+
+/*
+ * Add a run directory: everything comes from its journal.jsonl (the run-start
+ * record gives variants, reference and metric directions). prefix (NULL or
+ * "") is put before variant labels when several runs are compared.
+ */
+int il_dataset_add_run(struct il_dataset *ds, const char *run_dir, const char *prefix, struct il_err *err);
+/* Add a file of numbers as variant `name` (metric "value"; blank lines and # comments ignored). */
+int il_dataset_add_file(struct il_dataset *ds, const char *path, const char *name, struct il_err *err);
+void il_dataset_release(struct il_dataset *ds);
+
+/* Index of a variant label, or -1. */
+int il_dataset_var(const struct il_dataset *ds, const char *label);
+
+#endif
