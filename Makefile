@@ -14,7 +14,7 @@ SAN        ?=
 PC_LIBS  := libgit2 libssh jansson libcurl libcrypto
 DEB_PKGS := build-essential pkg-config bc clang libclang-rt-14-dev valgrind \
             libgit2-dev libssh-dev libjansson-dev libcurl4-openssl-dev libcmocka-dev libssl-dev \
-            openssh-server openssh-client python3 ca-certificates
+            openssh-server openssh-client python3 ca-certificates chromium
 
 NODEP_GOALS := deps clean help
 ifeq ($(filter-out $(NODEP_GOALS),$(or $(MAKECMDGOALS),all)),)

@@ -1,31 +1,34 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # `make demo` until the built-in QEMU lab host lands: the main job on this
-# machine. Shows the idle state table, then runs the same wakeup pattern
-# (400 sleeps of 2 ms) under every available governor with idle-stat, and
-# restores the original governor (idle-stat does that itself).
+# machine. Shows the idle state table, runs a small plan (every available
+# governor x pingpong and periodic, interleaved, 5 iterations) with
+# `idlelab run`, then compares the governors and writes every report format.
+# The host's governor is restored by the run itself.
 set -eu
 IDLELAB=${IDLELAB:-./idlelab}
-G=/sys/devices/system/cpu/cpuidle/current_governor
+C=/sys/devices/system/cpu/cpuidle
 "$IDLELAB" snapshot
 echo
-pattern='i=0; while [ $i -lt 400 ]; do sleep 0.002; i=$((i+1)); done'
-if [ -w "$G" ]; then
-	govs=$("$IDLELAB" governor list | sed 's/ \*$//')
+govs=""
+if [ -w "$C/current_governor" ] && [ -r "$C/available_governors" ]; then
+	for g in $(cat "$C/available_governors"); do govs="$govs${govs:+, }\"$g\""; done
 else
-	govs=$("$IDLELAB" governor get 2>/dev/null || echo "")
-	echo "note: $G is not writable here (run as root to compare governors); using the current one"
+	echo "note: $C/current_governor is not writable here (run as root to compare governors);"
+	echo "      measuring the current governor only"
 fi
-if [ -z "$govs" ]; then
-	"$IDLELAB" idle-stat -- sh -c "$pattern"
-	exit 0
-fi
-for g in $govs; do
-	echo "=== governor $g: 400 x sleep 2 ms"
-	if [ -w "$G" ]; then
-		"$IDLELAB" idle-stat --governor "$g" -- sh -c "$pattern"
-	else
-		"$IDLELAB" idle-stat -- sh -c "$pattern"
-	fi
-	echo
-done
+gline=""
+[ -n "$govs" ] && gline="\"governors\": [$govs],"
+mkdir -p reports
+plan=reports/demo-plan.json
+cat > "$plan" <<JSON
+{"name": "demo", "host": "local", $gline
+ "workloads": [{"workload": "pingpong", "params": {"pairs": 2, "loops": 20000}},
+               {"workload": "periodic", "params": {"hz": 250, "duration": 0.5}}],
+ "iterations": 5, "warmup": 1, "quiesce_s": 0.2}
+JSON
+run=$("$IDLELAB" run "$plan")
+echo
+"$IDLELAB" compare "$run" --metric usec_per_loop,wakeup_lat_avg_us,wakeup_lat_p99_us,idle.idles,idle.miss_ratio
+echo
+"$IDLELAB" report "$run"

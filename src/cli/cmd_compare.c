@@ -125,11 +125,13 @@ static int load(struct il_dataset *ds, char **args, int n, struct il_err *err)
 
 int cmd_compare(int argc, char **argv)
 {
+	const char *better = NULL;
 	struct cmp_args a = { .seed = -1 };
 	const struct il_opt opts[] = {
 		CMP_OPTS(a),
 		IL_OPT_STR(0, "format", &a.fmt, "text|md|csv|json|html", "output format (default text)"),
 		IL_OPT_STR('o', "output", &a.out, "FILE", "write to FILE instead of stdout"),
+		IL_OPT_STR(0, "better", &better, "higher|lower", "direction of the numbers in plain files (default none)"),
 		IL_OPT_END_,
 	};
 	static const char *const usage[] = {
@@ -151,7 +153,11 @@ int cmd_compare(int argc, char **argv)
 		return il_opt_error(opts, usage, "nothing to compare");
 	if ((a.fmt && il_fmt_parse(a.fmt, &f, &err)) || make_opts(&a, &o, &only, &err))
 		return il_opt_error(opts, usage, "%s", err.msg);
-	if (!(r = load(&ds, argv + 1, nargs, &err)) && !(r = il_compare(&c, &ds, &o, &err)) &&
+	if (better && strcmp(better, "higher") && strcmp(better, "lower"))
+		return il_opt_error(opts, usage, "--better: expected higher or lower, got '%s'", better);
+	if (!(r = load(&ds, argv + 1, nargs, &err)) && better)
+		il_dataset_file_direction(&ds, !strcmp(better, "higher") ? IL_BETTER_HIGHER : IL_BETTER_LOWER);
+	if (!r && !(r = il_compare(&c, &ds, &o, &err)) &&
 	    !(r = il_report_render(&c, f, &out, &err)))
 		r = il_cli_output(a.out, il_buf_str(&out), out.len, &err);
 	il_buf_release(&out);

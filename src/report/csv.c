@@ -53,7 +53,7 @@ int il_report_csv(const struct il_cmp *c, struct il_buf *b)
 				field(b, m->unit);
 				il_buf_printf(b, ",%s,", better);
 				field(b, ds->var[v]);
-				il_buf_printf(b, ",%d,%.10g,,,,,,,,,,,,,,\r\n", vals->it[k], vals->v[k]);
+				il_buf_printf(b, ",%d,%.10g,,,,,,,,,,,,,\r\n", vals->it[k], vals->v[k]);
 			}
 			il_buf_adds(b, "summary,");
 			field(b, m->group);

@@ -39,10 +39,8 @@ static void strip_plot(struct il_buf *b, const struct il_cmp *c, size_t i)
 	for (size_t v = 0; v < ds->nvar; v++)
 		for (size_t k = 0; k < m->var[v].n; k++)
 			lo = fmin(lo, m->var[v].v[k]), hi = fmax(hi, m->var[v].v[k]);
-	if (!isfinite(lo))
-		return;
-	if (hi == lo)
-		hi = lo + (lo ? fabs(lo) * 0.01 : 1);
+	if (!isfinite(lo) || hi == lo)
+		return; /* nothing to see: every sample of every variant is the same */
 	il_buf_printf(b, "<figure><figcaption>");
 	esc(b, m->key);
 	il_buf_printf(b, " <span class=u>(");
@@ -146,7 +144,7 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 	esc(b, ds->title ? ds->title : "comparison");
 	il_buf_adds(b, "</title>\n<style>body{font:14px sans-serif;margin:2em;max-width:1000px}"
 		       "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;"
-		       "text-align:right}td:first-child,td:nth-child(2){text-align:left}.better{color:#1a7f37}"
+		       "text-align:right}th{text-align:center}td:first-child,td:nth-child(2){text-align:left}.better{color:#1a7f37}"
 		       ".worse{color:#cf222e}figure{margin:1em 0}figcaption{font-weight:bold}.u{font-weight:normal;"
 		       "color:#666}.ax{stroke:#999}.med{stroke:#000;stroke-width:2}.t{font-size:11px;fill:#555}"
 		       ".l{font-size:12px}.v{font-size:12px}.vb{fill:#1a7f37}.vw{fill:#cf222e}.vn{fill:#555}"
@@ -160,6 +158,14 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 	il_buf_printf(b, "</b>; %s two-sided, alpha %g; noise threshold max(%.1f%%, %g &times; reference RSE)%s.</p>\n",
 		      c->o.test == IL_TEST_MWU ? "Mann-Whitney U" : "Welch t", c->o.alpha, c->o.floor_pct, c->o.k,
 		      c->aa >= 0 ? ", floor raised per metric by the A/A pair" : "");
+	il_buf_adds(b, "<h2>Samples per variant</h2>\n");
+	for (size_t i = 0; i < c->nmet; i++)
+		if (ds->met[c->met[i]].better != IL_BETTER_NONE || !ds->met[c->met[i]].idle)
+			strip_plot(b, c, i);
+	if (ds->nres) {
+		il_buf_adds(b, "<h2>Idle residency</h2>\n");
+		residency(b, ds);
+	}
 	il_buf_adds(b, "<h2>Summary</h2>\n<table><tr><th>metric</th><th>variant</th><th>n</th><th>mean</th><th>CV</th>"
 		       "<th>change</th><th>p</th><th>CI of ratio</th><th>noise</th><th>verdict</th></tr>\n");
 	for (size_t i = 0; i < c->nmet; i++) {
@@ -202,14 +208,7 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 			il_buf_adds(b, "</td></tr>\n");
 		}
 	}
-	il_buf_adds(b, "</table>\n<h2>Samples per variant</h2>\n");
-	for (size_t i = 0; i < c->nmet; i++)
-		if (ds->met[c->met[i]].better != IL_BETTER_NONE || !ds->met[c->met[i]].idle)
-			strip_plot(b, c, i);
-	if (ds->nres) {
-		il_buf_adds(b, "<h2>Idle residency</h2>\n");
-		residency(b, ds);
-	}
+	il_buf_adds(b, "</table>\n");
 	il_report_text(c, &text, false);
 	il_buf_adds(b, "<h2>Mailing-list text</h2>\n<pre>");
 	esc(b, il_buf_str(&text));

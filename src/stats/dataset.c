@@ -38,6 +38,13 @@ void il_dataset_release(struct il_dataset *ds)
 	memset(ds, 0, sizeof(*ds));
 }
 
+void il_dataset_file_direction(struct il_dataset *ds, enum il_better b)
+{
+	for (size_t i = 0; i < ds->nmet; i++)
+		if (!*ds->met[i].group && !ds->met[i].idle)
+			ds->met[i].better = b;
+}
+
 int il_dataset_var(const struct il_dataset *ds, const char *label)
 {
 	for (size_t i = 0; i < ds->nvar; i++)

@@ -72,6 +72,9 @@ int il_dataset_add_run(struct il_dataset *ds, const char *run_dir, const char *p
 int il_dataset_add_file(struct il_dataset *ds, const char *path, const char *name, struct il_err *err);
 void il_dataset_release(struct il_dataset *ds);
 
+/* Give metrics from number files (which carry no direction) the direction b. */
+void il_dataset_file_direction(struct il_dataset *ds, enum il_better b);
+
 /* Index of a variant label, or -1. */
 int il_dataset_var(const struct il_dataset *ds, const char *label);
 

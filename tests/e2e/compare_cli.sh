@@ -1,0 +1,70 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# `idlelab compare`, `report` and `tested-by` from the command line: files
+# of numbers (ministat style), a real run journal, every format, the HTML
+# report loaded in headless Chromium (no script errors, a screenshot), and the
+# Tested-by identity from git config (read with libgit2).
+. "$(dirname "$0")/lib.sh"
+SRC=${IL_SRCDIR:-.}
+RUN=$E2E_TMP/run1
+mkdir -p "$RUN"
+cp "$SRC/tests/fixtures/journal/run1/journal.jsonl" "$RUN/"
+
+printf '5.53\n5.51\n5.55\n5.54\n5.52\n5.53\n' > "$E2E_TMP/teo.txt"
+printf '4.77\n4.81\n4.79\n4.80\n4.76\n4.78\n' > "$E2E_TMP/teo-6.txt"
+printf '5.54\n5.52\n5.53\n5.55\n5.51\n5.54\n' > "$E2E_TMP/teo-5.txt"
+expect "numbers: a 13% change is found" 0 "teo-6 +6 +4.785 .* -13.5% .*changed" \
+	"$IDLELAB" compare "$E2E_TMP/teo.txt" "$E2E_TMP/teo-5.txt" "$E2E_TMP/teo-6.txt"
+expect "numbers: noise is called noise" 0 "teo-5 .* ~" \
+	"$IDLELAB" compare "$E2E_TMP/teo.txt" "$E2E_TMP/teo-5.txt"
+printf '1\n2\n3\n' > "$E2E_TMP/a.txt"; printf '7\n8\n9\n' > "$E2E_TMP/b.txt"
+expect "numbers: 3 vs 3 says how many are needed" 0 "can never|too few" \
+	"$IDLELAB" compare "$E2E_TMP/a.txt" "$E2E_TMP/b.txt"
+printf '1\n2\nfast\n' > "$E2E_TMP/bad.txt"
+expect "numbers: a bad line is named" 1 "bad.txt:3: 'fast' is not a finite number" \
+	"$IDLELAB" compare "$E2E_TMP/a.txt" "$E2E_TMP/bad.txt"
+expect "unknown reference is listed" 1 "reference 'nope' is not one of the variants \\(menu, menu-again, ladder, menu-nopoll\\)" \
+	"$IDLELAB" compare "$RUN" --ref nope
+expect "run: text report" 0 "Verdict: no difference above noise" "$IDLELAB" compare "$RUN"
+expect "run: --metric and --ref" 0 "ladder .* ref" "$IDLELAB" compare "$RUN" --metric usec_per_loop --ref ladder
+expect "run: json" 0 '"schema": "idlelab-compare/1"' "$IDLELAB" compare "$RUN" --format json
+expect "run: welch + holm" 0 "Welch t two-sided, alpha 0.05 \\(Holm\\)" "$IDLELAB" compare "$RUN" --test welch --holm
+expect "report writes every format" 0 "report.html" "$IDLELAB" report "$RUN"
+for f in txt md csv json html; do
+	cmp -s "$RUN/report.$f" "$SRC/tests/fixtures/journal/run1/report.$f" && ok "report.$f regenerated from the journal alone" ||
+		bad "report.$f regenerated from the journal alone" "differs from the golden file"
+done
+python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$RUN/report.json" && ok "report.json parses" || bad "report.json parses"
+python3 -c "
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline='')))
+assert rows[0][0] == 'kind' and all(len(r) == len(rows[0]) for r in rows), 'ragged'
+print(len(rows))" "$RUN/report.csv" >/dev/null && ok "report.csv is rectangular RFC 4180" || bad "report.csv is rectangular RFC 4180"
+
+# Tested-by: identity from git config through libgit2
+mkdir -p "$E2E_TMP/home"
+printf '[user]\n\tname = Pat Tester\n\temail = pat@example.org\n' > "$E2E_TMP/home/.gitconfig"
+expect "tested-by from git config" 0 "^Tested-by: Pat Tester <pat@example.org>" \
+	env HOME="$E2E_TMP/home" XDG_CONFIG_HOME="$E2E_TMP/home/.config" "$IDLELAB" tested-by "$RUN"
+mkdir -p "$E2E_TMP/empty"
+expect "tested-by without identity says what to do" 1 "give --as" \
+	env HOME="$E2E_TMP/empty" XDG_CONFIG_HOME="$E2E_TMP/empty/.config" GIT_CONFIG_NOSYSTEM=1 "$IDLELAB" tested-by "$RUN"
+expect "tested-by --as" 0 "Governors: menu \\[reference\\]" "$IDLELAB" tested-by "$RUN" --as "A B <a@b.org>"
+
+# the HTML report in a real browser
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROME" ]; then
+	skip "chromium not installed (make deps installs it): HTML not checked in a browser"
+else
+	"$CHROME" --headless --no-sandbox --disable-gpu --dump-dom "file://$RUN/report.html" > "$E2E_TMP/dom.html" 2>/dev/null
+	grep -q 'data-report-ok="1"' "$E2E_TMP/dom.html" && ok "html: loads and its script ran without errors" ||
+		bad "html: loads and its script ran without errors"
+	grep -q '<svg' "$E2E_TMP/dom.html" && ok "html: has inline SVG plots" || bad "html: has inline SVG plots"
+	"$CHROME" --headless --no-sandbox --disable-gpu --window-size=1100,1400 --screenshot="$E2E_TMP/report.png" \
+		"file://$RUN/report.html" >/dev/null 2>&1
+	[ "$(wc -c < "$E2E_TMP/report.png" 2>/dev/null || echo 0)" -gt 20000 ] && ok "html: screenshot produced" ||
+		bad "html: screenshot produced"
+	grep -qE 'src="?https?:|href="?https?:' "$RUN/report.html" && bad "html: self-contained" "refers to the network" ||
+		ok "html: self-contained (no network references)"
+fi
+finish
