@@ -11,9 +11,10 @@ CFLAGS     ?= -O2 -g
 BUILD      ?= build/release
 SAN        ?=
 
-PC_LIBS  := libgit2 libssh jansson libcurl libcrypto
+PC_LIBS  := libgit2 libssh jansson libcurl libcrypto gmime-3.0 zlib
 DEB_PKGS := build-essential pkg-config bc clang libclang-rt-14-dev valgrind \
             libgit2-dev libssh-dev libjansson-dev libcurl4-openssl-dev libcmocka-dev libssl-dev \
+            libgmime-3.0-dev zlib1g-dev \
             openssh-server openssh-client python3 ca-certificates chromium
 
 NODEP_GOALS := deps clean help
@@ -24,8 +25,9 @@ else
   endif
 endif
 
-PC_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PC_LIBS) 2>/dev/null)
-PC_LDLIBS := $(shell $(PKG_CONFIG) --libs $(PC_LIBS) 2>/dev/null) -lz -lm
+# -isystem: warnings in GLib's headers are not ours to fix
+PC_CFLAGS := $(patsubst -I%,-isystem %,$(shell $(PKG_CONFIG) --cflags $(PC_LIBS) 2>/dev/null))
+PC_LDLIBS := $(shell $(PKG_CONFIG) --libs $(PC_LIBS) 2>/dev/null) -lm
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
 IL_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \

@@ -274,8 +274,9 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 			if (!json_is_object(e) || !n)
 				FAIL("%s: kernels[%zu].name: expected a string", label, i);
 			if (strcmp(n, "running") || json_object_size(e) != 1)
-				FAIL("%s: kernels[%zu]: only {\"name\": \"running\"} (the kernel the host runs) is supported "
-				     "by this version", label, i);
+				FAIL("%s: kernels[%zu]: only {\"name\": \"running\"} can be run by this version: built "
+				     "kernels are made with 'idlelab kernel prepare|build', but deploying and booting them "
+				     "on a host is not there yet", label, i);
 			if (il_strlist_has(&out->kernels, n))
 				FAIL("%s: kernels[%zu]: '%s' is listed twice", label, i, n);
 			if (il_strlist_push(&out->kernels, n))

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* public-inbox thread download (libcurl + zlib) with a Message-ID cache. */
+#include "kernel/fetch.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "util/sha256.h"
+
+#define MAX_THREAD ((size_t)256 << 20)
+
+const char *il_cache_dir(const char *dir)
+{
+	static char buf[4096];
+	const char *env = getenv("IDLELAB_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	if (dir && *dir)
+		return dir;
+	if (env && *env)
+		return env;
+	if (xdg && *xdg)
+		snprintf(buf, sizeof(buf), "%s/idlelab", xdg);
+	else
+		snprintf(buf, sizeof(buf), "%s/.cache/idlelab", home && *home ? home : "/tmp");
+	return buf;
+}
+
+static size_t on_data(char *p, size_t sz, size_t n, void *ctx)
+{
+	struct il_buf *b = ctx;
+
+	if (il_buf_add(b, p, sz * n) || b->truncated)
+		return 0; /* aborts the transfer */
+	return sz * n;
+}
+
+static int gunzip(const struct il_buf *in, struct il_buf *out, const char *url, struct il_err *err)
+{
+	z_stream z;
+	unsigned char chunk[65536];
+	int zr;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return il_err_set(err, IL_ENOMEM, "zlib: cannot initialise");
+	z.next_in = (unsigned char *)in->p;
+	z.avail_in = (uInt)in->len;
+	do {
+		z.next_out = chunk;
+		z.avail_out = sizeof(chunk);
+		zr = inflate(&z, Z_NO_FLUSH);
+		if (zr != Z_OK && zr != Z_STREAM_END) {
+			inflateEnd(&z);
+			if (zr == Z_BUF_ERROR)
+				return il_err_set(err, IL_EPARSE, "%s: the gzip data is truncated (%zu bytes received)", url,
+						  in->len);
+			return il_err_set(err, IL_EPARSE, "%s: not gzip data (%s)", url, z.msg ? z.msg : "inflate failed");
+		}
+		if (il_buf_add(out, chunk, sizeof(chunk) - z.avail_out) || out->len > MAX_THREAD) {
+			inflateEnd(&z);
+			return il_err_set(err, IL_ETOOBIG, "%s: the thread is larger than %zu MiB", url, MAX_THREAD >> 20);
+		}
+	} while (zr != Z_STREAM_END);
+	inflateEnd(&z);
+	return 0;
+}
+
+/* Message-IDs are mail syntax; only characters safe in a URL path stay unescaped. */
+static int url_of(struct il_buf *url, const char *server, const char *msgid)
+{
+	size_t n = strlen(msgid);
+	int r = 0;
+
+	if (n && msgid[0] == '<')
+		msgid++, n--;
+	if (n && msgid[n - 1] == '>')
+		n--;
+	r |= il_buf_adds(url, server);
+	while (url->len && url->p[url->len - 1] == '/')
+		url->p[--url->len] = 0;
+	r |= il_buf_adds(url, "/all/");
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)msgid[i];
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-._~@+=", c))
+			r |= il_buf_add(url, &msgid[i], 1);
+		else
+			r |= il_buf_printf(url, "%%%02X", c);
+	}
+	r |= il_buf_adds(url, "/t.mbox.gz");
+	return r;
+}
+
+int il_fetch_thread(const char *server, const char *msgid, const char *cache_dir, struct il_buf *out,
+		    struct il_err *err)
+{
+	struct il_buf url = IL_BUF_INIT, body = IL_BUF_INIT, mbox = IL_BUF_INIT, cpath = IL_BUF_INIT;
+	char curl_err[CURL_ERROR_SIZE] = "";
+	char hex[65];
+	long status = 0;
+	CURL *c = NULL;
+	CURLcode cr;
+	int r = 0;
+
+	if (!server || !*server || !msgid || !*msgid || strpbrk(msgid, " \t\r\n"))
+		return il_err_set(err, IL_EINVAL, "a Message-ID and a server URL are needed (got '%s')", msgid ? msgid : "");
+	if (url_of(&url, server, msgid))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	if (cache_dir) {
+		struct stat st;
+		struct il_sha256 h;
+
+		if (il_sha256_init(&h))
+			return il_err_set(err, IL_ENOMEM, "out of memory");
+		/* keyed by the bare id: "<x@y>" and "x@y" are the same message */
+		il_sha256_update(&h, msgid + (msgid[0] == '<'), strlen(msgid) - (msgid[0] == '<') -
+				 (strlen(msgid) > 1 && msgid[strlen(msgid) - 1] == '>'));
+		il_sha256_final(&h, hex);
+		il_buf_printf(&cpath, "%s/threads/%s.mbox", cache_dir, hex);
+		if (!stat(cpath.p, &st)) {
+			r = il_buf_read_file(out, cpath.p, MAX_THREAD, err);
+			goto done;
+		}
+	}
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (!(c = curl_easy_init())) {
+		r = il_err_set(err, IL_ENOMEM, "libcurl: cannot start");
+		goto done;
+	}
+	il_buf_init(&body, MAX_THREAD);
+	curl_easy_setopt(c, CURLOPT_URL, url.p);
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 15L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "idlelab (public-inbox fetch)");
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
+	/* http_proxy/https_proxy/no_proxy from the environment are honoured by libcurl itself */
+	cr = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (cr != CURLE_OK) {
+		r = il_err_set(err, cr == CURLE_OPERATION_TIMEDOUT ? IL_ETIMEOUT : IL_ECONNECT, "%s: %s", url.p,
+			       body.truncated ? "larger than 256 MiB" : curl_err[0] ? curl_err : curl_easy_strerror(cr));
+		goto done;
+	}
+	if (status == 404) {
+		r = il_err_set(err, IL_ENOTFOUND, "%s: 404, the server has no message '%s'", url.p, msgid);
+		goto done;
+	}
+	if (status != 200) {
+		r = il_err_set(err, IL_EIO, "%s: HTTP status %ld", url.p, status);
+		goto done;
+	}
+	if ((r = gunzip(&body, &mbox, url.p, err)))
+		goto done;
+	if (mbox.len < 5 || strncmp(mbox.p, "From ", 5)) {
+		r = il_err_set(err, IL_EPARSE, "%s: the download is not an mbox", url.p);
+		goto done;
+	}
+	if (cache_dir) {
+		struct il_buf d = IL_BUF_INIT;
+
+		il_buf_printf(&d, "%s", cache_dir);
+		mkdir(d.p, 0755);
+		il_buf_adds(&d, "/threads");
+		mkdir(d.p, 0755);
+		il_buf_release(&d);
+		if ((r = il_write_file_atomic(cpath.p, mbox.p, mbox.len, err)))
+			goto done;
+	}
+	r = il_buf_add(out, mbox.p, mbox.len) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+done:
+	if (c)
+		curl_easy_cleanup(c);
+	il_buf_release(&url);
+	il_buf_release(&body);
+	il_buf_release(&mbox);
+	il_buf_release(&cpath);
+	return r;
+}

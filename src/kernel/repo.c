@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* libgit2: trees, tarball import, series application, checkouts. */
+#include "kernel/repo.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/buf.h"
+#include "util/proc.h"
+#include "util/sha256.h"
+
+void il_git_init(void)
+{
+	git_libgit2_init();
+}
+
+void il_git_shutdown(void)
+{
+	git_libgit2_shutdown();
+}
+
+static const char *gerr(void)
+{
+	const git_error *e = git_error_last();
+
+	return e && e->message ? e->message : "unknown libgit2 error";
+}
+
+int il_repo_open(git_repository **out, const char *path, struct il_err *err)
+{
+	if (git_repository_open_ext(out, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		return il_err_set(err, IL_ENOTFOUND, "'%s' is not a git repository: %s", path, gerr());
+	return 0;
+}
+
+int il_repo_resolve(git_repository *repo, const char *rev, git_oid *out, struct il_err *err)
+{
+	git_object *obj = NULL;
+	int r = 0;
+
+	if (git_revparse_single(&obj, repo, rev) < 0)
+		return il_err_set(err, IL_ENOTFOUND, "revision '%s' not found in %s: %s", rev,
+				  git_repository_workdir(repo) ? git_repository_workdir(repo) : git_repository_path(repo),
+				  gerr());
+	{
+		git_object *c = NULL;
+
+		if (git_object_peel(&c, obj, GIT_OBJECT_COMMIT) < 0)
+			r = il_err_set(err, IL_EINVAL, "revision '%s' is not a commit", rev);
+		else
+			git_oid_cpy(out, git_object_id(c));
+		git_object_free(c);
+	}
+	git_object_free(obj);
+	return r;
+}
+
+int il_repo_tree_of(git_repository *repo, const git_oid *commit, git_oid *tree, struct il_err *err)
+{
+	git_commit *c = NULL;
+
+	if (git_commit_lookup(&c, repo, commit) < 0)
+		return il_err_set(err, IL_ENOTFOUND, "commit %s: %s", git_oid_tostr_s(commit), gerr());
+	git_oid_cpy(tree, git_commit_tree_id(c));
+	git_commit_free(c);
+	return 0;
+}
+
+int il_repo_set_ref(git_repository *repo, const char *name, const git_oid *commit, struct il_err *err)
+{
+	struct il_buf ref = IL_BUF_INIT;
+	git_reference *r = NULL;
+	int rc = 0;
+
+	il_buf_printf(&ref, "refs/idlelab/variants/%s", name);
+	if (git_reference_create(&r, repo, ref.p, commit, 1, "idlelab kernel prepare") < 0)
+		rc = il_err_set(err, IL_EIO, "cannot write %s: %s", ref.p, gerr());
+	git_reference_free(r);
+	il_buf_release(&ref);
+	return rc;
+}
+
+/*
+ * Add every file under the work tree to the index, ignore rules or not: a
+ * tarball's .gitignore files (Debian's ignores every top-level path) describe some other
+ * repository, not what the tarball holds.
+ */
+static git_index *walk_index;
+static size_t walk_root;
+static int walk_rc;
+
+static int add_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)sb;
+	if (type == FTW_D && ftw->level == 1 && !strcmp(path + ftw->base, ".git"))
+		return FTW_SKIP_SUBTREE;
+	if (type != FTW_F && type != FTW_SL)
+		return FTW_CONTINUE;
+	if (git_index_add_bypath(walk_index, path + walk_root) < 0) {
+		walk_rc = -1;
+		return FTW_STOP;
+	}
+	return FTW_CONTINUE;
+}
+
+static int add_tree(git_index *index, const char *dir)
+{
+	walk_index = index;
+	walk_root = strlen(dir) + 1;
+	walk_rc = 0;
+	if (nftw(dir, add_one, 64, FTW_PHYS | FTW_ACTIONRETVAL) < 0)
+		return -1;
+	return walk_rc;
+}
+
+/* idlelab's committer: fixed, so a variant's commit id depends on its content only. */
+static int committer(git_signature **out, int64_t when, int tz)
+{
+	return git_signature_new(out, "idlelab", "idlelab@localhost", (git_time_t)when, tz);
+}
+
+int il_repo_import_tarball(const char *tarball, const char *cache_dir, char **repo_path, git_oid *commit,
+			   struct il_err *err)
+{
+	struct il_buf dir = IL_BUF_INIT, tmp = IL_BUF_INIT;
+	git_repository *repo = NULL;
+	git_index *index = NULL;
+	git_signature *sig = NULL;
+	git_tree *tree = NULL;
+	git_oid tree_oid;
+	char hex[65];
+	struct stat st;
+	int r;
+
+	*repo_path = NULL;
+	if (stat(tarball, &st))
+		return il_err_set(err, IL_ENOTFOUND, "tarball '%s': %s", tarball, strerror(errno));
+	if ((r = il_sha256_file(tarball, hex, err)))
+		return r;
+	il_buf_printf(&dir, "%s/src", cache_dir);
+	mkdir(cache_dir, 0755);
+	mkdir(dir.p, 0755);
+	il_buf_printf(&dir, "/%.16s", hex);
+	if (!git_repository_open_ext(&repo, dir.p, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
+		git_reference *ref = NULL;
+
+		if (!git_reference_lookup(&ref, repo, "refs/idlelab/import")) {
+			git_oid_cpy(commit, git_reference_target(ref));
+			git_reference_free(ref);
+			goto done; /* cached */
+		}
+		git_repository_free(repo);
+		repo = NULL;
+	}
+	/* unpack beside, then rename: an interrupted import never looks complete */
+	il_buf_printf(&tmp, "%s.tmp", dir.p);
+	{
+		char *rm[] = { (char *)"rm", (char *)"-rf", tmp.p, NULL };
+		char *mk[] = { (char *)"mkdir", (char *)"-p", tmp.p, NULL };
+		char *tar[] = { (char *)"tar", (char *)"-x", (char *)"-a", (char *)"-f", (char *)tarball, (char *)"-C",
+				tmp.p, (char *)"--strip-components=1", NULL };
+		char *rm2[] = { (char *)"rm", (char *)"-rf", dir.p, NULL };
+		struct il_buf o = IL_BUF_INIT, e = IL_BUF_INIT;
+		struct il_exit ex;
+
+		il_buf_init(&e, 4096);
+		if ((r = il_proc_capture(rm, 0, NULL, &o, &e, &ex, err)) || (r = il_proc_capture(mk, 0, NULL, &o, &e, &ex, err)) ||
+		    (r = il_proc_capture(tar, 0, NULL, &o, &e, &ex, err))) {
+			il_buf_release(&o), il_buf_release(&e);
+			goto done;
+		}
+		if (ex.code) {
+			r = il_err_set(err, IL_EIO, "unpacking '%s' failed: %s", tarball, il_buf_str(&e));
+			il_buf_release(&o), il_buf_release(&e);
+			goto done;
+		}
+		il_proc_capture(rm2, 0, NULL, &o, &e, &ex, NULL);
+		il_buf_release(&o), il_buf_release(&e);
+	}
+	if (rename(tmp.p, dir.p)) {
+		r = il_err_set(err, IL_EIO, "cannot rename %s: %s", tmp.p, strerror(errno));
+		goto done;
+	}
+	if (git_repository_init(&repo, dir.p, 0) < 0 || git_repository_index(&index, repo) < 0 ||
+	    add_tree(index, dir.p) < 0 || git_index_write(index) < 0 ||
+	    git_index_write_tree(&tree_oid, index) < 0 || git_tree_lookup(&tree, repo, &tree_oid) < 0 ||
+	    committer(&sig, st.st_mtime, 0) < 0) {
+		r = il_err_set(err, IL_EIO, "importing '%s' into %s: %s", tarball, dir.p, gerr());
+		goto done;
+	}
+	{
+		struct il_buf msg = IL_BUF_INIT;
+		const char *base = strrchr(tarball, '/');
+
+		il_buf_printf(&msg, "import %s\n\nsha256 %s\n", base ? base + 1 : tarball, hex);
+		if (git_commit_create(commit, repo, NULL, sig, sig, "UTF-8", msg.p, tree, 0, NULL) < 0) {
+			r = il_err_set(err, IL_EIO, "committing the import of '%s': %s", tarball, gerr());
+			il_buf_release(&msg);
+			goto done;
+		}
+		il_buf_release(&msg);
+	}
+	{
+		git_reference *ref = NULL;
+		FILE *f;
+
+		if (git_reference_create(&ref, repo, "refs/idlelab/import", commit, 1, "import") < 0) {
+			r = il_err_set(err, IL_EIO, "cannot write refs/idlelab/import: %s", gerr());
+			goto done;
+		}
+		git_reference_free(ref);
+		/* the work tree holds exactly this tree: builds check out from here */
+		il_buf_reset(&tmp);
+		il_buf_printf(&tmp, "%s/.idlelab-tree", dir.p);
+		if ((f = fopen(tmp.p, "w"))) {
+			fprintf(f, "%s\n", git_oid_tostr_s(&tree_oid));
+			fclose(f);
+		}
+	}
+done:
+	if (!r)
+		*repo_path = il_buf_detach(&dir);
+	git_tree_free(tree);
+	git_signature_free(sig);
+	git_index_free(index);
+	git_repository_free(repo);
+	il_buf_release(&dir);
+	il_buf_release(&tmp);
+	return r;
+}
+
+int il_repo_apply_series(git_repository *repo, const git_oid *base, const struct il_series *s, const int *sel,
+			 size_t nsel, git_oid *out, struct il_err *err)
+{
+	git_oid cur;
+	int r = 0;
+
+	git_oid_cpy(&cur, base);
+	for (size_t i = 0; i < nsel; i++) {
+		const struct il_patch *p = &s->p[sel[i] - 1];
+		git_commit *parent = NULL;
+		git_tree *tree = NULL, *newtree = NULL;
+		git_diff *diff = NULL;
+		git_index *index = NULL;
+		git_signature *author = NULL, *comm = NULL;
+		git_oid tree_oid;
+
+		if (git_commit_lookup(&parent, repo, &cur) < 0 || git_commit_tree(&tree, parent) < 0) {
+			r = il_err_set(err, IL_ENOTFOUND, "base commit %s: %s", git_oid_tostr_s(&cur), gerr());
+		} else if (git_diff_from_buffer(&diff, p->diff, strlen(p->diff)) < 0) {
+			r = il_err_set(err, IL_EPARSE, "patch %d/%d '%s': its diff does not parse: %s", p->index, p->total,
+				       p->subject, gerr());
+		} else if (git_apply_to_tree(&index, repo, tree, diff, NULL) < 0) {
+			struct il_buf files = IL_BUF_INIT;
+
+			il_strlist_join(&p->files, &files);
+			r = il_err_set(err, IL_EINVAL, "patch %d/%d '%s' does not apply (files: %s): %s", p->index, p->total,
+				       p->subject, il_buf_str(&files), gerr());
+			il_buf_release(&files);
+		} else if (git_index_write_tree_to(&tree_oid, index, repo) < 0 || git_tree_lookup(&newtree, repo, &tree_oid) < 0 ||
+			   git_signature_new(&author, p->author_name[0] ? p->author_name : p->author_email,
+					     p->author_email[0] ? p->author_email : "unknown", (git_time_t)p->date,
+					     p->tz_minutes) < 0 ||
+			   committer(&comm, p->date, p->tz_minutes) < 0 ||
+			   git_commit_create(&out[i], repo, NULL, author, comm, "UTF-8", p->message, newtree, 1,
+					     (const git_commit **)&parent) < 0) {
+			r = il_err_set(err, IL_EIO, "patch %d/%d '%s': cannot commit: %s", p->index, p->total, p->subject,
+				       gerr());
+		} else {
+			git_oid_cpy(&cur, &out[i]);
+		}
+		git_signature_free(author);
+		git_signature_free(comm);
+		git_index_free(index);
+		git_diff_free(diff);
+		git_tree_free(newtree);
+		git_tree_free(tree);
+		git_commit_free(parent);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int il_repo_checkout_to(git_repository *repo, const git_oid *commit, const char *dir, struct il_err *err)
+{
+	git_checkout_options opts;
+	struct il_buf mark = IL_BUF_INIT, have = IL_BUF_INIT;
+	git_commit *c = NULL;
+	git_tree *tree = NULL, *baseline = NULL;
+	git_oid base_oid;
+	struct il_err e2 = { 0 };
+	int r = 0;
+
+	git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
+	if (git_commit_lookup(&c, repo, commit) < 0 || git_commit_tree(&tree, c) < 0) {
+		r = il_err_set(err, IL_ENOTFOUND, "commit %s: %s", git_oid_tostr_s(commit), gerr());
+		goto out;
+	}
+	mkdir(dir, 0755);
+	il_buf_printf(&mark, "%s/.idlelab-tree", dir);
+	if (!il_buf_read_file(&have, mark.p, 100, &e2) && have.len >= GIT_OID_HEXSZ &&
+	    !git_oid_fromstrn(&base_oid, have.p, GIT_OID_HEXSZ)) {
+		if (git_oid_equal(&base_oid, git_tree_id(tree)))
+			goto out; /* already there */
+		git_tree_lookup(&baseline, repo, &base_oid);
+	}
+	opts.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
+	opts.target_directory = dir;
+	opts.baseline = baseline;
+	/* the old mark must go first: a checkout cut short must not look complete */
+	unlink(mark.p);
+	if (git_checkout_tree(repo, (git_object *)tree, &opts) < 0) {
+		r = il_err_set(err, IL_EIO, "checking out %s into %s: %s", git_oid_tostr_s(commit), dir, gerr());
+		goto out;
+	}
+	{
+		char hex[GIT_OID_HEXSZ + 2];
+
+		git_oid_tostr(hex, sizeof(hex), git_tree_id(tree));
+		r = il_write_file_atomic(mark.p, hex, strlen(hex), err);
+	}
+out:
+	git_tree_free(baseline);
+	git_tree_free(tree);
+	git_commit_free(c);
+	il_buf_release(&mark);
+	il_buf_release(&have);
+	return r;
+}

@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* mbox → ordered patch series, with GMime doing all the MIME work. */
+#include "kernel/series.h"
+
+#include <ctype.h>
+#include <gmime/gmime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/buf.h"
+
+void il_series_release(struct il_series *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct il_patch *p = &s->p[i];
+
+		free(p->subject), free(p->author_name), free(p->author_email), free(p->message_id);
+		free(p->message), free(p->diff);
+		il_strlist_release(&p->files);
+		il_strlist_release(&p->trailers);
+	}
+	free(s->p);
+	free(s->cover_subject);
+	il_strlist_release(&s->versions);
+	memset(s, 0, sizeof(*s));
+}
+
+/* One message as GMime gives it, before we know if it is a patch. */
+struct msg {
+	char *subject, *name, *email, *msgid, *in_reply_to, *body;
+	int64_t date;
+	int tz;
+};
+
+static void msg_free(struct msg *m)
+{
+	free(m->subject), free(m->name), free(m->email), free(m->msgid), free(m->in_reply_to), free(m->body);
+}
+
+/* Append the decoded text of every text part (the body, and patches sent as text/x-patch attachments). */
+static void collect_text(GMimeObject *obj, struct il_buf *b)
+{
+	if (GMIME_IS_MULTIPART(obj)) {
+		GMimeMultipart *mp = GMIME_MULTIPART(obj);
+
+		for (int i = 0; i < g_mime_multipart_get_count(mp); i++)
+			collect_text(g_mime_multipart_get_part(mp, i), b);
+	} else if (GMIME_IS_TEXT_PART(obj)) {
+		char *t = g_mime_text_part_get_text(GMIME_TEXT_PART(obj));
+
+		if (t) {
+			if (b->len && b->p[b->len - 1] != '\n')
+				il_buf_adds(b, "\n");
+			il_buf_adds(b, t);
+			g_free(t);
+		}
+	}
+}
+
+static char *dup0(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+static void read_msg(GMimeMessage *gm, struct msg *m)
+{
+	InternetAddressList *from = g_mime_message_get_from(gm);
+	GDateTime *d = g_mime_message_get_date(gm);
+	struct il_buf body = IL_BUF_INIT;
+	const char *irt = g_mime_object_get_header(GMIME_OBJECT(gm), "In-Reply-To");
+
+	memset(m, 0, sizeof(*m));
+	m->subject = dup0(g_mime_message_get_subject(gm));
+	if (from && internet_address_list_length(from) > 0) {
+		InternetAddress *ia = internet_address_list_get_address(from, 0);
+
+		m->name = dup0(internet_address_get_name(ia));
+		m->email = dup0(INTERNET_ADDRESS_IS_MAILBOX(ia) ? internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(ia)) :
+								   "");
+	} else {
+		m->name = dup0(NULL);
+		m->email = dup0(NULL);
+	}
+	if (d) {
+		m->date = g_date_time_to_unix(d);
+		m->tz = (int)(g_date_time_get_utc_offset(d) / G_TIME_SPAN_MINUTE);
+	}
+	m->msgid = dup0(g_mime_message_get_message_id(gm));
+	if (irt) {
+		/* "<id@host>" -> "id@host", like GMime's own Message-ID */
+		const char *lt = strchr(irt, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+
+		m->in_reply_to = lt && gt ? il_strndup(lt + 1, (size_t)(gt - lt - 1)) : dup0(irt);
+	}
+	collect_text(g_mime_message_get_mime_part(gm), &body);
+	m->body = il_buf_detach(&body);
+	if (!m->body)
+		m->body = dup0(NULL);
+}
+
+/*
+ * "[PATCH v2 3/4] foo" -> version 2, 3 of 4, "foo". Returns false for
+ * subjects without a PATCH tag (plain mail) and for replies ("Re: ...").
+ */
+static bool parse_subject(const char *s, int *version, int *index, int *total, const char **rest)
+{
+	const char *lb, *rb;
+	bool patch = false;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!strncasecmp(s, "re:", 3) || !strncasecmp(s, "aw:", 3) || !strncasecmp(s, "fwd:", 4))
+		return false;
+	*version = 1, *index = 1, *total = 1;
+	lb = strchr(s, '[');
+	if (!lb || !(rb = strchr(lb, ']')))
+		return false;
+	for (const char *t = lb + 1; t < rb;) {
+		const char *e = t;
+		char tok[64];
+		size_t n;
+
+		while (e < rb && !isspace((unsigned char)*e) && *e != ',')
+			e++;
+		n = (size_t)(e - t) < sizeof(tok) - 1 ? (size_t)(e - t) : sizeof(tok) - 1;
+		memcpy(tok, t, n);
+		tok[n] = 0;
+		if (!strcasecmp(tok, "PATCH") || !strcasecmp(tok, "RFC") || !strncasecmp(tok, "PATCH", 5))
+			patch |= !strncasecmp(tok, "PATCH", 5);
+		if ((tok[0] == 'v' || tok[0] == 'V') && isdigit((unsigned char)tok[1]))
+			*version = atoi(tok + 1);
+		else if (isdigit((unsigned char)tok[0]) && strchr(tok, '/'))
+			*index = atoi(tok), *total = atoi(strchr(tok, '/') + 1);
+		t = e;
+		while (t < rb && (isspace((unsigned char)*t) || *t == ','))
+			t++;
+	}
+	if (!patch)
+		return false;
+	for (*rest = rb + 1; isspace((unsigned char)**rest); (*rest)++)
+		;
+	return true;
+}
+
+static bool is_trailer(const char *line, size_t n)
+{
+	static const char *const keys[] = { "Signed-off-by:", "Reviewed-by:", "Tested-by:", "Acked-by:", "Fixes:",
+					    "Link:", "Reported-by:", "Suggested-by:", "Co-developed-by:", "Closes:",
+					    "Cc:", NULL };
+
+	for (const char *const *k = keys; *k; k++)
+		if (n > strlen(*k) && !strncasecmp(line, *k, strlen(*k)))
+			return true;
+	return false;
+}
+
+/* Split a patch mail body into commit message body, diff, files, trailers. */
+static int split_body(struct il_patch *p, const char *subject, const char *body)
+{
+	struct il_buf msg = IL_BUF_INIT, diff = IL_BUF_INIT;
+	const char *s = body;
+	bool in_diff = false, past_sep = false;
+
+	il_buf_printf(&msg, "%s\n\n", subject);
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t n = nl ? (size_t)(nl - s) : strlen(s);
+
+		if (n && s[n - 1] == '\r')
+			n--;
+		if (!in_diff && n > 11 && !strncmp(s, "diff --git ", 11))
+			in_diff = true;
+		if (in_diff) {
+			/* the mail signature ends the diff */
+			if (n == 3 && !strncmp(s, "-- ", 3))
+				break;
+			il_buf_add(&diff, s, n);
+			il_buf_adds(&diff, "\n");
+			if (n > 11 && !strncmp(s, "diff --git ", 11)) {
+				const char *b = strstr(s, " b/");
+
+				if (b && b < s + n) {
+					char *f = il_strndup(b + 3, (size_t)(s + n - b - 3));
+
+					if (f && !il_strlist_has(&p->files, f))
+						il_strlist_push(&p->files, f);
+					free(f);
+				}
+			}
+		} else if (n == 3 && !strncmp(s, "---", 3)) {
+			past_sep = true;
+		} else if (!past_sep) {
+			il_buf_add(&msg, s, n);
+			il_buf_adds(&msg, "\n");
+			if (is_trailer(s, n)) {
+				char *t = il_strndup(s, n);
+
+				if (t && !il_strlist_has(&p->trailers, t))
+					il_strlist_push(&p->trailers, t);
+				free(t);
+			}
+		}
+		s = nl ? nl + 1 : s + strlen(s);
+	}
+	while (msg.len && (msg.p[msg.len - 1] == '\n' || msg.p[msg.len - 1] == ' '))
+		msg.p[--msg.len] = 0;
+	il_buf_adds(&msg, "\n");
+	p->message = il_buf_detach(&msg);
+	p->diff = il_buf_detach(&diff);
+	return p->message && p->diff ? 0 : IL_ENOMEM;
+}
+
+static int cmp_patch(const void *a, const void *b)
+{
+	const struct il_patch *x = a, *y = b;
+
+	return x->index - y->index;
+}
+
+static bool gmime_ready;
+
+int il_series_parse(const char *mbox, size_t len, int want_version, const char *label, struct il_series *out,
+		    struct il_err *err)
+{
+	GMimeStream *stream;
+	GMimeParser *parser;
+	struct msg *msgs = NULL;
+	size_t nmsgs = 0, cap = 0;
+	int best = 0, r = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (len < 5 || strncmp(mbox, "From ", 5))
+		return il_err_set(err, IL_EPARSE, "%s: not an mbox (it does not start with a \"From \" line)", label);
+	/* once per process: GMime's global tables do not survive init/shutdown cycles */
+	if (!gmime_ready) {
+		g_mime_init();
+		gmime_ready = true;
+	}
+	stream = g_mime_stream_mem_new_with_buffer(mbox, len);
+	parser = g_mime_parser_new_with_stream(stream);
+	g_mime_parser_set_format(parser, GMIME_FORMAT_MBOX);
+	while (!g_mime_parser_eos(parser)) {
+		GMimeMessage *gm = g_mime_parser_construct_message(parser, NULL);
+
+		if (!gm)
+			break;
+		if (nmsgs == cap) {
+			struct msg *nm = realloc(msgs, (cap = cap ? cap * 2 : 16) * sizeof(*nm));
+
+			if (!nm) {
+				g_object_unref(gm);
+				r = il_err_set(err, IL_ENOMEM, "out of memory");
+				goto out;
+			}
+			msgs = nm;
+		}
+		read_msg(gm, &msgs[nmsgs++]);
+		g_object_unref(gm);
+	}
+	out->messages = nmsgs;
+	/* which versions are there */
+	for (size_t i = 0; i < nmsgs; i++) {
+		int v, ix, tot;
+		const char *rest;
+		char vs[16];
+
+		if (!parse_subject(msgs[i].subject, &v, &ix, &tot, &rest) || ix == 0)
+			continue;
+		snprintf(vs, sizeof(vs), "%d", v);
+		if (!il_strlist_has(&out->versions, vs))
+			il_strlist_push(&out->versions, vs);
+		if (v > best)
+			best = v;
+	}
+	if (!best) {
+		r = il_err_set(err, IL_EPARSE, "%s: no patches among its %zu message(s) (no \"[PATCH ...]\" subjects)", label,
+			       nmsgs);
+		goto out;
+	}
+	if (want_version) {
+		char vs[16];
+
+		snprintf(vs, sizeof(vs), "%d", want_version);
+		if (!il_strlist_has(&out->versions, vs)) {
+			struct il_buf b = IL_BUF_INIT;
+
+			il_strlist_join(&out->versions, &b);
+			r = il_err_set(err, IL_ENOTFOUND, "%s: no v%d patches (versions present: %s)", label, want_version,
+				       il_buf_str(&b));
+			il_buf_release(&b);
+			goto out;
+		}
+		best = want_version;
+	}
+	out->version = best;
+	out->p = calloc(nmsgs, sizeof(*out->p));
+	if (!out->p) {
+		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nmsgs; i++) {
+		int v, ix, tot;
+		const char *rest;
+		struct il_patch *p;
+
+		if (!parse_subject(msgs[i].subject, &v, &ix, &tot, &rest)) {
+			out->replies++;
+			continue;
+		}
+		if (v != best)
+			continue;
+		if (ix == 0) {
+			free(out->cover_subject);
+			out->cover_subject = strdup(rest);
+			continue;
+		}
+		for (size_t k = 0; k < out->n; k++)
+			if (out->p[k].index == ix) {
+				r = il_err_set(err, IL_EPARSE, "%s: v%d has patch %d/%d twice ('%s')", label, v, ix, tot, rest);
+				goto out;
+			}
+		p = &out->p[out->n++];
+		p->version = v, p->index = ix, p->total = tot;
+		p->subject = strdup(rest);
+		p->author_name = strdup(msgs[i].name);
+		p->author_email = strdup(msgs[i].email);
+		p->message_id = strdup(msgs[i].msgid);
+		p->date = msgs[i].date;
+		p->tz_minutes = msgs[i].tz;
+		if (!p->subject || !p->author_name || !p->author_email || !p->message_id || split_body(p, rest, msgs[i].body)) {
+			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (!p->diff[0]) {
+			r = il_err_set(err, IL_EPARSE, "%s: patch %d/%d '%s' has no diff", label, ix, tot, rest);
+			goto out;
+		}
+	}
+	qsort(out->p, out->n, sizeof(*out->p), cmp_patch);
+	for (size_t k = 0; k < out->n; k++) {
+		if (out->p[k].total != out->p[0].total || out->p[k].index != (int)k + 1) {
+			r = il_err_set(err, IL_EPARSE, "%s: v%d has %zu of %d patches: %zu/%d is missing", label, best, out->n,
+				       out->p[0].total, k + 1, out->p[0].total);
+			goto out;
+		}
+	}
+	if ((int)out->n != out->p[0].total) {
+		r = il_err_set(err, IL_EPARSE, "%s: v%d has %zu of %d patches: %zu/%d is missing", label, best, out->n,
+			       out->p[0].total, out->n + 1, out->p[0].total);
+		goto out;
+	}
+	/* trailers given in replies to a patch (Reviewed-by: ... in an unquoted line) */
+	for (size_t i = 0; i < nmsgs; i++) {
+		struct il_patch *target = NULL;
+		const char *s = msgs[i].body;
+
+		if (!msgs[i].in_reply_to)
+			continue;
+		for (size_t k = 0; k < out->n; k++)
+			if (!strcmp(out->p[k].message_id, msgs[i].in_reply_to))
+				target = &out->p[k];
+		if (!target || !strncasecmp(msgs[i].subject, "[PATCH", 6))
+			continue;
+		while (*s) {
+			const char *nl = strchr(s, '\n');
+			size_t n = nl ? (size_t)(nl - s) : strlen(s);
+
+			if (n && s[n - 1] == '\r')
+				n--;
+			if (is_trailer(s, n) && strncasecmp(s, "Cc:", 3) && strncasecmp(s, "Signed-off-by:", 14)) {
+				char *t = il_strndup(s, n);
+
+				if (t && !il_strlist_has(&target->trailers, t))
+					il_strlist_push(&target->trailers, t);
+				free(t);
+			}
+			s = nl ? nl + 1 : s + n;
+		}
+	}
+out:
+	for (size_t i = 0; i < nmsgs; i++)
+		msg_free(&msgs[i]);
+	free(msgs);
+	g_object_unref(parser);
+	g_object_unref(stream);
+	if (r)
+		il_series_release(out);
+	return r;
+}
+
+static json_t *list_json(const struct il_strlist *l)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < l->n; i++)
+		json_array_append_new(a, json_string(l->v[i]));
+	return a;
+}
+
+json_t *il_series_to_json(const struct il_series *s)
+{
+	json_t *o = json_object(), *a = json_array();
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct il_patch *p = &s->p[i];
+
+		json_array_append_new(a, json_pack("{s:i,s:i,s:i,s:s,s:s,s:s,s:I,s:s,s:o,s:o}", "index", p->index, "total",
+						   p->total, "version", p->version, "subject", p->subject, "author",
+						   p->author_name, "email", p->author_email, "date", (json_int_t)p->date,
+						   "message_id", p->message_id, "files", list_json(&p->files), "trailers",
+						   list_json(&p->trailers)));
+	}
+	json_object_set_new(o, "version", json_integer(s->version));
+	json_object_set_new(o, "versions_seen", list_json(&s->versions));
+	json_object_set_new(o, "cover", s->cover_subject ? json_string(s->cover_subject) : json_null());
+	json_object_set_new(o, "messages", json_integer((json_int_t)s->messages));
+	json_object_set_new(o, "replies", json_integer((json_int_t)s->replies));
+	json_object_set_new(o, "patches", a);
+	return o;
+}
+
+int il_series_select(const char *spec, size_t n, struct il_cpuset *out, struct il_err *err)
+{
+	int r = il_cpuset_parse(out, spec, err);
+
+	if (r)
+		return il_err_prefix(err, "patches: ");
+	for (size_t i = 0; i < out->n; i++)
+		if (out->cpu[i] < 1 || (size_t)out->cpu[i] > n) {
+			r = il_err_set(err, IL_EINVAL, "patches: %d is not in 1-%zu", out->cpu[i], n);
+			il_cpuset_release(out);
+			return r;
+		}
+	return 0;
+}

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Kernel variants: series parsing (git format-patch output, quoted-printable
+ * and RFC 2047, v1/v2 mixed with replies), libgit2 tarball import and series
+ * application, Message-ID fetch from a real HTTP server on 127.0.0.1, and
+ * cached incremental builds of a tiny kernel-like tree (tests/fixtures/tinykernel).
+ */
+#include "testutil.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "kernel/build.h"
+#include "kernel/fetch.h"
+#include "kernel/kplan.h"
+#include "kernel/repo.h"
+#include "kernel/series.h"
+
+static const char *fx(const char *rel)
+{
+	static char path[4][4096];
+	static int k;
+	const char *src = getenv("IL_SRCDIR");
+
+	k = (k + 1) % 4;
+	char base[4096];
+
+	snprintf(base, sizeof(base), "%s/tests/fixtures", src ? src : ".");
+	if (!realpath(base, path[k]))
+		fail_msg("no fixtures at %s", base);
+	snprintf(path[k] + strlen(path[k]), sizeof(path[k]) - strlen(path[k]), "/%s", rel);
+	return path[k];
+}
+
+static int parse_file(const char *rel, int version, struct il_series *s, struct il_err *err)
+{
+	size_t len;
+	char *text = tu_read(fx(rel), &len);
+	int r = il_series_parse(text, len, version, rel, s, err);
+
+	free(text);
+	return r;
+}
+
+static void test_series__thread_with_versions_and_replies(void **state)
+{
+	struct il_series s;
+	struct il_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(parse_file("series/thread.mbox", 0, &s, &err), 0);
+	assert_int_equal(s.version, 2);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.messages, 9);
+	assert_string_equal(s.cover_subject, "teo and friends, take 2");
+	assert_string_equal(s.p[0].subject, "cpuidle: menu: Use a longer step");
+	assert_string_equal(s.p[2].subject, "cpuidle: ladder: Promote on equal prediction");
+	assert_string_equal(s.p[0].author_name, "Rafael Wysocki");
+	assert_string_equal(s.p[0].files.v[0], "drivers/cpuidle/governors/menu.c");
+	/* the reply's trailer joins patch 1; the quoted one does not */
+	assert_true(il_strlist_has(&s.p[0].trailers, "Reviewed-by: Rev Iewer <rev@example.org>"));
+	assert_false(il_strlist_has(&s.p[0].trailers, "Reviewed-by: Quoted Person <q@example.org>"));
+	assert_true(il_strlist_has(&s.p[2].trailers, "Fixes: 0123456789ab (\"cpuidle: ladder: base\")"));
+	assert_non_null(strstr(s.p[0].diff, "(idx + 1) * 220"));
+	assert_non_null(strstr(s.p[0].message, "cpuidle: menu: Use a longer step\n\nThe step was too short"));
+	assert_null(strstr(s.p[0].message, "diff --git"));
+	il_series_release(&s);
+	assert_int_equal(parse_file("series/thread.mbox", 1, &s, &err), 0);
+	assert_int_equal(s.version, 1);
+	assert_non_null(strstr(s.p[0].diff, "(idx + 1) * 120"));
+	il_series_release(&s);
+	assert_int_equal(parse_file("series/thread.mbox", 3, &s, &err), IL_ENOTFOUND);
+	assert_non_null(strstr(err.msg, "no v3 patches (versions present: 1 2)"));
+}
+
+static void test_series__quoted_printable_and_rfc2047(void **state)
+{
+	struct il_series s;
+	struct il_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(parse_file("series/qp.mbox", 0, &s, &err), 0);
+	assert_int_equal(s.n, 3);
+	assert_string_equal(s.p[0].author_name, "Rafa\xc3\xabl Wysocki");
+	/* folded subject unfolded, =3D and soft line breaks decoded */
+	assert_string_equal(s.p[0].subject, "cpuidle: menu: Use a longer step");
+	assert_non_null(strstr(s.p[0].diff, "(idx + 1) * 220"));
+	assert_null(strstr(s.p[0].diff, "=3D"));
+	assert_true(il_strlist_has(&s.p[0].trailers, "Signed-off-by: Rafa\xc3\xabl Wysocki <rafael@example.org>"));
+	il_series_release(&s);
+}
+
+static void test_series__errors(void **state)
+{
+	struct il_series s;
+	struct il_err err = { 0 };
+	size_t len;
+	char *text = tu_read(fx("series/thread.mbox"), &len), *cut;
+
+	(void)state;
+	assert_int_equal(il_series_parse("hello\n", 6, 0, "x.txt", &s, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "x.txt: not an mbox"));
+	assert_int_equal(il_series_parse("From a\nSubject: hi\n\nbody\n", 25, 0, "m", &s, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "no patches"));
+	/* drop v2 2/3: the gap is named */
+	cut = strstr(text, "Subject: [PATCH v2 2/3]");
+	assert_non_null(cut);
+	while (cut > text && strncmp(cut, "\nFrom ", 6))
+		cut--;
+	{
+		char *next = strstr(cut + 6, "\nFrom ");
+
+		memmove(cut, next, strlen(next) + 1);
+	}
+	assert_int_equal(il_series_parse(text, strlen(text), 0, "t", &s, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "v2 has 2 of 3 patches: 2/3 is missing"));
+	free(text);
+	{
+		struct il_cpuset sel;
+
+		assert_int_equal(il_series_select("1-2", 3, &sel, &err), 0);
+		assert_int_equal(sel.n, 2);
+		il_cpuset_release(&sel);
+		assert_int_equal(il_series_select("4", 3, &sel, &err), IL_EINVAL);
+	}
+}
+
+/* ---- repositories ---- */
+
+static char *make_tarball(const char *dir)
+{
+	char cmd[2048], *out = malloc(600);
+
+	snprintf(out, 600, "%s/tiny.tar.gz", dir);
+	snprintf(cmd, sizeof(cmd), "tar -czf %s -C %s tinykernel --transform s,^tinykernel,linux-tiny, --mtime=@1700000000 --owner=0 --group=0 --sort=name",
+		 out, fx(""));
+	assert_int_equal(system(cmd), 0);
+	return out;
+}
+
+static void test_repo__import_apply_stable_ids(void **state)
+{
+	char *dir = tu_tmpdir(), *tgz = make_tarball(dir), *rp = NULL, *rp2 = NULL;
+	struct il_err err = { 0 };
+	struct il_series s;
+	git_repository *repo;
+	git_oid base, again, out1[3], out2[3];
+	int sel[] = { 1, 2, 3 };
+
+	(void)state;
+	il_git_init();
+	assert_int_equal(il_repo_import_tarball(tgz, dir, &rp, &base, &err), 0);
+	assert_int_equal(il_repo_import_tarball(tgz, dir, &rp2, &again, &err), 0); /* cached */
+	assert_true(git_oid_equal(&base, &again));
+	assert_string_equal(rp, rp2);
+	assert_int_equal(il_repo_open(&repo, rp, &err), 0);
+	assert_int_equal(parse_file("series/thread.mbox", 0, &s, &err), 0);
+	assert_int_equal(il_repo_apply_series(repo, &base, &s, sel, 3, out1, &err), 0);
+	assert_int_equal(il_repo_apply_series(repo, &base, &s, sel, 3, out2, &err), 0);
+	for (int i = 0; i < 3; i++)
+		assert_true(git_oid_equal(&out1[i], &out2[i])); /* reproducible commit ids */
+	{
+		git_commit *c;
+
+		assert_int_equal(git_commit_lookup(&c, repo, &out1[0]), 0);
+		assert_string_equal(git_commit_author(c)->name, "Rafael Wysocki");
+		assert_int_equal(git_commit_author(c)->when.time, 1762959720); /* v2: 2025-11-12T16:02:00+01:00 */
+		assert_non_null(strstr(git_commit_message(c), "The step was too short"));
+		git_commit_free(c);
+	}
+	il_series_release(&s);
+	/* a patch that does not apply: named, with libgit2's reason */
+	assert_int_equal(parse_file("series/bad.mbox", 0, &s, &err), 0);
+	assert_int_equal(il_repo_apply_series(repo, &base, &s, sel, 1, out1, &err), IL_EINVAL);
+	assert_non_null(strstr(err.msg, "patch 1/1 'cpuidle: menu: Return the next state' does not apply"));
+	assert_non_null(strstr(err.msg, "menu.c"));
+	il_series_release(&s);
+	/* checkout into a build directory touches only what changed */
+	{
+		char wd[700], f[800];
+		struct stat st1, st2;
+
+		snprintf(wd, sizeof(wd), "%s/work", dir);
+		assert_int_equal(il_repo_checkout_to(repo, &base, wd, &err), 0);
+		snprintf(f, sizeof(f), "%s/drivers/cpuidle/governors/teo.c", wd);
+		assert_int_equal(stat(f, &st1), 0);
+		sleep(1);
+		assert_int_equal(parse_file("series/thread.mbox", 0, &s, &err), 0);
+		assert_int_equal(il_repo_apply_series(repo, &base, &s, sel, 1, out1, &err), 0);
+		assert_int_equal(il_repo_checkout_to(repo, &out1[0], wd, &err), 0);
+		assert_int_equal(stat(f, &st2), 0);
+		assert_true(st1.st_mtime == st2.st_mtime); /* teo.c untouched by the menu patch */
+		snprintf(f, sizeof(f), "%s/drivers/cpuidle/governors/menu.c", wd);
+		{
+			char *t = tu_read(f, NULL);
+
+			assert_non_null(strstr(t, "* 220"));
+			free(t);
+		}
+		il_series_release(&s);
+	}
+	git_repository_free(repo);
+	il_git_shutdown();
+	free(rp), free(rp2), free(tgz);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* ---- fetch from a real HTTP server on loopback ---- */
+
+static void gz_write(const char *path, const char *data, size_t len, size_t cut)
+{
+	gzFile g = gzopen(path, "wb");
+
+	assert_non_null(g);
+	gzwrite(g, data, (unsigned)len);
+	gzclose(g);
+	if (cut) {
+		size_t n;
+		char *all = tu_read(path, &n);
+		FILE *f = fopen(path, "wb");
+
+		fwrite(all, 1, n > cut ? n - cut : n, f);
+		fclose(f);
+		free(all);
+	}
+}
+
+static void test_fetch__public_inbox_layout(void **state)
+{
+	char *dir = tu_tmpdir(), sub[700], url[64], cache[700], p[800];
+	struct il_err err = { 0 };
+	struct il_buf mb = IL_BUF_INIT;
+	size_t len;
+	char *mbox = tu_read(fx("series/thread.mbox"), &len);
+	int port = tu_free_port();
+	pid_t pid;
+
+	(void)state;
+	snprintf(sub, sizeof(sub), "%s/www/all/cover.1@example.org", dir);
+	snprintf(p, sizeof(p), "mkdir -p %s %s/www/all/trunc@x %s/www/all/html@x", sub, dir, dir);
+	assert_int_equal(system(p), 0);
+	snprintf(p, sizeof(p), "%s/t.mbox.gz", sub);
+	gz_write(p, mbox, len, 0);
+	snprintf(p, sizeof(p), "%s/www/all/trunc@x/t.mbox.gz", dir);
+	gz_write(p, mbox, len, 200);
+	snprintf(p, sizeof(p), "%s/www/all/html@x/t.mbox.gz", dir);
+	gz_write(p, "<html>nope</html>", 17, 0);
+	pid = fork();
+	if (!pid) {
+		char port_s[16], root[700];
+
+		snprintf(port_s, sizeof(port_s), "%d", port);
+		snprintf(root, sizeof(root), "%s/www", dir);
+		freopen("/dev/null", "w", stderr);
+		freopen("/dev/null", "w", stdout);
+		execlp("python3", "python3", "-m", "http.server", "--bind", "127.0.0.1", "--directory", root, port_s, NULL);
+		_exit(127);
+	}
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	for (int i = 0; i < 50; i++) {
+		struct il_buf probe = IL_BUF_INIT;
+		int r = il_fetch_thread(url, "<cover.1@example.org>", cache, &probe, &err);
+
+		il_buf_release(&probe);
+		if (r != IL_ECONNECT)
+			break;
+		usleep(100000);
+	}
+	if (il_fetch_thread(url, "<cover.1@example.org>", cache, &mb, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(mb.len, len);
+	assert_memory_equal(mb.p, mbox, len);
+	il_buf_reset(&mb);
+	assert_int_equal(il_fetch_thread(url, "missing@x", NULL, &mb, &err), IL_ENOTFOUND);
+	assert_non_null(strstr(err.msg, "404"));
+	assert_int_equal(il_fetch_thread(url, "trunc@x", NULL, &mb, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "truncated"));
+	assert_int_equal(il_fetch_thread(url, "html@x", NULL, &mb, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "not an mbox"));
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	/* the server is gone: the cache still answers */
+	il_buf_reset(&mb);
+	assert_int_equal(il_fetch_thread(url, "cover.1@example.org", cache, &mb, &err), 0);
+	assert_int_equal(mb.len, len);
+	assert_int_equal(il_fetch_thread(url, "other@x", cache, &mb, &err), IL_ECONNECT);
+	il_buf_release(&mb);
+	free(mbox);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* ---- plans and builds ---- */
+
+struct steps {
+	int n[5];
+};
+
+static void on_step(const struct il_kvar *v, enum il_kbuild_step st, double t, void *ctx)
+{
+	(void)v, (void)t;
+	((struct steps *)ctx)->n[st]++;
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+static void test_build__variants_cached_incremental(void **state)
+{
+	char *dir = tu_tmpdir(), *tgz = make_tarball(dir), plan_s[4096], frag[700], cache[700];
+	struct il_err err = { 0 };
+	struct il_kvars kv;
+	json_error_t je;
+	json_t *plan;
+
+	(void)state;
+	snprintf(frag, sizeof(frag), "%s/frag.config", dir);
+	tu_write(dir, "/frag.config", "CONFIG_CPU_IDLE_GOV_TEO=y\nCONFIG_CPU_IDLE_GOV_LADDER=y");
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	snprintf(plan_s, sizeof(plan_s),
+		 "{\"kernels\": [{\"name\": \"running\"},"
+		 " {\"name\": \"base\", \"tarball\": \"%s\", \"arch\": \"tiny\", \"config\": \"defconfig\","
+		 "  \"config_fragments\": [\"%s\"], \"targets\": [\"Image\"], \"jobs\": 1},"
+		 " {\"name\": \"v2-%%d\", \"base\": \"base\", \"series\": {\"mbox\": \"%s\"}}]}",
+		 tgz, frag, fx("series/thread.mbox"));
+	plan = json_loads(plan_s, 0, &je);
+	assert_non_null(plan);
+	if (il_kernels_prepare(plan, dir, cache, &kv, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kv.n, 5);
+	assert_true(kv.v[0].running);
+	assert_string_equal(kv.v[2].name, "v2-1");
+	assert_string_equal(kv.v[4].name, "v2-3");
+	assert_int_equal(kv.v[4].patch, 3);
+	assert_string_equal(kv.v[4].lineage, "base");
+	{
+		struct steps st = { { 0 } };
+		const char *expect_cc[] = { NULL, "3", "1", "1", "1" };
+
+		for (size_t i = 1; i < kv.n; i++) {
+			struct il_kbuild_res res;
+			char path[900], *log, *img, lv[32], hex[GIT_OID_HEXSZ + 1];
+
+			assert_int_equal(il_kernel_build(&kv.v[i], cache, on_step, &st, &res, &err), 0);
+			assert_true(res.ok);
+			assert_false(res.cached);
+			snprintf(path, sizeof(path), "%s/build.log", res.dir);
+			log = tu_read(path, NULL);
+			/* the first build compiles all three governors, each patch exactly the file it touches */
+			assert_int_equal(count(log, "  CC  "), atoi(expect_cc[i]));
+			free(log);
+			git_oid_tostr(hex, sizeof(hex), &kv.v[i].commit);
+			snprintf(lv, sizeof(lv), "6.1.0-il%.8s", hex);
+			assert_string_equal(res.release, lv);
+			snprintf(path, sizeof(path), "%s/Image", res.dir);
+			img = tu_read(path, NULL);
+			assert_non_null(strstr(img, lv));
+			free(img);
+			snprintf(path, sizeof(path), "%s/config", res.dir);
+			img = tu_read(path, NULL);
+			assert_non_null(strstr(img, "CONFIG_CPU_IDLE_GOV_TEO=y"));
+			free(img);
+			il_kbuild_res_release(&res);
+		}
+		assert_int_equal(st.n[IL_KB_BUILD], 4);
+		/* everything again: all cache hits */
+		for (size_t i = 1; i < kv.n; i++) {
+			struct il_kbuild_res res;
+
+			assert_int_equal(il_kernel_build(&kv.v[i], cache, NULL, NULL, &res, &err), 0);
+			assert_true(res.cached);
+			il_kbuild_res_release(&res);
+		}
+		{
+			json_t *l;
+
+			assert_int_equal(il_kernel_list(cache, &l, &err), 0);
+			assert_int_equal(json_array_size(l), 4);
+			json_decref(l);
+		}
+	}
+	il_kvars_release(&kv);
+	json_decref(plan);
+	/* an option the arch does not have: named */
+	tu_write(dir, "/frag.config", "CONFIG_CPU_IDLE_GOV_HALTPOLL=y");
+	plan = json_loads(plan_s, 0, &je);
+	assert_int_equal(il_kernels_prepare(plan, dir, cache, &kv, &err), 0);
+	{
+		struct il_kbuild_res res;
+
+		assert_int_equal(il_kernel_build(&kv.v[1], cache, NULL, NULL, &res, &err), IL_EINVAL);
+		assert_non_null(strstr(err.msg, "CONFIG_CPU_IDLE_GOV_HALTPOLL is not set as asked"));
+		il_kbuild_res_release(&res);
+	}
+	il_kvars_release(&kv);
+	json_decref(plan);
+	/* a compiler that fails: the variant is untestable, the log tail kept */
+	tu_write(dir, "/frag.config", "CONFIG_SMP=y");
+	snprintf(plan_s, sizeof(plan_s),
+		 "{\"kernels\": [{\"name\": \"broken\", \"tarball\": \"%s\", \"arch\": \"tiny\", \"targets\": [\"Image\"],"
+		 " \"make_args\": [\"CC=false\"]}]}",
+		 tgz);
+	plan = json_loads(plan_s, 0, &je);
+	assert_int_equal(il_kernels_prepare(plan, dir, cache, &kv, &err), 0);
+	{
+		struct il_kbuild_res res;
+
+		assert_int_equal(il_kernel_build(&kv.v[0], cache, NULL, NULL, &res, &err), 0);
+		assert_false(res.ok);
+		assert_non_null(res.log_tail);
+		assert_non_null(strstr(res.log_tail, "Error"));
+		il_kbuild_res_release(&res);
+	}
+	il_kvars_release(&kv);
+	json_decref(plan);
+	/* plan errors name the JSON path */
+	plan = json_loads("{\"kernels\": [{\"name\": \"a\", \"base\": \"nope\", \"series\": {\"mbox\": \"x\"}}]}", 0, &je);
+	assert_int_equal(il_kernels_prepare(plan, dir, cache, &kv, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "kernels[0].base: 'nope' is not an earlier built kernel"));
+	json_decref(plan);
+	plan = json_loads("{\"kernels\": [{\"name\": \"a\", \"repo\": \"/nonexistent\", \"tarball\": \"x\"}]}", 0, &je);
+	assert_int_equal(il_kernels_prepare(plan, dir, cache, &kv, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "give exactly one of"));
+	json_decref(plan);
+	free(tgz);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_series__thread_with_versions_and_replies),
+		cmocka_unit_test(test_series__quoted_printable_and_rfc2047),
+		cmocka_unit_test(test_series__errors),
+		cmocka_unit_test(test_repo__import_apply_stable_ids),
+		cmocka_unit_test(test_fetch__public_inbox_layout),
+		cmocka_unit_test(test_build__variants_cached_incremental),
+	};
+
+	return cmocka_run_group_tests_name("kernel", tests, NULL, NULL);
+}
