@@ -14,7 +14,8 @@ SAN        ?=
 PC_LIBS  := libgit2 libssh jansson libcurl libcrypto gmime-3.0 zlib
 DEB_PKGS := build-essential pkg-config bc clang libclang-rt-14-dev valgrind \
             libgit2-dev libssh-dev libjansson-dev libcurl4-openssl-dev libcmocka-dev libssl-dev \
-            libgmime-3.0-dev zlib1g-dev \
+            libgmime-3.0-dev zlib1g-dev git \
+            linux-source-6.1 gcc-aarch64-linux-gnu bison flex libelf-dev \
             openssh-server openssh-client python3 ca-certificates chromium
 
 NODEP_GOALS := deps clean help
@@ -53,7 +54,7 @@ FUZZ_REPLAY := $(BUILD)/tests/fuzz_dump_replay
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:
-.PHONY: all check unit-bins bench deps install clean banned fuzz demo help workloads
+.PHONY: all check unit-bins bench deps install clean banned fuzz demo help workloads e2e-kernel
 all: banned idlelab workloads
 
 # idlelab's own workloads (workloads/src), static so they run on any host of
@@ -122,7 +123,12 @@ check: all
 		$(UNIT_BIN:%=unit:%) $(FUZZ_REPLAY:%=unit:%) \
 		$(UNIT_BIN:$(BUILD)/%=asan:build/asan/%) $(FUZZ_REPLAY:$(BUILD)/%=asan:build/asan/%) \
 		$(UNIT_BIN:%=valgrind:%) \
-		$(patsubst %,e2e:%,$(filter-out tests/e2e/lib.sh tests/e2e/sshd.sh,$(wildcard tests/e2e/*.sh)))
+		$(patsubst %,e2e:%,$(filter-out tests/e2e/lib.sh tests/e2e/sshd.sh,$(wildcard tests/e2e/*.sh))) \
+		$(patsubst %,e2e:%,$(wildcard tests/e2e-kernel/*.sh))
+
+# the real-kernel e2e alone (also part of check): linux-source-6.1, arm64, cached in build/e2e-kernel-cache
+e2e-kernel: all
+	IDLELAB=$(CURDIR)/idlelab tests/run-tests.sh $(patsubst %,e2e:%,$(wildcard tests/e2e-kernel/*.sh))
 
 $(BUILD)/tests/sshsnap: tests/bench/sshsnap.c $(LIB_A)
 	@mkdir -p $(dir $@)

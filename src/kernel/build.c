@@ -332,6 +332,20 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 		snprintf(jobs, sizeof(jobs), "-j%d", v->cfg.jobs > 0 ? v->cfg.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN));
 		il_strlist_push(&a, jobs);
 		il_strlist_push(&a, lva);
+		/* ccache when there is one and the plan does not choose a compiler itself */
+		{
+			bool has_cc = false;
+
+			for (size_t i = 0; i < v->cfg.make_args.n; i++)
+				has_cc |= !strncmp(v->cfg.make_args.v[i], "CC=", 3);
+			if (!has_cc && (exists("/usr/bin/ccache") || exists("/usr/local/bin/ccache"))) {
+				char *ccv = cat("CC=ccache ", v->cfg.cross_compile ? v->cfg.cross_compile : "");
+				char *ccv2 = cat(ccv, "gcc");
+
+				il_strlist_push(&a, ccv2);
+				free(ccv), free(ccv2);
+			}
+		}
 		il_strlist_push(&a, "KBUILD_BUILD_USER=idlelab");
 		il_strlist_push(&a, "KBUILD_BUILD_HOST=idlelab");
 		if (v->cfg.targets.n)
@@ -398,6 +412,26 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 			if (exists(fromf) && !(r = copy_file(fromf, tof, err)))
 				json_array_append_new(files, json_string(extra[i][0] == '.' ? "config" : extra[i]));
 			free(from), free(fromf), free(to), free(tof);
+		}
+		if (!r) {
+			/* device trees, when asked for */
+			char *dts = cat(obj.p, "/arch/"), *dts2 = cat(dts, v->cfg.arch), *dts3 = cat(dts2, "/boot/dts");
+			bool want = false;
+
+			for (size_t i = 0; i < v->cfg.targets.n; i++)
+				want |= !strcmp(v->cfg.targets.v[i], "dtbs");
+			if (want && exists(dts3)) {
+				char *tarf = cat(tmpdir, "/dtbs.tar");
+				/* paths as arguments, never pasted into the script */
+				char *tv[] = { (char *)"sh", (char *)"-c",
+					       (char *)"cd \"$1\" && find . -name '*.dtb' | tar -cf \"$2\" -T -", (char *)"sh",
+					       dts3, tarf, NULL };
+
+				if (!(r = il_proc_capture(tv, 0, NULL, &o1, &e1, &ex, err)) && !ex.code)
+					json_array_append_new(files, json_string("dtbs.tar"));
+				free(tarf);
+			}
+			free(dts), free(dts2), free(dts3);
 		}
 		if (!r) {
 			/* modules, when the config has them */

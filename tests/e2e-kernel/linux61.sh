@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The kernel stage against a real kernel: import Debian's linux-source-6.1
+# tarball (libgit2), make a real two-patch series against
+# drivers/cpuidle/governors/ with git format-patch, prepare the variants
+# (base, +1, +1..2) and build a minimal arm64 Image for each with
+# gcc-aarch64-linux-gnu and the lab host's config fragment. The variants after
+# the base must build incrementally, and each Image must carry its variant's
+# LOCALVERSION. The cache lives in build/e2e-kernel-cache (kept between runs
+# locally: the import and the object directories make later runs fast).
+. "$(dirname "$0")/../e2e/lib.sh"
+SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+if [ ! -f "$TARBALL" ] || ! command -v aarch64-linux-gnu-gcc >/dev/null || ! command -v git >/dev/null; then
+	skip "linux-source-6.1, gcc-aarch64-linux-gnu or git missing (make deps installs them)"; finish; exit $?
+fi
+CACHE=${E2E_KERNEL_CACHE:-$SRC/build/e2e-kernel-cache}
+mkdir -p "$CACHE"
+rm -rf "$CACHE/artifacts" # builds are what this test is about; the import and O= dirs may stay
+cat > "$E2E_TMP/base.json" <<JSON
+{"name": "k61", "build": {"arch": "arm64", "cross_compile": "aarch64-linux-gnu-", "config": "allnoconfig",
+  "config_fragments": ["$SRC/hosts/labvm/kernel.config"], "targets": ["Image"]},
+ "kernels": [{"name": "v6.1-deb", "tarball": "$TARBALL"}]}
+JSON
+t0=$(date +%s)
+expect "import linux-source-6.1 and prepare the base" 0 "^v6.1-deb +commit [0-9a-f]{12} tree" \
+	"$IDLELAB" kernel prepare "$E2E_TMP/base.json" --cache "$CACHE"
+echo "  (import/prepare: $(( $(date +%s) - t0 )) s)"
+repo=$(ls -d "$CACHE"/src/*/ | head -1)
+# a sparse clone sharing the import's objects: only the governors are written out
+git clone -q --shared --no-checkout "$repo" "$E2E_TMP/clone" 2>/dev/null
+cd "$E2E_TMP/clone"
+git fetch -q origin refs/idlelab/import
+git sparse-checkout set drivers/cpuidle/governors
+git checkout -q -B work FETCH_HEAD
+sed -i 's/^#define MAX_INTERESTING (50000 \* NSEC_PER_USEC)$/#define MAX_INTERESTING (60000 * NSEC_PER_USEC)/' drivers/cpuidle/governors/menu.c
+git -c user.name='Lab Tester' -c user.email=lab@example.org commit -q -am 'cpuidle: menu: Look at idle periods up to 60 ms
+
+Signed-off-by: Lab Tester <lab@example.org>'
+sed -i 's/^#define NR_RECENT\t9$/#define NR_RECENT\t10/' drivers/cpuidle/governors/teo.c
+git -c user.name='Lab Tester' -c user.email=lab@example.org commit -q -am 'cpuidle: teo: Keep ten recent intercepts
+
+Signed-off-by: Lab Tester <lab@example.org>'
+[ "$(git rev-list --count HEAD~2..HEAD 2>/dev/null)" = 2 ] || { bad "make a two-patch series" "the sed edits did not apply"; finish; exit 1; }
+git -c user.name='Lab Tester' -c user.email=lab@example.org format-patch -q --stdout --cover-letter HEAD~2 > "$E2E_TMP/series.mbox"
+cd - >/dev/null
+n=$(git -C "$E2E_TMP/clone" diff --stat HEAD~2 | tail -1)
+echo "  series: $n"
+cat > "$E2E_TMP/plan.json" <<JSON
+{"name": "k61", "build": {"arch": "arm64", "cross_compile": "aarch64-linux-gnu-", "config": "allnoconfig",
+  "config_fragments": ["$SRC/hosts/labvm/kernel.config"], "targets": ["Image"]},
+ "kernels": [{"name": "v6.1-deb", "tarball": "$TARBALL"},
+             {"name": "gov-%d", "base": "v6.1-deb", "series": {"mbox": "$E2E_TMP/series.mbox"}}]}
+JSON
+expect "series show: two patches" 0 "\\[2/2\\] cpuidle: teo: Keep ten recent intercepts" \
+	"$IDLELAB" series show "$E2E_TMP/series.mbox"
+expect "prepare: base + 2 cumulative variants" 0 "gov-2 +commit" "$IDLELAB" kernel prepare "$E2E_TMP/plan.json" --cache "$CACHE"
+t0=$(date +%s)
+expect "build all variants" 0 "gov-2 +6\\.1\\.[0-9]+-il[0-9a-f]{8}" \
+	"$IDLELAB" kernel build "$E2E_TMP/plan.json" --cache "$CACHE"
+echo "  (builds: $(( $(date +%s) - t0 )) s)"
+"$IDLELAB" kernel list --cache "$CACHE" --json > "$E2E_TMP/list.json"
+python3 - "$E2E_TMP/list.json" <<'PY' && ok "incremental variants, each Image carrying its own release" || bad "incremental variants, each Image carrying its own release"
+import json, sys, os, re
+ms = {m["name"]: m for m in json.load(open(sys.argv[1]))}
+base, g1, g2 = ms["v6.1-deb"], ms["gov-1"], ms["gov-2"]
+for m in (base, g1, g2):
+    d = os.path.dirname(m["dir"])
+    img = open(os.path.join(d, "Image"), "rb").read()
+    assert m["release"].encode() in img, ("release not in Image", m["name"])
+    assert re.search(r"-il[0-9a-f]{8}$", m["release"]), m["release"]
+    log = open(os.path.join(d, "build.log")).read()
+    m["cc"] = len(re.findall(r"^  CC ", log, re.M))
+print("  base: %.1f s (%d files compiled%s), gov-1: %.1f s (%d), gov-2: %.1f s (%d)" % (
+    base["build_s"], base["cc"], ", incremental" if base["incremental"] else "", g1["build_s"], g1["cc"], g2["build_s"], g2["cc"]))
+assert g1["incremental"] and g2["incremental"]
+# the patched file plus what embeds the release string (LOCALVERSION differs per variant)
+assert g1["cc"] <= 20 and g2["cc"] <= 20, "variants rebuilt too much"
+assert g1["build_s"] * 10 <= base["build_s"] or base["incremental"], "incremental build not >= 10x faster"
+assert len({base["release"], g1["release"], g2["release"]}) == 3
+PY
+expect "a second build is a cache hit" 0 "gov-2 .*\\(cached\\)" "$IDLELAB" kernel build "$E2E_TMP/plan.json" --cache "$CACHE"
+finish
