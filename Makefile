@@ -167,4 +167,4 @@ install: all
 clean:
 	rm -rf build idlelab
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find build -path build/e2e-kernel-cache -prune -o -name '*.d' -type f -print 2>/dev/null)
