@@ -16,6 +16,7 @@ DEB_PKGS := build-essential pkg-config bc clang libclang-rt-14-dev valgrind \
             libgit2-dev libssh-dev libjansson-dev libcurl4-openssl-dev libcmocka-dev libssl-dev \
             libgmime-3.0-dev zlib1g-dev git \
             linux-source-6.1 gcc-aarch64-linux-gnu bison flex libelf-dev \
+            qemu-system-arm device-tree-compiler cpio dropbear-bin fonts-dejavu-core \
             openssh-server openssh-client python3 ca-certificates chromium
 
 NODEP_GOALS := deps clean help
@@ -148,13 +149,16 @@ fuzz: $(LIB_SRC)
 	build/fuzz/fuzz_dump -max_total_time=$(FUZZ_SECONDS) build/fuzz/corpus
 
 demo: all
-	tests/demo-local.sh
+	tests/demo.sh
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -z "$$missing" ]; then echo "make deps: all Debian packages present"; exit 0; fi; \
+	arm64=; dpkg --print-foreign-architectures | grep -qx arm64 || arm64=1; \
+	if [ -z "$$missing" ] && [ -z "$$arm64" ]; then echo "make deps: all Debian packages present"; exit 0; fi; \
 	if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null 2>&1; then SUDO=sudo; else \
-		echo "make deps: not root and no sudo; as root run: apt-get install$$missing"; exit 1; fi; \
+		echo "make deps: not root and no sudo; as root run: dpkg --add-architecture arm64; apt-get update; apt-get install$$missing"; exit 1; fi; \
+	if [ -n "$$arm64" ]; then echo "make deps: adding the arm64 architecture (the lab host's packages)"; \
+		$$SUDO dpkg --add-architecture arm64; fi; \
 	echo "make deps: installing$$missing"; \
 	$$SUDO apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null

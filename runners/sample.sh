@@ -30,15 +30,25 @@ if [ -n "$cpus" ]; then
 	command -v taskset >/dev/null 2>&1 || fail "taskset not found on the host (needed for cpus)"
 	set -- taskset -c "$cpus" "$@"
 fi
-if [ "$to" != 0 ] && command -v timeout >/dev/null 2>&1; then
-	set -- timeout -s KILL "$to" "$@"
-fi
 d=$(mktemp -d 2>/dev/null || mktemp -d -t idlelab.XXXXXX) || fail "cannot create a temporary directory"
 trap 'rm -rf "$d"' EXIT
 [ "$q" = 0 ] || sleep "$q"
 snap > "$d/pre"
-"$@" > "$d/out" 2> "$d/err" < /dev/null
+"$@" > "$d/out" 2> "$d/err" < /dev/null &
+w=$!
+# the time limit: one sleeping watchdog, not timeout(1) (busybox's polls every second,
+# which would add wakeups to what is being measured)
+dog=
+if [ "$to" != 0 ]; then
+	(sleep "$to" && kill -KILL "$w" 2>/dev/null) &
+	dog=$!
+fi
+wait "$w"
 st=$?
+if [ -n "$dog" ]; then
+	pkill -P "$dog" sleep 2>/dev/null
+	kill "$dog" 2>/dev/null
+fi
 snap > "$d/post"
 printf '@@%s uname %s %s\n' "$n" "$(uname -r)" "$(uname -m)"
 for f in pre post out err; do

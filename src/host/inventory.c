@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Host inventory files: loading, validation, listing. */
 #include "host/inventory.h"
+#include "host/lab.h"
+#include "kernel/fetch.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -201,6 +203,11 @@ int il_host_load(struct il_host_cfg *out, const char *dir, const char *name, str
 	if (!j) {
 		FILE *f = fopen(path.p, "r");
 
+		/* the built-in lab host(s): "labvm", or "labvm-NAME" for other instances */
+		if (!f && (!strcmp(name, "labvm") || !strncmp(name, "labvm-", 6))) {
+			il_buf_release(&path);
+			return il_lab_host(out, il_cache_dir(NULL), strcmp(name, "labvm") ? name + 6 : name, err);
+		}
 		if (!f)
 			r = il_err_set(err, IL_ENOTFOUND, "host '%s': no inventory file '%s' (see 'idlelab host list')", name,
 				       path.p);

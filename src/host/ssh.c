@@ -329,8 +329,41 @@ static int sftp_open_session(struct il_ssh *c, sftp_session *out, struct il_err 
 
 	if ((c->dead || !c->s || !ssh_is_connected(c->s)) && (r = connect_session(c, err)))
 		return r;
-	*out = sftp_new(c->s);
-	if (!*out || sftp_init(*out) != SSH_OK) {
+	/*
+	 * Our own channel for the subsystem, so that a host without an SFTP
+	 * server is seen (the channel ends at once) before sftp_init(), which in
+	 * libssh 0.10 spins forever on a channel that reached EOF.
+	 */
+	{
+		ssh_channel ch = ssh_channel_new(c->s);
+		int pr;
+
+		if (!ch || ssh_channel_open_session(ch) != SSH_OK || ssh_channel_request_subsystem(ch, "sftp") != SSH_OK) {
+			if (ch)
+				ssh_channel_free(ch);
+			return ssh_fail(c, IL_ESSH, "cannot start the sftp subsystem", err);
+		}
+		pr = ssh_channel_poll_timeout(ch, 500, 0);
+		if (pr == SSH_EOF || pr == SSH_ERROR || ssh_channel_is_eof(ch) || ssh_channel_is_closed(ch)) {
+			struct il_buf e = IL_BUF_INIT;
+			char buf[512];
+			int n;
+
+			while ((n = ssh_channel_read_nonblocking(ch, buf, sizeof(buf), 1)) > 0)
+				il_buf_add(&e, buf, (size_t)n);
+			r = il_err_set(err, IL_EUNSUPPORTED, "host '%s': no SFTP server (the sftp subsystem ended at once%s%s)",
+				       c->base.label, e.len ? ": " : "", il_buf_str(&e));
+			il_buf_release(&e);
+			ssh_channel_free(ch);
+			return r;
+		}
+		*out = sftp_new_channel(c->s, ch);
+		if (!*out) {
+			ssh_channel_free(ch);
+			return il_err_set(err, IL_ENOMEM, "out of memory");
+		}
+	}
+	if (sftp_init(*out) != SSH_OK) {
 		r = ssh_fail(c, IL_ESSH, "cannot start SFTP (is the sftp subsystem enabled?)", err);
 		if (*out)
 			sftp_free(*out);

@@ -106,6 +106,22 @@ static void header(const struct il_cmp *c, struct il_buf *b, const char *pre)
 	if (c->aa >= 0)
 		il_buf_printf(b, "%sA/A pair %s / %s raises each metric's floor to the change it showed\n", pre,
 			      ds->var[c->ref], ds->var[c->aa]);
+	if (il_report_on_lab(ds)) {
+		il_buf_adds(b, pre);
+		il_report_wrap(b, IL_LAB_CAVEAT, 100 - strlen(pre), 2);
+		il_buf_adds(b, "\n");
+	}
+}
+
+bool il_report_on_lab(const struct il_dataset *ds)
+{
+	const char *host;
+	json_t *fp;
+
+	json_object_foreach(json_object_get(ds->meta, "fingerprints"), host, fp)
+		if (!strncmp(host, "labvm", 5))
+			return true;
+	return false;
 }
 
 static const char *cut(char *buf, size_t n, const char *s, size_t w)

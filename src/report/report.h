@@ -31,6 +31,12 @@ json_t *il_report_json(const struct il_cmp *c);
  */
 int il_report_tested_by(const struct il_cmp *c, const char *as, struct il_buf *out, struct il_err *err);
 
+/* Said in every report of a run on idlelab's QEMU lab host. */
+#define IL_LAB_CAVEAT \
+	"Measured on idlelab's QEMU lab host (arm64, TCG): governor decisions and idle counters are real; every idle " \
+	"state is WFI underneath, so power and exit-latency differences are not."
+bool il_report_on_lab(const struct il_dataset *ds);
+
 /* Shared by the renderers: a number in at most ~10 characters, "-" for NaN. */
 const char *il_fmt_num(char *buf, size_t n, double v);
 

@@ -63,7 +63,9 @@ int il_report_tested_by(const struct il_cmp *c, const char *as, struct il_buf *b
 	json_object_foreach(fps, host, fp) {
 		json_t *ci = json_object_get(fp, "cpuidle"), *k = json_object_get(fp, "kernel");
 
-		il_buf_printf(b, "Platform: %s (%s), CPUs %s, host %s\n", str(fp, "cpu_model"), str(k, "arch"),
+		il_buf_printf(b, "Platform: %s (%s), CPUs %s, host %s\n",
+			      json_is_string(json_object_get(fp, "cpu_model")) ? str(fp, "cpu_model") : "CPU model not reported",
+			      str(k, "arch"),
 			      str(fp, "online_cpus"), host);
 		il_buf_printf(b, "Kernel: %s (%s)%s\n", str(k, "release"), str(k, "version"),
 			      " - the running kernel, no commit id recorded");
@@ -119,6 +121,10 @@ int il_report_tested_by(const struct il_cmp *c, const char *as, struct il_buf *b
 		}
 		il_report_wrap(b, il_buf_str(&line), 100, 2);
 		il_buf_release(&line);
+	}
+	if (il_report_on_lab(ds)) {
+		il_buf_adds(b, "\n");
+		il_report_wrap(b, "Note: " IL_LAB_CAVEAT, 100, 2);
 	}
 	il_buf_printf(b, "\nIterations: %lld per variant and workload (+%lld warmup), order %s; %zu samples counted\n\n",
 		      (long long)json_integer_value(json_object_get(rs, "iterations")),

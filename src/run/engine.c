@@ -922,8 +922,8 @@ int il_run_start(const char *plan_path, const char *out_dir, const struct il_run
 		json_object_del(plan.json, "hosts");
 		json_object_set_new(plan.json, "host", json_string(o->host));
 	} else if (!plan.hosts.n) {
-		il_plan_release(&plan);
-		return il_err_set(err, IL_EINVAL, "%s: no host: give \"host\" in the plan or --host", plan_path);
+		/* the built-in lab host is the default */
+		json_object_set_new(plan.json, "host", json_string("labvm"));
 	}
 	if (out_dir) {
 		il_buf_adds(&dir, out_dir);

@@ -17,7 +17,7 @@ fi
 cat > "$E2E_TMP/base.json" <<JSON
 {"name": "b", "build": {"arch": "arm64", "cross_compile": "aarch64-linux-gnu-", "config": "allnoconfig",
   "config_fragments": ["$SRC/hosts/labvm/kernel.config"], "targets": ["Image"]},
- "kernels": [{"name": "v6.1-deb", "tarball": "$TARBALL"}]}
+ "kernels": [{"name": "labvm-6.1", "tarball": "$TARBALL"}]}
 JSON
 "$IDLELAB" kernel prepare "$E2E_TMP/base.json" --cache "$CACHE" >/dev/null || exit 1
 repo=$(ls -d "$CACHE"/src/*/ | head -1)
@@ -35,8 +35,8 @@ cd - >/dev/null
 cat > "$E2E_TMP/plan.json" <<JSON
 {"name": "b", "build": {"arch": "arm64", "cross_compile": "aarch64-linux-gnu-", "config": "allnoconfig",
   "config_fragments": ["$SRC/hosts/labvm/kernel.config"], "targets": ["Image"]},
- "kernels": [{"name": "v6.1-deb", "tarball": "$TARBALL"},
-             {"name": "bench-%d", "base": "v6.1-deb", "series": {"mbox": "$E2E_TMP/s.mbox"}}]}
+ "kernels": [{"name": "labvm-6.1", "tarball": "$TARBALL"},
+             {"name": "bench-%d", "base": "labvm-6.1", "series": {"mbox": "$E2E_TMP/s.mbox"}}]}
 JSON
 t0=$(date +%s.%N)
 "$IDLELAB" kernel prepare "$E2E_TMP/plan.json" --cache "$CACHE" >/dev/null || exit 1

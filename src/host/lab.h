@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The built-in lab host: an arm64 kernel built by the kernel stage from
+ * Debian's linux-source-6.1, an initramfs from Debian arm64 packages, QEMU's
+ * virt device tree with PSCI idle states, booted under qemu-system-aarch64
+ * (TCG) with SSH on a free loopback port. Builds are cached; several labs
+ * (instances) may run at once; only the QEMU process a lab started is ever
+ * stopped (by its PID, checked against its command line).
+ */
+#ifndef IL_HOST_LAB_H
+#define IL_HOST_LAB_H
+#include <jansson.h>
+#include "host/inventory.h"
+#include "util/err.h"
+
+struct il_lab_opts {
+	const char *cache_dir;    /* il_cache_dir() */
+	const char *src_dir;      /* idlelab's source tree (hosts/labvm, workloads); NULL: "." */
+	const char *name;         /* instance name; NULL: "labvm" */
+	int cpus;                 /* 0: 2 */
+	int mem_mb;               /* 0: 512 */
+	const char *image;        /* lab up: boot this kernel image instead of the lab's own */
+	int timeout_s;            /* lab up: SSH must answer within; 0: 180 */
+};
+
+typedef void (*il_lab_cb)(const char *step, double elapsed_s, void *ctx);
+
+/* Build (or find cached) everything the lab boots; *dir (caller frees) holds Image, initramfs, dtb, keys. */
+int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **dir, struct il_err *err);
+
+/* Boot the lab (building it first if needed); *state (caller owns) describes the running instance. */
+int il_lab_up(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, json_t **state, struct il_err *err);
+
+/* Stop the instance: poweroff over SSH, then its QEMU PID. Not running is not an error. */
+int il_lab_down(const struct il_lab_opts *o, struct il_err *err);
+
+/* {"name", "state": "running"|"stopped"|"crashed", "pid", "port", "uptime_s", "console_tail"} */
+int il_lab_status(const struct il_lab_opts *o, json_t **out, struct il_err *err);
+
+/* The instance's directory (console.log, known_hosts, state.json); caller frees. */
+char *il_lab_run_dir(const struct il_lab_opts *o);
+
+/* Host configuration of a running instance (the built-in host "labvm"). */
+int il_lab_host(struct il_host_cfg *out, const char *cache_dir, const char *name, struct il_err *err);
+
+#endif

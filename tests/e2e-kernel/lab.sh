@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The built-in lab host for real: build it (the kernel via the kernel stage
+# from linux-source-6.1, Debian arm64 packages, the DT with idle states),
+# a cached second build, boot an instance, psci_idle with 3 states on every
+# CPU over SSH (pinned host key, strict checking), a governor round trip, a
+# small run whose comparison must find ladder's extra aboves significant and
+# the A/A pair (menu twice) noise, a crashed QEMU reported, and down.
+. "$(dirname "$0")/../e2e/lib.sh"
+SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
+for t in qemu-system-aarch64 dtc dropbearkey aarch64-linux-gnu-gcc cpio; do
+	command -v $t >/dev/null || { skip "$t missing (make deps installs the lab's tools)"; finish; exit $?; }
+done
+[ -f /usr/src/linux-source-6.1.tar.xz ] || { skip "linux-source-6.1 missing (make deps)"; finish; exit $?; }
+dpkg --print-foreign-architectures | grep -qx arm64 || { skip "dpkg has no arm64 architecture (make deps adds it)"; finish; exit $?; }
+export IDLELAB_CACHE=${E2E_KERNEL_CACHE:-$SRC/build/e2e-kernel-cache}
+L="--name e2e --source $SRC"
+cd "$SRC"
+t0=$(date +%s)
+expect "lab build" 0 "lab: done" "$IDLELAB" lab build --source "$SRC"
+echo "  (first lab build: $(( $(date +%s) - t0 )) s)"
+t0=$(date +%s)
+expect "lab build again is cached" 0 "lab: lab cached" "$IDLELAB" lab build --source "$SRC"
+[ $(( $(date +%s) - t0 )) -le 20 ] && ok "cached lab build takes seconds" || bad "cached lab build takes seconds" "$(( $(date +%s) - t0 )) s"
+"$IDLELAB" lab down $L >/dev/null 2>&1
+expect "lab up" 0 "lab e2e up: ssh on 127.0.0.1:[0-9]+" "$IDLELAB" lab up $L
+"$IDLELAB" snapshot --host labvm-e2e > "$E2E_TMP/snap.txt" 2>&1
+n=$(grep -cE '^ +[0-9]+ +[0-2] (WFI|ret-shallow|ret-deep) ' "$E2E_TMP/snap.txt")
+cpus=$(grep -o 'online [0-9-]*' "$E2E_TMP/snap.txt" | sed 's/online 0-//; s/online 0/0/')
+grep -q "driver psci_idle" "$E2E_TMP/snap.txt" && [ "$n" = $(( (cpus + 1) * 3 )) ] &&
+	ok "psci_idle with 3 states on every CPU ($n state rows)" || bad "psci_idle with 3 states on every CPU" "$(cat "$E2E_TMP/snap.txt")"
+expect "governors: ladder menu teo" 0 "teo" "$IDLELAB" governor list --host labvm-e2e
+expect "governor set teo" 0 "" "$IDLELAB" governor set teo --host labvm-e2e
+expect "governor reads back teo" 0 "^teo$" "$IDLELAB" governor get --host labvm-e2e
+expect "governor set menu" 0 "" "$IDLELAB" governor set menu --host labvm-e2e
+cat > "$E2E_TMP/plan.json" <<JSON
+{"name": "lab-e2e", "host": "labvm-e2e", "governors": ["menu", "ladder", {"label": "menu-again", "governor": "menu"}],
+ "workloads": [{"workload": "sleeper", "params": {"duration": 1, "mix": "50:300,50:2400"}}],
+ "iterations": 6, "warmup": 1, "quiesce_s": 0.2}
+JSON
+expect "a run on the lab" 0 "run complete" "$IDLELAB" run "$E2E_TMP/plan.json" --out "$E2E_TMP/run"
+expect "compare: ladder's aboves significantly worse" 0 "^  ladder +6 .* worse$" \
+	"$IDLELAB" compare "$E2E_TMP/run" --alpha 0.01 --metric idle.aboves
+"$IDLELAB" compare "$E2E_TMP/run" --alpha 0.01 --metric idle.aboves,idle.miss_ratio --format json > "$E2E_TMP/c.json"
+python3 -c "
+import json, sys
+c = json.load(open(sys.argv[1]))
+v = [x['verdict'] for m in c['metrics'] for x in m['variants'] if x['variant'] == 'menu-again']
+assert v and all(x == '~' for x in v), v
+" "$E2E_TMP/c.json" && ok "compare: the A/A pair is noise (~)" || bad "compare: the A/A pair is noise (~)" "$(head -c 600 "$E2E_TMP/c.json")"
+expect "reports carry the lab caveat" 0 "every idle state is WFI underneath" "$IDLELAB" tested-by "$E2E_TMP/run" --as "T <t@example.org>"
+# a QEMU that dies is reported, not mistaken for a running lab
+pid=$("$IDLELAB" lab status $L --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+kill -9 "$pid"
+sleep 0.5
+expect "a crashed QEMU is reported" 1 "lab e2e: crashed" "$IDLELAB" lab status $L
+expect "lab down after a crash" 0 "" "$IDLELAB" lab down $L
+expect "lab status: stopped" 0 "lab e2e: stopped" "$IDLELAB" lab status $L
+expect "an unknown lab instance is named" 1 "lab host 'nope' is not running" "$IDLELAB" snapshot --host labvm-nope
+finish
