@@ -231,7 +231,6 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 		mkdirs(src.p);
 	}
 	il_buf_printf(&obj, "%s/obj/%s-%s", cache_dir, v->lineage, v->cfg.arch);
-	incremental = exists(obj.p);
 	mkdirs(obj.p);
 	if (cb)
 		cb(v, IL_KB_CHECKOUT, now_s() - t0, ctx);
@@ -321,7 +320,14 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 		}
 		free(mf);
 	}
-	/* build */
+	/* build: incremental when this O= directory already holds a linked kernel */
+	{
+		char *vm = cat(obj.p, "/vmlinux"), *boot = cat(obj.p, "/arch/"), *b2 = cat(boot, v->cfg.arch),
+		     *b3 = cat(b2, "/boot/"), *img = cat(b3, v->cfg.targets.n ? v->cfg.targets.v[0] : default_target(v->cfg.arch));
+
+		incremental = exists(vm) || exists(img);
+		free(vm), free(boot), free(b2), free(b3), free(img);
+	}
 	if (cb)
 		cb(v, IL_KB_BUILD, now_s() - t0, ctx);
 	{

@@ -76,10 +76,14 @@ for m in (base, g1, g2):
     m["cc"] = len(re.findall(r"^  CC ", log, re.M))
 print("  base: %.1f s (%d files compiled%s), gov-1: %.1f s (%d), gov-2: %.1f s (%d)" % (
     base["build_s"], base["cc"], ", incremental" if base["incremental"] else "", g1["build_s"], g1["cc"], g2["build_s"], g2["cc"]))
-assert g1["incremental"] and g2["incremental"]
+# gov-1 is the first build in this lineage's O= directory when the base came from the cache
+# (built under another lineage); gov-2 always follows gov-1 in the same directory
+assert g2["incremental"], "gov-2 did not build on gov-1's objects"
 # the patched file plus what embeds the release string (LOCALVERSION differs per variant)
-assert g1["cc"] <= 20 and g2["cc"] <= 20, "variants rebuilt too much"
-assert g1["build_s"] * 10 <= base["build_s"] or base["incremental"], "incremental build not >= 10x faster"
+assert g2["cc"] <= 20, "gov-2 rebuilt too much"
+assert g1["cc"] <= 20 or not g1["incremental"], "gov-1 rebuilt too much"
+clean = max(m["build_s"] for m in (base, g1, g2))
+assert g2["build_s"] * 10 <= clean, "incremental build not >= 10x faster than a clean one"
 assert len({base["release"], g1["release"], g2["release"]}) == 3
 PY
 expect "a second build is a cache hit" 0 "gov-2 .*\\(cached\\)" "$IDLELAB" kernel build "$E2E_TMP/plan.json" --cache "$CACHE"
