@@ -67,8 +67,12 @@ int il_report_tested_by(const struct il_cmp *c, const char *as, struct il_buf *b
 			      json_is_string(json_object_get(fp, "cpu_model")) ? str(fp, "cpu_model") : "CPU model not reported",
 			      str(k, "arch"),
 			      str(fp, "online_cpus"), host);
-		il_buf_printf(b, "Kernel: %s (%s)%s\n", str(k, "release"), str(k, "version"),
-			      " - the running kernel, no commit id recorded");
+		if (json_array_size(json_object_get(rs, "kernels")))
+			il_buf_printf(b, "Host's own kernel: %s (%s); the kernels measured are listed below\n",
+				      str(k, "release"), str(k, "version"));
+		else
+			il_buf_printf(b, "Kernel: %s (%s) - the running kernel, no commit id recorded\n", str(k, "release"),
+				      str(k, "version"));
 		il_buf_printf(b, "cpuidle: driver %s, states:", json_is_string(json_object_get(ci, "driver")) ?
 								       str(ci, "driver") : "none");
 		json_array_foreach(json_object_get(json_array_get(json_object_get(ci, "state_tables"), 0), "states"), i, e)
@@ -76,6 +80,22 @@ int il_report_tested_by(const struct il_cmp *c, const char *as, struct il_buf *b
 				      (long long)json_integer_value(json_object_get(e, "latency_us")),
 				      (long long)json_integer_value(json_object_get(e, "residency_us")));
 		il_buf_adds(b, "\n");
+	}
+	if (json_array_size(json_object_get(rs, "kernels"))) {
+		struct il_buf line = IL_BUF_INIT;
+
+		il_buf_adds(&line, "Kernels:");
+		json_array_foreach(json_object_get(rs, "kernels"), i, e) {
+			if (json_is_true(json_object_get(e, "running")))
+				il_buf_printf(&line, "%s %s (the host's own)", i ? ";" : "", str(e, "name"));
+			else
+				il_buf_printf(&line, "%s %s (commit %.12s%s%s)", i ? ";" : "", str(e, "name"), str(e, "commit"),
+					      json_is_string(json_object_get(e, "subject")) ? ", " : "",
+					      json_is_string(json_object_get(e, "subject")) ? str(e, "subject") : "");
+		}
+		il_report_wrap(b, il_buf_str(&line), 100, 2);
+		il_buf_adds(b, "\n");
+		il_buf_release(&line);
 	}
 	{
 		struct il_buf line = IL_BUF_INIT;

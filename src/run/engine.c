@@ -8,6 +8,7 @@
 #include "run/engine.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,10 @@
 #include <unistd.h>
 
 #include "host/hostfs.h"
+#include "host/lab.h"
+#include "kernel/build.h"
+#include "kernel/fetch.h"
+#include "kernel/kplan.h"
 #include "host/inventory.h"
 #include "host/probe.h"
 #include "host/transport.h"
@@ -61,6 +66,8 @@ struct run {
 	char *script;
 	double busy_s;               /* wall time of samples run in this session */
 	size_t ran;
+	char *plan_dir;              /* where the plan's relative paths point */
+	struct il_kvars kv;          /* the kernel variants (plan kernels, prepared) */
 };
 
 static double now_s(void)
@@ -758,6 +765,34 @@ static void run_release(struct run *r)
 	free(r->failures);
 	free(r->script);
 	free(r->dir);
+	free(r->plan_dir);
+	il_kvars_release(&r->kv);
+}
+
+/* Built kernels: the kernel stage gives the variants and their final names (cached, stable ids). */
+static int plan_kernels(struct il_plan *plan, const char *dir, struct il_kvars *kv, char **plan_dir,
+			struct il_err *err)
+{
+	char *pd = path_in(dir, "plan_dir");
+	struct il_buf b = IL_BUF_INIT;
+	struct il_strlist names = { 0 };
+	int rc;
+
+	if (!plan->built_kernels) {
+		free(pd);
+		return 0;
+	}
+	if (!il_buf_read_file(&b, pd, 4096, NULL))
+		*plan_dir = il_buf_detach(&b);
+	il_buf_release(&b);
+	free(pd);
+	rc = il_kernels_prepare(plan->json, *plan_dir ? *plan_dir : ".", il_cache_dir(NULL), kv, err);
+	for (size_t i = 0; !rc && i < kv->n; i++)
+		rc = il_strlist_push(&names, kv->v[i].name) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+	if (!rc)
+		rc = il_plan_set_kernels(plan, &names, err);
+	il_strlist_release(&names);
+	return rc;
 }
 
 static int run_load(struct run *r, const char *dir, const struct il_run_opts *o, bool *ended, size_t *torn,
@@ -775,8 +810,11 @@ static int run_load(struct run *r, const char *dir, const struct il_run_opts *o,
 		rc = il_err_set(err, IL_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = il_plan_load(&r->plan, plan, o->workloads_dir, err)) ||
-	    (rc = il_plan_matrix(&r->plan, &r->specs, &r->n, err)))
+	if ((rc = il_plan_load(&r->plan, plan, o->workloads_dir, err)))
+		goto out;
+	if ((rc = plan_kernels(&r->plan, dir, &r->kv, &r->plan_dir, err)))
+		goto out;
+	if ((rc = il_plan_matrix(&r->plan, &r->specs, &r->n, err)))
 		goto out;
 	r->final = calloc(r->n, sizeof(*r->final));
 	r->attempts = calloc(r->n, sizeof(*r->attempts));
@@ -795,6 +833,97 @@ out:
 	return rc;
 }
 
+
+/* ---- kernels: booting built variants (the lab host for now) ---- */
+
+static bool is_lab(const char *host)
+{
+	return !strcmp(host, "labvm") || !strncmp(host, "labvm-", 6);
+}
+
+/*
+ * Boot kv (NULL: the host's own kernel) on the host: build it (cached), give
+ * the host its settings back, restart the lab guest with the Image, connect
+ * again and verify that the running release is the one built. Journalled.
+ */
+static int boot_kernel(struct run *r, struct host_ctx *h, const char *host, const struct il_kvar *kv,
+		       struct il_err *err)
+{
+	struct il_lab_opts lo = { il_cache_dir(NULL), NULL, strcmp(host, "labvm") ? host + 6 : "labvm", 0, 0, NULL, 0 };
+	struct il_kbuild_res res = { 0 };
+	struct il_exec_result er = { 0 };
+	json_t *st = NULL, *started = iso_now();
+	char *image = NULL, release[256] = "";
+	struct il_err e2 = { 0 };
+	int rc = 0;
+
+	if (!is_lab(host)) {
+		rc = il_err_set(err, IL_EUNSUPPORTED, "host '%s': booting built kernels needs a boot method; this version "
+				"boots them on the lab host (labvm) only", host);
+		goto out;
+	}
+	if (kv) {
+		if (!(rc = il_kernel_build(kv, il_cache_dir(NULL), NULL, NULL, &res, err)) && !res.ok)
+			rc = il_err_set(err, IL_ECHILD, "kernel '%s' did not build, so it is untestable; log:\n%s", kv->name,
+					res.log_tail ? res.log_tail : "");
+		if (rc)
+			goto out;
+		image = path_in(res.dir, "Image");
+	}
+	host_restore(r, h, &e2);
+	host_release(h, r->plan.ngov);
+	il_lab_down(&lo, NULL);
+	lo.image = image;
+	if ((rc = il_lab_up(&lo, NULL, NULL, &st, err)) || (rc = host_setup(r, h, host, err)))
+		goto out;
+	{
+		char *av[] = { (char *)"uname", (char *)"-r", NULL };
+
+		if (!(rc = il_transport_exec(h->t, av, NULL, &er, err))) {
+			il_strlcpy(release, il_buf_str(&er.out), sizeof(release));
+			release[strcspn(release, "\n")] = 0;
+		}
+	}
+	if (!rc && kv && strcmp(release, res.release ? res.release : ""))
+		rc = il_err_set(err, IL_EMISMATCH, "host '%s' runs '%s' after booting kernel '%s', built as '%s'", host,
+				release, kv->name, res.release ? res.release : "?");
+out:
+	journal_note(r, json_pack("{s:s,s:s,s:o,s:o,s:o,s:b,s:o,s:o}", "type", "boot", "host", host, "kernel",
+				  kv ? json_string(kv->name) : json_null(), "release", release[0] ? json_string(release) : json_null(),
+				  "image", image ? json_string(image) : json_null(), "ok", !rc, "error",
+				  rc ? json_string(err ? err->msg : "") : json_null(), "started", started),
+		     NULL);
+	il_exec_result_release(&er);
+	il_kbuild_res_release(&res);
+	json_decref(st);
+	free(image);
+	return rc;
+}
+
+/* A sample that cannot run (its kernel did not build or boot): final, never data. */
+static int record_fail(struct run *r, const char *host, const struct il_spec *s, const char *reason, struct il_err *err)
+{
+	const struct il_plan *p = &r->plan;
+	char *variant = il_plan_variant(p, s);
+	json_t *rec = json_pack("{s:s,s:I,s:i,s:b,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:O,s:i,s:b,s:n,s:n,s:o,s:s}", "type",
+				"sample", "seq", (json_int_t)s->seq, "attempt", ++r->attempts[s->seq], "final", 1, "status",
+				"infra_failed", "reason", reason, "host", host, "kernel", p->kernels.v[s->kernel], "variant",
+				variant ? variant : "?", "governor",
+				p->gov[s->gov].governor ? json_string(p->gov[s->gov].governor) : json_null(), "workload",
+				p->wl[s->wl].label, "workload_name", p->wl[s->wl].name, "params", p->wl[s->wl].params,
+				"iteration", s->iteration, "warmup", s->warmup, "metrics", "idle", "ended", iso_now(),
+				"idlelab_version", IL_VERSION);
+	int rc = il_journal_append(&r->j, rec, err);
+
+	json_decref(rec);
+	free(variant);
+	if (!rc) {
+		r->final[s->seq] = true;
+		r->done++;
+	}
+	return rc;
+}
+
 static int run_exec(struct run *r, struct il_err *err)
 {
 	const struct il_plan *p = &r->plan;
@@ -807,25 +936,62 @@ static int run_exec(struct run *r, struct il_err *err)
 		struct il_run_event ev = { 0 };
 		struct il_err rerr = { 0 };
 		bool pending = false;
-		int rr;
+		char **failed = calloc(p->kernels.n, sizeof(*failed));
+		int rr, booted = -1;
 
+		if (!failed)
+			return il_err_set(err, IL_ENOMEM, "out of memory");
 		for (size_t i = 0; i < r->n; i++)
 			pending |= r->specs[i].host == (int)hi && !r->final[i];
-		if (!pending)
+		if (!pending) {
+			free(failed);
 			continue;
+		}
 		ev.kind = IL_EV_HOST;
 		ev.host = p->hosts.v[hi];
 		emit(r, &ev);
 		rc = host_setup(r, &h, p->hosts.v[hi], err);
+		/* kernels run in blocks (the matrix orders them so); booted = the kernel the host runs, -1 its own */
 		for (size_t i = 0; i < r->n && !rc; i++) {
-			if (r->specs[i].host != (int)hi || r->final[i])
+			const struct il_spec *sp = &r->specs[i];
+			const struct il_kvar *kv = r->kv.n ? &r->kv.v[sp->kernel] : NULL;
+			bool own = !kv || kv->running;
+
+			if (sp->host != (int)hi || r->final[i])
 				continue;
 			if (stopped(r)) {
 				rc = IL_EINTR;
 				break;
 			}
-			rc = do_sample(r, &h, &r->specs[i], err);
+			if (!failed[sp->kernel] && (own ? booted != -1 : booted != sp->kernel)) {
+				struct il_err be = { 0 };
+
+				if (boot_kernel(r, &h, p->hosts.v[hi], own ? NULL : kv, &be)) {
+					failed[sp->kernel] = strdup(be.msg);
+					booted = -2; /* unknown: the next kernel boots again */
+				} else {
+					booted = own ? -1 : sp->kernel;
+				}
+			}
+			if (failed[sp->kernel]) {
+				rc = record_fail(r, p->hosts.v[hi], sp, failed[sp->kernel], err);
+				continue;
+			}
+			rc = do_sample(r, &h, sp, err);
 		}
+		/* the host goes back to its own kernel */
+		if (booted != -1 && rc != IL_EINTR) {
+			struct il_err be = { 0 };
+
+			if (boot_kernel(r, &h, p->hosts.v[hi], NULL, &be) && r->o->cb) {
+				struct il_run_event note = { IL_EV_NOTE, 0, 0, 0, p->hosts.v[hi], NULL, NULL, 0, false, NULL, be.msg, -1 };
+
+				emit(r, &note);
+			}
+		}
+		for (size_t k = 0; k < p->kernels.n; k++)
+			free(failed[k]);
+		free(failed);
 		if (rc == IL_EINTR) {
 			size_t next = 0;
 
@@ -891,7 +1057,18 @@ static json_t *run_start_record(struct run *r)
 	json_object_set_new(rec, "run_dir", json_string(r->dir));
 	json_object_set_new(rec, "plan_name", json_string(p->name));
 	json_object_set_new(rec, "samples", json_integer((json_int_t)r->n));
-	json_object_set_new(rec, "reference", json_string(p->reference));
+	{
+		/* the reference governor on the first kernel: variant labels carry "@kernel" when there are several */
+		struct il_spec ref = { 0 };
+		char *label;
+
+		for (size_t g = 0; g < p->ngov; g++)
+			if (!strcmp(p->gov[g].label, p->reference))
+				ref.gov = (int)g;
+		label = il_plan_variant(p, &ref);
+		json_object_set_new(rec, "reference", json_string(label ? label : p->reference));
+		free(label);
+	}
 	json_object_set_new(rec, "variants", vars);
 	json_object_set_new(rec, "workloads", wls);
 	json_object_set_new(rec, "iterations", json_integer(p->iterations));
@@ -899,6 +1076,8 @@ static json_t *run_start_record(struct run *r)
 	json_object_set_new(rec, "order", json_string(p->order == IL_ORDER_BLOCKED ? "blocked" :
 						      p->order == IL_ORDER_RANDOM ? "random" : "interleave"));
 	json_object_set(rec, "plan", p->json);
+	if (r->kv.n)
+		json_object_set_new(rec, "kernels", il_kvars_to_json(&r->kv));
 	json_object_set_new(rec, "idlelab_version", json_string(IL_VERSION));
 	return rec;
 }
@@ -955,8 +1134,21 @@ int il_run_start(const char *plan_path, const char *out_dir, const struct il_run
 		rc = il_err_set(err, IL_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = il_write_file_atomic(copy, txt, strlen(txt), err)) ||
-	    (rc = run_load(&r, dir.p, o, &ended, &torn, err)))
+	if ((rc = il_write_file_atomic(copy, txt, strlen(txt), err)))
+		goto out;
+	{
+		char real[PATH_MAX], *pd = path_in(dir.p, "plan_dir");
+
+		if (realpath(plan_path, real)) {
+			const char *d = dirname(real);
+
+			rc = il_write_file_atomic(pd, d, strlen(d), err);
+		}
+		free(pd);
+		if (rc)
+			goto out;
+	}
+	if ((rc = run_load(&r, dir.p, o, &ended, &torn, err)))
 		goto out;
 	jpath = path_in(dir.p, "journal.jsonl");
 	if ((rc = il_journal_open(&r.j, jpath, err)) || (rc = journal_note(&r, run_start_record(&r), err)))
@@ -1053,7 +1245,15 @@ int il_run_summary(const char *run_dir, const char *workloads_dir, json_t **out,
 	*out = NULL;
 	if ((rc = il_plan_load(&plan, pp, workloads_dir, err)))
 		goto fail;
-	if ((rc = il_plan_matrix(&plan, &specs, &n, err)) || (rc = il_journal_each(jp, sum_rec, &s, &torn, err))) {
+	{
+		struct il_kvars kv = { 0 };
+		char *pd = NULL;
+
+		rc = plan_kernels(&plan, run_dir, &kv, &pd, err);
+		il_kvars_release(&kv);
+		free(pd);
+	}
+	if (rc || (rc = il_plan_matrix(&plan, &specs, &n, err)) || (rc = il_journal_each(jp, sum_rec, &s, &torn, err))) {
 		il_plan_release(&plan);
 		goto fail;
 	}

@@ -217,7 +217,7 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 {
 	static const char *const known[] = { "name", "host", "hosts", "kernels", "governors", "workloads", "iterations",
 					     "warmup", "order", "seed", "quiesce_s", "cpus", "reference", "retries",
-					     "cpufreq_governor", "timeout_s", "description", NULL };
+					     "cpufreq_governor", "timeout_s", "description", "build", NULL };
 	const char *k;
 	json_t *v;
 	size_t i;
@@ -263,7 +263,11 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 				OOM();
 		}
 	}
-	/* kernels: only the running one until kernel variants exist */
+	/*
+	 * kernels: "running", or built variants (docs/kernels.md) whose final
+	 * names (a series expands "%d") are known once the kernel stage has
+	 * prepared them: il_plan_set_kernels() puts them in.
+	 */
 	if ((v = json_object_get(j, "kernels"))) {
 		if (!json_is_array(v) || !json_array_size(v))
 			FAIL("%s: kernels: expected a non-empty array", label);
@@ -274,9 +278,7 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 			if (!json_is_object(e) || !n)
 				FAIL("%s: kernels[%zu].name: expected a string", label, i);
 			if (strcmp(n, "running") || json_object_size(e) != 1)
-				FAIL("%s: kernels[%zu]: only {\"name\": \"running\"} can be run by this version: built "
-				     "kernels are made with 'idlelab kernel prepare|build', but deploying and booting them "
-				     "on a host is not there yet", label, i);
+				out->built_kernels = true;
 			if (il_strlist_has(&out->kernels, n))
 				FAIL("%s: kernels[%zu]: '%s' is listed twice", label, i, n);
 			if (il_strlist_push(&out->kernels, n))
@@ -376,6 +378,15 @@ int il_plan_load(struct il_plan *out, const char *path, const char *wl_dir, stru
 	r = il_plan_from_json(out, j, wl_dir, path, err);
 	json_decref(j);
 	return r;
+}
+
+int il_plan_set_kernels(struct il_plan *p, const struct il_strlist *names, struct il_err *err)
+{
+	il_strlist_release(&p->kernels);
+	for (size_t i = 0; i < names->n; i++)
+		if (il_strlist_push(&p->kernels, names->v[i]))
+			return il_err_set(err, IL_ENOMEM, "out of memory");
+	return 0;
 }
 
 char *il_plan_variant(const struct il_plan *p, const struct il_spec *s)

@@ -32,7 +32,8 @@ struct il_plan_wl {
 struct il_plan {
 	char *name;
 	struct il_strlist hosts;
-	struct il_strlist kernels;     /* "running" only, until kernel variants */
+	struct il_strlist kernels;     /* names; built ones replaced by il_plan_set_kernels after preparing */
+	bool built_kernels;            /* some kernel must be built and booted */
 	size_t ngov;
 	struct il_govcfg *gov;
 	size_t nwl;
@@ -54,6 +55,9 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 		      struct il_err *err);
 int il_plan_load(struct il_plan *out, const char *path, const char *wl_dir, struct il_err *err);
 void il_plan_release(struct il_plan *p);
+
+/* Replace the kernel names (the kernel stage's expansion of the plan's entries). */
+int il_plan_set_kernels(struct il_plan *p, const struct il_strlist *names, struct il_err *err);
 
 /* One sample in the matrix. */
 struct il_spec {

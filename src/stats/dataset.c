@@ -362,7 +362,7 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 			"fingerprint", "output", "errors", "started", "ended", "elapsed_s", "idlelab_version", "time", NULL
 		};
 		static const char *const start_keys[] = { "type", "run_dir", "plan_name", "samples", "reference", "variants",
-							  "workloads", "iterations", "warmup", "order", "plan",
+							  "workloads", "iterations", "warmup", "order", "plan", "kernels",
 							  "idlelab_version", "time", NULL };
 		const char *const *known = !strcmp(type, "sample") ? sample_keys : start_keys;
 		const char *k;

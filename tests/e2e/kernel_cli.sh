@@ -27,9 +27,11 @@ sed "s|thread.mbox|bad.mbox|" "$E2E_TMP/plan.json" | sed 's/"patches": "1-2"/"pa
 expect "a patch that does not apply is named" 1 "patch 1/1 'cpuidle: menu: Return the next state' does not apply" \
 	"$IDLELAB" kernel prepare "$E2E_TMP/bad2.json" $C
 cat > "$E2E_TMP/run.json" <<JSON
-{"name": "r", "host": "local", "workloads": ["pingpong"],
- "kernels": [{"name": "m", "tarball": "$E2E_TMP/tiny.tar.gz"}]}
+{"name": "r", "host": "local", "workloads": [{"workload": "pingpong", "params": {"loops": 10}}], "iterations": 2,
+ "kernels": [{"name": "m", "tarball": "$E2E_TMP/tiny.tar.gz", "arch": "tiny", "targets": ["Image"]}]}
 JSON
-expect "run refuses kernels it cannot boot yet" 1 "kernels\\[0\\]: only \\{\"name\": \"running\"\\} can be run" \
-	"$IDLELAB" run "$E2E_TMP/run.json" --out "$E2E_TMP/r" --workloads-dir "$SRC/workloads"
+expect "run: a kernel this host cannot boot is an infra failure, not a result" 0 "run complete" \
+	env IDLELAB_CACHE="$E2E_TMP/cache" "$IDLELAB" run "$E2E_TMP/run.json" --out "$E2E_TMP/r" --workloads-dir "$SRC/workloads"
+grep -q '"status":"infra_failed","reason":"host .local.: booting built kernels needs a boot method' "$E2E_TMP/r/journal.jsonl" &&
+	ok "run: the reason is journalled" || bad "run: the reason is journalled" "$(tail -c 600 "$E2E_TMP/r/journal.jsonl")"
 finish

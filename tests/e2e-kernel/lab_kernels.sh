@@ -1,0 +1,61 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Kernel variants measured end to end on the lab host: a plan with three
+# kernels — the lab's base, the same base under another name, and the base
+# plus a patch (carried here) that makes menu always pick the deepest state —
+# built (the patched one incrementally), booted in blocks on the lab, each
+# boot verified by its release, measured; compare must call the patched
+# kernel's aboves significantly worse and the two identical kernels noise. The
+# lab goes back to its own kernel afterwards.
+. "$(dirname "$0")/../e2e/lib.sh"
+SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
+for t in qemu-system-aarch64 dtc dropbearkey aarch64-linux-gnu-gcc git; do
+	command -v $t >/dev/null || { skip "$t missing (make deps)"; finish; exit $?; }
+done
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+[ -f $TARBALL ] || { skip "linux-source-6.1 missing (make deps)"; finish; exit $?; }
+export IDLELAB_CACHE=${E2E_KERNEL_CACHE:-$SRC/build/e2e-kernel-cache}
+cd "$SRC"
+"$IDLELAB" lab down --name k >/dev/null 2>&1
+expect "lab up" 0 "lab k up" "$IDLELAB" lab up --name k --source "$SRC"
+own=$("$IDLELAB" lab ssh --name k -- uname -r 2>/dev/null)
+repo=$(ls -d "$IDLELAB_CACHE"/src/*/ | head -1)
+git clone -q --shared --no-checkout "$repo" "$E2E_TMP/clone" 2>/dev/null
+cd "$E2E_TMP/clone" && git fetch -q origin refs/idlelab/import && git sparse-checkout set drivers/cpuidle/governors &&
+	git checkout -q -B w FETCH_HEAD
+awk '{ print } /^static int menu_select\(/ { f = 1 } f && /^\{$/ { print "\treturn drv->state_count - 1;"; f = 0 }' \
+	drivers/cpuidle/governors/menu.c > m.c && mv m.c drivers/cpuidle/governors/menu.c
+git -c user.name=Lab -c user.email=lab@example.org commit -q -am 'cpuidle: menu: Always pick the deepest state (test)'
+git -c user.name=Lab -c user.email=lab@example.org format-patch -q --stdout -1 > "$E2E_TMP/deep.mbox"
+cd "$SRC"
+grep -q "return drv->state_count - 1;" "$E2E_TMP/deep.mbox" && ok "the test patch is made" || bad "the test patch is made"
+cat > "$E2E_TMP/plan.json" <<JSON
+{"name": "kernels-e2e", "host": "labvm-k",
+ "build": {"arch": "arm64", "cross_compile": "aarch64-linux-gnu-", "config": "allnoconfig",
+           "config_fragments": ["$SRC/hosts/labvm/kernel.config"], "targets": ["Image"]},
+ "kernels": [{"name": "labvm-6.1", "tarball": "$TARBALL"},
+             {"name": "same", "tarball": "$TARBALL"},
+             {"name": "deep-%d", "base": "labvm-6.1", "series": {"mbox": "$E2E_TMP/deep.mbox"}}],
+ "governors": ["menu"],
+ "workloads": [{"workload": "sleeper", "params": {"duration": 1, "mix": "50:300,50:2400"}}],
+ "iterations": 6, "warmup": 1, "quiesce_s": 0.2, "reference": "menu"}
+JSON
+expect "run three kernels on the lab" 0 "run complete" "$IDLELAB" run "$E2E_TMP/plan.json" --out "$E2E_TMP/run"
+n=$(grep -c '"type":"boot".*"ok":true' "$E2E_TMP/run/journal.jsonl")
+[ "$n" = 4 ] && ok "4 verified boots journalled (3 kernels, then the lab's own)" || bad "4 verified boots journalled" "$(grep '"type":"boot"' "$E2E_TMP/run/journal.jsonl" | cut -c1-300)"
+expect "every sample counted" 0 "21/21 samples done, complete, warmup 3, ok 18" "$IDLELAB" show "$E2E_TMP/run"
+"$IDLELAB" compare "$E2E_TMP/run" --ref menu@labvm-6.1 --alpha 0.01 --metric idle.aboves,idle.miss_ratio --format json > "$E2E_TMP/c.json"
+python3 - "$E2E_TMP/c.json" <<'PY' && ok "compare: the deepest-state patch is worse, the identical kernel is noise" ||
+import json, sys
+c = json.load(open(sys.argv[1]))
+v = {(m["key"], x["variant"]): x["verdict"] for m in c["metrics"] for x in m["variants"]}
+assert v[("sleeper.idle.aboves", "menu@deep-1")] == "worse", v
+assert v[("sleeper.idle.aboves", "menu@same")] == "~", v
+PY
+	bad "compare: the deepest-state patch is worse, the identical kernel is noise" "$(head -c 2000 "$E2E_TMP/c.json")"
+expect "tested-by names the kernels" 0 "deep-1 \\(commit [0-9a-f]{12}," \
+	"$IDLELAB" tested-by "$E2E_TMP/run" --as "T <t@example.org>"
+now=$("$IDLELAB" lab ssh --name k -- uname -r 2>/dev/null)
+[ -n "$own" ] && [ "$now" = "$own" ] && ok "the lab is back on its own kernel ($own)" || bad "the lab is back on its own kernel" "$own -> $now"
+"$IDLELAB" lab down --name k >/dev/null 2>&1
+finish
