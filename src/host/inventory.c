@@ -4,7 +4,6 @@
 #include "host/lab.h"
 #include "kernel/fetch.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,13 +31,7 @@ void il_host_release(struct il_host_cfg *h)
 
 static bool valid_name(const char *s)
 {
-	if (!*s || strlen(s) > 64)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '-' ||
-		      *s == '_' || *s == '.'))
-			return false;
-	return true;
+	return il_name_ok(s, "-_.", 64);
 }
 
 /* "~/x" -> "$HOME/x" */
@@ -226,38 +219,20 @@ int il_host_load(struct il_host_cfg *out, const char *dir, const char *name, str
 	return r;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int il_host_list(struct il_strlist *out, const char *dir, struct il_err *err)
 {
-	struct dirent *de;
-	DIR *d;
+	struct il_strlist files = { 0 };
+	int r = 0;
 
-	dir = il_hosts_dir(dir);
-	d = opendir(dir);
-	if (d) {
-		while ((de = readdir(d))) {
-			size_t n = strlen(de->d_name);
-			char *name;
-
-			if (n <= 5 || strcmp(de->d_name + n - 5, ".json"))
-				continue;
-			name = il_strndup(de->d_name, n - 5);
-			if (!name || (valid_name(name) && strcmp(name, "local") && il_strlist_push(out, name))) {
-				free(name);
-				closedir(d);
-				return il_err_set(err, IL_ENOMEM, "out of memory");
-			}
-			free(name);
-		}
-		closedir(d);
-	}
-	if (il_strlist_push(out, "local"))
+	/* a missing inventory directory is an empty inventory */
+	il_dir_names(&files, il_hosts_dir(dir), ".json", NULL);
+	for (size_t i = 0; !r && i < files.n; i++)
+		if (valid_name(files.v[i]) && strcmp(files.v[i], "local"))
+			r = il_strlist_push(out, files.v[i]);
+	il_strlist_release(&files);
+	if (r || il_strlist_push(out, "local"))
 		return il_err_set(err, IL_ENOMEM, "out of memory");
-	qsort(out->v, out->n, sizeof(*out->v), cmp_str);
+	il_strlist_sort(out);
 	return 0;
 }
 

@@ -51,13 +51,7 @@ int il_gov_get(struct il_sysfs *fs, char **out, struct il_err *err)
 
 static bool valid_word(const char *s)
 {
-	if (!*s || strlen(s) > 15) /* CPUIDLE_NAME_LEN is 16 */
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
-		      *s == '-'))
-			return false;
-	return true;
+	return il_name_ok(s, "_-", 15); /* CPUIDLE_NAME_LEN is 16 */
 }
 
 int il_gov_set(struct il_sysfs *fs, const char *name, struct il_err *err)

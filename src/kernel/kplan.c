@@ -44,12 +44,7 @@ static char *path_rel(const char *dir, const char *p)
 
 static bool plain_name(const char *s)
 {
-	if (!*s || strlen(s) > 64)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || strchr("-_.+%", *s)))
-			return false;
-	return true;
+	return il_name_ok(s, "-_.+%", 64);
 }
 
 /* Lay the build keys of plan_build, then of entry, over c (either may be NULL); then fill defaults. */

@@ -30,6 +30,20 @@ static void num(struct il_buf *b, double v)
 		il_buf_adds(b, ",");
 }
 
+/* kind,group,metric,unit,better,variant */
+static void row_start(struct il_buf *b, const char *kind, const struct il_mseries *m, const char *better,
+		      const char *variant)
+{
+	il_buf_printf(b, "%s,", kind);
+	field(b, m->group);
+	il_buf_adds(b, ",");
+	field(b, m->metric);
+	il_buf_adds(b, ",");
+	field(b, m->unit);
+	il_buf_printf(b, ",%s,", better);
+	field(b, variant);
+}
+
 int il_report_csv(const struct il_cmp *c, struct il_buf *b)
 {
 	const struct il_dataset *ds = c->ds;
@@ -45,24 +59,10 @@ int il_report_csv(const struct il_cmp *c, struct il_buf *b)
 			const struct il_mres *x = il_cmp_res(c, i, v);
 
 			for (size_t k = 0; k < vals->n; k++) {
-				il_buf_adds(b, "sample,");
-				field(b, m->group);
-				il_buf_adds(b, ",");
-				field(b, m->metric);
-				il_buf_adds(b, ",");
-				field(b, m->unit);
-				il_buf_printf(b, ",%s,", better);
-				field(b, ds->var[v]);
+				row_start(b, "sample", m, better, ds->var[v]);
 				il_buf_printf(b, ",%d,%.10g,,,,,,,,,,,,,\r\n", vals->it[k], vals->v[k]);
 			}
-			il_buf_adds(b, "summary,");
-			field(b, m->group);
-			il_buf_adds(b, ",");
-			field(b, m->metric);
-			il_buf_adds(b, ",");
-			field(b, m->unit);
-			il_buf_printf(b, ",%s,", better);
-			field(b, ds->var[v]);
+			row_start(b, "summary", m, better, ds->var[v]);
 			il_buf_printf(b, ",,,%zu", x->d.n);
 			num(b, x->d.mean), num(b, x->d.median), num(b, x->d.stdev), num(b, x->d.cv), num(b, x->d.min),
 				num(b, x->d.max), num(b, x->change_pct), num(b, x->p), num(b, x->ci_lo), num(b, x->ci_hi),

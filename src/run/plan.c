@@ -35,13 +35,7 @@ void il_plan_release(struct il_plan *p)
 /* Labels and names: what can safely appear in file names, tables and CSV. */
 static bool plain_word(const char *s)
 {
-	if (!*s || strlen(s) > 64)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '-' ||
-		      *s == '_' || *s == '.' || *s == '+'))
-			return false;
-	return true;
+	return il_name_ok(s, "-_.+", 64);
 }
 
 #define FAIL(...) do { r = il_err_set(err, IL_EPARSE, __VA_ARGS__); goto fail; } while (0)

@@ -2,6 +2,8 @@
 /* Strict number parsing, CPU lists and word lists. */
 #include "util/str.h"
 
+#include <dirent.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -294,4 +296,56 @@ void il_strlist_release(struct il_strlist *list)
 	free(list->v);
 	list->v = NULL;
 	list->n = 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void il_strlist_sort(struct il_strlist *list)
+{
+	if (list->n > 1)
+		qsort(list->v, list->n, sizeof(*list->v), cmp_name);
+}
+
+bool il_name_ok(const char *s, const char *extra, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > max)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || strchr(extra, *s)))
+			return false;
+	return true;
+}
+
+int il_dir_names(struct il_strlist *out, const char *dir, const char *suffix, struct il_err *err)
+{
+	struct il_strlist found = { 0 };
+	size_t ls = strlen(suffix);
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int r = 0;
+
+	if (!d)
+		return il_err_set(err, IL_ENOTFOUND, "cannot open directory '%s'", dir);
+	while (!r && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		char *name;
+
+		if (n <= ls || strcmp(de->d_name + n - ls, suffix))
+			continue;
+		if (!(name = il_strndup(de->d_name, n - ls)) || il_strlist_push(&found, name))
+			r = il_err_set(err, IL_ENOMEM, "out of memory");
+		free(name);
+	}
+	closedir(d);
+	il_strlist_sort(&found);
+	for (size_t i = 0; !r && i < found.n; i++)
+		if (il_strlist_push(out, found.v[i]))
+			r = il_err_set(err, IL_ENOMEM, "out of memory");
+	il_strlist_release(&found);
+	return r;
 }

@@ -54,6 +54,19 @@ bool il_strlist_has(const struct il_strlist *list, const char *s);
 int il_strlist_join(const struct il_strlist *list, struct il_buf *b);
 void il_strlist_release(struct il_strlist *list);
 
+/* Sort the words of a list (strcmp order). */
+void il_strlist_sort(struct il_strlist *list);
+
+/*
+ * A name made of ASCII letters, digits and the characters in extra, 1 to max
+ * bytes long: what idlelab accepts for hosts, labels, workloads, governors
+ * (names that end up in file names, shell arguments and reports).
+ */
+bool il_name_ok(const char *s, const char *extra, size_t max);
+
+/* Names of the files "<name><suffix>" in dir, suffix stripped, sorted, appended to out. IL_ENOTFOUND if dir cannot be read. */
+int il_dir_names(struct il_strlist *out, const char *dir, const char *suffix, struct il_err *err);
+
 /* Copy src into dst (size dstsz), always terminated; returns true if it fit. */
 bool il_strlcpy(char *dst, const char *src, size_t dstsz);
 

@@ -2,7 +2,6 @@
 /* Workload definitions: loading, validation, parameters and argv templating. */
 #include "workload/def.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,13 +45,7 @@ void il_workload_release(struct il_workload *w)
 
 static bool valid_ident(const char *s)
 {
-	if (!*s || strlen(s) > 64)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
-		      *s == '-' || *s == '.'))
-			return false;
-	return true;
+	return il_name_ok(s, "_-.", 64);
 }
 
 static const struct il_wl_param *find_param(const struct il_workload *w, const char *name)
@@ -447,35 +440,11 @@ int il_workload_load(struct il_workload *out, const char *dir, const char *name,
 	return r;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int il_workload_list(struct il_strlist *out, const char *dir, struct il_err *err)
 {
-	DIR *d;
-	struct dirent *de;
-
 	dir = il_workloads_dir(dir);
-	if (!(d = opendir(dir)))
-		return il_err_set(err, IL_ENOTFOUND, "cannot open workloads directory '%s'", dir);
-	while ((de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-		char *name;
-
-		if (n <= 5 || strcmp(de->d_name + n - 5, ".json"))
-			continue;
-		if (!(name = il_strndup(de->d_name, n - 5)) || il_strlist_push(out, name)) {
-			free(name);
-			closedir(d);
-			return il_err_set(err, IL_ENOMEM, "out of memory");
-		}
-		free(name);
-	}
-	closedir(d);
-	if (out->n > 1)
-		qsort(out->v, out->n, sizeof(*out->v), cmp_str);
+	if (il_dir_names(out, dir, ".json", err))
+		return il_err_prefix(err, "workloads: ");
 	return 0;
 }
 

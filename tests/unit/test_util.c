@@ -159,9 +159,39 @@ static void test_util__proc_capture(void **state)
 	il_buf_release(&errb);
 }
 
+static void test_str__names_and_dir_listing(void **state)
+{
+	struct il_strlist l = { 0 };
+	struct il_err err = { 0 };
+	char *dir = tu_tmpdir();
+
+	(void)state;
+	assert_true(il_name_ok("teo-2.x_y", "-_.", 64));
+	assert_false(il_name_ok("", "-_.", 64));
+	assert_false(il_name_ok("a b", "-_.", 64));
+	assert_false(il_name_ok("menu;reboot", "-_.", 64));
+	assert_false(il_name_ok("a+b", "-_.", 64));
+	assert_true(il_name_ok("a+b", "+", 64));
+	assert_false(il_name_ok("abcdefghijklmnop", "", 15));
+	tu_write(dir, "/b.json", "{}");
+	tu_write(dir, "/a.json", "{}");
+	tu_write(dir, "/c.txt", "x");
+	tu_write(dir, "/.json", "x");
+	assert_int_equal(il_dir_names(&l, dir, ".json", &err), 0);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.v[0], "a");
+	assert_string_equal(l.v[1], "b");
+	il_strlist_release(&l);
+	assert_int_equal(il_dir_names(&l, "/nonexistent-idlelab", ".json", &err), IL_ENOTFOUND);
+	assert_non_null(strstr(err.msg, "/nonexistent-idlelab"));
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_str__names_and_dir_listing),
 		cmocka_unit_test(test_util__parse_numbers),
 		cmocka_unit_test(test_util__cpusets),
 		cmocka_unit_test(test_util__buffer_cap),
