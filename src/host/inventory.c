@@ -26,6 +26,7 @@ void il_host_release(struct il_host_cfg *h)
 	free(h->known_hosts);
 	free(h->cpus);
 	free(h->path);
+	il_boot_cfg_release(&h->boot);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -110,7 +111,26 @@ int il_host_from_json(struct il_host_cfg *h, const json_t *j, const char *name, 
 		if (!known)
 			return il_err_set(err, IL_EPARSE, "%s: %s: unknown key (known: address, port, user, identity, "
 					  "known_hosts, host_key_policy, sudo, cpus, quiesce_s, connect_timeout_s, "
-					  "command_timeout_s, description)", label, key);
+					  "command_timeout_s, description, boot, power_cycle, labvm)", label, key);
+	}
+	v = json_object_get(j, "labvm");
+	if (v && !json_is_null(v)) {
+		/* a lab instance with settings of its own: address, port and keys come from the running instance */
+		static const char *const from_lab[] = { "address", "port", "user", "identity", "known_hosts",
+							"host_key_policy", NULL };
+
+		if (!json_is_string(v) || !il_name_ok(json_string_value(v), "-_.", 64))
+			return bad(err, label, "labvm", "a lab instance name (\"labvm\" or the NAME of 'lab up --name NAME')");
+		for (size_t i = 0; from_lab[i]; i++)
+			if (json_object_get(j, from_lab[i]))
+				return il_err_set(err, IL_EPARSE, "%s: %s: not with \"labvm\" (it comes from the lab instance)",
+						  label, from_lab[i]);
+		if ((r = il_lab_host(h, il_cache_dir(NULL), json_string_value(v), err)))
+			return il_err_prefix(err, "%s: labvm: ", label);
+		free(h->name);
+		free(h->path);
+		h->path = NULL;
+		h->name = NULL;
 	}
 	if (!(h->name = strdup(name)))
 		return il_err_set(err, IL_ENOMEM, "out of memory");
@@ -120,7 +140,8 @@ int il_host_from_json(struct il_host_cfg *h, const json_t *j, const char *name, 
 	    (r = opt_str(j, "cpus", label, &h->cpus, false, err)) ||
 	    (r = opt_int(j, "port", label, 1, 65535, &h->port, err)) ||
 	    (r = opt_int(j, "connect_timeout_s", label, 1, 3600, &h->connect_timeout_s, err)) ||
-	    (r = opt_int(j, "command_timeout_s", label, 1, 7 * 86400, &h->command_timeout_s, err)))
+	    (r = opt_int(j, "command_timeout_s", label, 1, 7 * 86400, &h->command_timeout_s, err)) ||
+	    (r = il_boot_cfg_parse(&h->boot, json_object_get(j, "boot"), json_object_get(j, "power_cycle"), label, err)))
 		goto fail;
 	if (!h->address) {
 		r = bad(err, label, "address", "a host name or IP address (required)");
@@ -257,5 +278,6 @@ json_t *il_host_to_json(const struct il_host_cfg *h)
 	json_object_set_new(o, "cpus", h->cpus ? json_string(h->cpus) : json_null());
 	json_object_set_new(o, "quiesce_s", json_real(h->quiesce_s));
 	json_object_set_new(o, "file", h->path ? json_string(h->path) : json_null());
+	json_object_set_new(o, "boot", il_boot_cfg_to_json(&h->boot));
 	return o;
 }

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "host/boot.h"
 #include "util/str.h"
 
 enum il_hostkey_policy { IL_HOSTKEY_STRICT, IL_HOSTKEY_ACCEPT_NEW };
@@ -29,6 +30,7 @@ struct il_host_cfg {
 	int connect_timeout_s;
 	int command_timeout_s;
 	char *path;               /* the file it came from (NULL for built-in local) */
+	struct il_boot_cfg boot;  /* booting built kernels (method none: this host cannot) */
 };
 
 /* The inventory directory: dir if given, else $IDLELAB_HOSTS, else "./hosts". Borrowed. */

@@ -169,8 +169,16 @@ static const char initramfs_sh[] =
 	       "cp \"$d/x/usr/sbin/dropbear\" \"$root/usr/sbin/\"\n"
 	       "cp \"$d/x/usr/lib/openssh/sftp-server\" \"$root/usr/lib/openssh/\"\n"
 	       "ln -sf openssh/sftp-server \"$root/usr/lib/sftp-server\"\n"
-	       "for l in ld-linux-aarch64.so.1 libc.so.6 libcrypt.so.1 libz.so.1 libtomcrypt.so.1 libtommath.so.1 "
-	       "libgmp.so.10; do cp -L \"$(find \"$d/x\" -name \"$l\" | head -n 1)\" \"$root/lib/aarch64-linux-gnu/\"; done\n"
+	       "cp \"$d/x/sbin/kexec\" \"$root/sbin/\"\n"
+	       /* the libraries: the NEEDED closure of what we copied, found in the unpacked packages */
+	       "lib=$root/lib/aarch64-linux-gnu; more=1\n"
+	       "while [ $more = 1 ]; do more=0\n"
+	       " for f in \"$root/bin/busybox\" \"$root/usr/sbin/dropbear\" \"$root/usr/lib/openssh/sftp-server\" "
+	       "\"$root/sbin/kexec\" \"$lib\"/*; do [ -f \"$f\" ] || continue\n"
+	       "  for l in $(readelf -d \"$f\" | sed -n 's/.*(NEEDED).*\\[\\(.*\\)\\]/\\1/p'); do\n"
+	       "   [ -e \"$lib/$l\" ] && continue; p=$(find \"$d/x\" -name \"$l\" | head -n 1)\n"
+	       "   [ -n \"$p\" ] || { echo \"$l (needed by ${f##*/}) is in no package of hosts/labvm/packages\" >&2; exit 1; }\n"
+	       "   cp -L \"$p\" \"$lib/\"; more=1; done; done; done\n"
 	       "ln -sf aarch64-linux-gnu/ld-linux-aarch64.so.1 \"$root/lib/ld-linux-aarch64.so.1\"\n"
 	       "cp \"$src/hosts/labvm/init\" \"$root/init\"; chmod 755 \"$root/init\"\n"
 	       "cp \"$src\"/build/workloads/aarch64/* \"$root/usr/local/bin/\"\n"
@@ -257,13 +265,23 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
 		il_strlist_join(&names, &list);
 		mkdir(debs, 0755);
 		/* download only what is not there yet; arm64 must be a dpkg architecture */
-		r = sh("cd \"$1\" || exit 1; shift; for p in \"$@\"; do ls \"${p}\"_*_arm64.deb >/dev/null 2>&1 || "
-		       "apt-get download -q \"$p:arm64\" >/dev/null || { echo \"cannot download $p:arm64 "
-		       "(dpkg --add-architecture arm64 && apt-get update; make deps does it)\" >&2; exit 1; }; done",
-		       "downloading arm64 packages", err, debs, names.n > 0 ? names.v[0] : "", names.n > 1 ? names.v[1] : NULL,
-		       names.n > 2 ? names.v[2] : NULL, names.n > 3 ? names.v[3] : NULL, names.n > 4 ? names.v[4] : NULL,
-		       names.n > 5 ? names.v[5] : NULL, names.n > 6 ? names.v[6] : NULL, names.n > 7 ? names.v[7] : NULL,
-		       names.n > 8 ? names.v[8] : NULL, NULL);
+		{
+			static const char dl[] = "cd \"$1\" || exit 1; shift; for p in \"$@\"; do ls \"${p}\"_*_arm64.deb "
+						 ">/dev/null 2>&1 || apt-get download -q \"$p:arm64\" >/dev/null || { echo \"cannot "
+						 "download $p:arm64 (dpkg --add-architecture arm64 && apt-get update; make deps "
+						 "does it)\" >&2; exit 1; }; done";
+			char **av = calloc(names.n + 6, sizeof(*av));
+
+			if (!av) {
+				r = il_err_set(err, IL_ENOMEM, "out of memory");
+			} else {
+				av[0] = (char *)"sh", av[1] = (char *)"-c", av[2] = (char *)dl, av[3] = (char *)"sh", av[4] = debs;
+				for (size_t i = 0; i < names.n; i++)
+					av[5 + i] = names.v[i];
+				r = run(av, 0, "downloading arm64 packages", err);
+				free(av);
+			}
+		}
 		il_strlist_release(&names);
 		il_buf_release(&list);
 		free(debs);
@@ -435,6 +453,9 @@ int il_lab_host(struct il_host_cfg *out, const char *cache_dir, const char *name
 	out->command_timeout_s = 600;
 	out->quiesce_s = 1;
 	out->path = strdup(sp);
+	out->boot.method = IL_BOOT_LABVM;
+	out->boot.lab = strdup(name);
+	out->boot.timeout_s = 180;
 	json_decref(st);
 out:
 	free(rd), free(sp);
@@ -570,6 +591,7 @@ int il_lab_up(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, json_t **sta
 				       dir, "cpus", lab_cpus(o));
 		char *id = fmt("%s/lab_key", dir), *txt;
 
+		json_object_set_new(st, "mem_mb", json_integer(lab_mem(o)));
 		json_object_set_new(st, "identity", json_string(id));
 		txt = json_dumps(st, JSON_INDENT(2));
 		r = il_write_file_atomic(sp, txt, strlen(txt), err);

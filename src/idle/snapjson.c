@@ -24,7 +24,22 @@ json_t *il_json_ival(struct il_ival v)
 
 json_t *il_json_str(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	json_t *j;
+	char *t;
+
+	if (!s)
+		return json_null();
+	if ((j = json_string(s)))
+		return j;
+	/* not UTF-8 (a console line, a remote error): bytes outside ASCII become '?' rather than the record failing */
+	if (!(t = strdup(s)))
+		return NULL;
+	for (char *p = t; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	j = json_string(t);
+	free(t);
+	return j;
 }
 
 static json_t *state_json(const struct il_state *st)

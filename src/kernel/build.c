@@ -189,6 +189,56 @@ static bool exists(const char *p)
 	return !stat(p, &st);
 }
 
+/* The value of `#define NAME "value"` in a generated header (caller frees); NULL if absent. */
+static char *define_in(const char *path, const char *name)
+{
+	struct il_buf b = IL_BUF_INIT;
+	char *v = NULL;
+
+	if (!il_buf_read_file(&b, path, 65536, NULL)) {
+		size_t nl = strlen(name);
+
+		for (char *l = b.p; l && *l && !v; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+			char *q, *e;
+
+			if (strncmp(l, "#define ", 8))
+				continue;
+			q = l + 8;
+			q += strspn(q, " \t");
+			if (strncmp(q, name, nl) || (q[nl] != ' ' && q[nl] != '\t') || !(q = strchr(q, '"')) ||
+			    !(e = strchr(q + 1, '"')))
+				continue;
+			v = strndup(q + 1, (size_t)(e - q - 1));
+		}
+	}
+	il_buf_release(&b);
+	return v;
+}
+
+/*
+ * The /proc/version line the built kernel will print (init/version.c's
+ * linux_proc_banner), from the generated headers of this build; NULL when
+ * the tree has no such headers. The build number and time in UTS_VERSION make
+ * it unique to this build, which is what boot verification needs.
+ */
+static char *proc_version(const char *obj)
+{
+	char *ch = cat(obj, "/include/generated/compile.h"), *uv = cat(obj, "/include/generated/utsversion.h");
+	char *ur = cat(obj, "/include/generated/utsrelease.h");
+	char *rel = define_in(ur, "UTS_RELEASE"), *by = define_in(ch, "LINUX_COMPILE_BY");
+	char *host = define_in(ch, "LINUX_COMPILE_HOST"), *cc = define_in(ch, "LINUX_COMPILER");
+	char *ver = define_in(uv, "UTS_VERSION"), *out = NULL;
+	struct il_buf b = IL_BUF_INIT;
+
+	if (!ver)
+		ver = define_in(ch, "UTS_VERSION"); /* before 6.0 it lived in compile.h */
+	if (rel && by && host && cc && ver && !il_buf_printf(&b, "Linux version %s (%s@%s) (%s) %s", rel, by, host, cc, ver))
+		out = il_buf_detach(&b);
+	il_buf_release(&b);
+	free(ch), free(uv), free(ur), free(rel), free(by), free(host), free(cc), free(ver);
+	return out;
+}
+
 static const char *default_target(const char *arch)
 {
 	return !strcmp(arch, "arm64") ? "Image" : !strcmp(arch, "x86") || !strcmp(arch, "x86_64") ? "bzImage" :
@@ -466,12 +516,16 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 			char *lp = cat(tmpdir, "/build.log"), *mf = cat(tmpdir, "/manifest.json"), *txt;
 			char *rmo[] = { (char *)"rm", (char *)"-rf", art.p, NULL };
 
+			char *pv = proc_version(obj.p);
+
 			json_array_append_new(files, json_string("build.log"));
 			res->manifest = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:f,s:b,s:I}", "name", v->name,
 						  "commit", commit_hex, "tree", tree_hex, "key", key, "arch", v->cfg.arch,
 						  "compiler", compiler, "config_sha256", cfg_hex, "localversion", lv, "release",
 						  res->release ? res->release : "", "files", files, "build_s", res->seconds,
 						  "incremental", incremental, "created", (json_int_t)time(NULL));
+			json_object_set_new(res->manifest, "proc_version", pv ? json_string(pv) : json_null());
+			free(pv);
 			txt = json_dumps(res->manifest, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 			if (!(r = il_write_file_atomic(lp, log.p ? log.p : "", log.len, err)) &&
 			    !(r = il_write_file_atomic(mf, txt, strlen(txt), err))) {

@@ -23,6 +23,7 @@
 #include "kernel/build.h"
 #include "kernel/fetch.h"
 #include "kernel/kplan.h"
+#include "host/boot.h"
 #include "host/inventory.h"
 #include "host/probe.h"
 #include "host/transport.h"
@@ -56,6 +57,7 @@ struct host_ctx {
 
 struct run {
 	char *dir;
+	const char *boot_host;       /* the host being booted (progress notes) */
 	struct il_plan plan;
 	struct il_spec *specs;
 	size_t n, done;
@@ -81,13 +83,9 @@ static double now_s(void)
 static json_t *iso_now(void)
 {
 	char buf[32];
-	struct timespec ts;
-	struct tm tm;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-	return json_sprintf("%s.%03ldZ", buf, ts.tv_nsec / 1000000);
+	il_iso_now(buf, sizeof(buf));
+	return json_string(buf);
 }
 
 static char *path_in(const char *dir, const char *name)
@@ -834,69 +832,108 @@ out:
 }
 
 
-/* ---- kernels: booting built variants (the lab host for now) ---- */
+/* ---- kernels: booting built variants (host/boot.c does the booting) ---- */
 
-static bool is_lab(const char *host)
+/* The release the host ran when the run first met it (host-<name>.json): its own kernel. */
+static char *own_release(struct run *r, const char *host)
 {
-	return !strcmp(host, "labvm") || !strncmp(host, "labvm-", 6);
+	struct il_buf fn = IL_BUF_INIT;
+	char *path = NULL, *rel = NULL;
+	json_error_t je;
+	json_t *fp;
+
+	if (!il_buf_printf(&fn, "host-%s.json", host))
+		path = path_in(r->dir, fn.p);
+	if (path && (fp = json_load_file(path, 0, &je))) {
+		const char *s = json_string_value(json_object_get(json_object_get(fp, "kernel"), "release"));
+
+		rel = s ? strdup(s) : NULL;
+		json_decref(fp);
+	}
+	il_buf_release(&fn);
+	free(path);
+	return rel;
+}
+
+static void boot_step(const char *what, const char *detail, double elapsed_s, void *ctx)
+{
+	struct run *r = ctx;
+	struct il_run_event ev = { IL_EV_NOTE, 0, 0, 0, r->boot_host, NULL, NULL, 0, false, NULL, NULL, -1 };
+	char line[1200];
+
+	snprintf(line, sizeof(line), "boot: %s (%.1f s)%s%s", what, elapsed_s, *detail ? ": " : "", detail);
+	ev.message = line;
+	emit(r, &ev);
 }
 
 /*
  * Boot kv (NULL: the host's own kernel) on the host: build it (cached), give
- * the host its settings back, restart the lab guest with the Image, connect
- * again and verify that the running release is the one built. Journalled.
+ * the host its settings back, boot it by the host's boot method, connect
+ * again and check it is the kernel built. Every step goes into the journal.
  */
 static int boot_kernel(struct run *r, struct host_ctx *h, const char *host, const struct il_kvar *kv,
 		       struct il_err *err)
 {
-	struct il_lab_opts lo = { il_cache_dir(NULL), NULL, strcmp(host, "labvm") ? host + 6 : "labvm", 0, 0, NULL, 0 };
 	struct il_kbuild_res res = { 0 };
-	struct il_exec_result er = { 0 };
-	json_t *st = NULL, *started = iso_now();
-	char *image = NULL, release[256] = "";
+	struct il_host_cfg cfg = { 0 };
+	struct il_boot_target tgt = { kv ? kv->name : NULL, NULL, NULL, NULL, NULL };
+	struct il_boot_opts bo = { il_cache_dir(NULL), r->o->stop, boot_step, r };
+	json_t *steps = NULL, *started = iso_now();
+	char *image = NULL, *modules = NULL, *own = NULL;
 	struct il_err e2 = { 0 };
 	int rc = 0;
 
-	if (!is_lab(host)) {
-		rc = il_err_set(err, IL_EUNSUPPORTED, "host '%s': booting built kernels needs a boot method; this version "
-				"boots them on the lab host (labvm) only", host);
+	if ((rc = il_host_load(&cfg, r->o->hosts_dir, host, err)))
+		goto out;
+	if (cfg.boot.method == IL_BOOT_NONE) {
+		rc = il_err_set(err, IL_EUNSUPPORTED, "host '%s' cannot boot built kernels: it has no \"boot\" section "
+				"(methods kexec, grub-reboot, command; see docs/hosts.md)", host);
 		goto out;
 	}
 	if (kv) {
+		const json_t *f;
+		size_t i;
+
 		if (!(rc = il_kernel_build(kv, il_cache_dir(NULL), NULL, NULL, &res, err)) && !res.ok)
 			rc = il_err_set(err, IL_ECHILD, "kernel '%s' did not build, so it is untestable; log:\n%s", kv->name,
 					res.log_tail ? res.log_tail : "");
 		if (rc)
 			goto out;
-		image = path_in(res.dir, "Image");
+		/* the boot image is the first file of an artifact (kernel/build.c) */
+		image = path_in(res.dir, json_string_value(json_array_get(json_object_get(res.manifest, "files"), 0)) ?: "?");
+		json_array_foreach(json_object_get(res.manifest, "files"), i, f)
+			if (json_is_string(f) && !strcmp(json_string_value(f), "modules.tar"))
+				modules = path_in(res.dir, "modules.tar");
+		tgt.image = image;
+		tgt.modules = modules;
+		tgt.release = res.release;
+		tgt.proc_version = json_string_value(json_object_get(res.manifest, "proc_version"));
+	} else {
+		tgt.release = own = own_release(r, host);
 	}
 	host_restore(r, h, &e2);
 	host_release(h, r->plan.ngov);
-	il_lab_down(&lo, NULL);
-	lo.image = image;
-	if ((rc = il_lab_up(&lo, NULL, NULL, &st, err)) || (rc = host_setup(r, h, host, err)))
-		goto out;
-	{
-		char *av[] = { (char *)"uname", (char *)"-r", NULL };
-
-		if (!(rc = il_transport_exec(h->t, av, NULL, &er, err))) {
-			il_strlcpy(release, il_buf_str(&er.out), sizeof(release));
-			release[strcspn(release, "\n")] = 0;
-		}
+	r->boot_host = host;
+	rc = il_boot_run(&cfg, &tgt, &bo, &steps, err);
+	/* a host just booted may still drop a connection or two (seen with QEMU's user network) */
+	for (int attempt = 0; !rc && (rc = host_setup(r, h, host, err)); attempt++) {
+		if (attempt == 4 || (rc != IL_ECONNECT && rc != IL_ESSH && rc != IL_ETIMEOUT))
+			break;
+		host_release(h, r->plan.ngov);
+		rc = 0;
+		sleep(2);
 	}
-	if (!rc && kv && strcmp(release, res.release ? res.release : ""))
-		rc = il_err_set(err, IL_EMISMATCH, "host '%s' runs '%s' after booting kernel '%s', built as '%s'", host,
-				release, kv->name, res.release ? res.release : "?");
 out:
-	journal_note(r, json_pack("{s:s,s:s,s:o,s:o,s:o,s:b,s:o,s:o}", "type", "boot", "host", host, "kernel",
-				  kv ? json_string(kv->name) : json_null(), "release", release[0] ? json_string(release) : json_null(),
-				  "image", image ? json_string(image) : json_null(), "ok", !rc, "error",
-				  rc ? json_string(err ? err->msg : "") : json_null(), "started", started),
+	journal_note(r, json_pack("{s:s,s:s,s:o,s:o,s:s,s:o,s:b,s:o,s:o,s:o}", "type", "boot", "host", host, "kernel",
+				  kv ? json_string(kv->name) : json_null(), "release",
+				  tgt.release ? json_string(tgt.release) : json_null(), "method",
+				  il_boot_method_name(cfg.boot.method), "image", image ? json_string(image) : json_null(),
+				  "ok", !rc, "error", rc ? il_json_str(err ? err->msg : "") : json_null(), "started", started,
+				  "steps", steps ? steps : json_array()),
 		     NULL);
-	il_exec_result_release(&er);
+	il_host_release(&cfg);
 	il_kbuild_res_release(&res);
-	json_decref(st);
-	free(image);
+	free(image), free(modules), free(own);
 	return rc;
 }
 
@@ -905,9 +942,9 @@ static int record_fail(struct run *r, const char *host, const struct il_spec *s,
 {
 	const struct il_plan *p = &r->plan;
 	char *variant = il_plan_variant(p, s);
-	json_t *rec = json_pack("{s:s,s:I,s:i,s:b,s:s,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:O,s:i,s:b,s:n,s:n,s:o,s:s}", "type",
+	json_t *rec = json_pack("{s:s,s:I,s:i,s:b,s:s,s:o,s:s,s:s,s:s,s:o,s:s,s:s,s:O,s:i,s:b,s:n,s:n,s:o,s:s}", "type",
 				"sample", "seq", (json_int_t)s->seq, "attempt", ++r->attempts[s->seq], "final", 1, "status",
-				"infra_failed", "reason", reason, "host", host, "kernel", p->kernels.v[s->kernel], "variant",
+				"infra_failed", "reason", il_json_str(reason), "host", host, "kernel", p->kernels.v[s->kernel], "variant",
 				variant ? variant : "?", "governor",
 				p->gov[s->gov].governor ? json_string(p->gov[s->gov].governor) : json_null(), "workload",
 				p->wl[s->wl].label, "workload_name", p->wl[s->wl].name, "params", p->wl[s->wl].params,

@@ -6,8 +6,10 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void trim(const char **s, size_t *n)
 {
@@ -348,4 +350,16 @@ int il_dir_names(struct il_strlist *out, const char *dir, const char *suffix, st
 			r = il_err_set(err, IL_ENOMEM, "out of memory");
 	il_strlist_release(&found);
 	return r;
+}
+
+void il_iso_now(char *out, size_t n)
+{
+	char buf[32];
+	struct timespec ts;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out, n, "%s.%03ldZ", buf, ts.tv_nsec / 1000000);
 }

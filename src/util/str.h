@@ -70,4 +70,7 @@ int il_dir_names(struct il_strlist *out, const char *dir, const char *suffix, st
 /* Copy src into dst (size dstsz), always terminated; returns true if it fit. */
 bool il_strlcpy(char *dst, const char *src, size_t dstsz);
 
+/* The current UTC time as "YYYY-MM-DDTHH:MM:SS.mmmZ" in out (at least 32 bytes). */
+void il_iso_now(char *out, size_t n);
+
 #endif

@@ -32,6 +32,6 @@ cat > "$E2E_TMP/run.json" <<JSON
 JSON
 expect "run: a kernel this host cannot boot is an infra failure, not a result" 0 "run complete" \
 	env IDLELAB_CACHE="$E2E_TMP/cache" "$IDLELAB" run "$E2E_TMP/run.json" --out "$E2E_TMP/r" --workloads-dir "$SRC/workloads"
-grep -q '"status":"infra_failed","reason":"host .local.: booting built kernels needs a boot method' "$E2E_TMP/r/journal.jsonl" &&
+grep -q '"status":"infra_failed","reason":"host .local. cannot boot built kernels: it has no' "$E2E_TMP/r/journal.jsonl" &&
 	ok "run: the reason is journalled" || bad "run: the reason is journalled" "$(tail -c 600 "$E2E_TMP/r/journal.jsonl")"
 finish
