@@ -302,10 +302,10 @@ json_t *il_boot_cfg_to_json(const struct il_boot_cfg *c)
 		/* only the request's shape: headers and bodies may carry credentials */
 		json_t *pc = json_pack("{s:i,s:i}", "timeout_s", p->timeout_s, "wait_s", p->wait_s ? p->wait_s : c->timeout_s);
 
-		if (p->url)
+		if (p->url) {
 			json_object_set_new(pc, "url", json_string(p->url));
-		if (p->url)
 			json_object_set_new(pc, "method", json_string(p->method ? p->method : "POST"));
+		}
 		if (p->argv.n)
 			json_object_set_new(pc, "argv", strlist_json(&p->argv));
 		json_object_set_new(o, "power_cycle", pc);

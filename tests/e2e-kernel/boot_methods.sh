@@ -43,15 +43,8 @@ JSON
 expect "host show: the boot section" 0 '"method": "kexec"' env IDLELAB_HOSTS="$E2E_TMP/hosts" "$IDLELAB" host show kx --json
 
 # the kernel that does not boot
-repo=$(ls -d "$IDLELAB_CACHE"/src/*/ | head -1)
-git clone -q --shared --no-checkout "$repo" "$E2E_TMP/clone" 2>/dev/null
-cd "$E2E_TMP/clone" && git fetch -q origin refs/idlelab/import && git sparse-checkout set init &&
-	git checkout -q -B w FETCH_HEAD
-awk '{ print } /^\tdo_sysctl_args\(\);$/ && !d { print "\tpanic(\"idlelab test: this kernel does not boot\");"; d = 1 }' \
-	init/main.c > m.c && mv m.c init/main.c
-git -c user.name=Lab -c user.email=lab@example.org commit -q -am 'init: Panic before init (test)'
-git -c user.name=Lab -c user.email=lab@example.org format-patch -q --stdout -1 > "$E2E_TMP/panic.mbox"
-cd "$SRC"
+kernel_patch "$E2E_TMP/panic.mbox" init/main.c 'init: Panic before init (test)' \
+	'{ print } /^\tdo_sysctl_args\(\);$/ && !d { print "\tpanic(\"idlelab test: this kernel does not boot\");"; d = 1 }'
 grep -q "this kernel does not boot" "$E2E_TMP/panic.mbox" && ok "the test patch is made" || bad "the test patch is made"
 
 cat > "$E2E_TMP/plan.json" <<JSON

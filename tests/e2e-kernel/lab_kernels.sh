@@ -19,15 +19,8 @@ cd "$SRC"
 "$IDLELAB" lab down --name k >/dev/null 2>&1
 expect "lab up" 0 "lab k up" "$IDLELAB" lab up --name k --source "$SRC"
 own=$("$IDLELAB" lab ssh --name k -- uname -r 2>/dev/null)
-repo=$(ls -d "$IDLELAB_CACHE"/src/*/ | head -1)
-git clone -q --shared --no-checkout "$repo" "$E2E_TMP/clone" 2>/dev/null
-cd "$E2E_TMP/clone" && git fetch -q origin refs/idlelab/import && git sparse-checkout set drivers/cpuidle/governors &&
-	git checkout -q -B w FETCH_HEAD
-awk '{ print } /^static int menu_select\(/ { f = 1 } f && /^\{$/ { print "\treturn drv->state_count - 1;"; f = 0 }' \
-	drivers/cpuidle/governors/menu.c > m.c && mv m.c drivers/cpuidle/governors/menu.c
-git -c user.name=Lab -c user.email=lab@example.org commit -q -am 'cpuidle: menu: Always pick the deepest state (test)'
-git -c user.name=Lab -c user.email=lab@example.org format-patch -q --stdout -1 > "$E2E_TMP/deep.mbox"
-cd "$SRC"
+kernel_patch "$E2E_TMP/deep.mbox" drivers/cpuidle/governors/menu.c 'cpuidle: menu: Always pick the deepest state (test)' \
+	'{ print } /^static int menu_select\(/ { f = 1 } f && /^\{$/ { print "\treturn drv->state_count - 1;"; f = 0 }'
 grep -q "return drv->state_count - 1;" "$E2E_TMP/deep.mbox" && ok "the test patch is made" || bad "the test patch is made"
 cat > "$E2E_TMP/plan.json" <<JSON
 {"name": "kernels-e2e", "host": "labvm-k",

@@ -41,3 +41,14 @@ finish() {
 	echo "e2e: $E2E_PASS passed, $E2E_FAIL failed, $E2E_SKIP skipped"
 	[ "$E2E_FAIL" -eq 0 ]
 }
+
+# kernel_patch OUT FILE SUBJECT AWK: a one-patch mbox against the kernel tree imported into
+# $IDLELAB_CACHE: FILE (a path in the tree) rewritten by the awk program, committed as SUBJECT
+kernel_patch() {
+	kp_dir="$E2E_TMP/clone-$(basename "$1")"
+	git clone -q --shared --no-checkout "$(ls -d "$IDLELAB_CACHE"/src/*/ | head -1)" "$kp_dir" 2>/dev/null &&
+	(cd "$kp_dir" && git fetch -q origin refs/idlelab/import && git sparse-checkout set "$(dirname "$2")" &&
+		git checkout -q -B w FETCH_HEAD && awk "$4" "$2" > kp.tmp && mv kp.tmp "$2" &&
+		git -c user.name=Lab -c user.email=lab@example.org commit -q -am "$3" &&
+		git -c user.name=Lab -c user.email=lab@example.org format-patch -q --stdout -1) > "$1"
+}
