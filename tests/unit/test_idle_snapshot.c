@@ -347,6 +347,23 @@ static void test_snapshot__load_file_json_and_dump(void **state)
 	free(dir);
 }
 
+/* Text from hosts (remote errors, console lines) may not be UTF-8; a journal record must still be written. */
+static void test_snapjson__str_not_utf8(void **state)
+{
+	json_t *j = il_json_str("host 'b': \xff\xfe bad \xc3");
+
+	(void)state;
+	assert_non_null(j);
+	assert_string_equal(json_string_value(j), "host 'b': ?? bad ?");
+	json_decref(j);
+	j = il_json_str("caf\xc3\xa9");
+	assert_string_equal(json_string_value(j), "caf\xc3\xa9");
+	json_decref(j);
+	j = il_json_str(NULL);
+	assert_true(json_is_null(j));
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot__old_kernel_absent_is_not_zero),
 		cmocka_unit_test(test_snapshot__biglittle_tables_differ),
 		cmocka_unit_test(test_snapshot__intel_powercap_zone_names_with_colons),
+		cmocka_unit_test(test_snapjson__str_not_utf8),
 		cmocka_unit_test(test_snapshot__pseries_and_haltpoll),
 		cmocka_unit_test(test_snapshot__values_may_contain_colons_and_root_prefix),
 		cmocka_unit_test(test_snapshot__bad_input_clear_errors),
