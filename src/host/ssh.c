@@ -323,6 +323,24 @@ static int remote_sha256(struct il_ssh *c, const char *path, char hex[65], struc
 	return r;
 }
 
+/*
+ * End an SFTP session and wait (bounded by the session timeout) until the
+ * server's sftp-server has exited. Dropbear 2022.83 reuses the channel's slot
+ * once we close it; when the old sftp-server exits later, it closes whatever
+ * channel now holds that slot, so the next channel (the next upload or
+ * command) died at random (about 1 in 10 back-to-back uploads to the lab).
+ */
+static void sftp_end(sftp_session sf)
+{
+	ssh_channel ch = sf->channel;
+
+	if (ch && !ssh_channel_is_closed(ch)) {
+		ssh_channel_send_eof(ch);
+		ssh_channel_get_exit_status(ch);
+	}
+	sftp_free(sf);
+}
+
 static int sftp_open_session(struct il_ssh *c, sftp_session *out, struct il_err *err)
 {
 	int r;
@@ -440,7 +458,7 @@ out:
 	if (r && sf && tmp.p)
 		sftp_unlink(sf, tmp.p);
 	if (sf)
-		sftp_free(sf);
+		sftp_end(sf);
 	close(fd);
 	il_buf_release(&tmp);
 	return r;
@@ -506,7 +524,7 @@ out:
 	if (f)
 		sftp_close(f);
 	if (sf)
-		sftp_free(sf);
+		sftp_end(sf);
 	il_buf_release(&tmp);
 	return r;
 }

@@ -832,24 +832,6 @@ out:
 }
 
 
-/*
- * host_setup, again a few times when the connection itself fails: a host
- * that has just booted may still drop a connection or two (seen with QEMU's
- * user network while the guest is slow).
- */
-static int host_connect(struct run *r, struct host_ctx *h, const char *name, struct il_err *err)
-{
-	int rc;
-
-	for (int attempt = 0; (rc = host_setup(r, h, name, err)); attempt++) {
-		if (attempt == 4 || (rc != IL_ECONNECT && rc != IL_ESSH && rc != IL_ETIMEOUT))
-			break;
-		host_release(h, r->plan.ngov);
-		sleep(2);
-	}
-	return rc;
-}
-
 /* ---- kernels: booting built variants (host/boot.c does the booting) ---- */
 
 /* The release the host ran when the run first met it (host-<name>.json): its own kernel. */
@@ -933,7 +915,7 @@ static int boot_kernel(struct run *r, struct host_ctx *h, const char *host, cons
 	host_release(h, r->plan.ngov);
 	r->boot_host = host;
 	if (!(rc = il_boot_run(&cfg, &tgt, &bo, &steps, err)))
-		rc = host_connect(r, h, host, err);
+		rc = host_setup(r, h, host, err);
 out:
 	journal_note(r, json_pack("{s:s,s:s,s:o,s:o,s:s,s:o,s:b,s:o,s:o,s:o}", "type", "boot", "host", host, "kernel",
 				  kv ? json_string(kv->name) : json_null(), "release",
@@ -998,7 +980,7 @@ static int run_exec(struct run *r, struct il_err *err)
 		ev.kind = IL_EV_HOST;
 		ev.host = p->hosts.v[hi];
 		emit(r, &ev);
-		rc = host_connect(r, &h, p->hosts.v[hi], err);
+		rc = host_setup(r, &h, p->hosts.v[hi], err);
 		/* kernels run in blocks (the matrix orders them so); booted = the kernel the host runs, -1 its own */
 		for (size_t i = 0; i < r->n && !rc; i++) {
 			const struct il_spec *sp = &r->specs[i];
