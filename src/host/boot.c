@@ -49,25 +49,41 @@ static int bad(struct il_err *err, const char *label, const char *path, const ch
 	return il_err_set(err, IL_EPARSE, "%s: %s: expected %s", label, path, expected);
 }
 
-/* Every `{name}` in s must be a known placeholder; `{{` is a literal brace. */
-static int check_template(const char *s, const char *label, const char *path, struct il_err *err)
+/*
+ * Replace the placeholders of one template element s (vals in the order of
+ * placeholders[]; NULL is "") and append the result to b; b NULL only checks.
+ * `{{` is a literal brace. IL_EPARSE: an unknown placeholder.
+ */
+static int substitute(const char *s, const char *const vals[], struct il_buf *b)
 {
-	for (const char *p = s; (p = strchr(p, '{'));) {
-		const char *e = strchr(p, '}');
-		bool known = false;
+	while (*s) {
+		const char *e = s[0] == '{' && s[1] != '{' ? strchr(s, '}') : NULL, *v;
+		size_t k = 0;
 
-		if (p[1] == '{') {
-			p += 2;
+		if (!e) {
+			if (b && il_buf_add(b, s, 1))
+				return IL_ENOMEM;
+			s += s[0] == '{' ? 2 : 1;
 			continue;
 		}
-		for (size_t i = 0; e && placeholders[i]; i++)
-			known = known || ((size_t)(e - p - 1) == strlen(placeholders[i]) &&
-					  !strncmp(p + 1, placeholders[i], (size_t)(e - p - 1)));
-		if (!known)
-			return il_err_set(err, IL_EPARSE, "%s: %s: unknown placeholder in '%s' (known: {image} {modules} "
-					  "{initrd} {release} {host} {address} {port})", label, path, s);
-		p = e + 1;
+		while (placeholders[k] && ((size_t)(e - s - 1) != strlen(placeholders[k]) ||
+					   strncmp(s + 1, placeholders[k], (size_t)(e - s - 1))))
+			k++;
+		if (!placeholders[k])
+			return IL_EPARSE;
+		v = vals && vals[k] ? vals[k] : "";
+		if (b && il_buf_add(b, v, strlen(v)))
+			return IL_ENOMEM;
+		s = e + 1;
 	}
+	return 0;
+}
+
+static int check_template(const char *s, const char *label, const char *path, struct il_err *err)
+{
+	if (substitute(s, NULL, NULL))
+		return il_err_set(err, IL_EPARSE, "%s: %s: unknown placeholder in '%s' (known: {image} {modules} "
+				  "{initrd} {release} {host} {address} {port})", label, path, s);
 	return 0;
 }
 
@@ -355,39 +371,15 @@ static int expand(const struct il_strlist *tpl, const char *const vals[], struct
 {
 	for (size_t i = 0; i < tpl->n; i++) {
 		struct il_buf b = IL_BUF_INIT;
-		const char *s = tpl->v[i];
-		int r = 0;
+		int r = substitute(tpl->v[i], vals, &b);
 
-		while (*s && !r) {
-			const char *e;
-			size_t k;
-
-			if (s[0] == '{' && s[1] == '{') {
-				r = il_buf_add(&b, "{", 1);
-				s += 2;
-				continue;
-			}
-			if (*s != '{' || !(e = strchr(s, '}'))) {
-				r = il_buf_add(&b, s, 1);
-				s++;
-				continue;
-			}
-			for (k = 0; placeholders[k]; k++)
-				if ((size_t)(e - s - 1) == strlen(placeholders[k]) && !strncmp(s + 1, placeholders[k], (size_t)(e - s - 1)))
-					break;
-			if (!placeholders[k]) { /* checked at parse time; keep it literal */
-				r = il_buf_add(&b, s, 1);
-				s++;
-				continue;
-			}
-			r = il_buf_add(&b, vals[k] ? vals[k] : "", strlen(vals[k] ? vals[k] : ""));
-			s = e + 1;
-		}
-		if (!r)
-			r = il_strlist_push(out, il_buf_str(&b));
+		if (r == IL_EPARSE) /* checked when the file was read */
+			r = il_err_set(err, IL_EPARSE, "unknown placeholder in '%s'", tpl->v[i]);
+		else if (r || il_strlist_push(out, il_buf_str(&b)))
+			r = il_err_set(err, IL_ENOMEM, "out of memory");
 		il_buf_release(&b);
 		if (r)
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return r;
 	}
 	return 0;
 }

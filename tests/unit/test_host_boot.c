@@ -163,7 +163,7 @@ static void local_host(struct il_host_cfg *h, const char *dir)
 	char cmd[512], pc[512];
 
 	assert_int_equal(il_host_load(h, NULL, "local", &err), 0);
-	snprintf(cmd, sizeof(cmd), "printf '%%s %%s %%s\\n' \"$0\" \"$1\" \"$2\" >> %s/boot.log", dir);
+	snprintf(cmd, sizeof(cmd), "printf '%%s %%s %%s %%s\\n' \"$0\" \"$1\" \"$2\" \"$3\" >> %s/boot.log", dir);
 	snprintf(pc, sizeof(pc), "echo cycled \"$0\" >> %s/cycle.log", dir);
 	h->boot.method = IL_BOOT_COMMAND;
 	h->boot.timeout_s = 1;
@@ -173,6 +173,7 @@ static void local_host(struct il_host_cfg *h, const char *dir)
 	assert_int_equal(il_strlist_push(&h->boot.argv, "{image}"), 0);
 	assert_int_equal(il_strlist_push(&h->boot.argv, "{release}"), 0);
 	assert_int_equal(il_strlist_push(&h->boot.argv, "release={release};host={host}"), 0);
+	assert_int_equal(il_strlist_push(&h->boot.argv, "{{image}}"), 0);
 	h->boot.has_power_cycle = true;
 	h->boot.power_cycle.timeout_s = 10;
 	h->boot.power_cycle.wait_s = 1;
@@ -205,7 +206,7 @@ static void test_boot__never_comes_back(void **state)
 	snprintf(path, sizeof(path), "%s/boot.log", dir);
 	log = tu_read(path, NULL);
 	/* placeholders inside text are replaced; each element stays one argument */
-	assert_string_equal(log, "/artifacts/x/Image 6.1.0-il0badc0de release=6.1.0-il0badc0de;host=local\n");
+	assert_string_equal(log, "/artifacts/x/Image 6.1.0-il0badc0de release=6.1.0-il0badc0de;host=local {image}}\n");
 	free(log);
 	snprintf(path, sizeof(path), "%s/cycle.log", dir);
 	log = tu_read(path, NULL);
