@@ -12,14 +12,20 @@ BUILD      ?= build/release
 SAN        ?=
 
 PC_LIBS  := libgit2 libssh jansson libcurl libcrypto gmime-3.0 zlib
+# Every package the build, the tests, the demo and the lab use, named: `make
+# deps` installs without Recommends, so what another package only recommends
+# (libc6-dev-arm64-cross for gcc-aarch64-linux-gnu, xz-utils-style helpers of
+# linux-source) is listed here. tests/fresh-root.sh proves the list on a new
+# minimal Debian 12 root (debootstrap --variant=minbase).
 DEB_PKGS := build-essential pkg-config bc clang libclang-rt-14-dev valgrind \
             libgit2-dev libssh-dev libjansson-dev libcurl4-openssl-dev libcmocka-dev libssl-dev \
             libgmime-3.0-dev zlib1g-dev git \
-            linux-source-6.1 gcc-aarch64-linux-gnu bison flex libelf-dev \
-            qemu-system-arm device-tree-compiler cpio dropbear-bin fonts-dejavu-core \
-            openssh-server openssh-client python3 ca-certificates chromium
+            linux-source-6.1 xz-utils gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu \
+            bison flex libelf-dev kmod rsync \
+            qemu-system-arm device-tree-compiler cpio gzip dropbear-bin fonts-dejavu-core \
+            openssh-server openssh-client python3 ca-certificates chromium procps psmisc iproute2 util-linux
 
-NODEP_GOALS := deps clean help
+NODEP_GOALS := deps clean help check-fresh
 ifeq ($(filter-out $(NODEP_GOALS),$(or $(MAKECMDGOALS),all)),)
 else
   ifneq ($(shell $(PKG_CONFIG) --exists $(PC_LIBS) cmocka && echo ok),ok)
@@ -55,7 +61,7 @@ FUZZ_REPLAY := $(BUILD)/tests/fuzz_dump_replay
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:
-.PHONY: all check unit-bins bench deps install clean banned fuzz demo help workloads e2e-kernel
+.PHONY: all check check-fast check-fresh unit-bins bench deps install clean banned fuzz demo help workloads e2e-kernel
 all: banned idlelab workloads
 
 # idlelab's own workloads (workloads/src), static so they run on any host of
@@ -74,7 +80,11 @@ build/workloads/$(ARCH)/%: workloads/src/%.c workloads/src/wl.h
 	$(WL_CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static -o $@ $<
 
 help:
-	@echo "targets: all (default) check bench deps demo fuzz install clean"
+	@echo "targets: all (default) check check-fast check-fresh bench deps demo fuzz install clean"
+
+# the README's fresh-machine commands in a new minimal Debian 12 root (as root; what CI runs)
+check-fresh:
+	bash tests/fresh-root.sh
 
 # git's banned.h, enforced by the build: these have safer replacements in src/util
 banned:
@@ -117,19 +127,28 @@ $(BUILD)/tests/bench_%: tests/bench/bench_%.c $(LIB_A)
 
 unit-bins: $(UNIT_BIN) $(FUZZ_REPLAY)
 
+E2E_FAST   := $(patsubst %,e2e:%,$(filter-out tests/e2e/lib.sh tests/e2e/sshd.sh,$(wildcard tests/e2e/*.sh)))
+E2E_KERNEL := $(patsubst %,e2e:%,$(wildcard tests/e2e-kernel/*.sh))
+
+# everything: unit (plain, ASan+UBSan, valgrind), fuzz corpus replay, e2e, and the
+# real-kernel e2e (kernel builds, the lab host)
 check: all
 	$(MAKE) --no-print-directory unit-bins
 	$(MAKE) --no-print-directory BUILD=build/asan SAN=1 unit-bins
 	IDLELAB=$(CURDIR)/idlelab tests/run-tests.sh \
 		$(UNIT_BIN:%=unit:%) $(FUZZ_REPLAY:%=unit:%) \
 		$(UNIT_BIN:$(BUILD)/%=asan:build/asan/%) $(FUZZ_REPLAY:$(BUILD)/%=asan:build/asan/%) \
-		$(UNIT_BIN:%=valgrind:%) \
-		$(patsubst %,e2e:%,$(filter-out tests/e2e/lib.sh tests/e2e/sshd.sh,$(wildcard tests/e2e/*.sh))) \
-		$(patsubst %,e2e:%,$(wildcard tests/e2e-kernel/*.sh))
+		$(UNIT_BIN:%=valgrind:%) $(E2E_FAST) $(E2E_KERNEL)
+
+# the edit loop: unit tests and the e2e scripts, no sanitizer passes, no kernel
+# builds, no lab (a few minutes); `make check` stays the complete run
+check-fast: all
+	$(MAKE) --no-print-directory unit-bins
+	IDLELAB=$(CURDIR)/idlelab tests/run-tests.sh $(UNIT_BIN:%=unit:%) $(FUZZ_REPLAY:%=unit:%) $(E2E_FAST)
 
 # the real-kernel e2e alone (also part of check): linux-source-6.1, arm64, cached in build/e2e-kernel-cache
 e2e-kernel: all
-	IDLELAB=$(CURDIR)/idlelab tests/run-tests.sh $(patsubst %,e2e:%,$(wildcard tests/e2e-kernel/*.sh))
+	IDLELAB=$(CURDIR)/idlelab tests/run-tests.sh $(E2E_KERNEL)
 
 $(BUILD)/tests/sshsnap: tests/bench/sshsnap.c $(LIB_A)
 	@mkdir -p $(dir $@)

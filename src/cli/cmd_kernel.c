@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/opt.h"
+#include "cli/progress.h"
 #include "kernel/build.h"
 #include "kernel/fetch.h"
 #include "kernel/kplan.h"
@@ -43,7 +44,7 @@ int cmd_series(int argc, char **argv)
 		return il_opt_error(opts, usage, "--message-id needs --server");
 	if (version < 0)
 		return il_opt_error(opts, usage, "--version: expected a positive number");
-	r = msgid ? il_fetch_thread(server, msgid, il_cache_dir(cache), &mbox, &err) :
+	r = msgid ? il_fetch_thread(server, msgid, il_cache_dir(cache), json ? NULL : il_cli_progress, NULL, &mbox, &err) :
 		    il_buf_read_file(&mbox, argv[2], (size_t)256 << 20, &err);
 	if (!r)
 		r = il_series_parse(il_buf_str(&mbox), mbox.len, (int)version, msgid ? msgid : argv[2], &s, &err);
@@ -71,12 +72,22 @@ int cmd_series(int argc, char **argv)
 	return r ? il_cli_fail(&err) : IL_EXIT_OK;
 }
 
-static void on_build(const struct il_kvar *v, enum il_kbuild_step step, double t, void *ctx)
+static void on_build(const struct il_kvar *v, enum il_kbuild_step step, const struct il_progress *p, void *ctx)
 {
-	static const char *const names[] = { "checkout", "config", "build", "artifacts", "done" };
+	char what[256];
+	struct il_progress q;
 
-	(void)ctx;
-	fprintf(stderr, "kernel %s: %s (%.1f s)\n", v->name, names[step], t);
+	if (step != IL_KB_COMPILING) {
+		if (!ctx)
+			fprintf(stderr, "kernel %s: %s (%.1f s)\n", v->name, il_kbuild_step_name(step), p->elapsed_s);
+		return;
+	}
+	if (ctx)
+		return; /* -q */
+	q = *p;
+	snprintf(what, sizeof(what), "kernel %s: compiling", v->name);
+	q.what = what;
+	il_cli_progress(&q, NULL);
 }
 
 static int load_plan(const char *path, json_t **plan, char **dir, struct il_err *err)
@@ -95,15 +106,16 @@ static int load_plan(const char *path, json_t **plan, char **dir, struct il_err 
 int cmd_kernel(int argc, char **argv)
 {
 	const char *cache = NULL, *only = NULL;
-	bool json = false;
+	bool json = false, quiet = false;
 	const struct il_opt opts[] = {
 		IL_OPT_STR(0, "cache", &cache, "DIR", "cache for imports, threads, builds (default ~/.cache/idlelab)"),
 		IL_OPT_STR(0, "variant", &only, "NAME[,NAME...]", "build only these variants"),
 		IL_OPT_BOOL(0, "json", &json, "JSON output"),
+		IL_OPT_BOOL('q', "quiet", &quiet, "no progress output while building"),
 		IL_OPT_END_,
 	};
 	static const char *const usage[] = { "idlelab kernel prepare PLAN [--json]",
-					     "idlelab kernel build PLAN [--variant NAME[,NAME...]] [--json]",
+					     "idlelab kernel build PLAN [--variant NAME[,NAME...]] [--json] [-q]",
 					     "idlelab kernel list [--json]", NULL };
 	struct il_kvars kv = { 0 };
 	struct il_err err = { 0 };
@@ -181,7 +193,7 @@ int cmd_kernel(int argc, char **argv)
 			}
 			il_strlist_release(&want);
 		}
-		if ((r = il_kernel_build(&kv.v[i], il_cache_dir(cache), json ? NULL : on_build, NULL, &res, &err)))
+		if ((r = il_kernel_build(&kv.v[i], il_cache_dir(cache), json ? NULL : on_build, quiet ? &quiet : NULL, &res, &err)))
 			break;
 		if (!res.ok) {
 			failed++;

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/opt.h"
+#include "cli/progress.h"
 #include "host/lab.h"
 #include "kernel/fetch.h"
 
@@ -21,7 +22,7 @@ int cmd_lab(int argc, char **argv)
 {
 	const char *cache = NULL, *name = NULL, *image = NULL, *src = NULL;
 	long cpus = 0, mem = 0, timeout = 0;
-	bool json = false;
+	bool json = false, quiet = false;
 	const struct il_opt opts[] = {
 		IL_OPT_NUM(0, "cpus", &cpus, "N", "guest CPUs (default 2)"),
 		IL_OPT_NUM(0, "mem", &mem, "MIB", "guest memory (default 512)"),
@@ -31,6 +32,7 @@ int cmd_lab(int argc, char **argv)
 		IL_OPT_STR(0, "cache", &cache, "DIR", "cache directory (default ~/.cache/idlelab)"),
 		IL_OPT_STR(0, "source", &src, "DIR", "idlelab's source tree (hosts/labvm, workloads; default .)"),
 		IL_OPT_BOOL(0, "json", &json, "JSON output (up, status)"),
+		IL_OPT_BOOL('q', "quiet", &quiet, "build, up: no progress output"),
 		IL_OPT_END_,
 	};
 	static const char *const usage[] = { "idlelab lab build [--cpus N]", "idlelab lab up [--cpus N] [--name NAME] [--kernel IMAGE]",
@@ -47,18 +49,20 @@ int cmd_lab(int argc, char **argv)
 		return il_opt_error(opts, usage, "missing action (build, up, down, status, ssh, console)");
 	if (cpus < 0 || cpus > 64 || mem < 0 || timeout < 0)
 		return il_opt_error(opts, usage, "--cpus, --mem and --timeout must be positive");
-	o = (struct il_lab_opts){ il_cache_dir(cache), src, name, (int)cpus, (int)mem, image, (int)timeout };
+	o = (struct il_lab_opts){ .cache_dir = il_cache_dir(cache), .src_dir = src, .name = name, .cpus = (int)cpus,
+				  .mem_mb = (int)mem, .image = image, .timeout_s = (int)timeout,
+				  .progress = quiet ? NULL : il_cli_progress };
 	if (!strcmp(argv[1], "build") && nargs == 1) {
 		char *dir = NULL;
 
-		if ((r = il_lab_build(&o, on_step, NULL, &dir, &err)))
+		if ((r = il_lab_build(&o, quiet ? NULL : on_step, NULL, &dir, &err)))
 			return il_cli_fail(&err);
 		printf("%s\n", dir);
 		free(dir);
 		return IL_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "up") && nargs == 1) {
-		if ((r = il_lab_up(&o, on_step, NULL, &j, &err)))
+		if ((r = il_lab_up(&o, quiet ? NULL : on_step, NULL, &j, &err)))
 			return il_cli_fail(&err);
 		if (json)
 			return il_cli_output_json(NULL, j, &err) ? il_cli_fail(&err) : IL_EXIT_OK;

@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "cli/opt.h"
+#include "cli/progress.h"
 #include "run/engine.h"
 
 static volatile sig_atomic_t stop_flag;
@@ -98,7 +99,9 @@ int cmd_run(int argc, char **argv)
 	if ((resume && nargs) || (!resume && nargs != 1))
 		return il_opt_error(opts, usage, resume ? "--resume takes no plan" : "expected one plan file");
 	prog.quiet = quiet;
-	ro = (struct il_run_opts){ hosts_dir, wl_dir, bin, host, root, &stop_flag, on_event, &prog };
+	ro = (struct il_run_opts){ .hosts_dir = hosts_dir, .workloads_dir = wl_dir, .workload_bin = bin, .host = host,
+				   .sysfs_root = root, .stop = &stop_flag, .cb = on_event, .cb_ctx = &prog,
+				   .progress = quiet ? NULL : il_cli_progress };
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);

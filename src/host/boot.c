@@ -690,7 +690,8 @@ static int reboot_host(struct run *b, struct il_transport *t, struct il_err *err
 
 static int lab_restart(struct run *b, const char *image, struct il_err *err)
 {
-	struct il_lab_opts lo = { b->o->cache_dir, NULL, b->cfg->boot.lab, 0, 0, image, b->cfg->boot.timeout_s };
+	struct il_lab_opts lo = { .cache_dir = b->o->cache_dir, .name = b->cfg->boot.lab, .image = image,
+				  .timeout_s = b->cfg->boot.timeout_s };
 	char *rd = il_lab_run_dir(&lo);
 	struct il_buf sp = IL_BUF_INIT;
 	json_t *st = NULL;

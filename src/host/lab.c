@@ -21,17 +21,12 @@
 #include "util/buf.h"
 #include "util/proc.h"
 #include "util/sha256.h"
+#include "workload/own.h"
 
 #define LAB_TARBALL "/usr/src/linux-source-6.1.tar.xz"
 #define LAB_CPU "cortex-a57"
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
+#define now_s il_mono_s
 
 static const char *src_dir(const struct il_lab_opts *o)
 {
@@ -121,6 +116,20 @@ static void step(il_lab_cb cb, void *ctx, const char *what, double t0)
 		cb(what, now_s() - t0, ctx);
 }
 
+/* The lab kernel's compile progress goes to the caller's progress function. */
+static void kernel_progress(const struct il_kvar *v, enum il_kbuild_step s, const struct il_progress *p, void *ctx)
+{
+	const struct il_lab_opts *o = ctx;
+	struct il_progress q;
+
+	(void)v;
+	if (s != IL_KB_COMPILING)
+		return;
+	q = *p;
+	q.what = "lab: kernel: compiling";
+	o->progress(&q, o->progress_ctx);
+}
+
 /* The lab kernel: the kernel stage on Debian's tarball with hosts/labvm/kernel.config. */
 static int build_kernel(const struct il_lab_opts *o, char **image, char **release, struct il_err *err)
 {
@@ -135,7 +144,8 @@ static int build_kernel(const struct il_lab_opts *o, char **image, char **releas
 	if (!exists(LAB_TARBALL))
 		r = il_err_set(err, IL_ENOTFOUND, "%s is missing: apt-get install linux-source-6.1 (make deps)", LAB_TARBALL);
 	else if (!(r = il_kernels_prepare(plan, src_dir(o), o->cache_dir, &kv, err)) &&
-		 !(r = il_kernel_build(&kv.v[0], o->cache_dir, NULL, NULL, &res, err)) && !res.ok)
+		 !(r = il_kernel_build(&kv.v[0], o->cache_dir, o->progress ? kernel_progress : NULL, (void *)o, &res,
+				      err)) && !res.ok)
 		r = il_err_set(err, IL_ECHILD, "the lab kernel did not build:\n%s", res.log_tail ? res.log_tail : "");
 	if (!r) {
 		*image = fmt("%s/Image", res.dir);
@@ -240,13 +250,8 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
 	unlink(stamp);
 	/* our workloads, static for arm64 */
 	step(cb, ctx, "workloads (aarch64, static)", t0);
-	{
-		char *m[] = { (char *)"make", (char *)"-s", (char *)"-C", (char *)src_dir(o), (char *)"workloads",
-			      (char *)"ARCH=aarch64", NULL };
-
-		if ((r = run(m, 600000, "make workloads ARCH=aarch64 (needs gcc-aarch64-linux-gnu)", err)))
-			goto out;
-	}
+	if ((r = il_own_build(src_dir(o), "aarch64", err)))
+		goto out;
 	/* Debian arm64 packages */
 	step(cb, ctx, "Debian arm64 packages", t0);
 	if ((r = il_buf_read_file(&pkgs, pk, 65536, err)))
@@ -325,7 +330,8 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
 		snprintf(cpus, sizeof(cpus), "%d", lab_cpus(o));
 		snprintf(mem, sizeof(mem), "%d", lab_mem(o));
 		r = sh("set -e; d=$1\n"
-		       "qemu-system-aarch64 -M virt,dumpdtb=\"$d/virt.dtb\" -cpu $2 -smp $3 -m $4 -display none >/dev/null 2>&1\n"
+		       "qemu-system-aarch64 -M virt,dumpdtb=\"$d/virt.dtb\" -cpu $2 -smp $3 -m $4 -nic none -display none "
+		       ">\"$d/qemu-dumpdtb.log\" 2>&1 || { cat \"$d/qemu-dumpdtb.log\" >&2; exit 1; }\n"
 		       "dtc -q -I dtb -O dts -o \"$d/virt.dts\" \"$d/virt.dtb\"\n"
 		       "{ cat \"$d/virt.dts\"; cat \"$5\"; i=0; while [ $i -lt $3 ]; do "
 		       "echo \"&{/cpus/cpu@$i} { cpu-idle-states = <&CPU_RET_SHALLOW &CPU_RET_DEEP>; };\"; i=$((i+1)); done; } "

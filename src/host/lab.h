@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include "host/inventory.h"
 #include "util/err.h"
+#include "util/progress.h"
 
 struct il_lab_opts {
 	const char *cache_dir;    /* il_cache_dir() */
@@ -21,6 +22,8 @@ struct il_lab_opts {
 	int mem_mb;               /* 0: 512 */
 	const char *image;        /* lab up: boot this kernel image instead of the lab's own */
 	int timeout_s;            /* lab up: SSH must answer within; 0: 180 */
+	il_progress_fn progress;  /* the lab kernel's compile progress; NULL: none */
+	void *progress_ctx;
 };
 
 typedef void (*il_lab_cb)(const char *step, double elapsed_s, void *ctx);

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel/kprogress.h"
 #include "kernel/repo.h"
 #include "util/buf.h"
 #include "util/proc.h"
@@ -25,12 +26,25 @@ void il_kbuild_res_release(struct il_kbuild_res *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static double now_s(void)
-{
-	struct timespec t;
+#define now_s il_mono_s
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+static const char *const step_names[] = {
+	[IL_KB_CHECKOUT] = "checkout", [IL_KB_CONFIG] = "config",     [IL_KB_BUILD] = "build",
+	[IL_KB_COMPILING] = "compiling", [IL_KB_INSTALL] = "artifacts", [IL_KB_DONE] = "done",
+};
+
+const char *il_kbuild_step_name(enum il_kbuild_step step)
+{
+	return (unsigned)step < sizeof(step_names) / sizeof(step_names[0]) ? step_names[step] : "?";
+}
+
+/* A step starts: tell the caller (elapsed time only). */
+static void step(const struct il_kvar *v, il_kbuild_cb cb, void *ctx, enum il_kbuild_step s, double t0)
+{
+	struct il_progress p = { .what = v->name, .elapsed_s = now_s() - t0, .eta_s = -1 };
+
+	if (cb)
+		cb(v, s, &p, ctx);
 }
 
 static char *cat(const char *a, const char *b)
@@ -70,7 +84,7 @@ static char *tail_lines(const char *text, size_t len, int n)
 
 /* make -C src O=obj ARCH=... CROSS_COMPILE=... [extra...] [args...]; output appended to log. */
 static int run_make(const struct il_kvar *v, const char *src, const char *obj, char *const extra[],
-		    struct il_buf *log, int *code, struct il_err *err)
+		    const struct il_proc_watch *w, struct il_buf *log, int *code, struct il_err *err)
 {
 	struct il_strlist av = { 0 };
 	char **argv;
@@ -110,7 +124,7 @@ static int run_make(const struct il_kvar *v, const char *src, const char *obj, c
 	for (size_t i = 0; i < av.n; i++)
 		il_buf_printf(log, " %s", av.v[i]);
 	il_buf_adds(log, "\n");
-	r = il_proc_capture(argv, 0, NULL, &out, &errb, &ex, err);
+	r = il_proc_capture_watch(argv, 0, NULL, w, &out, &errb, &ex, err);
 	il_buf_add(log, out.p ? out.p : "", out.len);
 	il_buf_add(log, errb.p ? errb.p : "", errb.len);
 	*code = ex.code;
@@ -254,6 +268,7 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 	char commit_hex[GIT_OID_HEXSZ + 1], tree_hex[GIT_OID_HEXSZ + 1], cfg_hex[65], key[65], lv[32];
 	char compiler[256] = "unknown";
 	double t0 = now_s();
+	struct il_kprogress kp;
 	bool incremental;
 	int code = 0, r;
 
@@ -282,13 +297,11 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 	}
 	il_buf_printf(&obj, "%s/obj/%s-%s", cache_dir, v->lineage, v->cfg.arch);
 	mkdirs(obj.p);
-	if (cb)
-		cb(v, IL_KB_CHECKOUT, now_s() - t0, ctx);
+	step(v, cb, ctx, IL_KB_CHECKOUT, t0);
 	if ((r = il_repo_checkout_to(repo, &v->commit, src.p, err)))
 		goto out;
 	/* config */
-	if (cb)
-		cb(v, IL_KB_CONFIG, now_s() - t0, ctx);
+	step(v, cb, ctx, IL_KB_CONFIG, t0);
 	{
 		struct il_buf frag = IL_BUF_INIT;
 		char *fragpath = cat(obj.p, "/idlelab-fragment.config"), *cfgpath = cat(obj.p, "/.config");
@@ -305,7 +318,7 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 
 			if (!v->cfg.fragments.n)
 				a1[0] = v->cfg.config, a1[1] = NULL;
-			r = run_make(v, src.p, obj.p, a1, &log, &code, err);
+			r = run_make(v, src.p, obj.p, a1, NULL, &log, &code, err);
 		} else if (!r) {
 			char *a2[] = { (char *)"olddefconfig", NULL };
 
@@ -316,7 +329,7 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 					fwrite(frag.p ? frag.p : "", 1, frag.len, f);
 					fclose(f);
 				}
-				r = run_make(v, src.p, obj.p, a2, &log, &code, err);
+				r = run_make(v, src.p, obj.p, a2, NULL, &log, &code, err);
 			}
 		}
 		if (!r && code) {
@@ -378,8 +391,7 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 		incremental = exists(vm) || exists(img);
 		free(vm), free(boot), free(b2), free(b3), free(img);
 	}
-	if (cb)
-		cb(v, IL_KB_BUILD, now_s() - t0, ctx);
+	step(v, cb, ctx, IL_KB_BUILD, t0);
 	{
 		struct il_strlist a = { 0 };
 		char jobs[32], *lva = cat("LOCALVERSION=", lv);
@@ -410,8 +422,24 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 		else
 			il_strlist_push(&a, default_target(v->cfg.arch));
 		av = calloc(a.n + 1, sizeof(*av));
+		if (!av) {
+			il_strlist_release(&a);
+			free(lva);
+			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			goto out;
+		}
 		memcpy(av, a.v, a.n * sizeof(*av));
-		r = run_make(v, src.p, obj.p, av, &log, &code, err);
+		{
+			char *cfgpath = cat(obj.p, "/.config");
+			struct il_proc_watch w = { il_kprogress_chunk, il_kprogress_tick, &kp, 1000 };
+
+			il_kprogress_init(&kp, v, cb, ctx, t0, cache_dir, cfgpath, cfg_hex, incremental);
+			free(cfgpath);
+			r = run_make(v, src.p, obj.p, av, cb ? &w : NULL, &log, &code, err);
+			il_kprogress_end(&kp);
+			if (!r && !code && !incremental)
+				il_kprogress_record(&kp, cache_dir);
+		}
 		free(av);
 		free(lva);
 		il_strlist_release(&a);
@@ -429,8 +457,7 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 		goto out;
 	}
 	/* artifacts */
-	if (cb)
-		cb(v, IL_KB_INSTALL, now_s() - t0, ctx);
+	step(v, cb, ctx, IL_KB_INSTALL, t0);
 	{
 		struct il_buf rel = IL_BUF_INIT, f = IL_BUF_INIT;
 		json_t *files = json_array();
@@ -502,7 +529,7 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 				char *tv[] = { (char *)"tar", (char *)"-cf", tarf, (char *)"-C", stage, (char *)".", NULL };
 				char *rv[] = { (char *)"rm", (char *)"-rf", stage, NULL };
 
-				if (!(r = run_make(v, src.p, obj.p, a3, &log, &code, err)) && !code &&
+				if (!(r = run_make(v, src.p, obj.p, a3, NULL, &log, &code, err)) && !code &&
 				    !(r = il_proc_capture(tv, 0, NULL, &o1, &e1, &ex, err)) && !ex.code)
 					json_array_append_new(files, json_string("modules.tar"));
 				il_proc_capture(rv, 0, NULL, &o1, &e1, &ex, NULL);
@@ -548,8 +575,7 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 	res->dir = strdup(art.p);
 done:
 	res->seconds = now_s() - t0;
-	if (cb)
-		cb(v, IL_KB_DONE, res->seconds, ctx);
+	step(v, cb, ctx, IL_KB_DONE, t0);
 out:
 	git_repository_free(repo);
 	il_git_shutdown();

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 #include "kernel/kplan.h"
+#include "util/progress.h"
 
 struct il_kbuild_res {
 	bool cached;           /* the artifact was there: nothing built */
@@ -23,8 +24,17 @@ struct il_kbuild_res {
 	json_t *manifest;
 };
 
-enum il_kbuild_step { IL_KB_CHECKOUT, IL_KB_CONFIG, IL_KB_BUILD, IL_KB_INSTALL, IL_KB_DONE };
-typedef void (*il_kbuild_cb)(const struct il_kvar *v, enum il_kbuild_step step, double elapsed_s, void *ctx);
+enum il_kbuild_step { IL_KB_CHECKOUT, IL_KB_CONFIG, IL_KB_BUILD, IL_KB_COMPILING, IL_KB_INSTALL, IL_KB_DONE };
+/*
+ * Steps as they start; IL_KB_COMPILING about every second while make runs
+ * (p->done files compiled of p->total, an estimate; p->last when make ends).
+ * p->elapsed_s is always the time since the build started.
+ */
+typedef void (*il_kbuild_cb)(const struct il_kvar *v, enum il_kbuild_step step, const struct il_progress *p,
+			     void *ctx);
+
+/* "checkout", "config", "build", "compiling", "artifacts", "done" */
+const char *il_kbuild_step_name(enum il_kbuild_step step);
 
 /*
  * Build v. A failed compile is not an error of this call (res->ok false, the

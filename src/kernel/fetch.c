@@ -96,9 +96,34 @@ static int url_of(struct il_buf *url, const char *server, const char *msgid)
 	return r;
 }
 
-int il_fetch_thread(const char *server, const char *msgid, const char *cache_dir, struct il_buf *out,
-		    struct il_err *err)
+struct xfer {
+	il_progress_fn fn;
+	void *ctx;
+	struct il_progress p;
+	double t0, next;
+};
+
+static int on_xfer(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
 {
+	struct xfer *x = arg;
+	double now = il_mono_s();
+
+	(void)ultotal, (void)ulnow;
+	if (now < x->next)
+		return 0;
+	x->next = now + 0.25;
+	x->p.done = (double)dlnow;
+	x->p.total = (double)dltotal;
+	x->p.elapsed_s = now - x->t0;
+	x->p.eta_s = il_progress_eta(x->p.done, x->p.total, x->p.elapsed_s);
+	x->fn(&x->p, x->ctx);
+	return 0;
+}
+
+int il_fetch_thread(const char *server, const char *msgid, const char *cache_dir, il_progress_fn progress,
+		    void *progress_ctx, struct il_buf *out, struct il_err *err)
+{
+	struct xfer x = { progress, progress_ctx, { .unit = "bytes", .eta_s = -1 }, il_mono_s(), 0 };
 	struct il_buf url = IL_BUF_INIT, body = IL_BUF_INIT, mbox = IL_BUF_INIT, cpath = IL_BUF_INIT;
 	char curl_err[CURL_ERROR_SIZE] = "";
 	char hex[65];
@@ -144,9 +169,21 @@ int il_fetch_thread(const char *server, const char *msgid, const char *cache_dir
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
+	if (progress) {
+		x.p.what = url.p;
+		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_xfer);
+		curl_easy_setopt(c, CURLOPT_XFERINFODATA, &x);
+		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	}
 	/* http_proxy/https_proxy/no_proxy from the environment are honoured by libcurl itself */
 	cr = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (progress) {
+		x.p.done = (double)body.len;
+		x.p.elapsed_s = il_mono_s() - x.t0;
+		x.p.last = true;
+		progress(&x.p, progress_ctx);
+	}
 	if (cr != CURLE_OK) {
 		r = il_err_set(err, cr == CURLE_OPERATION_TIMEDOUT ? IL_ETIMEOUT : IL_ECONNECT, "%s: %s", url.p,
 			       body.truncated ? "larger than 256 MiB" : curl_err[0] ? curl_err : curl_easy_strerror(cr));

@@ -8,6 +8,7 @@
 #define IL_KERNEL_FETCH_H
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/progress.h"
 
 /* The cache directory: dir if given, else $IDLELAB_CACHE, else $XDG_CACHE_HOME/idlelab, else ~/.cache/idlelab. Borrowed. */
 const char *il_cache_dir(const char *dir);
@@ -16,8 +17,9 @@ const char *il_cache_dir(const char *dir);
  * Append the thread's mbox to out. server is a base URL ("https://lore.kernel.org");
  * msgid with or without <>. cache_dir NULL: no cache. Errors name the URL:
  * HTTP status (404: no such message), a truncated or non-gzip body, not an mbox.
+ * progress (may be NULL) sees the bytes received about four times a second.
  */
-int il_fetch_thread(const char *server, const char *msgid, const char *cache_dir, struct il_buf *out,
-		    struct il_err *err);
+int il_fetch_thread(const char *server, const char *msgid, const char *cache_dir, il_progress_fn progress,
+		    void *progress_ctx, struct il_buf *out, struct il_err *err);
 
 #endif

@@ -199,7 +199,7 @@ static int load_series(const json_t *sj, const char *plan_dir, const char *cache
 			return il_err_set(err, IL_EPARSE, "plan: %s.series.server: the public-inbox server URL is needed "
 					  "with message_id", path);
 		snprintf(label, sizeof(label), "thread <%s>", id);
-		r = il_fetch_thread(server, id, cache_dir, &mbox, err);
+		r = il_fetch_thread(server, id, cache_dir, NULL, NULL, &mbox, err);
 	}
 	if (!r)
 		r = il_series_parse(il_buf_str(&mbox), mbox.len, ver ? (int)json_integer_value(ver) : 0, label, s, err);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@
 #include "run/plan.h"
 #include "run/runner.h"
 #include "version.h"
+#include "workload/own.h"
 #include "workload/parse.h"
 
 #define REMOTE_BIN "/tmp/idlelab-workloads"
@@ -103,6 +105,21 @@ static void emit(struct run *r, struct il_run_event *ev)
 	ev->eta_s = r->ran ? r->busy_s / (double)r->ran * (double)(r->n - r->done) : -1;
 	if (r->o->cb)
 		r->o->cb(ev, r->o->cb_ctx);
+}
+
+/* A note for whoever shows progress (printf-style; the text is cut at 1 KiB). */
+static void emit_note(struct run *r, const char *host, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void emit_note(struct run *r, const char *host, const char *fmt, ...)
+{
+	struct il_run_event ev = { .kind = IL_EV_NOTE, .host = host, .eta_s = -1 };
+	char line[1200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	ev.message = line;
+	emit(r, &ev);
 }
 
 static bool stopped(const struct run *r)
@@ -266,9 +283,10 @@ static int plan_writes(struct run *r, struct host_ctx *h, struct il_err *err)
 static int upload_workloads(struct run *r, struct host_ctx *h, const char *arch, struct il_err *err)
 {
 	const char *env = getenv("IDLELAB_WORKLOAD_BIN");
-	const char *base = r->o->workload_bin ? r->o->workload_bin : env && *env ? env : "build/workloads";
+	const char *base = r->o->workload_bin ? r->o->workload_bin : env && *env ? env : IL_OWN_BIN_DIR;
 	struct il_buf local = IL_BUF_INIT;
 	char real[PATH_MAX];
+	bool tried_build = false;
 	int rc = 0;
 
 	if (il_buf_printf(&local, "%s/%s", base, arch))
@@ -281,6 +299,13 @@ static int upload_workloads(struct run *r, struct host_ctx *h, const char *arch,
 		if (!w->builtin)
 			continue;
 		il_buf_printf(&f, "%s/%s", local.p, w->requires.n ? w->requires.v[0] : w->name);
+		/* the checkout's own binaries are built for the host's architecture on demand */
+		if (stat(f.p, &st) && !r->o->workload_bin && !(env && *env) && !tried_build) {
+			tried_build = true;
+			emit_note(r, h->name, "building idlelab's own workloads for %s", arch);
+			if ((rc = il_own_build(NULL, arch, err)))
+				break;
+		}
 		if (stat(f.p, &st))
 			rc = il_err_set(err, IL_ENOTFOUND,
 					"workload '%s' is idlelab's own but '%s' is missing: build it with 'make workloads "
@@ -855,15 +880,25 @@ static char *own_release(struct run *r, const char *host)
 	return rel;
 }
 
+/* A kernel variant's compile progress, for whoever shows long steps. */
+static void kernel_progress(const struct il_kvar *v, enum il_kbuild_step s, const struct il_progress *p, void *ctx)
+{
+	struct run *r = ctx;
+	struct il_progress q = *p;
+	char what[200];
+
+	if (s != IL_KB_COMPILING)
+		return;
+	snprintf(what, sizeof(what), "kernel %s: compiling", v->name);
+	q.what = what;
+	r->o->progress(&q, NULL);
+}
+
 static void boot_step(const char *what, const char *detail, double elapsed_s, void *ctx)
 {
 	struct run *r = ctx;
-	struct il_run_event ev = { IL_EV_NOTE, 0, 0, 0, r->boot_host, NULL, NULL, 0, false, NULL, NULL, -1 };
-	char line[1200];
 
-	snprintf(line, sizeof(line), "boot: %s (%.1f s)%s%s", what, elapsed_s, *detail ? ": " : "", detail);
-	ev.message = line;
-	emit(r, &ev);
+	emit_note(r, r->boot_host, "boot: %s (%.1f s)%s%s", what, elapsed_s, *detail ? ": " : "", detail);
 }
 
 /*
@@ -894,7 +929,8 @@ static int boot_kernel(struct run *r, struct host_ctx *h, const char *host, cons
 		const json_t *f;
 		size_t i;
 
-		if (!(rc = il_kernel_build(kv, il_cache_dir(NULL), NULL, NULL, &res, err)) && !res.ok)
+		if (!(rc = il_kernel_build(kv, il_cache_dir(NULL), r->o->progress ? kernel_progress : NULL, r, &res, err)) &&
+		    !res.ok)
 			rc = il_err_set(err, IL_ECHILD, "kernel '%s' did not build, so it is untestable; log:\n%s", kv->name,
 					res.log_tail ? res.log_tail : "");
 		if (rc)
@@ -1013,11 +1049,8 @@ static int run_exec(struct run *r, struct il_err *err)
 		if (booted != -1 && rc != IL_EINTR) {
 			struct il_err be = { 0 };
 
-			if (boot_kernel(r, &h, p->hosts.v[hi], NULL, &be) && r->o->cb) {
-				struct il_run_event note = { IL_EV_NOTE, 0, 0, 0, p->hosts.v[hi], NULL, NULL, 0, false, NULL, be.msg, -1 };
-
-				emit(r, &note);
-			}
+			if (boot_kernel(r, &h, p->hosts.v[hi], NULL, &be))
+				emit_note(r, p->hosts.v[hi], "%s", be.msg);
 		}
 		for (size_t k = 0; k < p->kernels.n; k++)
 			free(failed[k]);
@@ -1036,10 +1069,8 @@ static int run_exec(struct run *r, struct il_err *err)
 		if (rr && !rc) {
 			rc = rr;
 			*err = rerr;
-		} else if (rr && r->o->cb) {
-			struct il_run_event note = { IL_EV_NOTE, 0, 0, 0, h.name, NULL, NULL, 0, false, NULL, rerr.msg, -1 };
-
-			emit(r, &note);
+		} else if (rr) {
+			emit_note(r, h.name, "%s", rerr.msg);
 		}
 		host_release(&h, p->ngov);
 	}

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <jansson.h>
+#include "util/progress.h"
 #include "util/err.h"
 
 enum il_run_ev { IL_EV_HOST, IL_EV_SAMPLE_START, IL_EV_SAMPLE_END, IL_EV_NOTE };
@@ -41,6 +42,7 @@ struct il_run_opts {
 	const volatile sig_atomic_t *stop; /* set by a signal handler: abandon the sample, restore, IL_EINTR */
 	il_run_cb cb;
 	void *cb_ctx;
+	il_progress_fn progress;       /* long steps inside a run (a kernel variant's compile), called with ctx NULL; NULL: none */
 };
 
 /*

@@ -144,6 +144,15 @@ static double mono_ms(void)
 int il_proc_capture(char *const argv[], int timeout_ms, const volatile sig_atomic_t *cancel, struct il_buf *out,
 		    struct il_buf *errb, struct il_exit *ex, struct il_err *err)
 {
+	return il_proc_capture_watch(argv, timeout_ms, cancel, NULL, out, errb, ex, err);
+}
+
+int il_proc_capture_watch(char *const argv[], int timeout_ms, const volatile sig_atomic_t *cancel,
+			  const struct il_proc_watch *w, struct il_buf *out, struct il_buf *errb, struct il_exit *ex,
+			  struct il_err *err)
+{
+	int tick_ms = w && w->tick ? (w->tick_ms > 0 ? w->tick_ms : 1000) : -1;
+	double next_tick = tick_ms > 0 ? mono_ms() + tick_ms : 0;
 	int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
 	double deadline = timeout_ms > 0 ? mono_ms() + timeout_ms : 0;
 	bool timed_out = false, cancelled = false;
@@ -166,6 +175,18 @@ int il_proc_capture(char *const argv[], int timeout_ms, const volatile sig_atomi
 		struct pollfd pf[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
 		int wait = cancel ? 100 : -1;
 		char buf[65536];
+
+		if (next_tick) {
+			double left = next_tick - mono_ms();
+
+			if (left <= 0) {
+				w->tick(w->ctx);
+				next_tick = mono_ms() + tick_ms;
+				left = tick_ms;
+			}
+			if (wait < 0 || left + 1 < wait)
+				wait = (int)left + 1;
+		}
 
 		if (cancel && *cancel) {
 			cancelled = true;
@@ -196,6 +217,8 @@ int il_proc_capture(char *const argv[], int timeout_ms, const volatile sig_atomi
 				continue;
 			n = read(*fd, buf, sizeof(buf));
 			if (n > 0) {
+				if (!i && w && w->out_chunk)
+					w->out_chunk(buf, (size_t)n, w->ctx);
 				if (il_buf_add(i ? errb : out, buf, (size_t)n))
 					r = il_err_set(err, IL_ENOMEM, "out of memory");
 			} else if (n == 0 || errno != EINTR) {

@@ -38,4 +38,21 @@ int il_exit_status(const struct il_exit *e);
 int il_proc_capture(char *const argv[], int timeout_ms, const volatile sig_atomic_t *cancel, struct il_buf *out,
 		    struct il_buf *errb, struct il_exit *ex, struct il_err *err);
 
+/*
+ * Watching a captured child while it runs: out_chunk sees every piece of
+ * stdout as it arrives (before it is added to out), tick is called about
+ * every tick_ms (default 1000) whatever the child prints. Either may be NULL.
+ */
+struct il_proc_watch {
+	void (*out_chunk)(const char *data, size_t n, void *ctx);
+	void (*tick)(void *ctx);
+	void *ctx;
+	int tick_ms;
+};
+
+/* il_proc_capture with a watcher (NULL: none). */
+int il_proc_capture_watch(char *const argv[], int timeout_ms, const volatile sig_atomic_t *cancel,
+			  const struct il_proc_watch *w, struct il_buf *out, struct il_buf *errb, struct il_exit *ex,
+			  struct il_err *err);
+
 #endif

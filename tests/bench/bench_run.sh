@@ -16,7 +16,9 @@ cat > "$E2E_TMP/wl/noop.json" <<'JSON'
 JSON
 C=/sys/devices/system/cpu/cpuidle
 govs=
-if [ -w $C/current_governor ] && [ "$(wc -w < $C/available_governors)" -ge 2 ]; then
+# governors only where this host has idle states to govern (driver "none": workload-only samples)
+if [ -w $C/current_governor ] && [ "$(wc -w < $C/available_governors)" -ge 2 ] &&
+	ls -d /sys/devices/system/cpu/cpu*/cpuidle/state0 >/dev/null 2>&1; then
 	set -- $(cat $C/available_governors)
 	govs="\"governors\": [\"$1\", \"$2\"],"
 fi

@@ -49,6 +49,39 @@ v = [x['verdict'] for m in c['metrics'] for x in m['variants'] if x['variant'] =
 assert v and all(x == '~' for x in v), v
 " "$E2E_TMP/c.json" && ok "compare: the A/A pair is noise (~)" || bad "compare: the A/A pair is noise (~)" "$(head -c 600 "$E2E_TMP/c.json")"
 expect "reports carry the lab caveat" 0 "every idle state is WFI underneath" "$IDLELAB" tested-by "$E2E_TMP/run" --as "T <t@example.org>"
+# SIGINT in the middle of a governor comparison: exit 130, the lab's governor is
+# menu again (what it was before the run), and resume finishes the run
+cat > "$E2E_TMP/int.json" <<JSON
+{"name": "lab-int", "host": "labvm-e2e", "governors": ["teo", "ladder"],
+ "workloads": [{"workload": "sleeper", "params": {"duration": 1, "mix": "50:300"}}], "iterations": 3, "quiesce_s": 0}
+JSON
+"$IDLELAB" run "$E2E_TMP/int.json" --out "$E2E_TMP/int" -q >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q '"type":"sample"' "$E2E_TMP/int/journal.jsonl" 2>/dev/null && break; sleep 0.2; done
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc = 130 ] && ok "lab SIGINT: exit 130" || bad "lab SIGINT: exit 130" "exit $rc"
+expect "lab SIGINT: the governor is restored" 0 "^menu$" "$IDLELAB" governor get --host labvm-e2e
+expect "lab SIGINT: resume completes" 0 "run complete" "$IDLELAB" run --resume "$E2E_TMP/int"
+expect "lab SIGINT: the governor is restored after the resume" 0 "^menu$" "$IDLELAB" governor get --host labvm-e2e
+# a second checkout sharing the lab cache: its own workloads are built for the lab's
+# architecture on demand, no manual step
+if git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1; then
+	git clone -q "$SRC" "$E2E_TMP/clone"
+	cat > "$E2E_TMP/clone-plan.json" <<JSON
+{"name": "clone", "host": "labvm-e2e", "governors": ["menu", "teo"],
+ "workloads": [{"workload": "sleeper", "params": {"duration": 0.5, "mix": "50:300"}},
+               {"workload": "pingpong", "params": {"pairs": 1, "loops": 500}}], "iterations": 1, "quiesce_s": 0}
+JSON
+	(cd "$E2E_TMP/clone" && "$IDLELAB" run "$E2E_TMP/clone-plan.json" --out "$E2E_TMP/clone-run") > "$E2E_TMP/clone.log" 2>&1
+	grep -q "run complete" "$E2E_TMP/clone.log" && [ -x "$E2E_TMP/clone/build/workloads/aarch64/sleeper" ] &&
+		grep -q "building idlelab's own workloads for aarch64" "$E2E_TMP/clone.log" &&
+		ok "a second checkout runs own workloads on the lab (built on demand)" ||
+		bad "a second checkout runs own workloads on the lab (built on demand)" "$(tail -n 15 "$E2E_TMP/clone.log")"
+else
+	skip "not a git checkout: no second clone to try"
+fi
 # a QEMU that dies is reported, not mistaken for a running lab
 pid=$("$IDLELAB" lab status $L --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
 kill -9 "$pid"

@@ -232,9 +232,15 @@ static void gz_write(const char *path, const char *data, size_t len, size_t cut)
 	}
 }
 
+static void on_fetch(const struct il_progress *p, void *ctx)
+{
+	*(struct il_progress *)ctx = *p;
+}
+
 static void test_fetch__public_inbox_layout(void **state)
 {
 	char *dir = tu_tmpdir(), sub[700], url[64], cache[700], p[800];
+	struct il_progress fp = { 0 };
 	struct il_err err = { 0 };
 	struct il_buf mb = IL_BUF_INIT;
 	size_t len;
@@ -267,31 +273,35 @@ static void test_fetch__public_inbox_layout(void **state)
 	snprintf(cache, sizeof(cache), "%s/cache", dir);
 	for (int i = 0; i < 50; i++) {
 		struct il_buf probe = IL_BUF_INIT;
-		int r = il_fetch_thread(url, "<cover.1@example.org>", cache, &probe, &err);
+		int r = il_fetch_thread(url, "<cover.1@example.org>", cache, NULL, NULL, &probe, &err);
 
 		il_buf_release(&probe);
 		if (r != IL_ECONNECT)
 			break;
 		usleep(100000);
 	}
-	if (il_fetch_thread(url, "<cover.1@example.org>", cache, &mb, &err))
+	if (il_fetch_thread(url, "<cover.1@example.org>", cache, NULL, NULL, &mb, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(mb.len, len);
 	assert_memory_equal(mb.p, mbox, len);
 	il_buf_reset(&mb);
-	assert_int_equal(il_fetch_thread(url, "missing@x", NULL, &mb, &err), IL_ENOTFOUND);
+	assert_int_equal(il_fetch_thread(url, "missing@x", NULL, NULL, NULL, &mb, &err), IL_ENOTFOUND);
 	assert_non_null(strstr(err.msg, "404"));
-	assert_int_equal(il_fetch_thread(url, "trunc@x", NULL, &mb, &err), IL_EPARSE);
+	assert_int_equal(il_fetch_thread(url, "trunc@x", NULL, on_fetch, &fp, &mb, &err), IL_EPARSE);
 	assert_non_null(strstr(err.msg, "truncated"));
-	assert_int_equal(il_fetch_thread(url, "html@x", NULL, &mb, &err), IL_EPARSE);
+	/* the download's progress: bytes, ending with a last report of everything received */
+	assert_true(fp.last);
+	assert_true(fp.done > 0);
+	assert_string_equal(fp.unit, "bytes");
+	assert_int_equal(il_fetch_thread(url, "html@x", NULL, NULL, NULL, &mb, &err), IL_EPARSE);
 	assert_non_null(strstr(err.msg, "not an mbox"));
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
 	/* the server is gone: the cache still answers */
 	il_buf_reset(&mb);
-	assert_int_equal(il_fetch_thread(url, "cover.1@example.org", cache, &mb, &err), 0);
+	assert_int_equal(il_fetch_thread(url, "cover.1@example.org", cache, NULL, NULL, &mb, &err), 0);
 	assert_int_equal(mb.len, len);
-	assert_int_equal(il_fetch_thread(url, "other@x", cache, &mb, &err), IL_ECONNECT);
+	assert_int_equal(il_fetch_thread(url, "other@x", cache, NULL, NULL, &mb, &err), IL_ECONNECT);
 	il_buf_release(&mb);
 	free(mbox);
 	tu_rmtree(dir);
@@ -301,13 +311,19 @@ static void test_fetch__public_inbox_layout(void **state)
 /* ---- plans and builds ---- */
 
 struct steps {
-	int n[5];
+	int n[IL_KB_DONE + 1];
+	double files, total;  /* the last compile progress */
+	bool last, estimated;
 };
 
-static void on_step(const struct il_kvar *v, enum il_kbuild_step st, double t, void *ctx)
+static void on_step(const struct il_kvar *v, enum il_kbuild_step st, const struct il_progress *p, void *ctx)
 {
-	(void)v, (void)t;
-	((struct steps *)ctx)->n[st]++;
+	struct steps *s = ctx;
+
+	(void)v;
+	s->n[st]++;
+	if (st == IL_KB_COMPILING)
+		s->files = p->done, s->total = p->total, s->last = p->last, s->estimated = p->estimated;
 }
 
 static int count(const char *hay, const char *needle)
@@ -348,7 +364,7 @@ static void test_build__variants_cached_incremental(void **state)
 	assert_int_equal(kv.v[4].patch, 3);
 	assert_string_equal(kv.v[4].lineage, "base");
 	{
-		struct steps st = { { 0 } };
+		struct steps st = { .n = { 0 } };
 		const char *expect_cc[] = { NULL, "3", "1", "1", "1" };
 
 		for (size_t i = 1; i < kv.n; i++) {
@@ -362,6 +378,17 @@ static void test_build__variants_cached_incremental(void **state)
 			log = tu_read(path, NULL);
 			/* the first build compiles all three governors, each patch exactly the file it touches */
 			assert_int_equal(count(log, "  CC  "), atoi(expect_cc[i]));
+			/* progress counted the same files as make printed them, and ended with a last report */
+			assert_true(st.last);
+			assert_int_equal((int)st.files, atoi(expect_cc[i]));
+			if (i == 1) {
+				/* a full build in an empty cache: an estimate from the options set */
+				assert_true(st.estimated);
+				assert_true(st.total > 0);
+			} else {
+				assert_true(st.total == 0); /* incremental: no estimate */
+			}
+			st.last = false;
 			free(log);
 			git_oid_tostr(hex, sizeof(hex), &kv.v[i].commit);
 			snprintf(lv, sizeof(lv), "6.1.0-il%.8s", hex);
@@ -377,6 +404,15 @@ static void test_build__variants_cached_incremental(void **state)
 			il_kbuild_res_release(&res);
 		}
 		assert_int_equal(st.n[IL_KB_BUILD], 4);
+		/* the full build's count is kept for the next estimate of this .config */
+		{
+			char path[900], *est;
+
+			snprintf(path, sizeof(path), "%s/kernel-estimates.json", cache);
+			est = tu_read(path, NULL);
+			assert_non_null(strstr(est, "\"files\": 3"));
+			free(est);
+		}
 		/* everything again: all cache hits */
 		for (size_t i = 1; i < kv.n; i++) {
 			struct il_kbuild_res res;

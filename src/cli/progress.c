@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Progress lines on stderr. */
+#include "cli/progress.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void il_cli_duration(double s, char *out, size_t n)
+{
+	if (s < 0)
+		snprintf(out, n, "?");
+	else if (s < 60)
+		snprintf(out, n, "%ds", (int)s);
+	else if (s < 3600)
+		snprintf(out, n, "%dm%02ds", (int)s / 60, (int)s % 60);
+	else
+		snprintf(out, n, "%dh%02dm", (int)s / 3600, (int)s / 60 % 60);
+}
+
+static void amount(double v, const char *unit, char *out, size_t n)
+{
+	if (strcmp(unit, "bytes"))
+		snprintf(out, n, "%.0f", v);
+	else if (v < 1024 * 1024)
+		snprintf(out, n, "%.0f KiB", v / 1024);
+	else
+		snprintf(out, n, "%.1f MiB", v / (1024 * 1024));
+}
+
+void il_cli_progress(const struct il_progress *p, void *ctx)
+{
+	static double last_line_s = -1;
+	bool tty = isatty(2);
+	char done[32], total[40] = "", el[16], eta[24] = "";
+
+	(void)ctx;
+	if (!tty && !p->last && last_line_s >= 0 && p->elapsed_s - last_line_s < IL_CLI_PROGRESS_EVERY_S &&
+	    p->elapsed_s >= last_line_s)
+		return;
+	amount(p->done, p->unit, done, sizeof(done));
+	if (p->total > 0) {
+		char t[32];
+
+		amount(p->total, p->unit, t, sizeof(t));
+		snprintf(total, sizeof(total), " of %s%s", p->estimated ? "~" : "", t);
+	}
+	il_cli_duration(p->elapsed_s, el, sizeof(el));
+	if (!p->last && p->eta_s >= 0) {
+		char e[16];
+
+		il_cli_duration(p->eta_s, e, sizeof(e));
+		snprintf(eta, sizeof(eta), ", ETA %s", e);
+	}
+	fprintf(stderr, "%s%s: %s%s%s%s, %s%s%s", tty ? "\r\033[K" : "", p->what, done, total,
+		strcmp(p->unit, "bytes") ? " " : "", strcmp(p->unit, "bytes") ? p->unit : "", el, eta,
+		tty && !p->last ? "" : "\n");
+	fflush(stderr);
+	last_line_s = p->last ? -1 : p->elapsed_s;
+}
