@@ -30,7 +30,8 @@ if ! command -v debootstrap >/dev/null; then
 fi
 
 # The Debian mirror and suites this machine's apt uses (one-line or deb822 sources).
-mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '
+sources=$(ls /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+mirror=$(cat $sources /dev/null | awk '
 	/^deb[ \t]/ { u = ""; for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { u = $i; s = $(i + 1); break }
 		if (u != "" && s == "bookworm") { print u; exit } }
 	/^URIs:/ { u = $2 } /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == "bookworm" && u != "") { print u; exit } }')
@@ -67,8 +68,7 @@ debootstrap --variant=minbase bookworm "$root" "$mirror" > "$work/debootstrap.lo
 echo "fresh-root: root made in $(($(date +%s) - t0)) s"
 # the same apt sources as this machine (those whose keyring the new root has), no Recommends
 rm -f "$root/etc/apt/sources.list"
-for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-	[ -f "$f" ] || continue
+for f in $sources; do
 	keys=$(sed -n 's/.*[Ss]igned-[Bb]y[:=] *\([^] ]*\).*/\1/p' "$f")
 	usable=1
 	for k in $keys; do [ -e "$root$k" ] || usable=0; done
