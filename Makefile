@@ -11,6 +11,16 @@ CFLAGS     ?= -O2 -g
 BUILD      ?= build/release
 SAN        ?=
 
+# `make V=1` shows the whole commands; otherwise one short line per step, as kbuild does
+V ?= 0
+ifeq ($(V),1)
+  Q :=
+  say = @true
+else
+  Q := @
+  say = @printf '  %-5s %s\n' '$(1)' '$(2)'
+endif
+
 PC_LIBS  := libgit2 libssh jansson libcurl libcrypto gmime-3.0 zlib
 # Every package the build, the tests, the demo and the lab use, named: `make
 # deps` installs without Recommends, so what another package only recommends
@@ -77,7 +87,8 @@ WL_BIN := $(WL_NAMES:%=build/workloads/$(ARCH)/%)
 workloads: $(WL_BIN)
 build/workloads/$(ARCH)/%: workloads/src/%.c workloads/src/wl.h
 	@mkdir -p $(dir $@)
-	$(WL_CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static -o $@ $<
+	$(call say,WLCC,$@)
+	$(Q)$(WL_CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static -o $@ $<
 
 help:
 	@echo "targets: all (default) check check-fast check-fresh bench deps demo fuzz install clean"
@@ -93,37 +104,45 @@ banned:
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(IL_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(call say,CC,$@)
+	$(Q)$(CC) $(IL_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(GEN_RUNNERS): $(sort $(wildcard runners/*.sh)) src/host/embed.awk
 	@mkdir -p $(dir $@)
-	awk -f src/host/embed.awk $(sort $(wildcard runners/*.sh)) > $@
+	$(call say,GEN,$@)
+	$(Q)awk -f src/host/embed.awk $(sort $(wildcard runners/*.sh)) > $@
 
 $(GEN_RUNNERS:.c=.o): $(GEN_RUNNERS)
-	$(CC) $(IL_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(call say,CC,$@)
+	$(Q)$(CC) $(IL_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/idlelab: $(CLI_OBJ) $(LIB_A)
-	$(CC) $(IL_LDFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(PC_LDLIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(IL_LDFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(PC_LDLIBS)
 
 idlelab: $(BUILD)/idlelab
-	cp $< $@
+	$(Q)cp $< $@
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/tests/unit/testutil.o $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(IL_CFLAGS) -Itests/unit $(CFLAGS) $(IL_LDFLAGS) -o $@ $< $(BUILD)/tests/unit/testutil.o $(LIB_A) \
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(IL_CFLAGS) -Itests/unit $(CFLAGS) $(IL_LDFLAGS) -o $@ $< $(BUILD)/tests/unit/testutil.o $(LIB_A) \
 		$(PC_LDLIBS) $(CMOCKA_LIBS)
 
 $(FUZZ_REPLAY): tests/fuzz/fuzz_dump.c tests/fuzz/replay.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(IL_CFLAGS) $(CFLAGS) $(IL_LDFLAGS) -o $@ tests/fuzz/fuzz_dump.c tests/fuzz/replay.c $(LIB_A) $(PC_LDLIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(IL_CFLAGS) $(CFLAGS) $(IL_LDFLAGS) -o $@ tests/fuzz/fuzz_dump.c tests/fuzz/replay.c $(LIB_A) $(PC_LDLIBS)
 
 $(BUILD)/tests/bench_%: tests/bench/bench_%.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(IL_CFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(PC_LDLIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(IL_CFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(PC_LDLIBS)
 
 unit-bins: $(UNIT_BIN) $(FUZZ_REPLAY)
 
@@ -152,7 +171,8 @@ e2e-kernel: all
 
 $(BUILD)/tests/sshsnap: tests/bench/sshsnap.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(IL_CFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(PC_LDLIBS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(IL_CFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(PC_LDLIBS)
 
 bench: all $(BENCH_BIN) $(BUILD)/tests/sshsnap
 	@for b in $(BENCH_BIN); do $$b || exit 1; done

@@ -75,17 +75,10 @@ int cmd_series(int argc, char **argv)
 static void on_build(const struct il_kvar *v, enum il_kbuild_step step, const struct il_progress *p, void *ctx)
 {
 	char what[256];
-	struct il_progress q;
+	struct il_progress q = *p;
 
-	if (step != IL_KB_COMPILING) {
-		if (!ctx)
-			fprintf(stderr, "kernel %s: %s (%.1f s)\n", v->name, il_kbuild_step_name(step), p->elapsed_s);
-		return;
-	}
-	if (ctx)
-		return; /* -q */
-	q = *p;
-	snprintf(what, sizeof(what), "kernel %s: compiling", v->name);
+	(void)ctx;
+	snprintf(what, sizeof(what), "kernel %s: %s", v->name, il_kbuild_step_name(step));
 	q.what = what;
 	il_cli_progress(&q, NULL);
 }
@@ -193,7 +186,7 @@ int cmd_kernel(int argc, char **argv)
 			}
 			il_strlist_release(&want);
 		}
-		if ((r = il_kernel_build(&kv.v[i], il_cache_dir(cache), json ? NULL : on_build, quiet ? &quiet : NULL, &res, &err)))
+		if ((r = il_kernel_build(&kv.v[i], il_cache_dir(cache), json || quiet ? NULL : on_build, NULL, &res, &err)))
 			break;
 		if (!res.ok) {
 			failed++;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/str.h"
 #include "version.h"
 
 const struct il_cmd il_commands[] = {
@@ -48,7 +49,11 @@ static const struct il_cmd *find(const char *name)
 
 int il_cli_fail(const struct il_err *err)
 {
-	fprintf(stderr, "idlelab: error: %s\n", err->msg[0] ? err->msg : il_strerror(err->code));
+	char msg[sizeof(err->msg)];
+
+	/* messages quote files, hosts and mail: their control bytes must not act on the terminal */
+	il_strlcpy(msg, err->msg[0] ? err->msg : il_strerror(err->code), sizeof(msg));
+	fprintf(stderr, "idlelab: error: %s\n", il_str_sanitize(msg, true));
 	return IL_EXIT_FAIL;
 }
 

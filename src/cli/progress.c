@@ -36,6 +36,12 @@ void il_cli_progress(const struct il_progress *p, void *ctx)
 	char done[32], total[40] = "", el[16], eta[24] = "";
 
 	(void)ctx;
+	if (!p->unit) {
+		/* a step that starts: its name and the time so far */
+		fprintf(stderr, "%s%s (%.1f s)\n", tty ? "\r\033[K" : "", p->what, p->elapsed_s);
+		last_line_s = -1;
+		return;
+	}
 	if (!tty && !p->last && last_line_s >= 0 && p->elapsed_s - last_line_s < IL_CLI_PROGRESS_EVERY_S &&
 	    p->elapsed_s >= last_line_s)
 		return;

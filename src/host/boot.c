@@ -52,20 +52,23 @@ static int bad(struct il_err *err, const char *label, const char *path, const ch
 /*
  * Replace the placeholders of one template element s (vals in the order of
  * placeholders[]; NULL is "") and append the result to b; b NULL only checks.
- * `{{` is a literal brace. IL_EPARSE: an unknown placeholder.
+ * `{{` is a literal brace. IL_EPARSE: an unknown placeholder or a `{` that
+ * is never closed.
  */
 static int substitute(const char *s, const char *const vals[], struct il_buf *b)
 {
 	while (*s) {
-		const char *e = s[0] == '{' && s[1] != '{' ? strchr(s, '}') : NULL, *v;
+		const char *e, *v;
 		size_t k = 0;
 
-		if (!e) {
+		if (s[0] != '{' || s[1] == '{') {
 			if (b && il_buf_add(b, s, 1))
 				return IL_ENOMEM;
 			s += s[0] == '{' ? 2 : 1;
 			continue;
 		}
+		if (!(e = strchr(s, '}')))
+			return IL_EPARSE;
 		while (placeholders[k] && ((size_t)(e - s - 1) != strlen(placeholders[k]) ||
 					   strncmp(s + 1, placeholders[k], (size_t)(e - s - 1))))
 			k++;
@@ -82,7 +85,7 @@ static int substitute(const char *s, const char *const vals[], struct il_buf *b)
 static int check_template(const char *s, const char *label, const char *path, struct il_err *err)
 {
 	if (substitute(s, NULL, NULL))
-		return il_err_set(err, IL_EPARSE, "%s: %s: unknown placeholder in '%s' (known: {image} {modules} "
+		return il_err_set(err, IL_EPARSE, "%s: %s: unknown or unclosed placeholder in '%s' (known: {image} {modules} "
 				  "{initrd} {release} {host} {address} {port})", label, path, s);
 	return 0;
 }
@@ -168,6 +171,32 @@ static bool remote_dir_ok(const char *s)
 		strlen(s) && !strstr(s, "..");
 }
 
+/*
+ * The URL as it may be shown: a password in the userinfo and the query (PDU
+ * APIs put tokens there) replaced by "***". NULL only when out of memory.
+ */
+static char *url_for_display(const char *url)
+{
+	CURLU *h = curl_url();
+	char *part = NULL, *out = NULL;
+
+	if (h && !curl_url_set(h, CURLUPART_URL, url, 0)) {
+		if (!curl_url_get(h, CURLUPART_PASSWORD, &part, 0) && part)
+			curl_url_set(h, CURLUPART_PASSWORD, "***", 0);
+		curl_free(part);
+		part = NULL;
+		if (!curl_url_get(h, CURLUPART_QUERY, &part, 0) && part)
+			curl_url_set(h, CURLUPART_QUERY, "***", 0);
+		curl_free(part);
+		part = NULL;
+		if (!curl_url_get(h, CURLUPART_URL, &part, 0))
+			out = strdup(part);
+		curl_free(part);
+	}
+	curl_url_cleanup(h);
+	return out ? out : strdup("(a URL that libcurl cannot parse)");
+}
+
 static int parse_power_cycle(struct il_power_cycle *pc, const json_t *j, const char *label, struct il_err *err)
 {
 	static const char *const keys[] = { "argv", "url", "method", "body", "headers", "timeout_s", "wait_s", NULL };
@@ -191,6 +220,8 @@ static int parse_power_cycle(struct il_power_cycle *pc, const json_t *j, const c
 		return bad(err, label, "power_cycle", "exactly one of \"argv\" (a command) and \"url\" (an HTTP request)");
 	if (pc->url && strncmp(pc->url, "http://", 7) && strncmp(pc->url, "https://", 8))
 		return bad(err, label, "power_cycle.url", "an http:// or https:// URL");
+	if (pc->url && !(pc->url_shown = url_for_display(pc->url)))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
 	if (pc->method && (!pc->url || !il_name_ok(pc->method, "", 16)))
 		return bad(err, label, "power_cycle.method", "an HTTP method (with \"url\")");
 	if ((v = json_object_get(j, "headers"))) {
@@ -284,6 +315,7 @@ void il_boot_cfg_release(struct il_boot_cfg *c)
 	il_strlist_release(&c->power_cycle.argv);
 	il_strlist_release(&c->power_cycle.headers);
 	free(c->power_cycle.url);
+	free(c->power_cycle.url_shown);
 	free(c->power_cycle.method);
 	free(c->power_cycle.body);
 	memset(c, 0, sizeof(*c));
@@ -319,7 +351,7 @@ json_t *il_boot_cfg_to_json(const struct il_boot_cfg *c)
 		json_t *pc = json_pack("{s:i,s:i}", "timeout_s", p->timeout_s, "wait_s", p->wait_s ? p->wait_s : c->timeout_s);
 
 		if (p->url) {
-			json_object_set_new(pc, "url", json_string(p->url));
+			json_object_set_new(pc, "url", json_string(p->url_shown));
 			json_object_set_new(pc, "method", json_string(p->method ? p->method : "POST"));
 		}
 		if (p->argv.n)
@@ -539,12 +571,12 @@ static int http_hook(const struct il_power_cycle *pc, const char *host, char **d
 	cc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	if (cc != CURLE_OK)
-		r = il_err_set(err, IL_ECONNECT, "host '%s': power-cycle request %s %s failed: %s", host, method, pc->url,
+		r = il_err_set(err, IL_ECONNECT, "host '%s': power-cycle request %s %s failed: %s", host, method, pc->url_shown,
 			       cerr[0] ? cerr : curl_easy_strerror(cc));
 	else if (code >= 400)
 		r = il_err_set(err, IL_EIO, "host '%s': power-cycle request %s %s answered HTTP %ld: %.200s", host, method,
-			       pc->url, code, il_buf_str(&resp));
-	else if (!il_buf_printf(&d, "%s %s: HTTP %ld", method, pc->url, code))
+			       pc->url_shown, code, il_buf_str(&resp));
+	else if (!il_buf_printf(&d, "%s %s: HTTP %ld", method, pc->url_shown, code))
 		*detail = il_buf_detach(&d);
 	il_buf_release(&d);
 	il_buf_release(&resp);

@@ -24,6 +24,7 @@ enum il_boot_method { IL_BOOT_NONE, IL_BOOT_LABVM, IL_BOOT_KEXEC, IL_BOOT_GRUB, 
 struct il_power_cycle {
 	struct il_strlist argv;   /* a command run on this machine (templated like boot.argv), or */
 	char *url;                /* an HTTP(S) request made with libcurl */
+	char *url_shown;          /* url with its password and query hidden: all that is printed or journaled */
 	char *method;             /* HTTP method; default POST */
 	char *body;               /* request body; NULL: none */
 	struct il_strlist headers;

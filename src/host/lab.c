@@ -122,11 +122,12 @@ static void kernel_progress(const struct il_kvar *v, enum il_kbuild_step s, cons
 	const struct il_lab_opts *o = ctx;
 	struct il_progress q;
 
+	char what[64];
+
 	(void)v;
-	if (s != IL_KB_COMPILING)
-		return;
 	q = *p;
-	q.what = "lab: kernel: compiling";
+	snprintf(what, sizeof(what), "lab: kernel: %s", il_kbuild_step_name(s));
+	q.what = what;
 	o->progress(&q, o->progress_ctx);
 }
 
@@ -220,7 +221,7 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
 		if ((r = run(m, 0, "mkdir", err)))
 			goto out;
 	}
-	step(cb, ctx, "kernel (kernel stage, cached)", t0);
+	step(cb, ctx, "kernel (linux-source-6.1 through the kernel stage; cached after the first build)", t0);
 	if ((r = build_kernel(o, &image, &release, err)))
 		goto out;
 	/* everything else is keyed by its inputs */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pwd.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <zlib.h>
@@ -23,10 +24,17 @@ const char *il_cache_dir(const char *dir)
 		return dir;
 	if (env && *env)
 		return env;
-	if (xdg && *xdg)
+	if (xdg && *xdg) {
 		snprintf(buf, sizeof(buf), "%s/idlelab", xdg);
-	else
-		snprintf(buf, sizeof(buf), "%s/.cache/idlelab", home && *home ? home : "/tmp");
+		return buf;
+	}
+	/* no HOME (cron, systemd units): the user's home from the password database, never a shared /tmp */
+	if (!home || !*home) {
+		struct passwd *pw = getpwuid(getuid());
+
+		home = pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : ".";
+	}
+	snprintf(buf, sizeof(buf), "%s/.cache/idlelab", home);
 	return buf;
 }
 

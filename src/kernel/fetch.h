@@ -10,7 +10,11 @@
 #include "util/err.h"
 #include "util/progress.h"
 
-/* The cache directory: dir if given, else $IDLELAB_CACHE, else $XDG_CACHE_HOME/idlelab, else ~/.cache/idlelab. Borrowed. */
+/*
+ * The cache directory: dir if given, else $IDLELAB_CACHE, else
+ * $XDG_CACHE_HOME/idlelab, else ~/.cache/idlelab, with ~ from $HOME or, when
+ * unset, the password database (never /tmp). Borrowed.
+ */
 const char *il_cache_dir(const char *dir);
 
 /*

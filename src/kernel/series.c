@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* mbox → ordered patch series, with GMime doing all the MIME work. */
 #include "kernel/series.h"
+#include "util/str.h"
 
 #include <ctype.h>
 #include <gmime/gmime.h>
@@ -104,6 +105,20 @@ static void read_msg(GMimeMessage *gm, struct msg *m)
  * "[PATCH v2 3/4] foo" -> version 2, 3 of 4, "foo". Returns false for
  * subjects without a PATCH tag (plain mail) and for replies ("Re: ...").
  */
+/* A series number: digits only, at most 9999 (larger is no series anyone mails). */
+static bool series_num(const char *s, char end, int *out)
+{
+	long v = 0;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	for (; isdigit((unsigned char)*s); s++)
+		if ((v = v * 10 + (*s - '0')) > 9999)
+			return false;
+	*out = (int)v;
+	return *s == end;
+}
+
 static bool parse_subject(const char *s, int *version, int *index, int *total, const char **rest)
 {
 	const char *lb, *rb;
@@ -129,10 +144,14 @@ static bool parse_subject(const char *s, int *version, int *index, int *total, c
 		tok[n] = 0;
 		if (!strcasecmp(tok, "PATCH") || !strcasecmp(tok, "RFC") || !strncasecmp(tok, "PATCH", 5))
 			patch |= !strncasecmp(tok, "PATCH", 5);
-		if ((tok[0] == 'v' || tok[0] == 'V') && isdigit((unsigned char)tok[1]))
-			*version = atoi(tok + 1);
-		else if (isdigit((unsigned char)tok[0]) && strchr(tok, '/'))
-			*index = atoi(tok), *total = atoi(strchr(tok, '/') + 1);
+		/* a number out of range makes the mail no patch of a series (not a wrapped-around index) */
+		if ((tok[0] == 'v' || tok[0] == 'V') && isdigit((unsigned char)tok[1])) {
+			if (!series_num(tok + 1, 0, version))
+				return false;
+		} else if (isdigit((unsigned char)tok[0]) && strchr(tok, '/')) {
+			if (!series_num(tok, '/', index) || !series_num(strchr(tok, '/') + 1, 0, total))
+				return false;
+		}
 		t = e;
 		while (t < rb && (isspace((unsigned char)*t) || *t == ','))
 			t++;
@@ -197,7 +216,7 @@ static int split_body(struct il_patch *p, const char *subject, const char *body)
 			if (is_trailer(s, n)) {
 				char *t = il_strndup(s, n);
 
-				if (t && !il_strlist_has(&p->trailers, t))
+				if (t && il_str_sanitize(t, false) && !il_strlist_has(&p->trailers, t))
 					il_strlist_push(&p->trailers, t);
 				free(t);
 			}
@@ -216,7 +235,7 @@ static int cmp_patch(const void *a, const void *b)
 {
 	const struct il_patch *x = a, *y = b;
 
-	return x->index - y->index;
+	return (x->index > y->index) - (x->index < y->index);
 }
 
 static bool gmime_ready;
@@ -313,7 +332,7 @@ int il_series_parse(const char *mbox, size_t len, int want_version, const char *
 			continue;
 		if (ix == 0) {
 			free(out->cover_subject);
-			out->cover_subject = strdup(rest);
+			out->cover_subject = il_str_sanitize(strdup(rest), false);
 			continue;
 		}
 		for (size_t k = 0; k < out->n; k++)
@@ -323,9 +342,10 @@ int il_series_parse(const char *mbox, size_t len, int want_version, const char *
 			}
 		p = &out->p[out->n++];
 		p->version = v, p->index = ix, p->total = tot;
-		p->subject = strdup(rest);
-		p->author_name = strdup(msgs[i].name);
-		p->author_email = strdup(msgs[i].email);
+		/* header text is the sender's: no control bytes reach a terminal or a report */
+		p->subject = il_str_sanitize(strdup(rest), false);
+		p->author_name = il_str_sanitize(strdup(msgs[i].name), false);
+		p->author_email = il_str_sanitize(strdup(msgs[i].email), false);
 		p->message_id = strdup(msgs[i].msgid);
 		p->date = msgs[i].date;
 		p->tz_minutes = msgs[i].tz;

@@ -48,6 +48,7 @@ struct host_ctx {
 	struct il_sysfs_local lfs;
 	struct il_sysfs *fs;
 	const char *root;            /* sysfs root prefix for the runner ("" on real hosts) */
+	char root_abs[PATH_MAX];     /* the local host's --sysfs-root, made absolute */
 	struct il_snapshot snap;
 	char *fp_file;               /* host-<name>.json */
 	char *bindir;                /* where the host finds idlelab's own workloads */
@@ -232,6 +233,28 @@ static uint64_t saved_disable(const struct il_idle_saved *s, int cpu, int state)
 	return 0;
 }
 
+/* The plan's cpus must be online on the host: taskset would fail every sample otherwise. */
+static int check_cpus(const struct il_plan *p, const struct host_ctx *h, struct il_err *err)
+{
+	struct il_cpuset cs = { 0 };
+	struct il_buf on = IL_BUF_INIT;
+	int rc = 0;
+
+	if (!p->cpus || !h->snap.has_online)
+		return 0;
+	if ((rc = il_cpuset_parse(&cs, p->cpus, err)))
+		return rc;
+	for (size_t i = 0; i < cs.n && !rc; i++)
+		if (!il_cpuset_has(&h->snap.online, cs.cpu[i])) {
+			il_cpuset_format(&h->snap.online, &on);
+			rc = il_err_set(err, IL_EINVAL, "plan: cpus: CPU %d is not online on host '%s' (online: %s)",
+					cs.cpu[i], h->name, il_buf_str(&on));
+		}
+	il_cpuset_release(&cs);
+	il_buf_release(&on);
+	return rc;
+}
+
 /*
  * Per governor config, the `disable` writes that make a sample's state table
  * right: every (CPU, state) any config disables is written in every sample,
@@ -380,17 +403,21 @@ static int host_setup(struct run *r, struct host_ctx *h, const char *name, struc
 	if (r->o->sysfs_root && *r->o->sysfs_root && strcmp(r->o->sysfs_root, "/")) {
 		if (!h->cfg.local)
 			return il_err_set(err, IL_EINVAL, "a sysfs root applies to the local host only, not '%s'", name);
-		if ((rc = il_sysfs_local_init(&h->lfs, r->o->sysfs_root, err)))
+		/* absolute: the runner reads ROOT/sys/... from its own working directory */
+		if (!realpath(r->o->sysfs_root, h->root_abs))
+			return il_err_set(err, IL_ENOTFOUND, "sysfs root '%s': %s", r->o->sysfs_root, strerror(errno));
+		if ((rc = il_sysfs_local_init(&h->lfs, h->root_abs, err)))
 			return rc;
 		h->fs = &h->lfs.ops;
-		h->root = r->o->sysfs_root;
+		h->root = h->root_abs;
 	} else {
 		il_hostfs_init(&h->hfs, h->t);
 		h->fs = &h->hfs.ops;
 	}
 	h->fs->label = name;
 	h->quiesce_s = p->quiesce_s >= 0 ? p->quiesce_s : h->cfg.quiesce_s;
-	if ((rc = il_probe_run(h->t, &fp, NULL, err)) || (rc = il_sysfs_snapshot(h->fs, &h->snap, err)))
+	if ((rc = il_probe_run(h->t, &fp, NULL, err)) || (rc = il_sysfs_snapshot(h->fs, &h->snap, err)) ||
+	    (rc = check_cpus(p, h, err)))
 		goto out;
 	il_buf_printf(&fn, "host-%s.json", name);
 	h->fp_file = il_buf_detach(&fn);
@@ -880,16 +907,14 @@ static char *own_release(struct run *r, const char *host)
 	return rel;
 }
 
-/* A kernel variant's compile progress, for whoever shows long steps. */
+/* A kernel variant's build steps and compile progress, for whoever shows long steps. */
 static void kernel_progress(const struct il_kvar *v, enum il_kbuild_step s, const struct il_progress *p, void *ctx)
 {
 	struct run *r = ctx;
 	struct il_progress q = *p;
 	char what[200];
 
-	if (s != IL_KB_COMPILING)
-		return;
-	snprintf(what, sizeof(what), "kernel %s: compiling", v->name);
+	snprintf(what, sizeof(what), "kernel %s: %s", v->name, il_kbuild_step_name(s));
 	q.what = what;
 	r->o->progress(&q, NULL);
 }

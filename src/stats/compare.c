@@ -54,7 +54,10 @@ static uint64_t fnv1a(const char *s)
 
 static double change_of(const struct il_desc *r, const struct il_desc *v)
 {
-	return r->mean != 0 ? (v->mean - r->mean) / fabs(r->mean) * 100 : NAN;
+	/* from a reference of 0 to anything else is an infinite change, not an unknown one */
+	if (r->mean == 0)
+		return v->mean == 0 ? NAN : v->mean > 0 ? INFINITY : -INFINITY;
+	return (v->mean - r->mean) / fabs(r->mean) * 100;
 }
 
 int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cmp_opts *o, struct il_err *err)
@@ -189,7 +192,8 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 				c->nunknown++;
 				continue;
 			}
-			if (x->p < o->alpha && isfinite(ch) && fabs(ch) >= x->threshold_pct) {
+			/* an infinite change (the reference's mean is 0) is beyond any noise threshold */
+			if (x->p < o->alpha && !isnan(ch) && fabs(ch) >= x->threshold_pct) {
 				bool up = ch > 0;
 
 				x->verdict = m->better == IL_BETTER_NONE ? "changed" :

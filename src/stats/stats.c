@@ -27,9 +27,27 @@ void il_desc_compute(const double *x, size_t n, struct il_desc *o)
 	for (size_t i = 0; i < n; i++)
 		s += x[i];
 	o->mean = s / (double)n;
+	/* values near DBL_MAX overflow the sum: a running mean stays finite */
+	if (!isfinite(o->mean)) {
+		o->mean = 0;
+		for (size_t i = 0; i < n; i++)
+			o->mean += (x[i] - o->mean) / (double)(i + 1);
+	}
 	for (size_t i = 0; i < n; i++)
 		ss += (x[i] - o->mean) * (x[i] - o->mean);
-	o->stdev = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
+	if (!isfinite(ss)) {
+		/* the same sum, scaled by the largest deviation so the squares cannot overflow */
+		double scale = 0;
+
+		for (size_t i = 0; i < n; i++)
+			scale = fmax(scale, fabs(x[i] - o->mean));
+		ss = 0;
+		for (size_t i = 0; i < n; i++)
+			ss += ((x[i] - o->mean) / scale) * ((x[i] - o->mean) / scale);
+		o->stdev = n > 1 ? scale * sqrt(ss / (double)(n - 1)) : NAN;
+	} else {
+		o->stdev = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
+	}
 	o->cv = o->mean != 0 && n > 1 ? o->stdev / fabs(o->mean) : NAN;
 	v = malloc(n * sizeof(*v));
 	if (!v) {
@@ -348,11 +366,16 @@ static size_t rand_index(uint64_t *s, size_t n)
 
 static double resample_mean(const double *x, size_t n, uint64_t *s)
 {
-	double sum = 0;
+	double sum = 0, run = 0;
 
-	for (size_t i = 0; i < n; i++)
-		sum += x[rand_index(s, n)];
-	return sum / (double)n;
+	/* the plain sum (the numbers every earlier run printed), the running mean where it overflows */
+	for (size_t i = 0; i < n; i++) {
+		double v = x[rand_index(s, n)];
+
+		sum += v;
+		run += (v - run) / (double)(i + 1);
+	}
+	return isfinite(sum) ? sum / (double)n : run;
 }
 
 /* Linear-interpolated percentile of sorted v (numpy's default). */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void il_buf_init(struct il_buf *b, size_t max)
@@ -126,10 +127,19 @@ int il_buf_read_file(struct il_buf *b, const char *path, size_t max, struct il_e
 	int fd;
 	int ret = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO planted under a config name must not hang us; only regular files are read */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return il_err_set(err, errno == ENOENT ? IL_ENOTFOUND : errno == EACCES ? IL_EPERM : IL_EIO,
 				  "cannot open '%s': %s", path, strerror(errno));
+	{
+		struct stat st;
+
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+			close(fd);
+			return il_err_set(err, IL_EIO, "cannot read '%s': not a regular file", path);
+		}
+	}
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
 
@@ -162,12 +172,27 @@ int il_write_file_atomic(const char *path, const void *data, size_t len, struct 
 	int fd = -1, dfd;
 	int ret = 0;
 
-	if (il_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid()))
+	/*
+	 * The temporary name is random and created exclusively (mkostemp: O_EXCL,
+	 * mode 0600), so nothing planted beside the target, a symlink included,
+	 * is ever followed or overwritten; then the usual 0644 less the umask.
+	 */
+	if (il_buf_printf(&tmp, "%s.tmp.XXXXXX", path))
 		return il_err_set(err, IL_ENOMEM, "out of memory");
-	fd = open(tmp.p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = mkostemp(tmp.p, O_CLOEXEC);
 	if (fd < 0) {
 		ret = il_err_set(err, IL_EIO, "cannot create '%s': %s", tmp.p, strerror(errno));
-		goto cleanup;
+		il_buf_release(&tmp);
+		return ret;
+	}
+	{
+		mode_t um = umask(022);
+
+		umask(um);
+		if (fchmod(fd, 0644 & ~um)) {
+			ret = il_err_set(err, IL_EIO, "cannot chmod '%s': %s", tmp.p, strerror(errno));
+			goto cleanup;
+		}
 	}
 	while (len) {
 		ssize_t n = write(fd, p, len);

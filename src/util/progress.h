@@ -11,7 +11,7 @@
 
 struct il_progress {
 	const char *what;   /* "kernel labvm-6.1", "fetch https://..." */
-	const char *unit;   /* "files", "bytes" */
+	const char *unit;   /* "files", "bytes"; NULL: a step starts (what + elapsed_s only) */
 	double done;
 	double total;       /* <= 0: unknown */
 	bool estimated;     /* total is an estimate, not a count */

@@ -363,3 +363,11 @@ void il_iso_now(char *out, size_t n)
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(out, n, "%s.%03ldZ", buf, ts.tv_nsec / 1000000);
 }
+
+char *il_str_sanitize(char *s, bool keep_newlines)
+{
+	for (unsigned char *p = (unsigned char *)s; p && *p; p++)
+		if ((*p < 0x20 && *p != '\t' && !(keep_newlines && *p == '\n')) || *p == 0x7f)
+			*p = '?';
+	return s;
+}

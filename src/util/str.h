@@ -67,6 +67,13 @@ bool il_name_ok(const char *s, const char *extra, size_t max);
 /* Names of the files "<name><suffix>" in dir, suffix stripped, sorted, appended to out. IL_ENOTFOUND if dir cannot be read. */
 int il_dir_names(struct il_strlist *out, const char *dir, const char *suffix, struct il_err *err);
 
+/*
+ * Replace control bytes (C0 but tab and, with keep_newlines, newline; DEL)
+ * in s by '?', in place: text from files and mail may reach a terminal,
+ * where escape sequences must not act. Returns s.
+ */
+char *il_str_sanitize(char *s, bool keep_newlines);
+
 /* Copy src into dst (size dstsz), always terminated; returns true if it fit. */
 bool il_strlcpy(char *dst, const char *src, size_t dstsz);
 

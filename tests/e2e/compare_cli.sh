@@ -67,4 +67,9 @@ else
 	grep -qE 'src="?https?:|href="?https?:' "$RUN/report.html" && bad "html: self-contained" "refers to the network" ||
 		ok "html: self-contained (no network references)"
 fi
+# an error quoting a file's bytes never sends its escape sequences to the terminal
+printf '1\n2\n\033[2J\n' > "$E2E_TMP/esc.txt"
+"$IDLELAB" compare "$E2E_TMP/esc.txt" "$E2E_TMP/esc.txt" > "$E2E_TMP/esc.out" 2>&1
+[ $? = 1 ] && grep -q "esc.txt:3" "$E2E_TMP/esc.out" && ! grep -q "$(printf '\033')" "$E2E_TMP/esc.out" &&
+	ok "errors quoting files have no control bytes" || bad "errors quoting files have no control bytes" "$(od -c "$E2E_TMP/esc.out" | head)"
 finish

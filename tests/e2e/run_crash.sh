@@ -5,7 +5,7 @@
 # planned samples, none twice, every line parseable, and the host (a fixture
 # tree here, so this machine is never left half-configured) restored.
 . "$(dirname "$0")/lib.sh"
-SRC=${IL_SRCDIR:-.}
+SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
 WLD="--workloads-dir $SRC/workloads"
 WL="$WLD --workload-bin $SRC/build/workloads"
 ROOT=$E2E_TMP/root
@@ -54,4 +54,17 @@ gov=$(cat "$ROOT/sys/devices/system/cpu/cpuidle/current_governor")
 dis=$(cat "$ROOT"/sys/devices/system/cpu/cpu*/cpuidle/state2/disable | tr -d '\n')
 [ "$gov" = menu ] && [ "$dis" = 00 ] && ok "host restored after the last resume" ||
 	bad "host restored after the last resume" "governor $gov, state2 disable $dis"
+# a relative --sysfs-root is the same tree (it made every sample invalid before)
+cat > "$E2E_TMP/rel.json" <<JSON
+{"name": "rel", "host": "local", "governors": ["teo"],
+ "workloads": [{"workload": "periodic", "params": {"hz": 1000, "duration": 0.02}}], "iterations": 2}
+JSON
+(cd "$E2E_TMP" && "$IDLELAB" run rel.json --out rel-run --sysfs-root root $WL -q) >/dev/null 2>&1
+expect "relative --sysfs-root: samples ok" 0 "2/2 samples done, complete, ok 2" "$IDLELAB" show "$E2E_TMP/rel-run" $WLD
+expect "a missing --sysfs-root is named" 1 "sysfs root 'nonexistent-root'" \
+	"$IDLELAB" run "$E2E_TMP/rel.json" --out "$E2E_TMP/rel-run2" --sysfs-root nonexistent-root $WL
+# plan cpus that the host does not have online are refused before anything is written
+sed 's/"iterations": 2/"iterations": 2, "cpus": "0,7"/' "$E2E_TMP/rel.json" > "$E2E_TMP/cpus.json"
+expect "plan cpus not online: refused" 1 "plan: cpus: CPU 7 is not online on host 'local' \\(online: 0-1\\)" \
+	"$IDLELAB" run "$E2E_TMP/cpus.json" --out "$E2E_TMP/cpus-run" --sysfs-root "$ROOT" $WL
 finish

@@ -74,6 +74,16 @@ static void test_boot__config(void **state)
 	free(txt);
 	json_decref(j);
 	il_boot_cfg_release(&c);
+	/* a password in the URL's userinfo, a token in its query: hidden in what is shown */
+	assert_int_equal(parse("{\"method\": \"kexec\"}",
+			       "{\"url\": \"http://admin:s3cret@127.0.0.1:9/outlet/3?token=s3cret\"}", &c, &err), 0);
+	j = il_boot_cfg_to_json(&c);
+	txt = json_dumps(j, JSON_SORT_KEYS);
+	assert_null(strstr(txt, "s3cret"));
+	assert_non_null(strstr(txt, "http://admin:***@127.0.0.1:9/outlet/3?***"));
+	free(txt);
+	json_decref(j);
+	il_boot_cfg_release(&c);
 
 	assert_int_equal(parse("{\"method\": \"command\", \"argv\": [\"pxe-set\", \"--kernel={image}\", \"{{literal}}\"]}",
 			       "{\"argv\": [\"pdu\", \"cycle\", \"{host}\"]}", &c, &err), 0);
@@ -87,8 +97,11 @@ static void test_boot__config(void **state)
 	expect_error("{\"method\": \"command\"}", NULL, "boot.argv: expected the command's argv");
 	expect_error("{\"method\": \"kexec\", \"argv\": [\"x\"]}", NULL, "boot.argv: expected no argv unless");
 	expect_error("{\"method\": \"command\", \"argv\": [\"x\", \"{kernel}\"]}", NULL,
-		     "boot.argv[1]: unknown placeholder in '{kernel}'");
+		     "boot.argv[1]: unknown or unclosed placeholder in '{kernel}'");
 	expect_error("{\"method\": \"command\", \"argv\": [\"x\", 3]}", NULL, "boot.argv[1]: expected a string");
+	/* a brace never closed, at the end or before other text (read past the string before) */
+	expect_error("{\"method\": \"command\", \"argv\": [\"x{\"]}", NULL, "boot.argv[0]: unknown or unclosed placeholder in 'x{'");
+	expect_error("{\"method\": \"command\", \"argv\": [\"x\", \"{image\"]}", NULL, "boot.argv[1]: unknown or unclosed");
 	expect_error("{\"method\": \"grub-reboot\", \"cmdline\": \"x\"}", NULL, "boot.cmdline: expected no cmdline unless");
 	expect_error("{\"method\": \"kexec\", \"remote_dir\": \"/var/../etc\"}", NULL, "boot.remote_dir: expected an absolute");
 	expect_error("{\"method\": \"kexec\", \"remote_dir\": \"tmp\"}", NULL, "boot.remote_dir");

@@ -8,6 +8,7 @@
 #include "testutil.h"
 
 #include <signal.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,14 @@ static void test_series__errors(void **state)
 	assert_non_null(strstr(err.msg, "x.txt: not an mbox"));
 	assert_int_equal(il_series_parse("From a\nSubject: hi\n\nbody\n", 25, 0, "m", &s, &err), IL_EPARSE);
 	assert_non_null(strstr(err.msg, "no patches"));
+	/* numbers beyond any series are no patch numbers (they overflowed int before: UBSan) */
+	{
+		static const char huge[] = "From a\nSubject: [PATCH 2147483648/2147483648] x\n\nbody\n"
+					   "From b\nSubject: [PATCH v99999999999 1/1] y\n\nbody\n";
+
+		assert_int_equal(il_series_parse(huge, sizeof(huge) - 1, 0, "m", &s, &err), IL_EPARSE);
+		assert_non_null(strstr(err.msg, "no patches"));
+	}
 	/* drop v2 2/3: the gap is named */
 	cut = strstr(text, "Subject: [PATCH v2 2/3]");
 	assert_non_null(cut);
@@ -230,6 +239,29 @@ static void gz_write(const char *path, const char *data, size_t len, size_t cut)
 		fclose(f);
 		free(all);
 	}
+}
+
+/* without HOME the cache is the user's own home's, never a shared /tmp path */
+static void test_fetch__cache_dir_without_home(void **state)
+{
+	char *h = getenv("HOME") ? strdup(getenv("HOME")) : NULL, *c = getenv("IDLELAB_CACHE") ? strdup(getenv("IDLELAB_CACHE")) : NULL;
+	char *x = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
+	struct passwd *pw = getpwuid(getuid());
+	char want[600];
+
+	(void)state;
+	unsetenv("HOME"), unsetenv("IDLELAB_CACHE"), unsetenv("XDG_CACHE_HOME");
+	snprintf(want, sizeof(want), "%s/.cache/idlelab", pw ? pw->pw_dir : ".");
+	assert_string_equal(il_cache_dir(NULL), want);
+	assert_null(strstr(il_cache_dir(NULL), "/tmp"));
+	assert_string_equal(il_cache_dir("/x"), "/x");
+	if (h)
+		setenv("HOME", h, 1);
+	if (c)
+		setenv("IDLELAB_CACHE", c, 1);
+	if (x)
+		setenv("XDG_CACHE_HOME", x, 1);
+	free(h), free(c), free(x);
 }
 
 static void on_fetch(const struct il_progress *p, void *ctx)
@@ -485,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_series__errors),
 		cmocka_unit_test(test_repo__import_apply_stable_ids),
 		cmocka_unit_test(test_fetch__public_inbox_layout),
+		cmocka_unit_test(test_fetch__cache_dir_without_home),
 		cmocka_unit_test(test_build__variants_cached_incremental),
 	};
 

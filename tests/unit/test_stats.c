@@ -236,6 +236,70 @@ static void test_verdict__power(void **state)
 	assert_true(hit >= trials * 9 / 10);
 }
 
+/* Compare two files of numbers; the variant's result (caller releases c and ds). */
+static const struct il_mres *compare_lists(const char *ref, const char *var, struct il_cmp *c, struct il_dataset *ds,
+					   char *dir)
+{
+	struct il_cmp_opts o = IL_CMP_OPTS_INIT;
+	struct il_err err = { 0 };
+
+	tu_write(dir, "/ref.txt", ref);
+	tu_write(dir, "/var.txt", var);
+	{
+		char a[600], b[600];
+
+		snprintf(a, sizeof(a), "%s/ref.txt", dir);
+		snprintf(b, sizeof(b), "%s/var.txt", dir);
+		assert_int_equal(il_dataset_add_file(ds, a, "ref", &err), 0);
+		assert_int_equal(il_dataset_add_file(ds, b, "var", &err), 0);
+	}
+	if (il_compare(c, ds, &o, &err))
+		fail_msg("%s", err.msg);
+	return il_cmp_res(c, 0, 1);
+}
+
+/* a reference of zeros and a variant that is not: +inf% is a change, not noise (p < alpha) */
+static void test_verdict__infinite_change(void **state)
+{
+	char *dir = tu_tmpdir();
+	struct il_dataset ds = { 0 };
+	struct il_cmp c;
+	const struct il_mres *x;
+
+	(void)state;
+	x = compare_lists("0\n0\n0\n0\n0\n0\n", "1\n2\n1\n3\n2\n1\n", &c, &ds, dir);
+	assert_true(isinf(x->change_pct));
+	assert_true(x->p < 0.05);
+	assert_string_equal(x->verdict, "changed");
+	il_compare_release(&c);
+	il_dataset_release(&ds);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* an outlier near DBL_MAX: finite mean and spread, a CI that is no NaN */
+static void test_stats__huge_outlier(void **state)
+{
+	char *dir = tu_tmpdir();
+	struct il_dataset ds = { 0 };
+	struct il_cmp c;
+	const struct il_mres *x;
+	struct il_desc d;
+	const double v[] = { 1, 2, 1e308, 1e308, 3 };
+
+	(void)state;
+	il_desc_compute(v, 5, &d);
+	assert_true(isfinite(d.mean) && isfinite(d.stdev) && isfinite(d.cv));
+	assert_true(fabs(d.mean - 4e307) < 1e293);
+	x = compare_lists("1\n2\n3\n2\n1\n", "2\n3\n1e308\n2\n3\n", &c, &ds, dir);
+	assert_false(isnan(x->ci_lo));
+	assert_false(isnan(x->ci_hi));
+	il_compare_release(&c);
+	il_dataset_release(&ds);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static void test_verdict__too_few_samples(void **state)
 {
 	(void)state;
@@ -253,6 +317,8 @@ int main(void)
 		cmocka_unit_test(test_verdict__aa_false_positive_rate),
 		cmocka_unit_test(test_verdict__power),
 		cmocka_unit_test(test_verdict__too_few_samples),
+		cmocka_unit_test(test_verdict__infinite_change),
+		cmocka_unit_test(test_stats__huge_outlier),
 	};
 
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util/buf.h"
 #include "util/proc.h"
@@ -98,6 +100,34 @@ static void test_util__files(void **state)
 	snprintf(path, sizeof(path), "%s/nodir/out.txt", dir);
 	assert_int_equal(il_write_file_atomic(path, "x", 1, &err), IL_EIO);
 	assert_non_null(strstr(err.msg, "nodir"));
+	/* a symlink planted at the old, predictable temporary name is never followed */
+	{
+		char victim[600], trap[700];
+		struct stat st;
+		mode_t um = umask(022);
+
+		umask(um);
+		snprintf(victim, sizeof(victim), "%s/victim", dir);
+		tu_write(dir, "/victim", "precious");
+		chmod(victim, 0600);
+		snprintf(path, sizeof(path), "%s/out2.txt", dir);
+		snprintf(trap, sizeof(trap), "%s.tmp.%ld", path, (long)getpid());
+		assert_int_equal(symlink(victim, trap), 0);
+		assert_int_equal(il_write_file_atomic(path, "new", 3, &err), 0);
+		il_buf_reset(&b);
+		assert_int_equal(il_buf_read_file(&b, victim, 0, &err), 0);
+		assert_string_equal(il_buf_str(&b), "precious\n");
+		assert_int_equal(stat(victim, &st), 0);
+		assert_int_equal(st.st_mode & 0777, 0600);
+		assert_int_equal(stat(path, &st), 0);
+		assert_int_equal(st.st_mode & 0777, 0644 & ~um);
+	}
+	/* a FIFO where a file is expected: a clear error at once, not a hang */
+	snprintf(path, sizeof(path), "%s/x.json", dir);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	il_buf_reset(&b);
+	assert_int_equal(il_buf_read_file(&b, path, 0, &err), IL_EIO);
+	assert_non_null(strstr(err.msg, "x.json': not a regular file"));
 	il_buf_release(&b);
 	tu_rmtree(dir);
 	free(dir);
