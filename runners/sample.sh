@@ -4,16 +4,23 @@
 # (pinned, output to files), post-snapshot, then print everything framed.
 # Nothing is printed until the post-snapshot is taken, so no SSH traffic
 # lands inside the measured window. POSIX sh; works with busybox ash.
-# idlelab prepends snapshot.sh as the function snap().
+# idlelab prepends snapshot.sh as the function snap() and own.sh.
 #
-# args: NONCE ROOT QUIESCE_S CPUS GOVERNOR TIMEOUT_S BINDIR NWRITES
+# args: NONCE ROOT QUIESCE_S CPUS GOVERNOR TIMEOUT_S UID:WORKDIR NWRITES
 #       [PATH VALUE]*NWRITES -- ARGV...
 # frames: "@@NONCE fail REASON" | "@@NONCE uname R M" | "@@NONCE <pre|post|out|err> BYTES" + bytes
 #         | "@@NONCE status N" | "@@NONCE end"
-n=$1 R=$2 q=$3 cpus=$4 gov=$5 to=$6 bin=$7 nw=$8
+# WORKDIR is idlelab's private directory (own.sh), checked before use; the
+# sample's files go in WORKDIR/s.NONCE and its process ids in WORKDIR/run.NONCE
+# ("RUNNER WORKLOAD_GROUP WATCHDOG_GROUP"), so runners/cancel.sh can stop
+# every process of the sample from another exec. Nothing is added to PATH:
+# idlelab's own workloads come with their absolute path in ARGV.
+n=$1 R=$2 q=$3 cpus=$4 gov=$5 to=$6 W=$7 nw=$8
 shift 8
 fail() { printf '@@%s fail %s\n' "$n" "$*"; exit 0; }
-[ -n "$bin" ] && PATH=$bin:$PATH && export PATH
+own_fail() { fail "idlelab's working directory: $*"; }
+own_uid=${W%%:*} W=${W#*:}
+own "$W"
 if [ -n "$gov" ]; then
 	printf '%s' "$gov" > "$R/sys/devices/system/cpu/cpuidle/current_governor" 2>/dev/null ||
 		fail "cannot write '$gov' to current_governor"
@@ -30,25 +37,35 @@ if [ -n "$cpus" ]; then
 	command -v taskset >/dev/null 2>&1 || fail "taskset not found on the host (needed for cpus)"
 	set -- taskset -c "$cpus" "$@"
 fi
-d=$(mktemp -d 2>/dev/null || mktemp -d -t idlelab.XXXXXX) || fail "cannot create a temporary directory"
-trap 'rm -rf "$d"' EXIT
+d=$W/s.$n
+mkdir -m 700 "$d" || fail "cannot create $d"
+trap 'rm -rf "$d" "$W/run.$n"' EXIT
+# the workload and the watchdog each in a process group of their own (setsid), so
+# a timeout or a cancel kills everything they started (signals as `kill -KILL -PGID`,
+# signal first and no `--`: the one form dash and busybox ash both take)
+ss=
+command -v setsid >/dev/null 2>&1 && ss=setsid
 [ "$q" = 0 ] || sleep "$q"
 snap > "$d/pre"
-"$@" > "$d/out" 2> "$d/err" < /dev/null &
+$ss "$@" > "$d/out" 2> "$d/err" < /dev/null &
 w=$!
 # the time limit: one sleeping watchdog, not timeout(1) (busybox's polls every second,
 # which would add wakeups to what is being measured)
 dog=
 if [ "$to" != 0 ]; then
-	(sleep "$to" && kill -KILL "$w" 2>/dev/null) &
+	$ss sh -c 'sleep "$1"; kill -KILL "-$2" 2>/dev/null; kill -KILL "$2" 2>/dev/null' sh "$to" "$w" > /dev/null 2>&1 < /dev/null &
 	dog=$!
 fi
+echo "$$ $w $dog" > "$W/run.$n"
 wait "$w"
 st=$?
 if [ -n "$dog" ]; then
-	pkill -P "$dog" sleep 2>/dev/null
-	kill "$dog" 2>/dev/null
+	kill -KILL "-$dog" 2>/dev/null
+	kill -KILL "$dog" 2>/dev/null
+	wait "$dog" 2>/dev/null
 fi
+# anything the workload left running in its group goes too
+kill -KILL "-$w" 2>/dev/null
 snap > "$d/post"
 printf '@@%s uname %s %s\n' "$n" "$(uname -r)" "$(uname -m)"
 for f in pre post out err; do

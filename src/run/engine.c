@@ -27,7 +27,9 @@
 #include "host/boot.h"
 #include "host/inventory.h"
 #include "host/probe.h"
+#include "host/runners.h"
 #include "host/transport.h"
+#include "host/workdir.h"
 #include "idle/diff.h"
 #include "idle/govctl.h"
 #include "idle/snapjson.h"
@@ -38,7 +40,6 @@
 #include "workload/own.h"
 #include "workload/parse.h"
 
-#define REMOTE_BIN "/tmp/idlelab-workloads"
 
 struct host_ctx {
 	const char *name;
@@ -51,6 +52,7 @@ struct host_ctx {
 	char root_abs[PATH_MAX];     /* the local host's --sysfs-root, made absolute */
 	struct il_snapshot snap;
 	char *fp_file;               /* host-<name>.json */
+	char *workdir;               /* "UID:PATH" of idlelab's private directory on the host (host/workdir.h) */
 	char *bindir;                /* where the host finds idlelab's own workloads */
 	struct il_idle_saved saved;
 	bool borrowed;
@@ -205,6 +207,7 @@ static void host_release(struct host_ctx *h, size_t ngov)
 	il_snapshot_release(&h->snap);
 	free(h->fp_file);
 	free(h->bindir);
+	free(h->workdir);
 	if (h->t)
 		il_transport_free(h->t);
 	il_host_release(&h->cfg);
@@ -303,6 +306,39 @@ static int plan_writes(struct run *r, struct host_ctx *h, struct il_err *err)
 	return 0;
 }
 
+/*
+ * Stop every process of the sample with this nonce (NULL: of every sample
+ * recorded in the working directory) by a separate exec (runners/cancel.sh)
+ * and check none is left; *n (may be NULL) is how many samples it stopped.
+ */
+static int samples_cancel(struct host_ctx *h, const char *nonce, int *n, struct il_err *err)
+{
+	char *script = il_workdir_script(il_runner_script("cancel.sh"));
+	char *args[] = { h->workdir, (char *)(nonce ? nonce : "--all"), NULL };
+	struct il_exec_opts o = { .privileged = true, .timeout_ms = 30000 };
+	struct il_exec_result res;
+	const char *out, *p;
+	int rc;
+
+	if (!script)
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	rc = il_transport_run_script(h->t, script, args, &o, &res, err);
+	free(script);
+	if (rc)
+		return rc;
+	out = il_buf_str(&res.out);
+	if ((p = strstr(out, "idlelab.cancel:")) && !res.exit_code) {
+		if (n)
+			*n = atoi(p + strlen("idlelab.cancel:"));
+	} else {
+		p = strstr(out, "idlelab.cancel_fail:");
+		rc = il_err_set(err, IL_EIO, "host '%s': cannot stop the sample's processes: %.*s", h->name,
+				p ? (int)strcspn(p + 20, "\n") : 300, p ? p + 20 : il_buf_str(&res.err));
+	}
+	il_exec_result_release(&res);
+	return rc;
+}
+
 static int upload_workloads(struct run *r, struct host_ctx *h, const char *arch, struct il_err *err)
 {
 	const char *env = getenv("IDLELAB_WORKLOAD_BIN");
@@ -346,18 +382,12 @@ static int upload_workloads(struct run *r, struct host_ctx *h, const char *arch,
 		h->bindir = strdup(real);
 		goto out;
 	}
+	/* into the private working directory's bin/ (made and checked by il_workdir_get) */
 	{
-		char *mk[] = { (char *)"mkdir", (char *)"-p", (char *)REMOTE_BIN, NULL };
-		struct il_exec_result res;
+		struct il_buf bin = IL_BUF_INIT;
 
-		if ((rc = il_transport_exec(h->t, mk, NULL, &res, err)) || res.exit_code) {
-			if (!rc)
-				rc = il_err_set(err, IL_EIO, "host '%s': cannot create %s: %s", h->name, REMOTE_BIN,
-						il_buf_str(&res.err));
-			il_exec_result_release(&res);
-			goto out;
-		}
-		il_exec_result_release(&res);
+		il_buf_printf(&bin, "%s/bin", il_workdir_path(h->workdir));
+		h->bindir = il_buf_detach(&bin);
 	}
 	for (size_t i = 0; i < r->plan.nwl && !rc; i++) {
 		const struct il_workload *w = &r->plan.wl[i].def;
@@ -368,7 +398,7 @@ static int upload_workloads(struct run *r, struct host_ctx *h, const char *arch,
 		if (!w->builtin)
 			continue;
 		il_buf_printf(&f, "%s/%s", local.p, prog);
-		il_buf_printf(&dst, "%s/%s", REMOTE_BIN, prog);
+		il_buf_printf(&dst, "%s/%s", h->bindir, prog);
 		if (!(rc = h->t->upload(h->t, f.p, dst.p, err))) {
 			char *ch[] = { (char *)"chmod", (char *)"755", dst.p, NULL };
 
@@ -379,8 +409,6 @@ static int upload_workloads(struct run *r, struct host_ctx *h, const char *arch,
 		il_buf_release(&f);
 		il_buf_release(&dst);
 	}
-	if (!rc)
-		h->bindir = strdup(REMOTE_BIN);
 out:
 	il_buf_release(&local);
 	return rc;
@@ -465,6 +493,17 @@ static int host_setup(struct run *r, struct host_ctx *h, const char *name, struc
 			goto out;
 		}
 	}
+	/* idlelab's private directory on the host; what a killed run left running there is stopped */
+	{
+		static const char *const subs[] = { "bin", NULL };
+		int stopped_n = 0;
+
+		if ((rc = il_workdir_get(h->t, subs, &h->workdir, err)) ||
+		    (rc = samples_cancel(h, NULL, &stopped_n, err)))
+			goto out;
+		if (stopped_n)
+			emit_note(r, name, "stopped %d sample(s) a killed run had left running on the host", stopped_n);
+	}
 	arch = json_string_value(json_object_get(json_object_get(fp, "kernel"), "arch"));
 	for (size_t i = 0; i < p->nwl; i++) {
 		if (p->wl[i].def.builtin) {
@@ -524,7 +563,10 @@ static int host_restore(struct run *r, struct host_ctx *h, struct il_err *err)
 
 	if (!h->borrowed)
 		return 0;
-	rc = il_idle_restore(h->fs, &h->saved, &rerr);
+	/* nothing of a sample may still run when the host is declared restored */
+	rc = h->workdir ? samples_cancel(h, NULL, NULL, &rerr) : 0;
+	if (!rc)
+		rc = il_idle_restore(h->fs, &h->saved, &rerr);
 	journal_note(r, json_pack("{s:s,s:s,s:b,s:o}", "type", "restored", "host", h->name, "ok", !rc, "error",
 				  rc ? json_string(rerr.msg) : json_null()), NULL);
 	h->borrowed = false;
@@ -588,9 +630,21 @@ static void run_one(struct run *r, struct host_ctx *h, const struct il_spec *s, 
 		set_reason(oc, "infra_failed", false, e.msg);
 		goto out;
 	}
+	/* idlelab's own workloads by absolute path: nothing is added to the host's PATH */
+	if (w->def.builtin && h->bindir && wargv.n) {
+		struct il_buf abs = IL_BUF_INIT;
+
+		if (il_buf_printf(&abs, "%s/%s", h->bindir, wargv.v[0])) {
+			set_reason(oc, "infra_failed", true, "out of memory");
+			goto out;
+		}
+		free(wargv.v[0]);
+		wargv.v[0] = il_buf_detach(&abs);
+	}
 	{
-		struct il_runner_args ra = { h->root, h->quiesce_s, p->cpus, g->governor, p->timeout_s, h->bindir,
-					     &h->writes[s->gov], &wargv };
+		struct il_runner_args ra = { .root = h->root, .quiesce_s = h->quiesce_s, .cpus = p->cpus,
+					     .governor = g->governor, .timeout_s = p->timeout_s, .workdir = h->workdir,
+					     .writes = &h->writes[s->gov], .argv = &wargv };
 
 		if (il_runner_sample_argv(&args, nonce, &ra) || !(av = calloc(args.n + 1, sizeof(*av)))) {
 			set_reason(oc, "infra_failed", true, "out of memory");
@@ -603,6 +657,16 @@ static void run_one(struct run *r, struct host_ctx *h, const struct il_spec *s, 
 	eo.privileged = true;
 	eo.cancel = r->o->stop;
 	rc = il_transport_run_script(h->t, r->script, av, &eo, &res, &e);
+	if (rc == IL_EINTR || rc == IL_ETIMEOUT) {
+		/* closing the channel stops nothing on the host (sshd does not pass signals): stop it by its ids */
+		struct il_err ce = { 0 };
+
+		if (samples_cancel(h, nonce, NULL, &ce)) {
+			size_t l = strlen(e.msg);
+
+			snprintf(e.msg + l, sizeof(e.msg) - l, "; %s", ce.msg);
+		}
+	}
 	if (rc == IL_EINTR) {
 		set_reason(oc, "interrupted", true, "stopped by a signal; the sample will run again on resume");
 		goto out;

@@ -12,7 +12,8 @@ char *il_runner_sample_script(void)
 {
 	struct il_buf b = IL_BUF_INIT;
 
-	if (il_buf_printf(&b, "snap() {\n%s\n}\n%s", il_runner_script("snapshot.sh"), il_runner_script("sample.sh")))
+	if (il_buf_printf(&b, "snap() {\n%s\n}\n%s\n%s", il_runner_script("snapshot.sh"), il_runner_script("own.sh"),
+			  il_runner_script("sample.sh")))
 		il_buf_release(&b);
 	return il_buf_detach(&b);
 }
@@ -32,7 +33,7 @@ int il_runner_sample_argv(struct il_strlist *out, const char *nonce, const struc
 	r |= il_strlist_push(out, a->cpus ? a->cpus : "");
 	r |= il_strlist_push(out, a->governor ? a->governor : "");
 	r |= il_strlist_push(out, to);
-	r |= il_strlist_push(out, a->bindir ? a->bindir : "");
+	r |= il_strlist_push(out, a->workdir ? a->workdir : "");
 	r |= il_strlist_push(out, nw);
 	for (size_t i = 0; i + 1 < nwrites; i += 2) {
 		r |= il_strlist_push(out, a->writes->v[i]);

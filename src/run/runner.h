@@ -16,7 +16,7 @@ struct il_runner_args {
 	const char *cpus;        /* canonical CPU list or NULL */
 	const char *governor;    /* NULL: do not switch */
 	int timeout_s;
-	const char *bindir;      /* prepended to PATH, or NULL */
+	const char *workdir;     /* "UID:PATH" of idlelab's private directory on the host (host/workdir.h) */
 	const struct il_strlist *writes; /* path, value, path, value, ... (validated by the caller) */
 	const struct il_strlist *argv;   /* the workload */
 };
