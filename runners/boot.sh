@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Deploy and start a built kernel: `boot.sh kexec|grub DIR RELEASE [CMDLINE]`,
+# Deploy and start a built kernel: `boot.sh kexec|grub UID:DIR RELEASE [CMDLINE]`,
 # and `boot.sh grub-entry GRUB_CFG RELEASE` (the one-shot entry's id, alone).
 # DIR holds what idlelab uploaded: image, and optionally modules.tar (installed
 # as /lib/modules/RELEASE) and initrd. The reboot starts one second later in
@@ -34,8 +34,22 @@ grub-entry)
 kexec|grub) ;;
 *) fail "unknown step '$what'" ;;
 esac
+# DIR comes as UID:DIR: idlelab's own directory (own.sh, prepended), checked again here as root
+own_fail() { fail "boot directory: $*"; }
+own_uid=${dir%%:*} dir=${dir#*:}
+own "$dir"
 [ -f "$dir/image" ] || fail "no image in $dir"
 if [ -f "$dir/modules.tar" ]; then
+	# only lib/modules/RELEASE/... may come out of the archive, whatever it holds
+	bad=$(tar -tf "$dir/modules.tar" | while read -r e; do
+		case $e in
+		*..*) echo "$e"; break ;;
+		lib/modules/"$rel" | lib/modules/"$rel"/* | ./lib/modules/"$rel" | ./lib/modules/"$rel"/*) ;;
+		. | ./ | lib | lib/ | lib/modules | lib/modules/ | ./lib | ./lib/ | ./lib/modules | ./lib/modules/) ;;
+		*) echo "$e"; break ;;
+		esac
+	done)
+	[ -z "$bad" ] || fail "modules.tar holds '$bad', outside lib/modules/$rel: not installed"
 	tar -xf "$dir/modules.tar" -C / || fail "cannot install the modules of $rel"
 	[ -d "/lib/modules/$rel" ] || fail "modules.tar has no lib/modules/$rel"
 	if command -v depmod >/dev/null 2>&1; then depmod "$rel" || fail "depmod $rel failed"; fi

@@ -20,11 +20,11 @@
 #include "host/probe.h"
 #include "host/runners.h"
 #include "host/transport.h"
+#include "host/workdir.h"
 #include "util/buf.h"
 #include "util/proc.h"
 
 #define DEFAULT_TIMEOUT_S 300
-#define DEFAULT_REMOTE_DIR "/var/tmp/idlelab-boot"
 
 static const char *const method_names[] = { "none", "labvm", "kexec", "grub-reboot", "command" };
 
@@ -333,7 +333,7 @@ static json_t *strlist_json(const struct il_strlist *l)
 json_t *il_boot_cfg_to_json(const struct il_boot_cfg *c)
 {
 	json_t *o = json_pack("{s:s,s:i,s:s}", "method", il_boot_method_name(c->method), "timeout_s", c->timeout_s,
-			      "remote_dir", c->remote_dir ? c->remote_dir : DEFAULT_REMOTE_DIR);
+			      "remote_dir", c->remote_dir ? c->remote_dir : "<idlelab's working directory>/boot");
 
 	if (c->lab)
 		json_object_set_new(o, "lab", json_string(c->lab));
@@ -672,25 +672,50 @@ static int upload(struct run *b, struct il_transport *t, const char *dir, const 
 static int deploy_remote(struct run *b, struct il_transport *t, struct il_err *err)
 {
 	const struct il_boot_cfg *c = &b->cfg->boot;
-	const char *dir = c->remote_dir ? c->remote_dir : DEFAULT_REMOTE_DIR;
-	const char *script = il_runner_script("boot.sh");
+	static const char *const subs[] = { "boot", NULL };
+	char *script = il_workdir_script(il_runner_script("boot.sh")), *wd = NULL;
 	struct il_exec_opts eo = { c->timeout_s * 1000, 0, true, b->o ? b->o->cancel : NULL };
 	struct il_exec_result res = { 0 };
+	struct il_buf dirb = IL_BUF_INIT, owned = IL_BUF_INIT;
+	const char *dir;
 	int r;
 
+	/*
+	 * Boot artifacts go in a directory of idlelab's own (host/workdir.h):
+	 * <workdir>/boot, or boot.remote_dir made and checked the same way, and
+	 * boot.sh checks it again as root before it installs anything from it.
+	 */
+	if (!script)
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	if ((r = il_workdir_get(t, subs, &wd, err)))
+		goto out;
+	if (c->remote_dir)
+		il_buf_adds(&dirb, c->remote_dir);
+	else
+		il_buf_printf(&dirb, "%s/boot", il_workdir_path(wd));
+	dir = il_buf_str(&dirb);
+	if (il_buf_printf(&owned, "%.*s:%s", (int)(il_workdir_path(wd) - 1 - wd), wd, dir)) {
+		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		goto out;
+	}
 	{
-		char *av[] = { (char *)"sh", (char *)"-c", (char *)"mkdir -p \"$1\" && rm -f \"$1/image\" \"$1/modules.tar\" "
-			       "\"$1/initrd\"", (char *)"sh", (char *)dir, NULL };
+		char *prep = il_workdir_script("own_fail() { echo \"$*\" >&2; exit 3; }\nown \"$1\"\n"
+					       "rm -f \"$1/image\" \"$1/modules.tar\" \"$1/initrd\"");
+		char *av[] = { (char *)"sh", (char *)"-c", prep, (char *)"sh", (char *)dir, NULL };
 
-		if ((r = remote(t, av, true, 60, NULL, err)))
-			return il_err_prefix(err, "host '%s': preparing %s: ", b->cfg->name, dir);
+		r = prep ? remote(t, av, false, 60, NULL, err) : il_err_set(err, IL_ENOMEM, "out of memory");
+		free(prep);
+		if (r) {
+			il_err_prefix(err, "host '%s': preparing %s: ", b->cfg->name, dir);
+			goto out;
+		}
 	}
 	if ((r = upload(b, t, dir, b->tgt->image, "image", err)) ||
 	    (b->tgt->modules && (r = upload(b, t, dir, b->tgt->modules, "modules.tar", err))) ||
 	    (c->initrd && (r = upload(b, t, dir, c->initrd, "initrd", err))))
-		return r;
+		goto out;
 	{
-		char *args[] = { (char *)(c->method == IL_BOOT_KEXEC ? "kexec" : "grub"), (char *)dir,
+		char *args[] = { (char *)(c->method == IL_BOOT_KEXEC ? "kexec" : "grub"), owned.p,
 				 (char *)b->tgt->release, (char *)(c->cmdline ? c->cmdline : ""), NULL };
 
 		r = il_transport_run_script(t, script, args, &eo, &res, err);
@@ -706,7 +731,12 @@ static int deploy_remote(struct run *b, struct il_transport *t, struct il_err *e
 			for (const char *l = o; (l = strstr(l, "idlelab.boot:")); l += 13)
 				step(b, "remote", "%.*s", (int)strcspn(l + 13, "\n"), l + 13);
 	}
+out:
 	il_exec_result_release(&res);
+	il_buf_release(&dirb);
+	il_buf_release(&owned);
+	free(script);
+	free(wd);
 	return r;
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "host/quote.h"
@@ -411,8 +412,16 @@ static int ssh_upload(struct il_transport *t, const char *local, const char *rem
 	}
 	if ((r = sftp_open_session(c, &sf, err)))
 		goto out;
-	il_buf_printf(&tmp, "%s.idlelab-tmp.%ld", remote, (long)getpid());
-	f = sftp_open(sf, tmp.p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	/* a random name created exclusively: nothing planted at a guessable name is followed or truncated */
+	{
+		unsigned char rnd[8] = { 0 };
+
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			memset(rnd, (int)getpid(), sizeof(rnd));
+		il_buf_printf(&tmp, "%s.idlelab-tmp.%02x%02x%02x%02x%02x%02x%02x%02x", remote, rnd[0], rnd[1], rnd[2],
+			      rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+	}
+	f = sftp_open(sf, tmp.p, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	if (!f) {
 		r = il_err_set(err, IL_EIO, "host '%s': cannot create '%s': %s", t->label, tmp.p, ssh_get_error(c->s));
 		goto out;
@@ -482,8 +491,8 @@ static int ssh_download(struct il_transport *t, const char *remote, const char *
 		r = il_err_set(err, IL_EIO, "host '%s': cannot open '%s': %s", t->label, remote, ssh_get_error(c->s));
 		goto out;
 	}
-	il_buf_printf(&tmp, "%s.idlelab-tmp.%ld", local, (long)getpid());
-	fd = open(tmp.p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	il_buf_printf(&tmp, "%s.idlelab-tmp.XXXXXX", local);
+	fd = mkostemp(tmp.p, O_CLOEXEC); /* exclusive, random: see il_write_file_atomic */
 	if (fd < 0 || il_sha256_init(&h)) {
 		r = il_err_set(err, IL_EIO, "cannot create '%s': %s", tmp.p, strerror(errno));
 		goto out;
