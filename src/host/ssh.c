@@ -28,6 +28,7 @@ struct il_ssh {
 	struct il_transport base;
 	ssh_session s;
 	bool dead;          /* the connection failed: reconnect on the next call */
+	ssh_channel held;   /* a command kept running (the host lock); dies with the session */
 	double last_ms;     /* end of the last exchange (keepalive check) */
 	char where[300];    /* "user@address:port" for messages */
 	char addr[256];     /* the address connected to, after ~/.ssh/config */
@@ -51,6 +52,10 @@ static int ssh_fail(struct il_ssh *c, int code, const char *what, struct il_err 
 
 static void disconnect(struct il_ssh *c)
 {
+	if (c->held) {
+		ssh_channel_free(c->held);
+		c->held = NULL;
+	}
 	if (c->s) {
 		ssh_disconnect(c->s);
 		ssh_free(c->s);
@@ -305,6 +310,88 @@ out:
 	return r;
 }
 
+/* ---- a held command (the host lock) ---- */
+
+static void ssh_hold_release(struct il_transport *t)
+{
+	struct il_ssh *c = (struct il_ssh *)t;
+
+	if (!c->held)
+		return;
+	/* EOF on its stdin: the command ends by itself and the host lets go */
+	ssh_channel_send_eof(c->held);
+	ssh_channel_close(c->held);
+	ssh_channel_free(c->held);
+	c->held = NULL;
+}
+
+static bool ssh_hold_alive(struct il_transport *t)
+{
+	struct il_ssh *c = (struct il_ssh *)t;
+
+	if (!c->held)
+		return false;
+	if (c->dead || !ssh_is_connected(c->s) || ssh_channel_poll_timeout(c->held, 0, 0) == SSH_EOF ||
+	    !ssh_channel_is_open(c->held) || ssh_channel_is_eof(c->held)) {
+		ssh_hold_release(t);
+		return false;
+	}
+	return true;
+}
+
+static int ssh_hold(struct il_transport *t, char *const argv[], int timeout_ms, struct il_buf *first, struct il_err *err)
+{
+	struct il_ssh *c = (struct il_ssh *)t;
+	struct il_buf cmd = IL_BUF_INIT;
+	double deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 30000);
+	ssh_channel ch = NULL;
+	bool eof = false;
+	int r = 0;
+
+	ssh_hold_release(t);
+	if (il_sh_quote_argv(&cmd, argv))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	if ((c->dead || !c->s || !ssh_is_connected(c->s)) && (r = connect_session(c, err)))
+		goto out;
+	ch = ssh_channel_new(c->s);
+	if (!ch || ssh_channel_open_session(ch) != SSH_OK || ssh_channel_request_exec(ch, il_buf_str(&cmd)) != SSH_OK) {
+		r = ssh_fail(c, IL_ESSH, "cannot start a command", err);
+		c->dead = true;
+		goto out;
+	}
+	while (!memchr(first->p ? first->p : "", '\n', first->len) && !eof) {
+		double left = deadline - mono_ms();
+		struct il_buf junk = IL_BUF_INIT;
+
+		if (left <= 0) {
+			r = il_err_set(err, IL_ETIMEOUT, "host '%s': '%s' said nothing within %.0f s", t->label, argv[0],
+				       timeout_ms / 1e3);
+			goto out;
+		}
+		if (ssh_channel_poll_timeout(ch, left > 50 ? 50 : (int)left + 1, 0) == SSH_ERROR ||
+		    drain(ch, 0, first, &eof) || drain(ch, 1, &junk, &eof)) {
+			il_buf_release(&junk);
+			r = ssh_fail(c, IL_ESSH, "connection lost while starting a command", err);
+			c->dead = true;
+			goto out;
+		}
+		il_buf_release(&junk);
+		eof |= ssh_channel_is_eof(ch);
+	}
+	if (!eof) {
+		c->held = ch;
+		ch = NULL;
+	}
+out:
+	if (ch) {
+		ssh_channel_close(ch);
+		ssh_channel_free(ch);
+	}
+	c->last_ms = mono_ms();
+	il_buf_release(&cmd);
+	return r;
+}
+
 /* ---- SFTP ---- */
 
 static int remote_sha256(struct il_ssh *c, const char *path, char hex[65], struct il_err *err)
@@ -542,6 +629,7 @@ static void ssh_free_transport(struct il_transport *t)
 {
 	struct il_ssh *c = (struct il_ssh *)t;
 
+	ssh_hold_release(t);
 	disconnect(c);
 	free(c);
 }
@@ -558,6 +646,9 @@ int il_ssh_open(struct il_transport **out, const struct il_host_cfg *cfg, struct
 	c->base.label = cfg->name;
 	c->base.exec = ssh_exec;
 	c->base.upload = ssh_upload;
+	c->base.hold = ssh_hold;
+	c->base.hold_alive = ssh_hold_alive;
+	c->base.hold_release = ssh_hold_release;
 	c->base.download = ssh_download;
 	c->base.free = ssh_free_transport;
 	if ((r = connect_session(c, err))) {

@@ -130,8 +130,33 @@ static int local_download(struct il_transport *t, const char *remote, const char
 	return copy_verified(t->label, remote, local, err);
 }
 
+struct il_local {
+	struct il_transport base;
+	struct il_proc_held held;
+};
+
+static int local_hold(struct il_transport *t, char *const argv[], int timeout_ms, struct il_buf *first,
+		      struct il_err *err)
+{
+	struct il_local *l = (struct il_local *)t;
+
+	il_proc_release(&l->held);
+	return il_proc_hold(argv, timeout_ms, &l->held, first, err) ? il_err_prefix(err, "host '%s': ", t->label) : 0;
+}
+
+static bool local_hold_alive(struct il_transport *t)
+{
+	return il_proc_held_alive(&((struct il_local *)t)->held);
+}
+
+static void local_hold_release(struct il_transport *t)
+{
+	il_proc_release(&((struct il_local *)t)->held);
+}
+
 static void local_free(struct il_transport *t)
 {
+	il_proc_release(&((struct il_local *)t)->held);
 	free(t);
 }
 
@@ -142,15 +167,23 @@ int il_transport_open(struct il_transport **out, const struct il_host_cfg *cfg, 
 	*out = NULL;
 	if (!cfg->local)
 		return il_ssh_open(out, cfg, err);
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+	{
+		struct il_local *l = calloc(1, sizeof(*l));
+
+		if (!l)
+			return il_err_set(err, IL_ENOMEM, "out of memory");
+		l->held.in_fd = l->held.out_fd = -1;
+		t = &l->base;
+	}
 	t->cfg = cfg;
 	t->label = cfg->name;
 	snprintf(t->auth, sizeof(t->auth), "local");
 	t->is_root = geteuid() == 0;
 	t->exec = local_exec;
 	t->upload = local_upload;
+	t->hold = local_hold;
+	t->hold_alive = local_hold_alive;
+	t->hold_release = local_hold_release;
 	t->download = local_download;
 	t->free = local_free;
 	*out = t;

@@ -41,6 +41,15 @@ struct il_transport {
 	/* Copy a file to/from the host: SHA-256 verified on both sides, written to a temp name and renamed. */
 	int (*upload)(struct il_transport *t, const char *local, const char *remote, struct il_err *err);
 	int (*download)(struct il_transport *t, const char *remote, const char *local, struct il_err *err);
+	/*
+	 * Start argv (no sudo) and keep it running until hold_release, at most
+	 * one per transport (the host lock): *first gets its first line of
+	 * output. A command that ends at once is not held (hold_alive false).
+	 * A held command ends with its connection (idlelab gone, host rebooted).
+	 */
+	int (*hold)(struct il_transport *t, char *const argv[], int timeout_ms, struct il_buf *first, struct il_err *err);
+	bool (*hold_alive)(struct il_transport *t);
+	void (*hold_release)(struct il_transport *t);
 	void (*free)(struct il_transport *t);
 };
 

@@ -14,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -25,6 +28,7 @@
 #include "kernel/fetch.h"
 #include "kernel/kplan.h"
 #include "host/boot.h"
+#include "host/hostlock.h"
 #include "host/inventory.h"
 #include "host/probe.h"
 #include "host/runners.h"
@@ -74,6 +78,8 @@ struct run {
 	double busy_s;               /* wall time of samples run in this session */
 	size_t ran;
 	char *plan_dir;              /* where the plan's relative paths point */
+	int lock_fd;                 /* flock on <run>/lock: one writer per run directory (-1: none) */
+	char holder[512];            /* "run DIR, pid N on HOST": what a host lock or a busy run says */
 	struct il_kvars kv;          /* the kernel variants (plan kernels, prepared) */
 };
 
@@ -498,7 +504,9 @@ static int host_setup(struct run *r, struct host_ctx *h, const char *name, struc
 		static const char *const subs[] = { "bin", NULL };
 		int stopped_n = 0;
 
+		/* one run per host: the lock comes before anything is stopped, written or run there */
 		if ((rc = il_workdir_get(h->t, subs, &h->workdir, err)) ||
+		    (rc = il_host_lock(h->t, h->workdir, r->holder, err)) ||
 		    (rc = samples_cancel(h, NULL, &stopped_n, err)))
 			goto out;
 		if (stopped_n)
@@ -628,6 +636,11 @@ static void run_one(struct run *r, struct host_ctx *h, const struct il_spec *s, 
 		 rnd[5], rnd[6], rnd[7]);
 	if (il_workload_argv(&w->def, w->params, &wargv, &e)) {
 		set_reason(oc, "infra_failed", false, e.msg);
+		goto out;
+	}
+	/* the host lock went with a lost connection: take it again, or stop if another run has the host */
+	if (h->workdir && !il_host_lock_held(h->t) && il_host_lock(h->t, h->workdir, r->holder, &e)) {
+		set_reason(oc, "infra_failed", true, e.msg);
 		goto out;
 	}
 	/* idlelab's own workloads by absolute path: nothing is added to the host's PATH */
@@ -871,6 +884,9 @@ static int do_sample(struct run *r, struct host_ctx *h, const struct il_spec *s,
 
 static void run_release(struct run *r)
 {
+	if (r->lock_fd >= 0)
+		close(r->lock_fd);
+	r->lock_fd = -1;
 	il_journal_close(&r->j);
 	il_plan_release(&r->plan);
 	free(r->specs);
@@ -881,6 +897,44 @@ static void run_release(struct run *r)
 	free(r->dir);
 	free(r->plan_dir);
 	il_kvars_release(&r->kv);
+}
+
+/*
+ * One writer per run directory: an flock on DIR/lock, held until the run
+ * ends (the kernel lets go when this process dies), the holder described in
+ * the file for whoever finds it taken.
+ */
+static int run_lock(struct run *r, const char *dir, const char *shown, struct il_err *err)
+{
+	char *p = path_in(dir, "lock"), host[256] = "?", when[32];
+	int fd = p ? open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644) : -1;
+
+	if (fd < 0) {
+		int rc = il_err_set(err, IL_EIO, "cannot open '%s': %s", p ? p : dir, strerror(errno));
+
+		free(p);
+		return rc;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		char who[300] = "";
+		ssize_t n = pread(fd, who, sizeof(who) - 1, 0);
+
+		who[n > 0 ? n : 0] = 0;
+		who[strcspn(who, "\n")] = 0;
+		close(fd);
+		free(p);
+		return il_err_set(err, IL_EPERM, "run directory '%s' is in use by another idlelab (%s)", shown,
+				  *who ? who : "no holder written yet");
+	}
+	gethostname(host, sizeof(host) - 1);
+	il_iso_now(when, sizeof(when));
+	snprintf(r->holder, sizeof(r->holder), "run %s, pid %ld on %s", shown, (long)getpid(), host);
+	/* the description is a courtesy for whoever finds the lock taken; the flock is the lock */
+	if (!ftruncate(fd, 0))
+		(void)!dprintf(fd, "%s, since %s\n", r->holder, when);
+	r->lock_fd = fd;
+	free(p);
+	return 0;
 }
 
 /* Built kernels: the kernel stage gives the variants and their final names (cached, stable ids). */
@@ -1232,14 +1286,29 @@ static json_t *run_start_record(struct run *r)
 	return rec;
 }
 
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	remove(path);
+	return 0;
+}
+
+/*
+ * The run directory appears complete or not at all: it is made as
+ * DIR.tmp.XXXXXX beside DIR (plan.json, plan_dir, samples/, the lock, and
+ * the journal with its fsync'd run-start record) and renamed to DIR, so a
+ * kill at any instant leaves either nothing (a .tmp directory to delete) or
+ * a run that --resume finishes and compare reads.
+ */
 int il_run_start(const char *plan_path, const char *out_dir, const struct il_run_opts *o, char **run_dir,
 		 struct il_err *err)
 {
-	struct run r = { 0 };
+	struct run r = { .lock_fd = -1 };
 	struct il_plan plan;
-	struct il_buf dir = IL_BUF_INIT;
+	struct il_buf dir = IL_BUF_INIT, tmp = IL_BUF_INIT;
 	char *copy = NULL, *txt = NULL, *jpath = NULL;
-	bool ended;
+	bool ended, renamed = false;
+	struct stat st;
 	size_t torn;
 	int rc;
 
@@ -1266,19 +1335,22 @@ int il_run_start(const char *plan_path, const char *out_dir, const struct il_run
 		il_buf_printf(&dir, "reports/%s-%s", stamp, plan.name);
 		mkdir("reports", 0755);
 	}
-	if (mkdir(dir.p, 0755)) {
-		rc = il_err_set(err, IL_EIO, "cannot create run directory '%s': %s%s", dir.p, strerror(errno),
-				errno == EEXIST ? " (use --resume to continue a run)" : "");
+	if (!lstat(dir.p, &st)) {
+		rc = il_err_set(err, IL_EIO, "cannot create run directory '%s': it exists (use --resume to continue a run)",
+				dir.p);
 		goto out;
 	}
-	*run_dir = strdup(dir.p);
-	copy = path_in(dir.p, "samples");
+	if (il_buf_printf(&tmp, "%s.tmp.XXXXXX", dir.p) || !mkdtemp(tmp.p) || chmod(tmp.p, 0755)) {
+		rc = il_err_set(err, IL_EIO, "cannot create run directory '%s': %s", dir.p, strerror(errno));
+		goto out;
+	}
+	copy = path_in(tmp.p, "samples");
 	if (mkdir(copy, 0755)) {
 		rc = il_err_set(err, IL_EIO, "cannot create '%s': %s", copy, strerror(errno));
 		goto out;
 	}
 	free(copy);
-	copy = path_in(dir.p, "plan.json");
+	copy = path_in(tmp.p, "plan.json");
 	txt = json_dumps(plan.json, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	if (!txt) {
 		rc = il_err_set(err, IL_ENOMEM, "out of memory");
@@ -1287,7 +1359,7 @@ int il_run_start(const char *plan_path, const char *out_dir, const struct il_run
 	if ((rc = il_write_file_atomic(copy, txt, strlen(txt), err)))
 		goto out;
 	{
-		char real[PATH_MAX], *pd = path_in(dir.p, "plan_dir");
+		char real[PATH_MAX], *pd = path_in(tmp.p, "plan_dir");
 
 		if (realpath(plan_path, real)) {
 			const char *d = dirname(real);
@@ -1298,16 +1370,48 @@ int il_run_start(const char *plan_path, const char *out_dir, const struct il_run
 		if (rc)
 			goto out;
 	}
-	if ((rc = run_load(&r, dir.p, o, &ended, &torn, err)))
+	if ((rc = run_lock(&r, tmp.p, dir.p, err)))
 		goto out;
-	jpath = path_in(dir.p, "journal.jsonl");
+	if ((rc = run_load(&r, tmp.p, o, &ended, &torn, err)))
+		goto out;
+	free(r.dir);
+	if (!(r.dir = strdup(dir.p))) {
+		rc = il_err_set(err, IL_ENOMEM, "out of memory");
+		goto out;
+	}
+	jpath = path_in(tmp.p, "journal.jsonl");
 	if ((rc = il_journal_open(&r.j, jpath, err)) || (rc = journal_note(&r, run_start_record(&r), err)))
+		goto out;
+	il_journal_close(&r.j);
+	if (renameat2(AT_FDCWD, tmp.p, AT_FDCWD, dir.p, RENAME_NOREPLACE)) {
+		rc = il_err_set(err, IL_EIO, "cannot create run directory '%s': %s%s", dir.p, strerror(errno),
+				errno == EEXIST ? " (another run made it meanwhile)" : "");
+		goto out;
+	}
+	renamed = true;
+	{
+		char *parent = strdup(dir.p);
+		int dfd = parent ? open(dirname(parent), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+
+		if (dfd >= 0) {
+			(void)fsync(dfd);
+			close(dfd);
+		}
+		free(parent);
+	}
+	*run_dir = strdup(dir.p);
+	free(jpath);
+	jpath = path_in(dir.p, "journal.jsonl");
+	if ((rc = il_journal_open(&r.j, jpath, err)))
 		goto out;
 	rc = run_exec(&r, err);
 out:
+	if (!renamed && tmp.p && !lstat(tmp.p, &st))
+		nftw(tmp.p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	run_release(&r);
 	il_plan_release(&plan);
 	il_buf_release(&dir);
+	il_buf_release(&tmp);
 	free(copy);
 	free(txt);
 	free(jpath);
@@ -1316,7 +1420,7 @@ out:
 
 int il_run_resume(const char *run_dir, const struct il_run_opts *o, struct il_err *err)
 {
-	struct run r = { 0 };
+	struct run r = { .lock_fd = -1 };
 	char *jpath = path_in(run_dir, "journal.jsonl");
 	size_t torn = 0, removed = 0;
 	bool ended = false;
@@ -1329,7 +1433,7 @@ int il_run_resume(const char *run_dir, const struct il_run_opts *o, struct il_er
 		free(jpath);
 		return il_err_set(err, IL_EINVAL, "--host cannot change the host of an existing run (%s)", run_dir);
 	}
-	if ((rc = run_load(&r, run_dir, o, &ended, &torn, err)))
+	if ((rc = run_lock(&r, run_dir, run_dir, err)) || (rc = run_load(&r, run_dir, o, &ended, &torn, err)))
 		goto out;
 	if (torn && (rc = il_journal_repair(jpath, &removed, err)))
 		goto out;

@@ -205,6 +205,8 @@ struct jctx {
 	json_t *variants;    /* from run-start */
 	const char *prefix;  /* "" or "run/" when several runs are merged */
 	bool started;
+	size_t start_line;   /* the run-start record's line */
+	json_t *finals;      /* seq (as text) -> line of its final record: a second one is refused */
 };
 
 static enum il_better better_of(const char *s)
@@ -382,8 +384,11 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 	}
 	if (!strcmp(type, "run-start")) {
 		if (c->started)
-			return 0;
+			return il_err_set(err, IL_EPARSE, "%s:%zu: a second run-start record (the first is at line %zu): two "
+					  "runs wrote this journal",
+					  c->path, line, c->start_line);
 		c->started = true;
+		c->start_line = line;
 		c->workloads = json_incref(json_object_get(rec, "workloads"));
 		c->variants = json_incref(json_object_get(rec, "variants"));
 		if (!json_is_object(c->workloads) || !json_is_array(c->variants))
@@ -448,9 +453,38 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 	variant = json_string_value(json_object_get(rec, "variant"));
 	group = json_string_value(json_object_get(rec, "workload"));
 	status = json_string_value(json_object_get(rec, "status"));
-	if (!variant || !group || !status)
-		return il_err_set(err, IL_EPARSE, "%s:%zu: sample record: variant, workload and status must be strings",
+	if (!variant || !group || !status || !json_is_integer(json_object_get(rec, "seq")))
+		return il_err_set(err, IL_EPARSE, "%s:%zu: sample record: seq must be an integer, variant, workload and "
+				  "status strings",
 				  c->path, line);
+	/* one final record per sample: a second one would count the sample twice */
+	{
+		char seq[32];
+		json_t *first;
+
+		snprintf(seq, sizeof(seq), "%lld", (long long)json_integer_value(json_object_get(rec, "seq")));
+		if ((first = json_object_get(c->finals, seq)))
+			return il_err_set(err, IL_EPARSE, "%s:%zu: sample %s has a second final record (the first is at line "
+					  "%lld): two runs wrote this journal; it cannot be counted",
+					  c->path, line, seq, (long long)json_integer_value(first));
+		if (json_object_set_new(c->finals, seq, json_integer((json_int_t)line)))
+			return il_err_set(err, IL_ENOMEM, "out of memory");
+	}
+	/* one parameter set per workload label: the run-start record's */
+	{
+		json_t *want = json_object_get(json_object_get(c->workloads, group), "params");
+
+		if (want && !json_equal(want, json_object_get(rec, "params"))) {
+			char *a = json_dumps(want, JSON_COMPACT | JSON_SORT_KEYS),
+			     *b = json_dumps(json_object_get(rec, "params"), JSON_COMPACT | JSON_SORT_KEYS);
+
+			r = il_err_set(err, IL_EPARSE, "%s:%zu: workload '%s' ran with params %.150s, but the run-start record "
+				       "(line %zu) says %.150s: samples of two parameter sets under one label",
+				       c->path, line, group, b ? b : "null", c->start_line, a ? a : "null");
+			free(a), free(b);
+			return r;
+		}
+	}
 	if (strcmp(status, "ok")) {
 		ds->skipped++;
 		return 0;
@@ -496,7 +530,7 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 int il_dataset_add_run(struct il_dataset *ds, const char *run_dir, const char *prefix, struct il_err *err)
 {
 	struct il_buf path = IL_BUF_INIT;
-	struct jctx c = { ds, NULL, NULL, NULL, prefix ? prefix : "", false };
+	struct jctx c = { .ds = ds, .prefix = prefix ? prefix : "", .finals = json_object() };
 	size_t torn = 0;
 	int r;
 
@@ -513,6 +547,7 @@ int il_dataset_add_run(struct il_dataset *ds, const char *run_dir, const char *p
 		r = il_err_set(err, IL_EPARSE, "%s: no run-start record (not an idlelab journal?)", path.p);
 	json_decref(c.workloads);
 	json_decref(c.variants);
+	json_decref(c.finals);
 	il_buf_release(&path);
 	return r;
 }

@@ -249,3 +249,117 @@ cleanup:
 		close(devnull);
 	return r;
 }
+
+/* ---- Held children ---- */
+
+int il_proc_hold(char *const argv[], int timeout_ms, struct il_proc_held *h, struct il_buf *first, struct il_err *err)
+{
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, errfd = -1, e = 0, r;
+	double deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 30000);
+	bool eof = false;
+	ssize_t n;
+	pid_t pid;
+
+	h->pid = 0;
+	h->in_fd = h->out_fd = -1;
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
+		r = il_err_set(err, IL_ECHILD, "cannot run '%s': pipe: %s", argv[0], strerror(errno));
+		goto fail;
+	}
+	if ((r = spawn(argv, in[0], out[1], -1, true, &pid, &errfd, err)))
+		goto fail;
+	close(in[0]);
+	close(out[1]);
+	in[0] = out[1] = -1;
+	do
+		n = read(errfd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(errfd);
+	if (n == (ssize_t)sizeof(e)) {
+		waitpid(pid, NULL, 0);
+		r = il_err_set(err, e == ENOENT ? IL_ENOTFOUND : IL_ECHILD, "cannot run '%s': %s", argv[0], strerror(e));
+		goto fail;
+	}
+	/* the first line, or the end */
+	while (!memchr(first->p ? first->p : "", '\n', first->len) && !eof) {
+		struct pollfd pf = { out[0], POLLIN, 0 };
+		double left = deadline - mono_ms();
+		char buf[512];
+
+		if (left <= 0) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			r = il_err_set(err, IL_ETIMEOUT, "'%s' said nothing within %.0f s", argv[0], timeout_ms / 1e3);
+			goto fail;
+		}
+		if (poll(&pf, 1, (int)left + 1) < 0 && errno != EINTR)
+			break;
+		if (pf.revents) {
+			n = read(out[0], buf, sizeof(buf));
+			if (n > 0)
+				il_buf_add(first, buf, (size_t)n);
+			else if (n == 0 || errno != EINTR)
+				eof = true;
+		}
+	}
+	if (eof) {
+		/* it ended at once: nothing to hold */
+		close(in[1]);
+		close(out[0]);
+		waitpid(pid, NULL, 0);
+		return 0;
+	}
+	h->pid = pid;
+	h->in_fd = in[1];
+	h->out_fd = out[0];
+	return 0;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (in[i] >= 0)
+			close(in[i]);
+		if (out[i] >= 0)
+			close(out[i]);
+	}
+	return r;
+}
+
+static void held_close(struct il_proc_held *h)
+{
+	close(h->in_fd);
+	close(h->out_fd);
+	h->pid = 0;
+	h->in_fd = h->out_fd = -1;
+}
+
+bool il_proc_held_alive(struct il_proc_held *h)
+{
+	if (h->pid <= 0)
+		return false;
+	if (waitpid(h->pid, NULL, WNOHANG) == 0)
+		return true;
+	held_close(h); /* it ended (and is reaped now) */
+	return false;
+}
+
+void il_proc_release(struct il_proc_held *h)
+{
+	bool reaped = false;
+
+	if (h->pid <= 0)
+		return;
+	close(h->in_fd); /* EOF: it ends by itself */
+	h->in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	for (int i = 0; i < 50 && !reaped; i++) {
+		pid_t w = waitpid(h->pid, NULL, WNOHANG);
+
+		if (w == h->pid || w < 0)
+			reaped = true;
+		else
+			usleep(100000);
+	}
+	if (!reaped) {
+		kill(-h->pid, SIGKILL);
+		waitpid(h->pid, NULL, 0);
+	}
+	held_close(h);
+}

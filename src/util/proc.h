@@ -6,6 +6,8 @@
 #define IL_UTIL_PROC_H
 
 #include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
 
 #include "util/buf.h"
 #include "util/err.h"
@@ -54,5 +56,20 @@ struct il_proc_watch {
 int il_proc_capture_watch(char *const argv[], int timeout_ms, const volatile sig_atomic_t *cancel,
 			  const struct il_proc_watch *w, struct il_buf *out, struct il_buf *errb, struct il_exit *ex,
 			  struct il_err *err);
+
+/*
+ * A child kept running until released (a lock holder): started with a pipe
+ * on stdin and stdout in its own process group; il_proc_hold returns once
+ * it printed its first line (into first) or ended. Releasing closes its
+ * stdin (it is expected to exit on EOF), waits a little, then kills its group.
+ */
+struct il_proc_held {
+	pid_t pid;        /* 0: nothing held (the child ended) */
+	int in_fd, out_fd;
+};
+
+int il_proc_hold(char *const argv[], int timeout_ms, struct il_proc_held *h, struct il_buf *first, struct il_err *err);
+bool il_proc_held_alive(struct il_proc_held *h);
+void il_proc_release(struct il_proc_held *h);
 
 #endif

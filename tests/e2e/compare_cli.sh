@@ -72,4 +72,25 @@ printf '1\n2\n\033[2J\n' > "$E2E_TMP/esc.txt"
 "$IDLELAB" compare "$E2E_TMP/esc.txt" "$E2E_TMP/esc.txt" > "$E2E_TMP/esc.out" 2>&1
 [ $? = 1 ] && grep -q "esc.txt:3" "$E2E_TMP/esc.out" && ! grep -q "$(printf '\033')" "$E2E_TMP/esc.out" &&
 	ok "errors quoting files have no control bytes" || bad "errors quoting files have no control bytes" "$(od -c "$E2E_TMP/esc.out" | head)"
+# a journal two runs wrote: a second final record of a sample, another parameter set under one label
+cp -r "$RUN" "$E2E_TMP/dup"
+grep '"type":"sample".*"final":true' "$RUN/journal.jsonl" | head -n 1 >> "$E2E_TMP/dup/journal.jsonl"
+n=$(wc -l < "$E2E_TMP/dup/journal.jsonl")
+expect "compare refuses a duplicated final sample, naming both lines" 1 \
+	"journal.jsonl:$n: sample [0-9]+ has a second final record \\(the first is at line [0-9]+\\)" "$IDLELAB" compare "$E2E_TMP/dup"
+cp -r "$RUN" "$E2E_TMP/mixed"
+python3 - "$E2E_TMP/mixed/journal.jsonl" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+for i, l in enumerate(lines):
+    r = json.loads(l)
+    if r["type"] == "sample" and r.get("final") and r["workload"] == "periodic":
+        r["params"]["hz"] = 12345
+        lines[i] = json.dumps(r, separators=(",", ":"))
+        print(i + 1)
+        break
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+expect "compare refuses two parameter sets under one label" 1 \
+	"workload 'periodic' ran with params .*12345.*samples of two parameter sets under one label" "$IDLELAB" compare "$E2E_TMP/mixed"
 finish

@@ -100,7 +100,17 @@ for _ in $(seq 100); do grep -q "stopped 1 sample" "$E2E_TMP/resume.log" && brea
 grep -q "stopped 1 sample(s) a killed run had left running on the host" "$E2E_TMP/resume.log" &&
 	ok "resume: the killed run's sample is found and stopped" ||
 	bad "resume: the killed run's sample is found and stopped" "$(cat "$E2E_TMP/resume.log")"
+# 5. one writer per run directory, one run per host, both naming the holder
+expect "a second resume of the same run is refused" 1 \
+	"run directory '.*/int' is in use by another idlelab \\(run .*/int, pid $pid on " "$IDLELAB" run --resume "$E2E_TMP/int" $WL
+expect "a second run on the same host is refused" 1 \
+	"host 'lab1' is in use by another idlelab run \\(run .*/int, pid $pid on .*\\); one run per host" \
+	"$IDLELAB" run "$E2E_TMP/plan.json" --out "$E2E_TMP/other" $WL
 kill -INT $pid
 wait $pid
 none_left "after the resume"
+# the holder gone, the host is free again (no stale lock): the refused run resumes and completes
+expect "after the holder ends, the host is free" 0 "run complete" "$IDLELAB" run --resume "$E2E_TMP/other" $WL
+pgrep -f "idlelab.lock" >/dev/null && bad "no lock holder is left on the host" "$(pgrep -af idlelab.lock)" ||
+	ok "no lock holder is left on the host"
 finish

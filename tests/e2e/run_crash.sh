@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Crash safety: kill `idlelab run` (and then each resume) with SIGKILL at 10
-# random points, resume each time; the final journal must hold exactly the
-# planned samples, none twice, every line parseable, and the host (a fixture
-# tree here, so this machine is never left half-configured) restored.
+# Crash safety: kill `idlelab run` (and then each resume) with SIGKILL at 50
+# random instants, a third of them in the first 12 ms (the run directory and
+# its run-start record being made), resume each time; the final journal must
+# hold exactly the planned samples, none twice, every line parseable, compare
+# and report must read it, and the host (a fixture tree here, so this machine
+# is never left half-configured) restored.
 . "$(dirname "$0")/lib.sh"
 SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
 WLD="--workloads-dir $SRC/workloads"
@@ -21,8 +23,12 @@ RUN=$E2E_TMP/run
 seed=${E2E_SEED:-$$}
 echo "kill points from seed $seed"
 kills=0
-for i in 1 2 3 4 5 6 7 8 9 10; do
-	delay=$(python3 -c "import random; random.seed($seed * 100 + $i); print('%.3f' % random.uniform(0.02, 0.3))")
+delays=$(python3 -c "
+import random
+random.seed($seed)
+# the first milliseconds (directory creation, run-start record) as often as the rest
+print(' '.join('%.4f' % (random.uniform(0, 0.012) if i % 3 == 0 else random.uniform(0.012, 0.3)) for i in range(50)))")
+for delay in $delays; do
 	if [ -d "$RUN" ]; then
 		"$IDLELAB" run --resume "$RUN" --sysfs-root "$ROOT" $WL -q > /dev/null 2>&1 &
 	else
@@ -33,7 +39,7 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 	kill -KILL $pid 2>/dev/null && kills=$((kills + 1))
 	wait $pid 2>/dev/null
 done
-echo "$kills of 10 runs killed mid-way"
+echo "$kills of 50 runs killed mid-way"
 expect "final resume completes" 0 "run complete" "$IDLELAB" run --resume "$RUN" --sysfs-root "$ROOT" $WL
 expect "show: 48 of 48, complete" 0 "48/48 samples done, complete, ok 48" "$IDLELAB" show "$RUN" $WLD
 out=$(python3 - "$RUN/journal.jsonl" <<'PY'
@@ -50,6 +56,8 @@ PY
 )
 [ "$out" = "final=48 missing=[] dups=[]" ] && ok "journal: exactly the planned samples, all parseable ($out)" ||
 	bad "journal: exactly the planned samples, all parseable" "$out"
+expect "compare reads the journal" 0 "48 samples counted" "$IDLELAB" compare "$RUN"
+expect "report writes every format" 0 "report.html" "$IDLELAB" report "$RUN"
 gov=$(cat "$ROOT/sys/devices/system/cpu/cpuidle/current_governor")
 dis=$(cat "$ROOT"/sys/devices/system/cpu/cpu*/cpuidle/state2/disable | tr -d '\n')
 [ "$gov" = menu ] && [ "$dis" = 00 ] && ok "host restored after the last resume" ||
