@@ -54,6 +54,9 @@ ifeq ($(SAN),1)
   IL_CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
   IL_LDFLAGS += -fsanitize=address,undefined
 endif
+ifeq ($(SAN),fuzz)
+  IL_CFLAGS += -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
 
 LIB_SRC  := $(wildcard src/util/*.c src/idle/*.c src/host/*.c src/kernel/*.c src/workload/*.c \
                        src/run/*.c src/stats/*.c src/report/*.c)
@@ -67,7 +70,9 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_RUNNERS:.c=.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 LIB_A    := $(BUILD)/libidlelab.a
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-FUZZ_REPLAY := $(BUILD)/tests/fuzz_dump_replay
+# one libFuzzer target per parser: tests/fuzz/fuzz_NAME.c, corpus tests/fuzz/corpus/NAME
+FUZZ_NAMES  := dump snapjson plan host workload output mbox journal
+FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_%_replay)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:
@@ -134,10 +139,10 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/tests/unit/testutil.o $(LIB_
 	$(Q)$(CC) $(IL_CFLAGS) -Itests/unit $(CFLAGS) $(IL_LDFLAGS) -o $@ $< $(BUILD)/tests/unit/testutil.o $(LIB_A) \
 		$(PC_LDLIBS) $(CMOCKA_LIBS)
 
-$(FUZZ_REPLAY): tests/fuzz/fuzz_dump.c tests/fuzz/replay.c $(LIB_A)
+$(BUILD)/tests/fuzz_%_replay: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(IL_CFLAGS) $(CFLAGS) $(IL_LDFLAGS) -o $@ tests/fuzz/fuzz_dump.c tests/fuzz/replay.c $(LIB_A) $(PC_LDLIBS)
+	$(Q)$(CC) $(IL_CFLAGS) -Itests/fuzz $(CFLAGS) $(IL_LDFLAGS) -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay.c $(LIB_A) $(PC_LDLIBS)
 
 $(BUILD)/tests/bench_%: tests/bench/bench_%.c $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -178,14 +183,21 @@ bench: all $(BENCH_BIN) $(BUILD)/tests/sshsnap
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
 	@for b in tests/bench/bench_*.sh; do SSHSNAP=$(BUILD)/tests/sshsnap sh $$b || exit 1; done
 
-# libFuzzer run of the dump parser (clang); corpus in tests/fuzz/corpus
+# libFuzzer on every parser (clang): the library built once with coverage and
+# ASan+UBSan in build/fuzz, then each target for FUZZ_SECONDS on a copy of its corpus
 FUZZ_SECONDS ?= 60
-fuzz: $(LIB_SRC)
-	@mkdir -p build/fuzz
-	clang $(filter-out -Werror,$(IL_CFLAGS)) -g -O1 -fsanitize=fuzzer,address,undefined \
-		-o build/fuzz/fuzz_dump tests/fuzz/fuzz_dump.c $(LIB_SRC) $(PC_LDLIBS)
-	mkdir -p build/fuzz/corpus && cp tests/fuzz/corpus/* build/fuzz/corpus/
-	build/fuzz/fuzz_dump -max_total_time=$(FUZZ_SECONDS) build/fuzz/corpus
+fuzz:
+	$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang SAN=fuzz build/fuzz/libidlelab.a
+	@for n in $(FUZZ_NAMES); do \
+		echo "fuzz: $$n ($(FUZZ_SECONDS) s)"; \
+		clang $(IL_CFLAGS) -Itests/fuzz -g -O1 -fsanitize=fuzzer,address,undefined -o build/fuzz/fuzz_$$n \
+			tests/fuzz/fuzz_$$n.c build/fuzz/libidlelab.a $(PC_LDLIBS) || exit 1; \
+		mkdir -p build/fuzz/corpus/$$n && cp -r tests/fuzz/corpus/$$n/. build/fuzz/corpus/$$n/ || exit 1; \
+		build/fuzz/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+			-artifact_prefix=build/fuzz/$$n- build/fuzz/corpus/$$n > build/fuzz/$$n.log 2>&1; rc=$$?; \
+		grep -E '^(stat::number_of_executed_runs|stat::new_units_added|==[0-9]+==ERROR|SUMMARY)' build/fuzz/$$n.log; \
+		[ $$rc = 0 ] || { tail -n 40 build/fuzz/$$n.log; exit 1; }; \
+	done
 
 demo: all
 	tests/demo.sh

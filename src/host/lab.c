@@ -181,11 +181,13 @@ static const char initramfs_sh[] =
 	       "cp \"$d/x/usr/lib/openssh/sftp-server\" \"$root/usr/lib/openssh/\"\n"
 	       "ln -sf openssh/sftp-server \"$root/usr/lib/sftp-server\"\n"
 	       "cp \"$d/x/sbin/kexec\" \"$root/sbin/\"\n"
+	       /* util-linux's flock: the host lock (runners/lock.sh); busybox has none */
+	       "cp \"$d/x/usr/bin/flock\" \"$root/usr/bin/\"\n"
 	       /* the libraries: the NEEDED closure of what we copied, found in the unpacked packages */
 	       "lib=$root/lib/aarch64-linux-gnu; more=1\n"
 	       "while [ $more = 1 ]; do more=0\n"
 	       " for f in \"$root/bin/busybox\" \"$root/usr/sbin/dropbear\" \"$root/usr/lib/openssh/sftp-server\" "
-	       "\"$root/sbin/kexec\" \"$lib\"/*; do [ -f \"$f\" ] || continue\n"
+	       "\"$root/sbin/kexec\" \"$root/usr/bin/flock\" \"$lib\"/*; do [ -f \"$f\" ] || continue\n"
 	       "  for l in $(readelf -d \"$f\" | sed -n 's/.*(NEEDED).*\\[\\(.*\\)\\]/\\1/p'); do\n"
 	       "   [ -e \"$lib/$l\" ] && continue; p=$(find \"$d/x\" -name \"$l\" | head -n 1)\n"
 	       "   [ -n \"$p\" ] || { echo \"$l (needed by ${f##*/}) is in no package of hosts/labvm/packages\" >&2; exit 1; }\n"

@@ -4,13 +4,9 @@
  * parse or fail with IL_EPARSE/IL_ENOMEM, and a parsed snapshot must diff
  * cleanly against itself and encode to JSON.
  */
-#include <stdint.h>
-#include <stdlib.h>
-
+#include "fuzz.h"
 #include "idle/diff.h"
 #include "idle/snapjson.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

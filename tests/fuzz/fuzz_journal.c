@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libFuzzer target: a run's journal.jsonl as compare and report read it
+ * (record kinds, fields, final records, a torn last line), then the
+ * comparison over whatever it held.
+ */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+#include "stats/compare.h"
+#include "stats/dataset.h"
+#include "util/buf.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static char dir[64];
+	char path[128];
+	struct il_dataset ds = { 0 };
+	struct il_cmp c;
+	struct il_cmp_opts o = IL_CMP_OPTS_INIT;
+	struct il_err err = { 0 };
+	int r;
+
+	if (!*dir) {
+		snprintf(dir, sizeof(dir), "/tmp/idlelab-fuzz.XXXXXX");
+		if (!mkdtemp(dir))
+			abort();
+	}
+	snprintf(path, sizeof(path), "%s/journal.jsonl", dir);
+	if (il_write_file_atomic(path, data, size, NULL))
+		abort();
+	r = il_dataset_add_run(&ds, dir, NULL, &err);
+	fuzz_check(r);
+	if (!r && ds.nvar) {
+		o.resamples = 50;
+		if (!il_compare(&c, &ds, &o, &err))
+			il_compare_release(&c);
+	}
+	il_dataset_release(&ds);
+	return 0;
+}
