@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/opt.h"
 #include "cli/progress.h"
+#include "util/jsonfile.h"
 #include "kernel/build.h"
 #include "kernel/fetch.h"
 #include "kernel/kplan.h"
@@ -85,11 +86,11 @@ static void on_build(const struct il_kvar *v, enum il_kbuild_step step, const st
 
 static int load_plan(const char *path, json_t **plan, char **dir, struct il_err *err)
 {
-	json_error_t je;
 	char *copy;
+	int r;
 
-	if (!(*plan = json_load_file(path, JSON_REJECT_DUPLICATES, &je)))
-		return il_err_set(err, IL_EPARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+	if ((r = il_json_load(path, plan, err)))
+		return r;
 	copy = strdup(path);
 	*dir = strdup(dirname(copy));
 	free(copy);

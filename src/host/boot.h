@@ -38,7 +38,7 @@ struct il_boot_cfg {
 	struct il_strlist back_argv; /* command: back to the host's own kernel; empty: `reboot` on the host */
 	char *cmdline;            /* kexec: kernel command line; NULL: the running one's /proc/cmdline */
 	char *initrd;             /* kexec, grub-reboot: a file here, uploaded and used as the initrd */
-	char *remote_dir;         /* where uploads go on the host; default /var/tmp/idlelab-boot */
+	char *remote_dir;         /* where uploads go on the host; NULL: <idlelab's working directory>/boot */
 	char *lab;                /* the host is lab instance `lab` (address, port, keys from it) */
 	int timeout_s;            /* boot_timeout_s: new boot up, SSH and probe within; default 300 */
 	bool has_power_cycle;

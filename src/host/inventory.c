@@ -3,6 +3,7 @@
 #include "host/inventory.h"
 #include "host/lab.h"
 #include "kernel/fetch.h"
+#include "util/jsonfile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,7 +197,6 @@ fail:
 int il_host_load(struct il_host_cfg *out, const char *dir, const char *name, struct il_err *err)
 {
 	struct il_buf path = IL_BUF_INIT;
-	json_error_t je;
 	json_t *j;
 	int r;
 
@@ -213,22 +213,15 @@ int il_host_load(struct il_host_cfg *out, const char *dir, const char *name, str
 	dir = il_hosts_dir(dir);
 	if (il_buf_printf(&path, "%s/%s.json", dir, name))
 		return il_err_set(err, IL_ENOMEM, "out of memory");
-	j = json_load_file(path.p, JSON_REJECT_DUPLICATES, &je);
-	if (!j) {
-		FILE *f = fopen(path.p, "r");
-
+	if ((r = il_json_load(path.p, &j, err))) {
 		/* the built-in lab host(s): "labvm", or "labvm-NAME" for other instances */
-		if (!f && (!strcmp(name, "labvm") || !strncmp(name, "labvm-", 6))) {
+		if (r == IL_ENOTFOUND && (!strcmp(name, "labvm") || !strncmp(name, "labvm-", 6))) {
 			il_buf_release(&path);
 			return il_lab_host(out, il_cache_dir(NULL), strcmp(name, "labvm") ? name + 6 : name, err);
 		}
-		if (!f)
+		if (r == IL_ENOTFOUND)
 			r = il_err_set(err, IL_ENOTFOUND, "host '%s': no inventory file '%s' (see 'idlelab host list')", name,
 				       path.p);
-		else
-			r = il_err_set(err, IL_EPARSE, "%s:%d:%d: %s", path.p, je.line, je.column, je.text);
-		if (f)
-			fclose(f);
 		il_buf_release(&path);
 		return r;
 	}

@@ -219,6 +219,56 @@ static int drain(ssh_channel ch, int is_stderr, struct il_buf *b, bool *eof)
 	return n == SSH_ERROR ? SSH_ERROR : 0;
 }
 
+/*
+ * A channel running cmd: the connection probed first when it sat idle (a
+ * reboot or a NAT may have dropped it, and reconnecting is still harmless),
+ * and a channel that cannot be opened retried once on a fresh connection
+ * (the command has not started then).
+ */
+static int open_exec(struct il_ssh *c, const char *cmd, ssh_channel *out, struct il_err *err)
+{
+	ssh_channel ch;
+	int r;
+
+	*out = NULL;
+	if (!c->dead && c->s && mono_ms() - c->last_ms > IL_SSH_KEEPALIVE_MS &&
+	    (ssh_send_ignore(c->s, "idlelab-keepalive") != SSH_OK || ssh_blocking_flush(c->s, 2000) != SSH_OK))
+		c->dead = true;
+	if ((c->dead || !c->s || !ssh_is_connected(c->s)) && (r = connect_session(c, err)))
+		return r;
+	ch = ssh_channel_new(c->s);
+	if (!ch || ssh_channel_open_session(ch) != SSH_OK) {
+		if (ch)
+			ssh_channel_free(ch);
+		if ((r = connect_session(c, err)))
+			return r;
+		ch = ssh_channel_new(c->s);
+		if (!ch || ssh_channel_open_session(ch) != SSH_OK) {
+			if (ch)
+				ssh_channel_free(ch);
+			c->dead = true;
+			return ssh_fail(c, IL_ESSH, "cannot open a channel", err);
+		}
+	}
+	if (ssh_channel_request_exec(ch, cmd) != SSH_OK) {
+		ssh_channel_free(ch);
+		c->dead = true;
+		return ssh_fail(c, IL_ESSH, "cannot start the command", err);
+	}
+	*out = ch;
+	return 0;
+}
+
+/* The end of an exchange: the channel (if any) closed, the connection's last use noted. */
+static void channel_end(struct il_ssh *c, ssh_channel ch)
+{
+	if (ch) {
+		ssh_channel_close(ch);
+		ssh_channel_free(ch);
+	}
+	c->last_ms = mono_ms();
+}
+
 static int ssh_exec(struct il_transport *t, char *const argv[], const struct il_exec_opts *o,
 		    struct il_exec_result *res, struct il_err *err)
 {
@@ -231,36 +281,8 @@ static int ssh_exec(struct il_transport *t, char *const argv[], const struct il_
 
 	if (il_sh_quote_argv(&cmd, argv))
 		return il_err_set(err, IL_ENOMEM, "out of memory");
-	/*
-	 * Keepalive: a connection idle for a while may have been dropped by a
-	 * reboot or a NAT; probe it before starting anything, while a reconnect
-	 * is still harmless.
-	 */
-	if (!c->dead && c->s && mono_ms() - c->last_ms > IL_SSH_KEEPALIVE_MS &&
-	    (ssh_send_ignore(c->s, "idlelab-keepalive") != SSH_OK || ssh_blocking_flush(c->s, 2000) != SSH_OK))
-		c->dead = true;
-	if ((c->dead || !c->s || !ssh_is_connected(c->s)) && (r = connect_session(c, err)))
+	if ((r = open_exec(c, il_buf_str(&cmd), &ch, err)))
 		goto out;
-	ch = ssh_channel_new(c->s);
-	if (!ch || ssh_channel_open_session(ch) != SSH_OK) {
-		/* the command has not started: reconnecting and retrying once is safe */
-		if (ch)
-			ssh_channel_free(ch);
-		ch = NULL;
-		if ((r = connect_session(c, err)))
-			goto out;
-		ch = ssh_channel_new(c->s);
-		if (!ch || ssh_channel_open_session(ch) != SSH_OK) {
-			r = ssh_fail(c, IL_ESSH, "cannot open a channel", err);
-			c->dead = true;
-			goto out;
-		}
-	}
-	if (ssh_channel_request_exec(ch, il_buf_str(&cmd)) != SSH_OK) {
-		r = ssh_fail(c, IL_ESSH, "cannot start the command", err);
-		c->dead = true;
-		goto out;
-	}
 	while (!(eof_out && eof_err)) {
 		double left = deadline - mono_ms();
 		int pr;
@@ -301,11 +323,7 @@ static int ssh_exec(struct il_transport *t, char *const argv[], const struct il_
 		c->dead = true;
 	}
 out:
-	if (ch) {
-		ssh_channel_close(ch);
-		ssh_channel_free(ch);
-	}
-	c->last_ms = mono_ms();
+	channel_end(c, ch);
 	il_buf_release(&cmd);
 	return r;
 }
@@ -351,14 +369,8 @@ static int ssh_hold(struct il_transport *t, char *const argv[], int timeout_ms, 
 	ssh_hold_release(t);
 	if (il_sh_quote_argv(&cmd, argv))
 		return il_err_set(err, IL_ENOMEM, "out of memory");
-	if ((c->dead || !c->s || !ssh_is_connected(c->s)) && (r = connect_session(c, err)))
+	if ((r = open_exec(c, il_buf_str(&cmd), &ch, err)))
 		goto out;
-	ch = ssh_channel_new(c->s);
-	if (!ch || ssh_channel_open_session(ch) != SSH_OK || ssh_channel_request_exec(ch, il_buf_str(&cmd)) != SSH_OK) {
-		r = ssh_fail(c, IL_ESSH, "cannot start a command", err);
-		c->dead = true;
-		goto out;
-	}
 	while (!memchr(first->p ? first->p : "", '\n', first->len) && !eof) {
 		double left = deadline - mono_ms();
 		struct il_buf junk = IL_BUF_INIT;
@@ -383,11 +395,7 @@ static int ssh_hold(struct il_transport *t, char *const argv[], int timeout_ms, 
 		ch = NULL;
 	}
 out:
-	if (ch) {
-		ssh_channel_close(ch);
-		ssh_channel_free(ch);
-	}
-	c->last_ms = mono_ms();
+	channel_end(c, ch);
 	il_buf_release(&cmd);
 	return r;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Plan loading/validation and matrix expansion. */
 #include "run/plan.h"
+#include "util/jsonfile.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -359,16 +360,12 @@ fail:
 
 int il_plan_load(struct il_plan *out, const char *path, const char *wl_dir, struct il_err *err)
 {
-	json_error_t je;
-	json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	json_t *j;
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if (!j) {
-		if (je.line < 0 || strstr(je.text, "unable to open"))
-			return il_err_set(err, IL_ENOTFOUND, "cannot read plan '%s': %s", path, je.text);
-		return il_err_set(err, IL_EPARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-	}
+	if ((r = il_json_load(path, &j, err)))
+		return r == IL_ENOTFOUND ? il_err_prefix(err, "cannot read plan: ") : r;
 	r = il_plan_from_json(out, j, wl_dir, path, err);
 	json_decref(j);
 	return r;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/jsonfile.h"
 
 const char *il_workloads_dir(const char *dir)
 {
@@ -413,7 +414,6 @@ fail:
 int il_workload_load(struct il_workload *out, const char *dir, const char *name, struct il_err *err)
 {
 	struct il_buf path = IL_BUF_INIT;
-	json_error_t je;
 	json_t *j;
 	int r;
 
@@ -422,13 +422,10 @@ int il_workload_load(struct il_workload *out, const char *dir, const char *name,
 		return il_err_set(err, IL_EINVAL, "'%s' is not a valid workload name", name);
 	if (il_buf_printf(&path, "%s/%s.json", il_workloads_dir(dir), name))
 		return il_err_set(err, IL_ENOMEM, "out of memory");
-	j = json_load_file(path.p, JSON_REJECT_DUPLICATES, &je);
-	if (!j) {
-		if (je.line < 0 || strstr(je.text, "unable to open"))
+	if ((r = il_json_load(path.p, &j, err))) {
+		if (r == IL_ENOTFOUND)
 			r = il_err_set(err, IL_ENOTFOUND, "workload '%s': no definition '%s' (see 'idlelab workload list')",
 				       name, path.p);
-		else
-			r = il_err_set(err, IL_EPARSE, "%s:%d:%d: %s", path.p, je.line, je.column, je.text);
 		il_buf_release(&path);
 		return r;
 	}

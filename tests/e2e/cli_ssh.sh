@@ -28,4 +28,9 @@ printf '{"address": "127.0.0.1", "port": %s, "identity": "%s", "known_hosts": "%
 	"$SSHD_PORT" "$SSHD_DIR/client" "$E2E_TMP/empty_kh" > "$HOSTS_DIR/newkey.json"
 : > "$E2E_TMP/empty_kh"
 expect "unknown host key refused (strict by default)" 1 "unknown host key .*SHA256:" "$IDLELAB" host check newkey
+# a FIFO planted under a host file's name: a clear error at once, never a hang
+mkfifo "$HOSTS_DIR/x.json"
+expect "a FIFO in hosts/ is refused, not waited on" 1 "x.json': not a regular file" timeout 10 "$IDLELAB" host show x
+expect "host list goes on past it" 0 "lab1" timeout 10 "$IDLELAB" host list
+rm -f "$HOSTS_DIR/x.json"
 finish

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* JSON files read safely. */
+#include "util/jsonfile.h"
+
+#include "util/buf.h"
+
+int il_json_load(const char *path, json_t **out, struct il_err *err)
+{
+	struct il_buf b = IL_BUF_INIT;
+	json_error_t je;
+	int r;
+
+	*out = NULL;
+	if ((r = il_buf_read_file(&b, path, (size_t)16 << 20, err)))
+		return r;
+	if (!(*out = json_loadb(b.p ? b.p : "", b.len, JSON_REJECT_DUPLICATES, &je)))
+		r = il_err_set(err, IL_EPARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+	il_buf_release(&b);
+	return r;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Reading a JSON file given by a user or found in a directory (plans, host
+ * and workload files): regular files only (a FIFO or device planted under a
+ * .json name is refused, never waited on), at most 16 MiB, duplicate keys
+ * refused, errors as "FILE:LINE:COL: what".
+ */
+#ifndef IL_UTIL_JSONFILE_H
+#define IL_UTIL_JSONFILE_H
+#include <jansson.h>
+#include "util/err.h"
+
+/* *out (caller decrefs). IL_ENOTFOUND: no such file; IL_EIO: unreadable or not a regular file; IL_EPARSE. */
+int il_json_load(const char *path, json_t **out, struct il_err *err);
+
+#endif
