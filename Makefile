@@ -195,7 +195,7 @@ fuzz:
 		mkdir -p build/fuzz/corpus/$$n && cp -r tests/fuzz/corpus/$$n/. build/fuzz/corpus/$$n/ || exit 1; \
 		build/fuzz/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 			-artifact_prefix=build/fuzz/$$n- build/fuzz/corpus/$$n > build/fuzz/$$n.log 2>&1; rc=$$?; \
-		grep -E '^(stat::number_of_executed_runs|stat::new_units_added|==[0-9]+==ERROR|SUMMARY)' build/fuzz/$$n.log; \
+		grep -E '^(Done|stat::new_units_added|==[0-9]+==ERROR|SUMMARY)' build/fuzz/$$n.log; \
 		[ $$rc = 0 ] || { tail -n 40 build/fuzz/$$n.log; exit 1; }; \
 	done
 
