@@ -92,6 +92,10 @@ inroot() {
 echo "fresh-root: the README's prerequisite line: apt-get install make git"
 inroot 'apt-get update -qq && apt-get install -y -qq make git >/dev/null' 
 inroot 'git config --global --add safe.directory /mnt/idlelab-src && git clone -q /mnt/idlelab-src /root/idlelab'
+# make deps alone first, only to time it; the README's lines below run it again (a no-op then)
+t=$(date +%s)
+inroot 'cd /root/idlelab && make deps' 2>&1 | tail -n 3
+echo "fresh-root: make deps: $(($(date +%s) - t)) s"
 final=""
 for g in $goals; do
 	t=$(date +%s)

@@ -473,10 +473,11 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 	/* one parameter set per workload label: the run-start record's */
 	{
 		json_t *want = json_object_get(json_object_get(c->workloads, group), "params");
+		json_t *got = json_object_get(rec, "params");
 
-		if (want && !json_equal(want, json_object_get(rec, "params"))) {
+		if (want && got && !json_equal(want, got)) {
 			char *a = json_dumps(want, JSON_COMPACT | JSON_SORT_KEYS),
-			     *b = json_dumps(json_object_get(rec, "params"), JSON_COMPACT | JSON_SORT_KEYS);
+			     *b = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS);
 
 			r = il_err_set(err, IL_EPARSE, "%s:%zu: workload '%s' ran with params %.150s, but the run-start record "
 				       "(line %zu) says %.150s: samples of two parameter sets under one label",

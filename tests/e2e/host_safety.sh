@@ -5,8 +5,8 @@
 # or written through, and no process of a sample survives a timeout, Ctrl-C
 # or a killed idlelab (the next resume stops what is left).
 . "$(dirname "$0")/lib.sh"
-if [ ! -x /usr/sbin/sshd ] || ! command -v python3 >/dev/null || [ "$(id -u)" != 0 ] || ! id nobody >/dev/null 2>&1; then
-	skip "needs root, sshd, python3 and a 'nobody' user"; finish; exit $?
+if [ ! -x /usr/sbin/sshd ] || ! command -v python3 setpriv >/dev/null || [ "$(id -u)" != 0 ] || ! id nobody >/dev/null 2>&1; then
+	skip "needs root, sshd, python3, setpriv and a 'nobody' user"; finish; exit $?
 fi
 SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
 . "$(dirname "$0")/sshd.sh"
@@ -33,7 +33,7 @@ echo precious > "$victim"
 chmod 600 "$victim"
 chmod 755 "$E2E_TMP"
 rm -rf /tmp/idlelab-workloads
-su nobody -s /bin/sh -c "mkdir -m 777 /tmp/idlelab-workloads &&
+setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c "mkdir -m 777 /tmp/idlelab-workloads &&
 	printf '#!/bin/sh\ntouch $E2E_TMP/pwned\nexec /bin/uname \"\$@\"\n' > /tmp/idlelab-workloads/uname &&
 	chmod 755 /tmp/idlelab-workloads/uname &&
 	for p in sleeper pingpong; do for i in \$(seq 1 400); do
