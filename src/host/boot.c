@@ -22,6 +22,7 @@
 #include "host/transport.h"
 #include "host/workdir.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/proc.h"
 
 #define DEFAULT_TIMEOUT_S 300
@@ -36,13 +37,7 @@ const char *il_boot_method_name(enum il_boot_method m)
 	return (unsigned)m < sizeof(method_names) / sizeof(method_names[0]) ? method_names[m] : "?";
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
+#define now_s il_mono_s
 
 static int bad(struct il_err *err, const char *label, const char *path, const char *expected)
 {

@@ -20,6 +20,7 @@
 
 #include "host/quote.h"
 #include "host/transport.h"
+#include "util/clock.h"
 #include "util/sha256.h"
 
 #define IL_SSH_KEEPALIVE_MS 15000
@@ -37,10 +38,7 @@ struct il_ssh {
 
 static double mono_ms(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+	return il_mono_s() * 1e3;
 }
 
 /* The one adapter from libssh errors to il_err. */

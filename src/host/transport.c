@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/proc.h"
 #include "util/sha256.h"
 
@@ -19,14 +20,6 @@ void il_exec_result_release(struct il_exec_result *r)
 {
 	il_buf_release(&r->out);
 	il_buf_release(&r->err);
-}
-
-static double mono_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
 int il_transport_exec(struct il_transport *t, char *const argv[], const struct il_exec_opts *o,
@@ -57,9 +50,9 @@ int il_transport_exec(struct il_transport *t, char *const argv[], const struct i
 		memcpy(av + 2, argv, n * sizeof(*av));
 		argv = av;
 	}
-	t0 = mono_s();
+	t0 = il_mono_s();
 	r = t->exec(t, argv, &opts, res, err);
-	res->elapsed_s = mono_s() - t0;
+	res->elapsed_s = il_mono_s() - t0;
 	free(av);
 	return r;
 }

@@ -40,6 +40,7 @@
 #include "run/journal.h"
 #include "run/plan.h"
 #include "run/runner.h"
+#include "util/clock.h"
 #include "version.h"
 #include "workload/own.h"
 #include "workload/parse.h"
@@ -83,13 +84,7 @@ struct run {
 	struct il_kvars kv;          /* the kernel variants (plan kernels, prepared) */
 };
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
+#define now_s il_mono_s
 
 static json_t *iso_now(void)
 {

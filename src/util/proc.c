@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "util/clock.h"
+
 /*
  * The child being waited for, for the SIGTERM/SIGHUP forwarder. A signal
  * handler can only reach it through a global; nothing else uses it.
@@ -135,10 +137,7 @@ int il_exit_status(const struct il_exit *e)
 
 static double mono_ms(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+	return il_mono_s() * 1e3;
 }
 
 int il_proc_capture(char *const argv[], int timeout_ms, const volatile sig_atomic_t *cancel, struct il_buf *out,

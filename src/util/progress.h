@@ -8,6 +8,7 @@
 #ifndef IL_UTIL_PROGRESS_H
 #define IL_UTIL_PROGRESS_H
 #include <stdbool.h>
+#include "util/clock.h"
 
 struct il_progress {
 	const char *what;   /* "kernel labvm-6.1", "fetch https://..." */
@@ -24,8 +25,5 @@ typedef void (*il_progress_fn)(const struct il_progress *p, void *ctx);
 
 /* Remaining seconds at the rate so far; -1 when it cannot be told yet. */
 double il_progress_eta(double done, double total, double elapsed_s);
-
-/* Seconds of CLOCK_MONOTONIC: the one clock for durations. */
-double il_mono_s(void);
 
 #endif
