@@ -35,6 +35,18 @@ static int get(struct il_transport *t, char **dir, struct il_err *err)
 	return il_workdir_get(t, subs, dir, err);
 }
 
+/* HOME back as it was, the transport and the test's HOME gone (old and home are freed). */
+static void done(char *old, struct il_transport *t, struct il_host_cfg *h, char *home)
+{
+	if (old)
+		setenv("HOME", old, 1);
+	free(old);
+	il_transport_free(t);
+	il_host_release(h);
+	tu_rmtree(home);
+	free(home);
+}
+
 static void test_workdir__home_and_checks(void **state)
 {
 	char *home = tu_tmpdir(), *dir = NULL, *old = getenv("HOME") ? strdup(getenv("HOME")) : NULL, want[700], p[800];
@@ -68,13 +80,7 @@ static void test_workdir__home_and_checks(void **state)
 	assert_int_equal(symlink("/etc", p), 0);
 	assert_int_equal(get(t, &dir, &err), IL_EPERM);
 	assert_non_null(strstr(err.msg, ".idlelab is a symlink"));
-	if (old)
-		setenv("HOME", old, 1);
-	free(old);
-	il_transport_free(t);
-	il_host_release(&h);
-	tu_rmtree(home);
-	free(home);
+	done(old, t, &h, home);
 }
 
 /* HOME not the login's own: /var/tmp/idlelab-UID, and one planted there by another user is refused */
@@ -110,13 +116,7 @@ static void test_workdir__planted_by_another_user(void **state)
 	assert_string_equal(il_workdir_path(dir), fb);
 	free(dir);
 	tu_rmtree(fb);
-	if (old)
-		setenv("HOME", old, 1);
-	free(old);
-	il_transport_free(t);
-	il_host_release(&h);
-	tu_rmtree(home);
-	free(home);
+	done(old, t, &h, home);
 }
 
 int main(void)
