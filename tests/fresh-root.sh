@@ -63,8 +63,8 @@ trap 'exit 130' INT TERM
 
 t0=$(date +%s)
 echo "fresh-root: debootstrap --variant=minbase bookworm (mirror from this machine's apt sources)"
-debootstrap --variant=minbase bookworm "$root" "$mirror" > "$work/debootstrap.log" 2>&1 ||
-	{ tail -n 20 "$work/debootstrap.log"; exit 1; }
+debootstrap --variant=minbase bookworm "$root" "$mirror" > "$work/debootstrap.log" 2>&1 &
+wait $! || { tail -n 20 "$work/debootstrap.log"; exit 1; }
 echo "fresh-root: root made in $(($(date +%s) - t0)) s"
 # the same apt sources as this machine (those whose keyring the new root has), no Recommends
 rm -f "$root/etc/apt/sources.list"
@@ -94,16 +94,18 @@ inroot 'apt-get update -qq && apt-get install -y -qq make git >/dev/null'
 inroot 'git config --global --add safe.directory /mnt/idlelab-src && git clone -q /mnt/idlelab-src /root/idlelab'
 # make deps alone first, only to time it; the README's lines below run it again (a no-op then)
 t=$(date +%s)
-inroot 'cd /root/idlelab && make deps' 2>&1 | tail -n 3
+inroot 'cd /root/idlelab && make deps' > "$work/deps.log" 2>&1 &
+wait $! || { tail -n 20 "$work/deps.log"; exit 1; }
+tail -n 3 "$work/deps.log"
 echo "fresh-root: make deps: $(($(date +%s) - t)) s"
 final=""
 for g in $goals; do
 	t=$(date +%s)
 	echo "fresh-root: make deps && make $g"
-	set +e
-	inroot "cd /root/idlelab && make deps && make $g" 2>&1 | tee "$work/$g.log"
-	rc=${PIPESTATUS[0]}
-	set -e
+	# in the background, waited for: a signal runs the cleanup at once, not after the step
+	{ inroot "cd /root/idlelab && make deps && make $g"; echo $? > "$work/$g.rc"; } 2>&1 | tee "$work/$g.log" &
+	wait $!
+	rc=$(cat "$work/$g.rc" 2>/dev/null || echo 1)
 	echo "fresh-root: make deps && make $g: exit $rc in $(($(date +%s) - t)) s"
 	[ $rc = 0 ] || exit $rc
 	case $g in
