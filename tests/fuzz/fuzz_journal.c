@@ -12,9 +12,20 @@
 #include "stats/dataset.h"
 #include "util/buf.h"
 
+static char dir[64];
+
+/* the scratch directory goes when the process ends: no fuzz run leaves files behind */
+static void scratch_remove(void)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/journal.jsonl", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char dir[64];
 	char path[128];
 	struct il_dataset ds = { 0 };
 	struct il_cmp c;
@@ -26,6 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(dir, sizeof(dir), "/tmp/idlelab-fuzz.XXXXXX");
 		if (!mkdtemp(dir))
 			abort();
+		atexit(scratch_remove);
 	}
 	snprintf(path, sizeof(path), "%s/journal.jsonl", dir);
 	if (il_write_file_atomic(path, data, size, NULL))
