@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "run/journal.h"
+#include "run/record.h"
+#include "run/rundir.h"
 #include "util/buf.h"
 #include "util/str.h"
 
@@ -348,7 +350,7 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 {
 	struct jctx *c = ctx;
 	struct il_dataset *ds = c->ds;
-	const char *type = json_string_value(json_object_get(rec, "type"));
+	enum il_rec_kind kind = il_rec_kind_of(rec);
 	const char *variant, *group, *status;
 	json_t *metrics, *wdef, *ms, *e;
 	char label[200];
@@ -356,33 +358,9 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 	int var, it, r = 0;
 	size_t i;
 
-	if (!strcmp(type, "sample") || !strcmp(type, "run-start")) {
-		static const char *const sample_keys[] = {
-			"type", "seq", "attempt", "final", "status", "reason", "host", "kernel", "variant", "governor",
-			"governor_read", "disable", "workload", "workload_name", "params", "iteration", "warmup", "metrics",
-			"idle", "note", "interval_s", "kernel_release", "machine", "boot_id", "driver", "exit_status",
-			"fingerprint", "output", "errors", "started", "ended", "elapsed_s", "idlelab_version", "time", NULL
-		};
-		static const char *const start_keys[] = { "type", "run_dir", "plan_name", "samples", "reference", "variants",
-							  "workloads", "iterations", "warmup", "order", "plan", "kernels",
-							  "idlelab_version", "time", NULL };
-		const char *const *known = !strcmp(type, "sample") ? sample_keys : start_keys;
-		const char *k;
-		json_t *kv;
-
-		json_object_foreach(rec, k, kv) {
-			bool ok = false;
-
-			for (const char *const *q = known; *q && !ok; q++)
-				ok = !strcmp(*q, k);
-			if (!ok)
-				return il_err_set(err, IL_EPARSE,
-						  "%s:%zu: unknown field '%s' in a %s record (written by another idlelab "
-						  "version?)",
-						  c->path, line, k, type);
-		}
-	}
-	if (!strcmp(type, "run-start")) {
+	if ((r = il_rec_check(rec, c->path, line, err)))
+		return r;
+	if (kind == IL_REC_RUN_START) {
 		if (c->started)
 			return il_err_set(err, IL_EPARSE, "%s:%zu: a second run-start record (the first is at line %zu): two "
 					  "runs wrote this journal",
@@ -433,7 +411,7 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 		json_object_set(ds->meta, "run_start", rec);
 		return 0;
 	}
-	if (!strcmp(type, "host")) {
+	if (kind == IL_REC_HOST) {
 		json_t *fps;
 
 		if (!ds->meta)
@@ -444,7 +422,7 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 			json_object_set(fps, json_string_value(json_object_get(rec, "host")), json_object_get(rec, "fingerprint"));
 		return 0;
 	}
-	if (strcmp(type, "sample"))
+	if (kind != IL_REC_SAMPLE)
 		return 0;
 	if (!c->started)
 		return il_err_set(err, IL_EPARSE, "%s:%zu: sample before the run-start record", c->path, line);
@@ -535,7 +513,7 @@ int il_dataset_add_run(struct il_dataset *ds, const char *run_dir, const char *p
 	size_t torn = 0;
 	int r;
 
-	if (il_buf_printf(&path, "%s/journal.jsonl", run_dir))
+	if (il_buf_printf(&path, "%s/%s", run_dir, il_rundir_name(IL_RUNDIR_JOURNAL)))
 		return il_err_set(err, IL_ENOMEM, "out of memory");
 	c.path = path.p;
 	r = il_journal_each(path.p, journal_rec, &c, &torn, err);

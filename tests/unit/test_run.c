@@ -15,6 +15,8 @@
 #include "run/engine.h"
 #include "run/journal.h"
 #include "run/plan.h"
+#include "run/record.h"
+#include "run/rundir.h"
 #include "run/runner.h"
 
 static const char *wl_dir(void)
@@ -463,6 +465,36 @@ static void test_engine__host_validation(void **state)
 	teardown_fixture(&f);
 }
 
+/* The journal schema is one list: writers cannot set a field of another kind, readers name the unknown. */
+static void test_record__schema_one_list(void **state)
+{
+	json_t *rec = il_rec_new(IL_REC_SAMPLE);
+	struct il_err err = { 0 };
+	char name[64];
+
+	(void)state;
+	assert_int_equal(il_rec_kind_of(rec), IL_REC_SAMPLE);
+	assert_int_equal(il_rec_set(rec, IL_RF_SAMPLE_SEQ, json_integer(3)), 0);
+	assert_int_equal(il_rec_set(rec, IL_RF_ANY_TIME, json_string("t")), 0);
+	/* a boot record's field is refused in a sample record, and nothing is set */
+	assert_int_equal(il_rec_set(rec, IL_RF_BOOT_STEPS, json_array()), IL_EINVAL);
+	assert_null(json_object_get(rec, "steps"));
+	assert_int_equal(il_rec_check(rec, "j.jsonl", 4, &err), 0);
+	json_object_set_new(rec, "colour", json_string("red"));
+	assert_int_equal(il_rec_check(rec, "j.jsonl", 4, &err), IL_EPARSE);
+	assert_string_equal(err.msg, "j.jsonl:4: unknown field 'colour' in a sample record (written by another idlelab "
+				     "version?)");
+	json_decref(rec);
+	/* a kind this version does not know is skipped by readers, not refused */
+	rec = json_pack("{s:s,s:i}", "type", "calibration", "x", 1);
+	assert_int_equal(il_rec_kind_of(rec), IL_REC_ANY);
+	assert_int_equal(il_rec_check(rec, "j.jsonl", 5, &err), 0);
+	json_decref(rec);
+	assert_string_equal(il_rec_kind_name(IL_REC_RUN_END), "run-end");
+	assert_string_equal(il_rundir_sample_name(name, sizeof(name), 7, 2, true), "samples/7-2.err");
+	assert_string_equal(il_rundir_name(IL_RUNDIR_JOURNAL), "journal.jsonl");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_plan__defaults_and_variants),
 		cmocka_unit_test(test_plan__matrix_order),
 		cmocka_unit_test(test_journal__append_reload_torn),
+		cmocka_unit_test(test_record__schema_one_list),
 		cmocka_unit_test(test_runner__frames),
 		cmocka_unit_test(test_engine__fixture_run_interrupt_resume),
 		cmocka_unit_test(test_engine__host_validation),

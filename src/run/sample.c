@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * One sample: the workload argv from its definition, ONE exec of
+ * runners/sample.sh on the host (writes, quiesce, snapshot, workload,
+ * snapshot), the framed output split and judged into a result, and the
+ * journal record built from it (run/record.h).
+ */
+#include "run/sample.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "host/hostlock.h"
+#include "idle/diff.h"
+#include "idle/snapjson.h"
+#include "run/record.h"
+#include "run/rundir.h"
+#include "util/clock.h"
+#include "version.h"
+#include "workload/parse.h"
+
+void il_sample_result_release(struct il_sample_result *oc)
+{
+	json_decref(oc->metrics);
+	json_decref(oc->idle);
+	free(oc->note);
+	il_runner_out_release(&oc->ro);
+	il_snapshot_release(&oc->pre);
+	il_snapshot_release(&oc->post);
+}
+
+static void set_reason(struct il_sample_result *oc, const char *status, bool retryable, const char *msg)
+{
+	oc->status = status;
+	oc->retryable = retryable;
+	il_strlcpy(oc->reason, msg, sizeof(oc->reason));
+}
+
+void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *script, const struct il_spec *s,
+		   struct il_sample_result *oc)
+{
+	const struct il_plan *p = c->plan;
+	const struct il_plan_wl *w = &p->wl[s->wl];
+	const struct il_govcfg *g = &p->gov[s->gov];
+	struct il_strlist wargv = { 0 }, args = { 0 };
+	struct il_exec_result res = { 0 };
+	struct il_exec_opts eo = { 0 };
+	struct il_err e = { 0 };
+	unsigned char rnd[8];
+	char nonce[32], label[64];
+	char **av = NULL;
+	int rc;
+
+	memset(oc, 0, sizeof(*oc));
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		memset(rnd, 0x5a, sizeof(rnd));
+	snprintf(nonce, sizeof(nonce), "IL%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3], rnd[4],
+		 rnd[5], rnd[6], rnd[7]);
+	if (il_workload_argv(&w->def, w->params, &wargv, &e)) {
+		set_reason(oc, "infra_failed", false, e.msg);
+		goto out;
+	}
+	/* the host lock went with a lost connection: take it again, or stop if another run has the host */
+	if (h->workdir && !il_host_lock_held(h->t) && il_host_lock(h->t, h->workdir, c->holder, &e)) {
+		set_reason(oc, "infra_failed", true, e.msg);
+		goto out;
+	}
+	/* idlelab's own workloads by absolute path: nothing is added to the host's PATH */
+	if (w->def.builtin && h->bindir && wargv.n) {
+		struct il_buf abs = IL_BUF_INIT;
+
+		if (il_buf_printf(&abs, "%s/%s", h->bindir, wargv.v[0])) {
+			set_reason(oc, "infra_failed", true, "out of memory");
+			goto out;
+		}
+		free(wargv.v[0]);
+		wargv.v[0] = il_buf_detach(&abs);
+	}
+	{
+		struct il_runner_args ra = { .root = h->root, .quiesce_s = h->quiesce_s, .cpus = p->cpus,
+					     .governor = g->governor, .timeout_s = p->timeout_s, .workdir = h->workdir,
+					     .writes = &h->writes[s->gov], .argv = &wargv };
+
+		if (il_runner_sample_argv(&args, nonce, &ra) || !(av = calloc(args.n + 1, sizeof(*av)))) {
+			set_reason(oc, "infra_failed", true, "out of memory");
+			goto out;
+		}
+		memcpy(av, args.v, args.n * sizeof(*av));
+	}
+	eo.timeout_ms = (int)((p->timeout_s + h->quiesce_s + 60) * 1000);
+	eo.max_out = (size_t)64 << 20;
+	eo.privileged = true;
+	eo.cancel = c->o->stop;
+	rc = il_transport_run_script(h->t, script, av, &eo, &res, &e);
+	if (rc == IL_EINTR || rc == IL_ETIMEOUT) {
+		/* closing the channel stops nothing on the host (sshd does not pass signals): stop it by its ids */
+		struct il_err ce = { 0 };
+
+		if (il_lease_cancel(h, nonce, NULL, &ce)) {
+			size_t l = strlen(e.msg);
+
+			snprintf(e.msg + l, sizeof(e.msg) - l, "; %s", ce.msg);
+		}
+	}
+	if (rc == IL_EINTR) {
+		set_reason(oc, "interrupted", true, "stopped by a signal; the sample will run again on resume");
+		goto out;
+	}
+	if (rc) {
+		set_reason(oc, "infra_failed", true, e.msg);
+		goto out;
+	}
+	if (res.out.truncated) {
+		set_reason(oc, "infra_failed", false, "runner output exceeded 64 MiB (workload too chatty)");
+		goto out;
+	}
+	if (il_runner_parse(il_buf_str(&res.out), res.out.len, nonce, &oc->ro, &e)) {
+		char msg[600];
+
+		snprintf(msg, sizeof(msg), "%s (exit %d; stderr: %.200s)", e.msg, res.exit_code, il_buf_str(&res.err));
+		set_reason(oc, "infra_failed", true, msg);
+		goto out;
+	}
+	if (oc->ro.fail) {
+		/* the runner checks deterministic things (program missing, write refused): retrying won't help */
+		set_reason(oc, "infra_failed", false, oc->ro.fail);
+		goto out;
+	}
+	if (il_snapshot_parse(&oc->pre, oc->ro.pre.p ? oc->ro.pre.p : "", oc->ro.pre.len, h->name, &e) ||
+	    il_snapshot_parse(&oc->post, oc->ro.post.p ? oc->ro.post.p : "", oc->ro.post.len, h->name, &e)) {
+		set_reason(oc, "invalid", true, e.msg);
+		goto out;
+	}
+	oc->have_snaps = true;
+	if (g->governor && (!oc->pre.governor || strcmp(oc->pre.governor, g->governor))) {
+		char msg[300];
+
+		snprintf(msg, sizeof(msg), "governor read back as '%s' after setting '%s'",
+			 oc->pre.governor ? oc->pre.governor : "(none)", g->governor);
+		set_reason(oc, "infra_failed", true, msg);
+		goto out;
+	}
+	if (oc->ro.status == 137 && p->timeout_s) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "workload killed (timeout_s %d reached, or SIGKILL)", p->timeout_s);
+		set_reason(oc, "infra_failed", true, msg);
+		goto out;
+	}
+	if (oc->ro.status) {
+		char msg[600];
+
+		snprintf(msg, sizeof(msg), "workload exited with status %d: %.400s", oc->ro.status,
+			 il_buf_str(&oc->ro.err));
+		set_reason(oc, "workload_failed", false, msg);
+		goto out;
+	}
+	{
+		struct il_diff d = { 0 };
+
+		if (il_diff_compute(&d, &oc->pre, &oc->post, &e)) {
+			set_reason(oc, "invalid", true, e.msg);
+			il_diff_release(&d);
+			goto out;
+		}
+		oc->has_interval = d.has_interval;
+		oc->interval_s = d.interval_s;
+		if (!il_snapshot_nstates(&oc->pre))
+			oc->note = strdup("no idle states on host: idle counters are absent, workload metrics only");
+		else
+			oc->idle = il_diff_summary_json(&d);
+		il_diff_release(&d);
+	}
+	snprintf(label, sizeof(label), "sample %zu output", s->seq);
+	if (il_workload_parse(&w->def, il_buf_str(&oc->ro.out), oc->ro.out.len, label, &oc->metrics, &e)) {
+		set_reason(oc, "workload_failed", false, e.msg);
+		goto out;
+	}
+	oc->status = s->warmup ? "warmup" : "ok";
+out:
+	il_exec_result_release(&res);
+	il_strlist_release(&wargv);
+	il_strlist_release(&args);
+	free(av);
+}
+
+/* The fields every sample record starts with, in journal order. */
+static json_t *record_head(const struct il_run_ctx *c, const char *host, const struct il_spec *s, const char *variant,
+			   int attempt, bool final, const char *status, const char *reason)
+{
+	const struct il_plan *p = c->plan;
+	json_t *rec = il_rec_new(IL_REC_SAMPLE);
+
+	if (!rec)
+		return NULL;
+	il_rec_set(rec, IL_RF_SAMPLE_SEQ, json_integer((json_int_t)s->seq));
+	il_rec_set(rec, IL_RF_SAMPLE_ATTEMPT, json_integer(attempt));
+	il_rec_set(rec, IL_RF_SAMPLE_FINAL, json_boolean(final));
+	il_rec_set(rec, IL_RF_SAMPLE_STATUS, json_string(status));
+	il_rec_set(rec, IL_RF_SAMPLE_REASON, reason && *reason ? json_string(reason) : json_null());
+	il_rec_set(rec, IL_RF_SAMPLE_HOST, json_string(host));
+	il_rec_set(rec, IL_RF_SAMPLE_KERNEL, json_string(p->kernels.v[s->kernel]));
+	il_rec_set(rec, IL_RF_SAMPLE_VARIANT, json_string(variant));
+	il_rec_set(rec, IL_RF_SAMPLE_GOVERNOR, p->gov[s->gov].governor ? json_string(p->gov[s->gov].governor) : json_null());
+	return rec;
+}
+
+/* What ran: the workload, its parameters and the iteration. */
+static void record_workload(json_t *rec, const struct il_plan *p, const struct il_spec *s)
+{
+	il_rec_set(rec, IL_RF_SAMPLE_WORKLOAD, json_string(p->wl[s->wl].label));
+	il_rec_set(rec, IL_RF_SAMPLE_WORKLOAD_NAME, json_string(p->wl[s->wl].name));
+	il_rec_set_copy(rec, IL_RF_SAMPLE_PARAMS, p->wl[s->wl].params);
+	il_rec_set(rec, IL_RF_SAMPLE_ITERATION, json_integer(s->iteration));
+	il_rec_set(rec, IL_RF_SAMPLE_WARMUP, json_boolean(s->warmup));
+}
+
+/* The workload's output next to the journal; the record is the commit point, so files go first. */
+static void record_output(json_t *rec, const char *dir, size_t seq, int attempt, const struct il_sample_result *oc)
+{
+	static const enum il_rec_field field[2] = { IL_RF_SAMPLE_OUTPUT, IL_RF_SAMPLE_ERRORS };
+	const struct il_buf *text[2] = { &oc->ro.out, &oc->ro.err };
+
+	for (int i = 0; i < 2; i++) {
+		char name[64], *fp = il_rundir_join(dir, il_rundir_sample_name(name, sizeof(name), seq, attempt, i));
+		struct il_err fe = { 0 };
+
+		if (fp && !il_write_file_atomic(fp, text[i]->p ? text[i]->p : "", text[i]->len, &fe))
+			il_rec_set(rec, field[i], json_string(name));
+		free(fp);
+	}
+}
+
+json_t *il_sample_record(const struct il_run_ctx *c, const struct il_lease *h, const struct il_spec *s,
+			 const char *variant, int attempt, bool final, const struct il_sample_result *oc, json_t *started,
+			 double t0)
+{
+	const struct il_plan *p = c->plan;
+	json_t *rec = record_head(c, h->name, s, variant, attempt, final, oc->status, oc->reason);
+
+	if (!rec) {
+		json_decref(started);
+		return NULL;
+	}
+	il_rec_set(rec, IL_RF_SAMPLE_GOVERNOR_READ, oc->have_snaps ? il_json_str(oc->pre.governor) : json_null());
+	il_rec_set(rec, IL_RF_SAMPLE_DISABLE, il_rec_strings(&p->gov[s->gov].disable));
+	record_workload(rec, p, s);
+	il_rec_set(rec, IL_RF_SAMPLE_METRICS, oc->metrics ? json_incref(oc->metrics) : json_null());
+	il_rec_set(rec, IL_RF_SAMPLE_IDLE, oc->idle ? json_incref(oc->idle) : json_null());
+	if (oc->note)
+		il_rec_set(rec, IL_RF_SAMPLE_NOTE, json_string(oc->note));
+	il_rec_set(rec, IL_RF_SAMPLE_INTERVAL_S, oc->has_interval ? json_real(oc->interval_s) : json_null());
+	il_rec_set(rec, IL_RF_SAMPLE_KERNEL_RELEASE, il_json_str(oc->ro.release));
+	il_rec_set(rec, IL_RF_SAMPLE_MACHINE, il_json_str(oc->ro.machine));
+	il_rec_set(rec, IL_RF_SAMPLE_BOOT_ID, oc->have_snaps ? il_json_str(oc->pre.boot_id) : json_null());
+	il_rec_set(rec, IL_RF_SAMPLE_DRIVER, oc->have_snaps ? il_json_str(oc->pre.driver) : json_null());
+	il_rec_set(rec, IL_RF_SAMPLE_EXIT_STATUS, oc->ro.has_status ? json_integer(oc->ro.status) : json_null());
+	il_rec_set(rec, IL_RF_SAMPLE_FINGERPRINT, json_string(h->fp_file));
+	if (oc->ro.has_status)
+		record_output(rec, c->dir, s->seq, attempt, oc);
+	il_rec_set(rec, IL_RF_SAMPLE_STARTED, started);
+	il_rec_set(rec, IL_RF_SAMPLE_ENDED, il_run_time_json());
+	il_rec_set(rec, IL_RF_SAMPLE_ELAPSED_S, json_real(il_mono_s() - t0));
+	il_rec_set(rec, IL_RF_SAMPLE_VERSION, json_string(IL_VERSION));
+	return rec;
+}
+
+json_t *il_sample_fail_record(const struct il_run_ctx *c, const char *host, const struct il_spec *s,
+			      const char *variant, int attempt, const char *reason)
+{
+	json_t *rec = record_head(c, host, s, variant, attempt, true, "infra_failed", reason);
+
+	if (!rec)
+		return NULL;
+	record_workload(rec, c->plan, s);
+	il_rec_set(rec, IL_RF_SAMPLE_METRICS, json_null());
+	il_rec_set(rec, IL_RF_SAMPLE_IDLE, json_null());
+	il_rec_set(rec, IL_RF_SAMPLE_ENDED, il_run_time_json());
+	il_rec_set(rec, IL_RF_SAMPLE_VERSION, json_string(IL_VERSION));
+	return rec;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One sample on a leased host: run it (one exec of runners/sample.sh), judge
+ * its outcome, and build its journal record. Retrying is the engine's call.
+ */
+#ifndef IL_RUN_SAMPLE_H
+#define IL_RUN_SAMPLE_H
+#include <stdbool.h>
+#include <jansson.h>
+#include "idle/snapshot.h"
+#include "run/context.h"
+#include "run/lease.h"
+#include "run/runner.h"
+
+struct il_sample_result {
+	const char *status;      /* ok, warmup, workload_failed, invalid, infra_failed, interrupted */
+	bool retryable;          /* another attempt may succeed (infrastructure, not the workload) */
+	char reason[600];        /* why it is not ok; "" when it is */
+	json_t *metrics, *idle;  /* the workload's metrics and the idle summary (il_diff_summary_json), or NULL */
+	char *note;              /* a caveat for the record, or NULL */
+	struct il_runner_out ro;
+	struct il_snapshot pre, post;
+	bool have_snaps;
+	double interval_s;
+	bool has_interval;
+};
+
+/* Run spec s on h with the sample script (il_runner_sample_script). *oc is filled; release it. */
+void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *script, const struct il_spec *s,
+		   struct il_sample_result *oc);
+void il_sample_result_release(struct il_sample_result *oc);
+
+/*
+ * The journal record of one attempt: started (stolen) and t0 (il_mono_s at
+ * the start) time it; the workload's output is written to samples/ first.
+ * Caller owns the record; NULL: out of memory.
+ */
+json_t *il_sample_record(const struct il_run_ctx *c, const struct il_lease *h, const struct il_spec *s,
+			 const char *variant, int attempt, bool final, const struct il_sample_result *oc, json_t *started,
+			 double t0);
+/* The final record of a sample that cannot run (its kernel did not build or boot): never data. */
+json_t *il_sample_fail_record(const struct il_run_ctx *c, const char *host, const struct il_spec *s,
+			      const char *variant, int attempt, const char *reason);
+
+#endif
