@@ -22,15 +22,14 @@
 #include "run/rundir.h"
 #include "run/runner.h"
 #include "run/sample.h"
+#include "run/tally.h"
 #include "util/clock.h"
 
 struct run {
 	char *dir;
 	struct il_plan plan;
 	struct il_spec *specs;
-	size_t n, done;
-	bool *final;
-	int *attempts, *failures;    /* per seq: attempts made, infrastructure failures among them */
+	struct il_tally t;           /* where each sample stands */
 	struct il_journal j;
 	const struct il_run_opts *o;
 	char *script;                /* runners/sample.sh with its helpers */
@@ -44,9 +43,9 @@ struct run {
 
 static void emit(struct run *r, struct il_run_event *ev)
 {
-	ev->done = r->done;
-	ev->total = r->n;
-	ev->eta_s = r->ran ? r->busy_s / (double)r->ran * (double)(r->n - r->done) : -1;
+	ev->done = r->t.done;
+	ev->total = r->t.n;
+	ev->eta_s = r->ran ? r->busy_s / (double)r->ran * (double)(r->t.n - r->t.done) : -1;
 	if (r->o->cb)
 		r->o->cb(ev, r->o->cb_ctx);
 }
@@ -56,64 +55,7 @@ static void on_note(void *ctx, const char *host, const char *msg)
 	emit(ctx, &(struct il_run_event){ .kind = IL_EV_NOTE, .host = host, .message = msg });
 }
 
-/* ---- resume: what the journal says is done ---- */
-
-struct scan {
-	struct run *r;
-	const char *path;
-	bool ended;
-};
-
-static int scan_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
-{
-	struct scan *sc = ctx;
-	struct run *r = sc->r;
-	enum il_rec_kind kind = il_rec_kind_of(rec);
-	json_int_t seq, attempt;
-	const char *variant, *wl, *status, *want_wl;
-	char *want;
-	int rc = 0;
-
-	if (kind == IL_REC_RUN_END)
-		sc->ended = true;
-	if (kind != IL_REC_SAMPLE)
-		return 0;
-	if (json_unpack(rec, "{s:I,s:I,s:s,s:s,s:s}", "seq", &seq, "attempt", &attempt, "variant", &variant, "workload",
-			&wl, "status", &status))
-		return il_err_set(err, IL_EPARSE, "%s:%zu: sample record lacks seq, attempt, variant, workload or status",
-				  sc->path, line);
-	if (seq < 0 || (size_t)seq >= r->n)
-		return il_err_set(err, IL_EPARSE, "%s:%zu: sample %lld is outside the plan's %zu samples", sc->path, line,
-				  (long long)seq, r->n);
-	want = il_plan_variant(&r->plan, &r->specs[seq]);
-	want_wl = r->plan.wl[r->specs[seq].wl].label;
-	if (!want || strcmp(want, variant) || strcmp(want_wl, wl))
-		rc = il_err_set(err, IL_EPARSE, "%s:%zu: sample %lld is %s/%s in the journal but %s/%s in plan.json",
-				sc->path, line, (long long)seq, variant, wl, want ? want : "?", want_wl);
-	free(want);
-	if (rc)
-		return rc;
-	if (json_is_true(json_object_get(rec, "final"))) {
-		if (r->final[seq])
-			return il_err_set(err, IL_EPARSE, "%s:%zu: sample %lld has a second final record", sc->path, line,
-					  (long long)seq);
-		r->final[seq] = true;
-		r->done++;
-	}
-	if (attempt > r->attempts[seq])
-		r->attempts[seq] = (int)attempt;
-	if (!strcmp(status, "infra_failed") || !strcmp(status, "invalid"))
-		r->failures[seq]++;
-	return 0;
-}
-
 /* ---- the retry policy ---- */
-
-static void mark_final(struct run *r, size_t seq)
-{
-	r->final[seq] = true;
-	r->done++;
-}
 
 /*
  * Run seq until it is final (or interrupted): a failure of the
@@ -133,7 +75,7 @@ static int do_sample(struct run *r, struct il_lease *h, const struct il_spec *s,
 					   .workload = r->plan.wl[s->wl].label, .iteration = s->iteration,
 					   .warmup = s->warmup };
 		struct il_sample_result oc;
-		int attempt = ++r->attempts[s->seq];
+		int attempt = ++r->t.attempts[s->seq];
 		json_t *started = il_run_time_json();
 		double t0 = il_mono_s();
 		bool final, failed, done;
@@ -143,9 +85,9 @@ static int do_sample(struct run *r, struct il_lease *h, const struct il_spec *s,
 		failed = !strcmp(oc.status, "infra_failed") || !strcmp(oc.status, "invalid");
 		done = !strcmp(oc.status, "ok") || !strcmp(oc.status, "warmup");
 		if (failed)
-			r->failures[s->seq]++;
+			r->t.failures[s->seq]++;
 		final = strcmp(oc.status, "interrupted") &&
-			(!oc.retryable || done || r->failures[s->seq] > r->plan.retries);
+			(!oc.retryable || done || r->t.failures[s->seq] > r->plan.retries);
 		{
 			json_t *rec = il_sample_record(&r->ctx, h, s, variant, attempt, final, &oc, started, t0);
 
@@ -154,7 +96,7 @@ static int do_sample(struct run *r, struct il_lease *h, const struct il_spec *s,
 		}
 		r->busy_s += il_mono_s() - t0;
 		if (final) {
-			mark_final(r, s->seq);
+			il_tally_final(&r->t, s->seq);
 			r->ran++;
 		}
 		ev.kind = IL_EV_SAMPLE_END;
@@ -176,13 +118,13 @@ static int do_sample(struct run *r, struct il_lease *h, const struct il_spec *s,
 static int record_fail(struct run *r, const char *host, const struct il_spec *s, const char *reason, struct il_err *err)
 {
 	char *variant = il_plan_variant(&r->plan, s);
-	json_t *rec = il_sample_fail_record(&r->ctx, host, s, variant ? variant : "?", ++r->attempts[s->seq], reason);
+	json_t *rec = il_sample_fail_record(&r->ctx, host, s, variant ? variant : "?", ++r->t.attempts[s->seq], reason);
 	int rc = rec ? il_journal_append(&r->j, rec, err) : il_err_set(err, IL_ENOMEM, "out of memory");
 
 	json_decref(rec);
 	free(variant);
 	if (!rc)
-		mark_final(r, s->seq);
+		il_tally_final(&r->t, s->seq);
 	return rc;
 }
 
@@ -190,8 +132,8 @@ static int record_fail(struct run *r, const char *host, const struct il_spec *s,
 
 static bool host_pending(const struct run *r, size_t hi)
 {
-	for (size_t i = 0; i < r->n; i++)
-		if (r->specs[i].host == (int)hi && !r->final[i])
+	for (size_t i = 0; i < r->t.n; i++)
+		if (r->specs[i].host == (int)hi && !r->t.final[i])
 			return true;
 	return false;
 }
@@ -201,13 +143,13 @@ static void journal_interrupted(struct run *r, const char *host, struct il_err *
 	size_t next = 0;
 	json_t *rec = il_rec_new(IL_REC_INTERRUPTED);
 
-	while (next < r->n && r->final[next])
+	while (next < r->t.n && r->t.final[next])
 		next++;
 	il_rec_set(rec, IL_RF_INTERRUPTED_HOST, json_string(host ? host : ""));
 	il_rec_set(rec, IL_RF_INTERRUPTED_NEXT_SEQ, json_integer((json_int_t)next));
 	il_run_journal(&r->ctx, rec, NULL);
-	il_err_set(err, IL_EINTR, "interrupted: %zu of %zu samples done; continue with 'idlelab run --resume %s'", r->done,
-		   r->n, r->dir);
+	il_err_set(err, IL_EINTR, "interrupted: %zu of %zu samples done; continue with 'idlelab run --resume %s'", r->t.done,
+		   r->t.n, r->dir);
 }
 
 /* All pending samples of host hi, kernel block by kernel block; the host is restored at the end. */
@@ -223,11 +165,11 @@ static int run_host(struct run *r, size_t hi, struct il_err *err)
 	if ((rc = il_kstage_init(&ks, &r->ctx, &r->kv, r->plan.kernels.n, err)))
 		return rc;
 	rc = il_lease_take(&h, &r->ctx, host, err);
-	for (size_t i = 0; i < r->n && !rc; i++) {
+	for (size_t i = 0; i < r->t.n && !rc; i++) {
 		const struct il_spec *sp = &r->specs[i];
 		const char *why;
 
-		if (sp->host != (int)hi || r->final[i])
+		if (sp->host != (int)hi || r->t.final[i])
 			continue;
 		if (il_run_stopped(&r->ctx)) {
 			rc = IL_EINTR;
@@ -262,10 +204,10 @@ static int run_exec(struct run *r, struct il_err *err)
 	for (size_t hi = 0; hi < r->plan.hosts.n && !rc; hi++)
 		if (host_pending(r, hi))
 			rc = run_host(r, hi, err);
-	if (rc || r->done != r->n)
+	if (rc || r->t.done != r->t.n)
 		return rc;
 	rec = il_rec_new(IL_REC_RUN_END);
-	il_rec_set(rec, IL_RF_RUN_END_SAMPLES, json_integer((json_int_t)r->n));
+	il_rec_set(rec, IL_RF_RUN_END_SAMPLES, json_integer((json_int_t)r->t.n));
 	return il_run_journal(&r->ctx, rec, err);
 }
 
@@ -277,9 +219,7 @@ static void run_release(struct run *r)
 	il_journal_close(&r->j);
 	il_plan_release(&r->plan);
 	free(r->specs);
-	free(r->final);
-	free(r->attempts);
-	free(r->failures);
+	il_tally_release(&r->t);
 	free(r->script);
 	free(r->dir);
 	free(r->plan_dir);
@@ -294,33 +234,19 @@ static void run_init(struct run *r, const struct il_run_opts *o)
 }
 
 /* The plan, its kernels and matrix from dir, and what the journal (if any) says is done. */
-static int run_load(struct run *r, const char *dir, bool *ended, size_t *torn, struct il_err *err)
+static int run_load(struct run *r, const char *dir, size_t *torn, struct il_err *err)
 {
 	char *plan = il_rundir_path(dir, IL_RUNDIR_PLAN), *jpath = il_rundir_path(dir, IL_RUNDIR_JOURNAL);
-	struct scan sc = { r, jpath, false };
+	size_t n = 0;
 	int rc;
 
 	r->ctx.dir = r->dir = strdup(dir);
-	if (!plan || !jpath || !r->dir) {
+	if (!plan || !jpath || !r->dir)
 		rc = il_err_set(err, IL_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = il_plan_load(&r->plan, plan, r->o->workloads_dir, err)) ||
-	    (rc = il_kstage_plan(&r->plan, dir, &r->kv, &r->plan_dir, err)) ||
-	    (rc = il_plan_matrix(&r->plan, &r->specs, &r->n, err)))
-		goto out;
-	r->final = calloc(r->n, sizeof(*r->final));
-	r->attempts = calloc(r->n, sizeof(*r->attempts));
-	r->failures = calloc(r->n, sizeof(*r->failures));
-	if (!r->final || !r->attempts || !r->failures) {
-		rc = il_err_set(err, IL_ENOMEM, "out of memory");
-		goto out;
-	}
-	*torn = 0;
-	if (!access(jpath, F_OK) && (rc = il_journal_each(jpath, scan_rec, &sc, torn, err)))
-		goto out;
-	*ended = sc.ended;
-out:
+	else if (!(rc = il_plan_load(&r->plan, plan, r->o->workloads_dir, err)) &&
+		 !(rc = il_kstage_plan(&r->plan, dir, &r->kv, &r->plan_dir, err)) &&
+		 !(rc = il_plan_matrix(&r->plan, &r->specs, &n, err)) && !(rc = il_tally_init(&r->t, n, err)))
+		rc = il_tally_scan(&r->t, jpath, &r->plan, r->specs, torn, err);
 	free(plan);
 	free(jpath);
 	return rc;
@@ -331,14 +257,13 @@ static int run_create(struct run *r, const char *plan_path, const struct il_plan
 		      struct il_err *err)
 {
 	char *tmp = NULL, *txt = json_dumps(plan->json, JSON_INDENT(2) | JSON_PRESERVE_ORDER), *jpath = NULL;
-	bool ended;
 	size_t torn;
 	int rc;
 
 	if (!txt)
 		return il_err_set(err, IL_ENOMEM, "out of memory");
 	if ((rc = il_rundir_prepare(dir, txt, plan_path, &tmp, err)) || (rc = il_rundir_lock(&r->lock, tmp, dir, err)) ||
-	    (rc = run_load(r, tmp, &ended, &torn, err)))
+	    (rc = run_load(r, tmp, &torn, err)))
 		goto out;
 	free(r->dir);
 	r->ctx.dir = r->dir = strdup(dir);
@@ -347,7 +272,7 @@ static int run_create(struct run *r, const char *plan_path, const struct il_plan
 		goto out;
 	}
 	if ((rc = il_journal_open(&r->j, jpath, err)) ||
-	    (rc = il_run_journal(&r->ctx, il_rec_run_start(&r->plan, dir, r->n, &r->kv), err)))
+	    (rc = il_run_journal(&r->ctx, il_rec_run_start(&r->plan, dir, r->t.n, &r->kv), err)))
 		goto out;
 	il_journal_close(&r->j);
 	if (!(rc = il_rundir_commit(tmp, dir, err))) {
@@ -405,7 +330,6 @@ int il_run_resume(const char *run_dir, const struct il_run_opts *o, struct il_er
 	struct run r;
 	char *jpath = il_rundir_path(run_dir, IL_RUNDIR_JOURNAL);
 	size_t torn = 0, removed = 0;
-	bool ended = false;
 	json_t *rec;
 	int rc;
 
@@ -416,15 +340,15 @@ int il_run_resume(const char *run_dir, const struct il_run_opts *o, struct il_er
 		free(jpath);
 		return il_err_set(err, IL_EINVAL, "--host cannot change the host of an existing run (%s)", run_dir);
 	}
-	if ((rc = il_rundir_lock(&r.lock, run_dir, run_dir, err)) || (rc = run_load(&r, run_dir, &ended, &torn, err)))
+	if ((rc = il_rundir_lock(&r.lock, run_dir, run_dir, err)) || (rc = run_load(&r, run_dir, &torn, err)))
 		goto out;
 	if (torn && (rc = il_journal_repair(jpath, &removed, err)))
 		goto out;
-	if ((rc = il_journal_open(&r.j, jpath, err)) || (r.done == r.n && ended))
+	if ((rc = il_journal_open(&r.j, jpath, err)) || (r.t.done == r.t.n && r.t.ended))
 		goto out;
 	rec = il_rec_new(IL_REC_RESUME);
-	il_rec_set(rec, IL_RF_RESUME_DONE, json_integer((json_int_t)r.done));
-	il_rec_set(rec, IL_RF_RESUME_PENDING, json_integer((json_int_t)(r.n - r.done)));
+	il_rec_set(rec, IL_RF_RESUME_DONE, json_integer((json_int_t)r.t.done));
+	il_rec_set(rec, IL_RF_RESUME_PENDING, json_integer((json_int_t)(r.t.n - r.t.done)));
 	il_rec_set(rec, IL_RF_RESUME_TORN_BYTES, json_integer((json_int_t)removed));
 	if (!(rc = il_run_journal(&r.ctx, rec, err)))
 		rc = run_exec(&r, err);
