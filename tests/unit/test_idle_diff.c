@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,9 +165,7 @@ static void expect_mismatch(const char *base, const char *fixture, const char *f
 
 	assert_non_null(p);
 	edited = malloc(len + strlen(to) + 1);
-	memcpy(edited, text, (size_t)(p - text));
-	strcpy(edited + (p - text), to);
-	strcat(edited, p + strlen(from));
+	snprintf(edited, len + strlen(to) + 1, "%.*s%s%s", (int)(p - text), text, to, p + strlen(from));
 	tu_parse_fixture(&a, base);
 	if (il_snapshot_parse(&b, edited, strlen(edited), "edited", &err))
 		fail_msg("%s", err.msg);
