@@ -338,6 +338,55 @@ static int kv(const char *text, size_t len, const char *label, json_t *out, stru
 	return 0;
 }
 
+/*
+ * ---- stress-ng --cyclic: the wake-up latency of a periodic sleep ----
+ * "cyclic:   mean: 6330.52 ns, mode: 3635 ns", "cyclic:   min: 3463 ns, max:
+ * 510089 ns, std.dev. 17309.91", "cyclic:   99.90%:     293530 ns", and the
+ * --metrics-brief row "cyclic  18351  2.00  0.03  0.08  9167.08  162719.35"
+ * (bogo ops = wake-ups). Nanoseconds become microseconds, like every
+ * latency idlelab reports.
+ */
+static int stress_ng_cyclic(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
+{
+	static const struct {
+		const char *tag, *key;
+	} pc[] = {
+		{ "50.00%:", "p50_us" }, { "90.00%:", "p90_us" }, { "99.00%:", "p99_us" }, { "99.90%:", "p999_us" },
+	};
+	const char *p = text, *end = text + len, *line;
+	bool report = false;
+	size_t n;
+	char buf[256];
+	double v, ops, real;
+	int r = 0;
+
+	while (next_line(&p, end, &line, &n) && !r) {
+		const char *s = cstr(buf, sizeof(buf), line, n), *c = strstr(s, "cyclic:"), *m = strstr(s, "] cyclic ");
+
+		if (m && sscanf(m + 9, "%lf %lf", &ops, &real) == 2 && real > 0)
+			r = put(out, "wakeups_per_s", ops / real, label, err);
+		if (!c)
+			continue;
+		if (num_after(c, "mean:", &v)) {
+			report = true;
+			r = put(out, "mean_us", v / 1000, label, err);
+		}
+		if (!r && num_after(c, "min:", &v))
+			r = put(out, "min_us", v / 1000, label, err);
+		if (!r && num_after(c, "max:", &v))
+			r = put(out, "max_us", v / 1000, label, err);
+		if (!r && num_after(c, "std.dev.", &v))
+			r = put(out, "stddev_us", v / 1000, label, err);
+		for (size_t i = 0; !r && i < sizeof(pc) / sizeof(pc[0]); i++)
+			if (num_after(c, pc[i].tag, &v))
+				r = put(out, pc[i].key, v / 1000, label, err);
+	}
+	if (!r && !report)
+		r = il_err_set(err, IL_EPARSE, "%s: expected stress-ng --cyclic output with a 'cyclic: mean: N ns' line "
+				"(did the stressor run? it needs root for SCHED_DEADLINE)", label);
+	return r;
+}
+
 static const struct {
 	const char *name;
 	parse_fn fn;
@@ -351,6 +400,7 @@ static const struct {
 	{ "perf-sched-pipe", perf_sched_pipe },
 	{ "pgbench", pgbench },
 	{ "idlelab-kv", kv },
+	{ "stress-ng-cyclic", stress_ng_cyclic },
 };
 #define NPARSERS (sizeof(parsers) / sizeof(parsers[0]))
 

@@ -71,6 +71,10 @@ static void test_parsers__captured_outputs(void **state)
 	assert_true(parse_metric("periodic", "periodic.txt", "wakeup_lat_p99_us") > 0);
 	assert_true(parse_metric("pingpong", "pingpong.txt", "usec_per_loop") > 0);
 	assert_true(parse_metric("sleeper", "sleeper.txt", "sleeps_per_s") > 0);
+	/* nanoseconds in stress-ng's report, microseconds in idlelab's */
+	assert_true(fabs(parse_metric("stress-ng-cyclic", "stress-ng-cyclic.txt", "mean_us") - 8.32915) < 1e-9);
+	assert_true(fabs(parse_metric("stress-ng-cyclic", "stress-ng-cyclic.txt", "p99_us") - 37.189) < 1e-9);
+	assert_true(fabs(parse_metric("stress-ng-cyclic", "stress-ng-cyclic.txt", "max_us") - 665.862) < 1e-9);
 }
 
 static void test_parsers__bad_output(void **state)
@@ -95,6 +99,15 @@ static void test_parsers__bad_output(void **state)
 	assert_int_equal(il_workload_parse(&w, "wakeup_lat_avg_us: nan\n", 23, "p.out", &m, &err), IL_EPARSE);
 	assert_int_equal(il_workload_parse(&w, "garbage line\n", 13, "p.out", &m, &err), IL_EPARSE);
 	assert_non_null(strstr(err.msg, "p.out:1"));
+	il_workload_release(&w);
+	/* a stressor that did not run (no report) is named, not a sample of zeros */
+	assert_int_equal(il_workload_load(&w, wl_dir(), "stress-ng-cyclic", &err), 0);
+	{
+		const char *out = "stress-ng: error: [1] cyclic: sched_setattr failed\n";
+
+		assert_int_equal(il_workload_parse(&w, out, strlen(out), "c.out", &m, &err), IL_EPARSE);
+	}
+	assert_non_null(strstr(err.msg, "c.out: expected stress-ng --cyclic output"));
 	il_workload_release(&w);
 	assert_int_equal(il_parse_output("no-such", "", 0, "x", &m, &err), IL_ENOTFOUND);
 }
