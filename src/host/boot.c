@@ -7,7 +7,6 @@
  */
 #include "host/boot.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 #include "host/workdir.h"
 #include "util/buf.h"
 #include "util/clock.h"
+#include "util/http.h"
 #include "util/proc.h"
 
 #define DEFAULT_TIMEOUT_S 300
@@ -166,32 +166,6 @@ static bool remote_dir_ok(const char *s)
 		strlen(s) && !strstr(s, "..");
 }
 
-/*
- * The URL as it may be shown: a password in the userinfo and the query (PDU
- * APIs put tokens there) replaced by "***". NULL only when out of memory.
- */
-static char *url_for_display(const char *url)
-{
-	CURLU *h = curl_url();
-	char *part = NULL, *out = NULL;
-
-	if (h && !curl_url_set(h, CURLUPART_URL, url, 0)) {
-		if (!curl_url_get(h, CURLUPART_PASSWORD, &part, 0) && part)
-			curl_url_set(h, CURLUPART_PASSWORD, "***", 0);
-		curl_free(part);
-		part = NULL;
-		if (!curl_url_get(h, CURLUPART_QUERY, &part, 0) && part)
-			curl_url_set(h, CURLUPART_QUERY, "***", 0);
-		curl_free(part);
-		part = NULL;
-		if (!curl_url_get(h, CURLUPART_URL, &part, 0))
-			out = strdup(part);
-		curl_free(part);
-	}
-	curl_url_cleanup(h);
-	return out ? out : strdup("(a URL that libcurl cannot parse)");
-}
-
 static int parse_power_cycle(struct il_power_cycle *pc, const json_t *j, const char *label, struct il_err *err)
 {
 	static const char *const keys[] = { "argv", "url", "method", "body", "headers", "timeout_s", "wait_s", NULL };
@@ -215,7 +189,7 @@ static int parse_power_cycle(struct il_power_cycle *pc, const json_t *j, const c
 		return bad(err, label, "power_cycle", "exactly one of \"argv\" (a command) and \"url\" (an HTTP request)");
 	if (pc->url && strncmp(pc->url, "http://", 7) && strncmp(pc->url, "https://", 8))
 		return bad(err, label, "power_cycle.url", "an http:// or https:// URL");
-	if (pc->url && !(pc->url_shown = url_for_display(pc->url)))
+	if (pc->url && !(pc->url_shown = il_http_url_shown(pc->url)))
 		return il_err_set(err, IL_ENOMEM, "out of memory");
 	if (pc->method && (!pc->url || !il_name_ok(pc->method, "", 16)))
 		return bad(err, label, "power_cycle.method", "an HTTP method (with \"url\")");
@@ -524,50 +498,18 @@ static int wait_boot(struct run *b, const char *old, int seconds, struct il_tran
 
 /* ---- power cycle ---- */
 
-static size_t discard(char *p, size_t size, size_t n, void *ctx)
-{
-	struct il_buf *b = ctx;
-
-	if (b->len < 512)
-		il_buf_add(b, p, size * n < 512 ? size * n : 512);
-	return size * n;
-}
-
 static int http_hook(const struct il_power_cycle *pc, const char *host, char **detail, struct il_err *err)
 {
-	CURL *c;
-	struct curl_slist *hl = NULL;
-	struct il_buf resp = IL_BUF_INIT, d = IL_BUF_INIT;
-	char cerr[CURL_ERROR_SIZE] = "";
 	const char *method = pc->method ? pc->method : "POST";
+	struct il_http_req q = { .url = pc->url, .url_shown = pc->url_shown, .method = method, .body = pc->body,
+				 .headers = &pc->headers, .user_agent = "idlelab (power cycle)", .timeout_s = pc->timeout_s,
+				 .max_body = 512 };
+	struct il_buf resp = IL_BUF_INIT, d = IL_BUF_INIT;
 	long code = 0;
-	CURLcode cc;
-	int r = 0;
+	int r;
 
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	if (!(c = curl_easy_init()))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
-	for (size_t i = 0; i < pc->headers.n; i++)
-		hl = curl_slist_append(hl, pc->headers.v[i]);
-	curl_easy_setopt(c, CURLOPT_URL, pc->url);
-	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-	if (pc->body || !strcmp(method, "POST") || !strcmp(method, "PUT")) {
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, pc->body ? pc->body : "");
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)(pc->body ? strlen(pc->body) : 0));
-	}
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)pc->timeout_s);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "idlelab (power cycle)");
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
-	cc = curl_easy_perform(c);
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-	if (cc != CURLE_OK)
-		r = il_err_set(err, IL_ECONNECT, "host '%s': power-cycle request %s %s failed: %s", host, method, pc->url_shown,
-			       cerr[0] ? cerr : curl_easy_strerror(cc));
+	if ((r = il_http_perform(&q, &code, &resp, err)))
+		il_err_prefix(err, "host '%s': power-cycle request %s ", host, method);
 	else if (code >= 400)
 		r = il_err_set(err, IL_EIO, "host '%s': power-cycle request %s %s answered HTTP %ld: %.200s", host, method,
 			       pc->url_shown, code, il_buf_str(&resp));
@@ -575,8 +517,6 @@ static int http_hook(const struct il_power_cycle *pc, const char *host, char **d
 		*detail = il_buf_detach(&d);
 	il_buf_release(&d);
 	il_buf_release(&resp);
-	curl_slist_free_all(hl);
-	curl_easy_cleanup(c);
 	return r;
 }
 
