@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <pwd.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <zlib.h>
@@ -14,29 +13,6 @@
 #include "util/sha256.h"
 
 #define MAX_THREAD ((size_t)256 << 20)
-
-const char *il_cache_dir(const char *dir)
-{
-	static char buf[4096];
-	const char *env = getenv("IDLELAB_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-
-	if (dir && *dir)
-		return dir;
-	if (env && *env)
-		return env;
-	if (xdg && *xdg) {
-		snprintf(buf, sizeof(buf), "%s/idlelab", xdg);
-		return buf;
-	}
-	/* no HOME (cron, systemd units): the user's home from the password database, never a shared /tmp */
-	if (!home || !*home) {
-		struct passwd *pw = getpwuid(getuid());
-
-		home = pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : ".";
-	}
-	snprintf(buf, sizeof(buf), "%s/.cache/idlelab", home);
-	return buf;
-}
 
 static int gunzip(const struct il_buf *in, struct il_buf *out, const char *url, struct il_err *err)
 {

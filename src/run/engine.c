@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "host/hostfs.h"
-#include "host/lab.h"
+#include "lab/labhost.h"
 #include "kernel/build.h"
 #include "kernel/fetch.h"
 #include "kernel/kplan.h"
@@ -342,8 +342,7 @@ static int samples_cancel(struct host_ctx *h, const char *nonce, int *n, struct 
 
 static int upload_workloads(struct run *r, struct host_ctx *h, const char *arch, struct il_err *err)
 {
-	const char *env = getenv("IDLELAB_WORKLOAD_BIN");
-	const char *base = r->o->workload_bin ? r->o->workload_bin : env && *env ? env : IL_OWN_BIN_DIR;
+	const char *base = r->o->workload_bin ? r->o->workload_bin : IL_OWN_BIN_DIR;
 	struct il_buf local = IL_BUF_INIT;
 	char real[PATH_MAX];
 	bool tried_build = false;
@@ -360,7 +359,7 @@ static int upload_workloads(struct run *r, struct host_ctx *h, const char *arch,
 			continue;
 		il_buf_printf(&f, "%s/%s", local.p, w->requires.n ? w->requires.v[0] : w->name);
 		/* the checkout's own binaries are built for the host's architecture on demand */
-		if (stat(f.p, &st) && !r->o->workload_bin && !(env && *env) && !tried_build) {
+		if (stat(f.p, &st) && !r->o->workload_bin && !tried_build) {
 			tried_build = true;
 			emit_note(r, h->name, "building idlelab's own workloads for %s", arch);
 			if ((rc = il_own_build(NULL, arch, err)))
@@ -426,7 +425,7 @@ static int host_setup(struct run *r, struct host_ctx *h, const char *name, struc
 	int rc;
 
 	h->name = name;
-	if ((rc = il_host_load(&h->cfg, r->o->hosts_dir, name, err)) || (rc = il_transport_open(&h->t, &h->cfg, err)))
+	if ((rc = il_lab_host_load(&h->cfg, r->o->paths, name, err)) || (rc = il_transport_open(&h->t, &h->cfg, err)))
 		return rc;
 	h->root = "";
 	if (r->o->sysfs_root && *r->o->sysfs_root && strcmp(r->o->sysfs_root, "/")) {
@@ -934,7 +933,7 @@ static int run_lock(struct run *r, const char *dir, const char *shown, struct il
 
 /* Built kernels: the kernel stage gives the variants and their final names (cached, stable ids). */
 static int plan_kernels(struct il_plan *plan, const char *dir, struct il_kvars *kv, char **plan_dir,
-			struct il_err *err)
+			const char *cache_dir, struct il_err *err)
 {
 	char *pd = path_in(dir, "plan_dir");
 	struct il_buf b = IL_BUF_INIT;
@@ -949,7 +948,7 @@ static int plan_kernels(struct il_plan *plan, const char *dir, struct il_kvars *
 		*plan_dir = il_buf_detach(&b);
 	il_buf_release(&b);
 	free(pd);
-	rc = il_kernels_prepare(plan->json, *plan_dir ? *plan_dir : ".", il_cache_dir(NULL), kv, err);
+	rc = il_kernels_prepare(plan->json, *plan_dir ? *plan_dir : ".", cache_dir, kv, err);
 	for (size_t i = 0; !rc && i < kv->n; i++)
 		rc = il_strlist_push(&names, kv->v[i].name) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
 	if (!rc)
@@ -975,7 +974,7 @@ static int run_load(struct run *r, const char *dir, const struct il_run_opts *o,
 	}
 	if ((rc = il_plan_load(&r->plan, plan, o->workloads_dir, err)))
 		goto out;
-	if ((rc = plan_kernels(&r->plan, dir, &r->kv, &r->plan_dir, err)))
+	if ((rc = plan_kernels(&r->plan, dir, &r->kv, &r->plan_dir, il_paths_cache_dir(r->o->paths), err)))
 		goto out;
 	if ((rc = il_plan_matrix(&r->plan, &r->specs, &r->n, err)))
 		goto out;
@@ -1050,13 +1049,13 @@ static int boot_kernel(struct run *r, struct host_ctx *h, const char *host, cons
 	struct il_kbuild_res res = { 0 };
 	struct il_host_cfg cfg = { 0 };
 	struct il_boot_target tgt = { kv ? kv->name : NULL, NULL, NULL, NULL, NULL };
-	struct il_boot_opts bo = { il_cache_dir(NULL), r->o->stop, boot_step, r };
+	struct il_boot_opts bo = { il_paths_cache_dir(r->o->paths), r->o->stop, boot_step, r, &il_lab_boot };
 	json_t *steps = NULL, *started = iso_now();
 	char *image = NULL, *modules = NULL, *own = NULL;
 	struct il_err e2 = { 0 };
 	int rc = 0;
 
-	if ((rc = il_host_load(&cfg, r->o->hosts_dir, host, err)))
+	if ((rc = il_lab_host_load(&cfg, r->o->paths, host, err)))
 		goto out;
 	if (cfg.boot.method == IL_BOOT_NONE) {
 		rc = il_err_set(err, IL_EUNSUPPORTED, "host '%s' cannot boot built kernels: it has no \"boot\" section "
@@ -1067,7 +1066,7 @@ static int boot_kernel(struct run *r, struct host_ctx *h, const char *host, cons
 		const json_t *f;
 		size_t i;
 
-		if (!(rc = il_kernel_build(kv, il_cache_dir(NULL), r->o->progress ? kernel_progress : NULL, r, &res, err)) &&
+		if (!(rc = il_kernel_build(kv, il_paths_cache_dir(r->o->paths), r->o->progress ? kernel_progress : NULL, r, &res, err)) &&
 		    !res.ok)
 			rc = il_err_set(err, IL_ECHILD, "kernel '%s' did not build, so it is untestable; log:\n%s", kv->name,
 					res.log_tail ? res.log_tail : "");
@@ -1480,7 +1479,8 @@ static int sum_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 	return 0;
 }
 
-int il_run_summary(const char *run_dir, const char *workloads_dir, json_t **out, struct il_err *err)
+int il_run_summary(const char *run_dir, const char *workloads_dir, const char *cache_dir, json_t **out,
+		   struct il_err *err)
 {
 	struct il_plan plan;
 	struct il_spec *specs = NULL;
@@ -1498,7 +1498,7 @@ int il_run_summary(const char *run_dir, const char *workloads_dir, json_t **out,
 		struct il_kvars kv = { 0 };
 		char *pd = NULL;
 
-		rc = plan_kernels(&plan, run_dir, &kv, &pd, err);
+		rc = plan_kernels(&plan, run_dir, &kv, &pd, cache_dir, err);
 		il_kvars_release(&kv);
 		free(pd);
 	}
