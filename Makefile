@@ -65,15 +65,18 @@ ifeq ($(SAN),fuzz)
   IL_CFLAGS += -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
 
-LIB_SRC  := $(wildcard src/util/*.c src/idle/*.c src/host/*.c src/kernel/*.c src/workload/*.c \
+LIB_SRC  := $(wildcard src/util/*.c src/idle/*.c src/host/*.c src/kernel/*.c src/workload/*.c src/lab/*.c \
                        src/run/*.c src/stats/*.c src/report/*.c)
 CLI_SRC  := $(wildcard src/cli/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 TESTLIB_SRC := tests/unit/testutil.c
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 
-GEN_RUNNERS := $(BUILD)/gen/runners_data.c
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_RUNNERS:.c=.o)
+# scripts embedded at build time (src/host/embed.awk): the runners, the lab's build scripts
+RUNNER_SH := $(sort $(wildcard runners/*.sh))
+LAB_SH    := $(sort $(wildcard hosts/labvm/*.sh))
+GEN_SRC  := $(BUILD)/gen/runners_data.c $(BUILD)/gen/lab_data.c
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_SRC:.c=.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 LIB_A    := $(BUILD)/libidlelab.a
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -120,12 +123,17 @@ $(BUILD)/%.o: %.c $(BUILD)/cflags
 	$(call say,CC,$@)
 	$(Q)$(CC) $(IL_CFLAGS) $(WERROR) $(CFLAGS) -c -o $@ $<
 
-$(GEN_RUNNERS): $(sort $(wildcard runners/*.sh)) src/host/embed.awk
+$(BUILD)/gen/runners_data.c: $(RUNNER_SH) src/host/embed.awk
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)
-	$(Q)awk -f src/host/embed.awk $(sort $(wildcard runners/*.sh)) > $@
+	$(Q)awk -v sym=il_runner_srcs -f src/host/embed.awk $(RUNNER_SH) > $@
 
-$(GEN_RUNNERS:.c=.o): $(GEN_RUNNERS) $(BUILD)/cflags
+$(BUILD)/gen/lab_data.c: $(LAB_SH) src/host/embed.awk
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)
+	$(Q)awk -v sym=il_lab_srcs -f src/host/embed.awk $(LAB_SH) > $@
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c $(BUILD)/cflags
 	$(call say,CC,$@)
 	$(Q)$(CC) $(IL_CFLAGS) $(WERROR) $(CFLAGS) -c -o $@ $<
 
@@ -141,10 +149,12 @@ $(BUILD)/idlelab: $(CLI_OBJ) $(LIB_A)
 idlelab: $(BUILD)/idlelab
 	$(Q)cp $< $@
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/tests/unit/testutil.o $(LIB_A) $(BUILD)/cflags
+# the unit tests also get cli/paths.o: the environment's defaults (il_cli_cache_dir) are tested there
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/tests/unit/testutil.o $(BUILD)/src/cli/paths.o $(LIB_A) $(BUILD)/cflags
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(IL_CFLAGS) $(WERROR) -Itests/unit $(CFLAGS) $(IL_LDFLAGS) -o $@ $< $(BUILD)/tests/unit/testutil.o $(LIB_A) \
+	$(Q)$(CC) $(IL_CFLAGS) $(WERROR) -Itests/unit $(CFLAGS) $(IL_LDFLAGS) -o $@ $< $(BUILD)/tests/unit/testutil.o \
+		$(BUILD)/src/cli/paths.o $(LIB_A) \
 		$(PC_LDLIBS) $(CMOCKA_LIBS)
 
 $(BUILD)/tests/fuzz_%_replay: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(LIB_A) $(BUILD)/cflags

@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/paths.h"
 #include "cli/opt.h"
 #include "host/probe.h"
+#include "lab/labhost.h"
 #include "idle/snapjson.h"
 
 static void print_check(json_t *j)
@@ -70,6 +72,7 @@ static void print_check(json_t *j)
 
 int cmd_host(int argc, char **argv)
 {
+	IL_CLI_PATHS(paths);
 	const char *dir = NULL;
 	bool json = false;
 	const struct il_opt opts[] = {
@@ -85,17 +88,19 @@ int cmd_host(int argc, char **argv)
 
 	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
+	if (il_cli_paths(&paths, dir, NULL, NULL, &err))
+		return il_cli_fail(&err);
 	if (!nargs)
 		return il_opt_error(opts, usage, "missing action (list, show or check)");
 	if (!strcmp(argv[1], "list")) {
 		struct il_strlist names = { 0 };
 
-		if (il_host_list(&names, dir, &err))
+		if (il_host_list(&names, &paths, &err))
 			return il_cli_fail(&err);
 		for (size_t i = 0; i < names.n; i++) {
 			struct il_host_cfg h;
 
-			if (il_host_load(&h, dir, names.v[i], &err)) {
+			if (il_lab_host_load(&h, &paths, names.v[i], &err)) {
 				printf("%-16s (invalid: %s)\n", names.v[i], err.msg);
 				continue;
 			}
@@ -114,7 +119,7 @@ int cmd_host(int argc, char **argv)
 		struct il_transport *t = NULL;
 		json_t *j = NULL;
 
-		if (il_host_load(&h, dir, argv[2], &err))
+		if (il_lab_host_load(&h, &paths, argv[2], &err))
 			return il_cli_fail(&err);
 		if (!strcmp(argv[1], "show")) {
 			r = il_cli_output_json(NULL, il_host_to_json(&h), &err);

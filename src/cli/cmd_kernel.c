@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/paths.h"
 #include "cli/opt.h"
 #include "cli/progress.h"
 #include "util/jsonfile.h"
@@ -19,6 +20,7 @@
 
 int cmd_series(int argc, char **argv)
 {
+	IL_CLI_PATHS(paths);
 	const char *msgid = NULL, *server = NULL, *cache = NULL;
 	long version = 0;
 	bool json = false;
@@ -39,13 +41,15 @@ int cmd_series(int argc, char **argv)
 
 	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
+	if (il_cli_paths(&paths, NULL, NULL, cache, &err))
+		return il_cli_fail(&err);
 	if (!nargs || strcmp(argv[1], "show") || (nargs == 2) == !!msgid || nargs > 2)
 		return il_opt_error(opts, usage, "expected 'show' with an mbox file or --message-id");
 	if (msgid && !server)
 		return il_opt_error(opts, usage, "--message-id needs --server");
 	if (version < 0)
 		return il_opt_error(opts, usage, "--version: expected a positive number");
-	r = msgid ? il_fetch_thread(server, msgid, il_cache_dir(cache), json ? NULL : il_cli_progress, NULL, &mbox, &err) :
+	r = msgid ? il_fetch_thread(server, msgid, paths.cache_dir, json ? NULL : il_cli_progress, NULL, &mbox, &err) :
 		    il_buf_read_file(&mbox, argv[2], (size_t)256 << 20, &err);
 	if (!r)
 		r = il_series_parse(il_buf_str(&mbox), mbox.len, (int)version, msgid ? msgid : argv[2], &s, &err);
@@ -99,6 +103,7 @@ static int load_plan(const char *path, json_t **plan, char **dir, struct il_err 
 
 int cmd_kernel(int argc, char **argv)
 {
+	IL_CLI_PATHS(paths);
 	const char *cache = NULL, *only = NULL;
 	bool json = false, quiet = false;
 	const struct il_opt opts[] = {
@@ -119,12 +124,14 @@ int cmd_kernel(int argc, char **argv)
 
 	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
+	if (il_cli_paths(&paths, NULL, NULL, cache, &err))
+		return il_cli_fail(&err);
 	if (nargs == 1 && !strcmp(argv[1], "list")) {
 		json_t *l;
 		size_t i;
 		json_t *m;
 
-		if (il_kernel_list(il_cache_dir(cache), &l, &err))
+		if (il_kernel_list(paths.cache_dir, &l, &err))
 			return il_cli_fail(&err);
 		if (json)
 			return il_cli_output_json(NULL, l, &err) ? il_cli_fail(&err) : IL_EXIT_OK;
@@ -139,7 +146,7 @@ int cmd_kernel(int argc, char **argv)
 	}
 	if (nargs != 2 || (strcmp(argv[1], "prepare") && strcmp(argv[1], "build")))
 		return il_opt_error(opts, usage, "expected prepare PLAN, build PLAN or list");
-	if ((r = load_plan(argv[2], &plan, &dir, &err)) || (r = il_kernels_prepare(plan, dir, il_cache_dir(cache), &kv, &err)))
+	if ((r = load_plan(argv[2], &plan, &dir, &err)) || (r = il_kernels_prepare(plan, dir, paths.cache_dir, &kv, &err)))
 		goto out;
 	if (!strcmp(argv[1], "prepare")) {
 		json_t *a = il_kvars_to_json(&kv);
@@ -187,7 +194,7 @@ int cmd_kernel(int argc, char **argv)
 			}
 			il_strlist_release(&want);
 		}
-		if ((r = il_kernel_build(&kv.v[i], il_cache_dir(cache), json || quiet ? NULL : on_build, NULL, &res, &err)))
+		if ((r = il_kernel_build(&kv.v[i], paths.cache_dir, json || quiet ? NULL : on_build, NULL, &res, &err)))
 			break;
 		if (!res.ok) {
 			failed++;

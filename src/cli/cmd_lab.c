@@ -7,9 +7,10 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/paths.h"
 #include "cli/opt.h"
 #include "cli/progress.h"
-#include "host/lab.h"
+#include "lab/lab.h"
 #include "kernel/fetch.h"
 
 static void on_step(const char *what, double t, void *ctx)
@@ -20,6 +21,7 @@ static void on_step(const char *what, double t, void *ctx)
 
 int cmd_lab(int argc, char **argv)
 {
+	IL_CLI_PATHS(paths);
 	const char *cache = NULL, *name = NULL, *image = NULL, *src = NULL;
 	long cpus = 0, mem = 0, timeout = 0;
 	bool json = false, quiet = false;
@@ -45,11 +47,13 @@ int cmd_lab(int argc, char **argv)
 
 	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
+	if (il_cli_paths(&paths, NULL, NULL, cache, &err))
+		return il_cli_fail(&err);
 	if (!nargs)
 		return il_opt_error(opts, usage, "missing action (build, up, down, status, ssh, console)");
 	if (cpus < 0 || cpus > 64 || mem < 0 || timeout < 0)
 		return il_opt_error(opts, usage, "--cpus, --mem and --timeout must be positive");
-	o = (struct il_lab_opts){ .cache_dir = il_cache_dir(cache), .src_dir = src, .name = name, .cpus = (int)cpus,
+	o = (struct il_lab_opts){ .cache_dir = paths.cache_dir, .src_dir = src, .name = name, .cpus = (int)cpus,
 				  .mem_mb = (int)mem, .image = image, .timeout_s = (int)timeout,
 				  .progress = quiet ? NULL : il_cli_progress };
 	if (!strcmp(argv[1], "build") && nargs == 1) {

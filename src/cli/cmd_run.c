@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/paths.h"
 #include "cli/opt.h"
 #include "cli/progress.h"
 #include "run/engine.h"
@@ -71,6 +72,7 @@ static void on_event(const struct il_run_event *ev, void *ctx)
 
 int cmd_run(int argc, char **argv)
 {
+	IL_CLI_PATHS(paths);
 	const char *resume = NULL, *out = NULL, *host = NULL, *hosts_dir = NULL, *wl_dir = NULL, *root = NULL,
 		   *bin = NULL;
 	bool quiet = false;
@@ -96,10 +98,13 @@ int cmd_run(int argc, char **argv)
 
 	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
+	if (il_cli_paths(&paths, hosts_dir, wl_dir, NULL, &err))
+		return il_cli_fail(&err);
 	if ((resume && nargs) || (!resume && nargs != 1))
 		return il_opt_error(opts, usage, resume ? "--resume takes no plan" : "expected one plan file");
 	prog.quiet = quiet;
-	ro = (struct il_run_opts){ .hosts_dir = hosts_dir, .workloads_dir = wl_dir, .workload_bin = bin, .host = host,
+	ro = (struct il_run_opts){ .paths = &paths, .workloads_dir = paths.workloads_dir,
+				   .workload_bin = bin && *bin ? bin : paths.workload_bin, .host = host,
 				   .sysfs_root = root, .stop = &stop_flag, .cb = on_event, .cb_ctx = &prog,
 				   .progress = quiet ? NULL : il_cli_progress };
 	memset(&sa, 0, sizeof(sa));
@@ -152,6 +157,7 @@ static void print_summary(json_t *s)
 
 int cmd_show(int argc, char **argv)
 {
+	IL_CLI_PATHS(paths);
 	const char *wl_dir = NULL;
 	bool json = false;
 	const struct il_opt opts[] = {
@@ -166,9 +172,11 @@ int cmd_show(int argc, char **argv)
 
 	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
+	if (il_cli_paths(&paths, NULL, wl_dir, NULL, &err))
+		return il_cli_fail(&err);
 	if (nargs != 1)
 		return il_opt_error(opts, usage, "expected one run directory");
-	if (il_run_summary(argv[1], wl_dir, &s, &err))
+	if (il_run_summary(argv[1], paths.workloads_dir, paths.cache_dir, &s, &err))
 		return il_cli_fail(&err);
 	if (json)
 		return il_cli_output_json(NULL, s, &err) ? il_cli_fail(&err) : IL_EXIT_OK;
@@ -179,6 +187,7 @@ int cmd_show(int argc, char **argv)
 
 int cmd_runs(int argc, char **argv)
 {
+	IL_CLI_PATHS(paths);
 	const char *dir = "reports", *wl_dir = NULL;
 	const struct il_opt opts[] = {
 		IL_OPT_STR(0, "dir", &dir, "DIR", "where runs are (default ./reports)"),
@@ -194,6 +203,8 @@ int cmd_runs(int argc, char **argv)
 
 	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
+	if (il_cli_paths(&paths, NULL, wl_dir, NULL, &err))
+		return il_cli_fail(&err);
 	if (nargs > 1 || (nargs == 1 && strcmp(argv[1], "list")))
 		return il_opt_error(opts, usage, "unknown action '%s'", argv[1]);
 	if (!(d = opendir(dir))) {
@@ -223,7 +234,7 @@ int cmd_runs(int argc, char **argv)
 		json_t *s;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, names.v[i]);
-		if (il_run_summary(path, wl_dir, &s, &err)) {
+		if (il_run_summary(path, paths.workloads_dir, paths.cache_dir, &s, &err)) {
 			printf("%s: unreadable: %s\n", path, err.msg);
 			continue;
 		}

@@ -5,12 +5,14 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/paths.h"
 #include "cli/opt.h"
 #include "workload/def.h"
 #include "workload/parse.h"
 
 int cmd_workload(int argc, char **argv)
 {
+	IL_CLI_PATHS(paths);
 	const char *dir = NULL;
 	bool json = false;
 	const struct il_opt opts[] = {
@@ -27,15 +29,17 @@ int cmd_workload(int argc, char **argv)
 
 	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
+	if (il_cli_paths(&paths, NULL, dir, NULL, &err))
+		return il_cli_fail(&err);
 	if (!nargs)
 		return il_opt_error(opts, usage, "missing action (list, show or parse)");
 	if (!strcmp(argv[1], "list") && nargs == 1) {
 		struct il_strlist names = { 0 };
 
-		if (il_workload_list(&names, dir, &err))
+		if (il_workload_list(&names, paths.workloads_dir, &err))
 			return il_cli_fail(&err);
 		for (size_t i = 0; i < names.n; i++) {
-			if (il_workload_load(&w, dir, names.v[i], &err)) {
+			if (il_workload_load(&w, paths.workloads_dir, names.v[i], &err)) {
 				printf("%-16s (invalid: %s)\n", names.v[i], err.msg);
 				continue;
 			}
@@ -46,7 +50,7 @@ int cmd_workload(int argc, char **argv)
 		return IL_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "show") && nargs == 2) {
-		if (il_workload_load(&w, dir, argv[2], &err))
+		if (il_workload_load(&w, paths.workloads_dir, argv[2], &err))
 			return il_cli_fail(&err);
 		r = il_cli_output_json(NULL, il_workload_to_json(&w), &err);
 		il_workload_release(&w);
@@ -56,7 +60,7 @@ int cmd_workload(int argc, char **argv)
 		struct il_buf b = IL_BUF_INIT;
 		json_t *m = NULL;
 
-		if (il_workload_load(&w, dir, argv[2], &err))
+		if (il_workload_load(&w, paths.workloads_dir, argv[2], &err))
 			return il_cli_fail(&err);
 		r = il_buf_read_file(&b, argv[3], (size_t)256 << 20, &err);
 		if (!r)

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Opening the local or remote sysfs for a subcommand. */
 #include "cli/target.h"
+#include "cli/paths.h"
+#include "lab/labhost.h"
 
 #include <string.h>
 
 int il_target_open(struct il_target *tg, const char *host, const char *root, const char *hosts_dir,
 		   struct il_err *err)
 {
+	IL_CLI_PATHS(paths);
 	int r;
 
 	memset(tg, 0, sizeof(*tg));
@@ -16,7 +19,7 @@ int il_target_open(struct il_target *tg, const char *host, const char *root, con
 		tg->fs = &tg->local.ops;
 		return 0;
 	}
-	if ((r = il_host_load(&tg->cfg, hosts_dir, host, err)))
+	if ((r = il_cli_paths(&paths, hosts_dir, NULL, NULL, err)) || (r = il_lab_host_load(&tg->cfg, &paths, host, err)))
 		return r;
 	if ((r = il_transport_open(&tg->t, &tg->cfg, err))) {
 		il_host_release(&tg->cfg);

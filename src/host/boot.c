@@ -3,11 +3,11 @@
  * Booting built kernels on hosts (see boot.h). The remote half is
  * runners/boot.sh (install modules, kexec -l / GRUB one-shot entry, then the
  * reboot in the background so the exec returns); this file owns the
- * configuration, the uploads, the waits and the verification.
+ * methods' steps (a table), the uploads, the waits and the verification;
+ * their configuration is host/bootcfg.c.
  */
 #include "host/boot.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,345 +16,16 @@
 #include <unistd.h>
 
 #include "host/inventory.h"
-#include "host/lab.h"
 #include "host/probe.h"
 #include "host/runners.h"
 #include "host/transport.h"
 #include "host/workdir.h"
 #include "util/buf.h"
 #include "util/clock.h"
+#include "util/http.h"
 #include "util/proc.h"
 
-#define DEFAULT_TIMEOUT_S 300
-
-static const char *const method_names[] = { "none", "labvm", "kexec", "grub-reboot", "command" };
-
-/* placeholders a command template may use (boot.argv, boot.back_argv, power_cycle.argv) */
-static const char *const placeholders[] = { "image", "modules", "initrd", "release", "host", "address", "port", NULL };
-
-const char *il_boot_method_name(enum il_boot_method m)
-{
-	return (unsigned)m < sizeof(method_names) / sizeof(method_names[0]) ? method_names[m] : "?";
-}
-
 #define now_s il_mono_s
-
-static int bad(struct il_err *err, const char *label, const char *path, const char *expected)
-{
-	return il_err_set(err, IL_EPARSE, "%s: %s: expected %s", label, path, expected);
-}
-
-/*
- * Replace the placeholders of one template element s (vals in the order of
- * placeholders[]; NULL is "") and append the result to b; b NULL only checks.
- * `{{` is a literal brace. IL_EPARSE: an unknown placeholder or a `{` that
- * is never closed.
- */
-static int substitute(const char *s, const char *const vals[], struct il_buf *b)
-{
-	while (*s) {
-		const char *e, *v;
-		size_t k = 0;
-
-		if (s[0] != '{' || s[1] == '{') {
-			if (b && il_buf_add(b, s, 1))
-				return IL_ENOMEM;
-			s += s[0] == '{' ? 2 : 1;
-			continue;
-		}
-		if (!(e = strchr(s, '}')))
-			return IL_EPARSE;
-		while (placeholders[k] && ((size_t)(e - s - 1) != strlen(placeholders[k]) ||
-					   strncmp(s + 1, placeholders[k], (size_t)(e - s - 1))))
-			k++;
-		if (!placeholders[k])
-			return IL_EPARSE;
-		v = vals && vals[k] ? vals[k] : "";
-		if (b && il_buf_add(b, v, strlen(v)))
-			return IL_ENOMEM;
-		s = e + 1;
-	}
-	return 0;
-}
-
-static int check_template(const char *s, const char *label, const char *path, struct il_err *err)
-{
-	if (substitute(s, NULL, NULL))
-		return il_err_set(err, IL_EPARSE, "%s: %s: unknown or unclosed placeholder in '%s' (known: {image} {modules} "
-				  "{initrd} {release} {host} {address} {port})", label, path, s);
-	return 0;
-}
-
-static int parse_argv(struct il_strlist *out, const json_t *v, const char *label, const char *path, struct il_err *err)
-{
-	size_t i;
-	const json_t *a;
-	char where[96];
-
-	if (!json_is_array(v) || !json_array_size(v))
-		return bad(err, label, path, "a non-empty array of strings (an argv, no shell)");
-	json_array_foreach(v, i, a) {
-		int r;
-
-		snprintf(where, sizeof(where), "%s[%zu]", path, i);
-		if (!json_is_string(a))
-			return bad(err, label, where, "a string");
-		if ((r = check_template(json_string_value(a), label, where, err)))
-			return r;
-		if (il_strlist_push(out, json_string_value(a)))
-			return il_err_set(err, IL_ENOMEM, "out of memory");
-	}
-	return 0;
-}
-
-static int get_str(const json_t *obj, const char *key, char **out, const char *label, const char *path,
-		   struct il_err *err)
-{
-	const json_t *v = json_object_get(obj, key);
-
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_string(v) || !*json_string_value(v))
-		return bad(err, label, path, "a non-empty string");
-	return (*out = strdup(json_string_value(v))) ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
-}
-
-static int get_int(const json_t *obj, const char *key, int lo, int hi, int *out, const char *label, const char *path,
-		   struct il_err *err)
-{
-	const json_t *v = json_object_get(obj, key);
-	char exp[64];
-
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
-		snprintf(exp, sizeof(exp), "an integer from %d to %d", lo, hi);
-		return bad(err, label, path, exp);
-	}
-	*out = (int)json_integer_value(v);
-	return 0;
-}
-
-static int only_keys(const json_t *obj, const char *const keys[], const char *label, const char *section,
-		     struct il_err *err)
-{
-	const char *k;
-	const json_t *v;
-
-	json_object_foreach((json_t *)obj, k, v) {
-		bool ok = false;
-		struct il_buf known = IL_BUF_INIT;
-		int r;
-
-		for (size_t i = 0; keys[i]; i++)
-			ok = ok || !strcmp(k, keys[i]);
-		if (ok)
-			continue;
-		for (size_t i = 0; keys[i]; i++)
-			il_buf_printf(&known, "%s%s", i ? ", " : "", keys[i]);
-		r = il_err_set(err, IL_EPARSE, "%s: %s.%s: unknown key (known: %s)", label, section, k, il_buf_str(&known));
-		il_buf_release(&known);
-		return r;
-	}
-	return 0;
-}
-
-/* A remote directory idlelab writes into: absolute, plain characters, no "..". */
-static bool remote_dir_ok(const char *s)
-{
-	return s[0] == '/' && s[1] && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-") ==
-		strlen(s) && !strstr(s, "..");
-}
-
-/*
- * The URL as it may be shown: a password in the userinfo and the query (PDU
- * APIs put tokens there) replaced by "***". NULL only when out of memory.
- */
-static char *url_for_display(const char *url)
-{
-	CURLU *h = curl_url();
-	char *part = NULL, *out = NULL;
-
-	if (h && !curl_url_set(h, CURLUPART_URL, url, 0)) {
-		if (!curl_url_get(h, CURLUPART_PASSWORD, &part, 0) && part)
-			curl_url_set(h, CURLUPART_PASSWORD, "***", 0);
-		curl_free(part);
-		part = NULL;
-		if (!curl_url_get(h, CURLUPART_QUERY, &part, 0) && part)
-			curl_url_set(h, CURLUPART_QUERY, "***", 0);
-		curl_free(part);
-		part = NULL;
-		if (!curl_url_get(h, CURLUPART_URL, &part, 0))
-			out = strdup(part);
-		curl_free(part);
-	}
-	curl_url_cleanup(h);
-	return out ? out : strdup("(a URL that libcurl cannot parse)");
-}
-
-static int parse_power_cycle(struct il_power_cycle *pc, const json_t *j, const char *label, struct il_err *err)
-{
-	static const char *const keys[] = { "argv", "url", "method", "body", "headers", "timeout_s", "wait_s", NULL };
-	const json_t *v;
-	int r;
-
-	if (!json_is_object(j))
-		return bad(err, label, "power_cycle", "an object with \"argv\" (a command) or \"url\" (an HTTP request)");
-	if ((r = only_keys(j, keys, label, "power_cycle", err)))
-		return r;
-	pc->timeout_s = 30;
-	if ((v = json_object_get(j, "argv")) && (r = parse_argv(&pc->argv, v, label, "power_cycle.argv", err)))
-		return r;
-	if ((r = get_str(j, "url", &pc->url, label, "power_cycle.url", err)) ||
-	    (r = get_str(j, "method", &pc->method, label, "power_cycle.method", err)) ||
-	    (r = get_str(j, "body", &pc->body, label, "power_cycle.body", err)) ||
-	    (r = get_int(j, "timeout_s", 1, 3600, &pc->timeout_s, label, "power_cycle.timeout_s", err)) ||
-	    (r = get_int(j, "wait_s", 1, 86400, &pc->wait_s, label, "power_cycle.wait_s", err)))
-		return r;
-	if (!pc->argv.n == !pc->url)
-		return bad(err, label, "power_cycle", "exactly one of \"argv\" (a command) and \"url\" (an HTTP request)");
-	if (pc->url && strncmp(pc->url, "http://", 7) && strncmp(pc->url, "https://", 8))
-		return bad(err, label, "power_cycle.url", "an http:// or https:// URL");
-	if (pc->url && !(pc->url_shown = url_for_display(pc->url)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
-	if (pc->method && (!pc->url || !il_name_ok(pc->method, "", 16)))
-		return bad(err, label, "power_cycle.method", "an HTTP method (with \"url\")");
-	if ((v = json_object_get(j, "headers"))) {
-		size_t i;
-		const json_t *h;
-
-		if (!json_is_array(v) || !pc->url)
-			return bad(err, label, "power_cycle.headers", "an array of \"Name: value\" strings (with \"url\")");
-		json_array_foreach(v, i, h) {
-			const char *s = json_is_string(h) ? json_string_value(h) : NULL;
-			char where[64];
-
-			snprintf(where, sizeof(where), "power_cycle.headers[%zu]", i);
-			if (!s || !strchr(s, ':') || strpbrk(s, "\r\n"))
-				return bad(err, label, where, "a \"Name: value\" string on one line");
-			if (il_strlist_push(&pc->headers, s))
-				return il_err_set(err, IL_ENOMEM, "out of memory");
-		}
-	}
-	return 0;
-}
-
-int il_boot_cfg_parse(struct il_boot_cfg *c, const json_t *boot, const json_t *pc, const char *label,
-		      struct il_err *err)
-{
-	static const char *const keys[] = { "method", "argv", "back_argv", "cmdline", "initrd", "remote_dir",
-					    "timeout_s", NULL };
-	const json_t *v;
-	char *m = NULL;
-	int r;
-
-	c->timeout_s = c->timeout_s ? c->timeout_s : DEFAULT_TIMEOUT_S;
-	if (boot && !json_is_null(boot)) {
-		if (!json_is_object(boot))
-			return bad(err, label, "boot", "an object");
-		if ((r = only_keys(boot, keys, label, "boot", err)) || (r = get_str(boot, "method", &m, label, "boot.method", err)))
-			return r;
-		c->method = IL_BOOT_NONE;
-		for (size_t i = 1; m && i < sizeof(method_names) / sizeof(method_names[0]); i++)
-			if (!strcmp(m, method_names[i]))
-				c->method = (enum il_boot_method)i;
-		free(m);
-		if (c->method == IL_BOOT_NONE)
-			return bad(err, label, "boot.method", "one of \"labvm\", \"kexec\", \"grub-reboot\", \"command\"");
-		if (c->method == IL_BOOT_LABVM && !c->lab)
-			return bad(err, label, "boot.method", "\"labvm\" only on a lab host (a host file with \"labvm\")");
-		if ((v = json_object_get(boot, "argv")) && (r = parse_argv(&c->argv, v, label, "boot.argv", err)))
-			return r;
-		if ((v = json_object_get(boot, "back_argv")) &&
-		    (r = parse_argv(&c->back_argv, v, label, "boot.back_argv", err)))
-			return r;
-		if ((c->method == IL_BOOT_COMMAND) != (c->argv.n > 0))
-			return bad(err, label, "boot.argv", c->argv.n ? "no argv unless the method is \"command\""
-								       : "the command's argv (method \"command\")");
-		if (c->back_argv.n && c->method != IL_BOOT_COMMAND)
-			return bad(err, label, "boot.back_argv", "no back_argv unless the method is \"command\"");
-		if ((r = get_str(boot, "cmdline", &c->cmdline, label, "boot.cmdline", err)) ||
-		    (r = get_str(boot, "initrd", &c->initrd, label, "boot.initrd", err)) ||
-		    (r = get_str(boot, "remote_dir", &c->remote_dir, label, "boot.remote_dir", err)) ||
-		    (r = get_int(boot, "timeout_s", 5, 86400, &c->timeout_s, label, "boot.timeout_s", err)))
-			return r;
-		if (c->cmdline && c->method != IL_BOOT_KEXEC)
-			return bad(err, label, "boot.cmdline", "no cmdline unless the method is \"kexec\"");
-		if (c->cmdline && strpbrk(c->cmdline, "\n\r"))
-			return bad(err, label, "boot.cmdline", "a command line on one line");
-		if (c->initrd && c->method != IL_BOOT_KEXEC && c->method != IL_BOOT_GRUB)
-			return bad(err, label, "boot.initrd", "no initrd unless the method is \"kexec\" or \"grub-reboot\"");
-		if (c->initrd && access(c->initrd, R_OK))
-			return il_err_set(err, IL_ENOTFOUND, "%s: boot.initrd: cannot read '%s': %s", label, c->initrd,
-					  strerror(errno));
-		if (c->remote_dir && !remote_dir_ok(c->remote_dir))
-			return bad(err, label, "boot.remote_dir", "an absolute path of letters, digits, '/', '.', '_', '-' "
-				   "without '..'");
-	}
-	if (pc && !json_is_null(pc)) {
-		if ((r = parse_power_cycle(&c->power_cycle, pc, label, err)))
-			return r;
-		c->has_power_cycle = true;
-	}
-	return 0;
-}
-
-void il_boot_cfg_release(struct il_boot_cfg *c)
-{
-	il_strlist_release(&c->argv);
-	il_strlist_release(&c->back_argv);
-	free(c->cmdline);
-	free(c->initrd);
-	free(c->remote_dir);
-	free(c->lab);
-	il_strlist_release(&c->power_cycle.argv);
-	il_strlist_release(&c->power_cycle.headers);
-	free(c->power_cycle.url);
-	free(c->power_cycle.url_shown);
-	free(c->power_cycle.method);
-	free(c->power_cycle.body);
-	memset(c, 0, sizeof(*c));
-}
-
-static json_t *strlist_json(const struct il_strlist *l)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < l->n; i++)
-		json_array_append_new(a, json_string(l->v[i]));
-	return a;
-}
-
-json_t *il_boot_cfg_to_json(const struct il_boot_cfg *c)
-{
-	json_t *o = json_pack("{s:s,s:i,s:s}", "method", il_boot_method_name(c->method), "timeout_s", c->timeout_s,
-			      "remote_dir", c->remote_dir ? c->remote_dir : "<idlelab's working directory>/boot");
-
-	if (c->lab)
-		json_object_set_new(o, "lab", json_string(c->lab));
-	if (c->argv.n)
-		json_object_set_new(o, "argv", strlist_json(&c->argv));
-	if (c->back_argv.n)
-		json_object_set_new(o, "back_argv", strlist_json(&c->back_argv));
-	if (c->cmdline)
-		json_object_set_new(o, "cmdline", json_string(c->cmdline));
-	if (c->initrd)
-		json_object_set_new(o, "initrd", json_string(c->initrd));
-	if (c->has_power_cycle) {
-		const struct il_power_cycle *p = &c->power_cycle;
-		/* only the request's shape: headers and bodies may carry credentials */
-		json_t *pc = json_pack("{s:i,s:i}", "timeout_s", p->timeout_s, "wait_s", p->wait_s ? p->wait_s : c->timeout_s);
-
-		if (p->url) {
-			json_object_set_new(pc, "url", json_string(p->url_shown));
-			json_object_set_new(pc, "method", json_string(p->method ? p->method : "POST"));
-		}
-		if (p->argv.n)
-			json_object_set_new(pc, "argv", strlist_json(&p->argv));
-		json_object_set_new(o, "power_cycle", pc);
-	}
-	return o;
-}
 
 /* ---- steps ---- */
 
@@ -392,25 +63,6 @@ static bool cancelled(const struct il_boot_opts *o)
 	return o && o->cancel && *o->cancel;
 }
 
-/* ---- templates ---- */
-
-static int expand(const struct il_strlist *tpl, const char *const vals[], struct il_strlist *out, struct il_err *err)
-{
-	for (size_t i = 0; i < tpl->n; i++) {
-		struct il_buf b = IL_BUF_INIT;
-		int r = substitute(tpl->v[i], vals, &b);
-
-		if (r == IL_EPARSE) /* checked when the file was read */
-			r = il_err_set(err, IL_EPARSE, "unknown placeholder in '%s'", tpl->v[i]);
-		else if (r || il_strlist_push(out, il_buf_str(&b)))
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
-		il_buf_release(&b);
-		if (r)
-			return r;
-	}
-	return 0;
-}
-
 /* ---- connections ---- */
 
 /*
@@ -428,8 +80,14 @@ static int connect_now(struct run *b, struct il_transport **t, struct il_err *er
 		il_host_release(&b->conn);
 	b->conn_owned = false;
 	if (b->cfg->boot.lab) {
-		if (!(r = il_lab_host(&b->conn, b->o->cache_dir, b->cfg->boot.lab, err)))
+		if (!b->o->lab)
+			return il_err_set(err, IL_EUNSUPPORTED, "host '%s' is lab instance '%s': booting it needs the lab "
+					  "(il_boot_opts.lab)", b->cfg->name, b->cfg->boot.lab);
+		if (!(r = b->o->lab->host(&b->conn, b->o->cache_dir, b->cfg->boot.lab, err))) {
 			b->conn_owned = true, b->conn.connect_timeout_s = 5;
+			if (b->cfg->ssh_config && !(b->conn.ssh_config = strdup(b->cfg->ssh_config)))
+				r = il_err_set(err, IL_ENOMEM, "out of memory");
+		}
 	} else {
 		b->conn = *b->cfg;
 		if (!b->conn.connect_timeout_s || b->conn.connect_timeout_s > 10)
@@ -524,50 +182,18 @@ static int wait_boot(struct run *b, const char *old, int seconds, struct il_tran
 
 /* ---- power cycle ---- */
 
-static size_t discard(char *p, size_t size, size_t n, void *ctx)
-{
-	struct il_buf *b = ctx;
-
-	if (b->len < 512)
-		il_buf_add(b, p, size * n < 512 ? size * n : 512);
-	return size * n;
-}
-
 static int http_hook(const struct il_power_cycle *pc, const char *host, char **detail, struct il_err *err)
 {
-	CURL *c;
-	struct curl_slist *hl = NULL;
-	struct il_buf resp = IL_BUF_INIT, d = IL_BUF_INIT;
-	char cerr[CURL_ERROR_SIZE] = "";
 	const char *method = pc->method ? pc->method : "POST";
+	struct il_http_req q = { .url = pc->url, .url_shown = pc->url_shown, .method = method, .body = pc->body,
+				 .headers = &pc->headers, .user_agent = "idlelab (power cycle)", .timeout_s = pc->timeout_s,
+				 .max_body = 512 };
+	struct il_buf resp = IL_BUF_INIT, d = IL_BUF_INIT;
 	long code = 0;
-	CURLcode cc;
-	int r = 0;
+	int r;
 
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	if (!(c = curl_easy_init()))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
-	for (size_t i = 0; i < pc->headers.n; i++)
-		hl = curl_slist_append(hl, pc->headers.v[i]);
-	curl_easy_setopt(c, CURLOPT_URL, pc->url);
-	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-	if (pc->body || !strcmp(method, "POST") || !strcmp(method, "PUT")) {
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, pc->body ? pc->body : "");
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)(pc->body ? strlen(pc->body) : 0));
-	}
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)pc->timeout_s);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "idlelab (power cycle)");
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
-	cc = curl_easy_perform(c);
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-	if (cc != CURLE_OK)
-		r = il_err_set(err, IL_ECONNECT, "host '%s': power-cycle request %s %s failed: %s", host, method, pc->url_shown,
-			       cerr[0] ? cerr : curl_easy_strerror(cc));
+	if ((r = il_http_perform(&q, &code, &resp, err)))
+		il_err_prefix(err, "host '%s': power-cycle request %s ", host, method);
 	else if (code >= 400)
 		r = il_err_set(err, IL_EIO, "host '%s': power-cycle request %s %s answered HTTP %ld: %.200s", host, method,
 			       pc->url_shown, code, il_buf_str(&resp));
@@ -575,12 +201,10 @@ static int http_hook(const struct il_power_cycle *pc, const char *host, char **d
 		*detail = il_buf_detach(&d);
 	il_buf_release(&d);
 	il_buf_release(&resp);
-	curl_slist_free_all(hl);
-	curl_easy_cleanup(c);
 	return r;
 }
 
-static int command_hook(const struct il_strlist *tpl, const char *const vals[], int timeout_s, const char *what,
+static int command_hook(const struct il_strlist *tpl, const char *const vals[IL_PH_N], int timeout_s, const char *what,
 			const struct il_boot_opts *o, char **detail, struct il_err *err)
 {
 	struct il_strlist av = { 0 };
@@ -589,7 +213,7 @@ static int command_hook(const struct il_strlist *tpl, const char *const vals[], 
 	char **argv = NULL;
 	int r;
 
-	if ((r = expand(tpl, vals, &av, err)))
+	if ((r = il_boot_expand(tpl, vals, &av, err)))
 		return r;
 	if (!(argv = calloc(av.n + 1, sizeof(*argv)))) {
 		il_strlist_release(&av);
@@ -616,17 +240,17 @@ static int command_hook(const struct il_strlist *tpl, const char *const vals[], 
 	return r;
 }
 
-static void target_vals(const struct il_host_cfg *cfg, const struct il_boot_target *tgt, const char *vals[7],
+static void target_vals(const struct il_host_cfg *cfg, const struct il_boot_target *tgt, const char *vals[IL_PH_N],
 			char port[16])
 {
 	snprintf(port, 16, "%d", cfg->port ? cfg->port : 22);
-	vals[0] = tgt ? tgt->image : NULL;
-	vals[1] = tgt ? tgt->modules : NULL;
-	vals[2] = cfg->boot.initrd;
-	vals[3] = tgt ? tgt->release : NULL;
-	vals[4] = cfg->name;
-	vals[5] = cfg->address;
-	vals[6] = port;
+	vals[IL_PH_IMAGE] = tgt ? tgt->image : NULL;
+	vals[IL_PH_MODULES] = tgt ? tgt->modules : NULL;
+	vals[IL_PH_INITRD] = cfg->boot.initrd;
+	vals[IL_PH_RELEASE] = tgt ? tgt->release : NULL;
+	vals[IL_PH_HOST] = cfg->name;
+	vals[IL_PH_ADDRESS] = cfg->address;
+	vals[IL_PH_PORT] = port;
 }
 
 int il_boot_power_cycle(const struct il_boot_cfg *c, const char *host, const struct il_boot_opts *o, char **detail,
@@ -638,13 +262,25 @@ int il_boot_power_cycle(const struct il_boot_cfg *c, const char *host, const str
 	if (c->power_cycle.url)
 		return http_hook(&c->power_cycle, host, detail, err);
 	{
-		const char *vals[] = { NULL, NULL, c->initrd, NULL, host, NULL, NULL };
+		const char *vals[IL_PH_N] = { [IL_PH_INITRD] = c->initrd, [IL_PH_HOST] = host };
 
 		return command_hook(&c->power_cycle.argv, vals, c->power_cycle.timeout_s, "power-cycle", o, detail, err);
 	}
 }
 
 /* ---- deploy and trigger ---- */
+
+/* *started: the host was told to go down (a failure after that is a host that did not come back) */
+typedef int (*trigger_fn)(struct run *b, struct il_transport **t, bool *started, struct il_err *err);
+
+/* What booting by each method does (its configuration: the table in bootcfg.c); the table is below. */
+struct method_ops {
+	trigger_fn boot;           /* into b->tgt->image */
+	trigger_fn back;           /* back to the host's own kernel */
+	const char *script_mode;   /* runners/boot.sh's first argument */
+	const char *trigger_step;  /* the trigger step's detail */
+};
+static const struct method_ops methods[IL_BOOT_N];
 
 static int upload(struct run *b, struct il_transport *t, const char *dir, const char *local, const char *name,
 		  struct il_err *err)
@@ -710,7 +346,7 @@ static int deploy_remote(struct run *b, struct il_transport *t, struct il_err *e
 	    (c->initrd && (r = upload(b, t, dir, c->initrd, "initrd", err))))
 		goto out;
 	{
-		char *args[] = { (char *)(c->method == IL_BOOT_KEXEC ? "kexec" : "grub"), owned.p,
+		char *args[] = { (char *)methods[c->method].script_mode, owned.p,
 				 (char *)b->tgt->release, (char *)(c->cmdline ? c->cmdline : ""), NULL };
 
 		r = il_transport_run_script(t, script, args, &eo, &res, err);
@@ -720,7 +356,7 @@ static int deploy_remote(struct run *b, struct il_transport *t, struct il_err *e
 
 		if (res.exit_code || f)
 			r = il_err_set(err, IL_ECHILD, "host '%s': %s: %.*s%s%.300s", b->cfg->name,
-				       c->method == IL_BOOT_KEXEC ? "kexec" : "grub-reboot", f ? (int)strcspn(f + 18, "\n") : 0,
+				       il_boot_method_name(c->method), f ? (int)strcspn(f + 18, "\n") : 0,
 				       f ? f + 18 : "", f ? "; " : "", il_buf_str(&res.err));
 		else
 			for (const char *l = o; (l = strstr(l, "idlelab.boot:")); l += 13)
@@ -732,42 +368,6 @@ out:
 	il_buf_release(&owned);
 	free(script);
 	free(wd);
-	return r;
-}
-
-static int reboot_host(struct run *b, struct il_transport *t, struct il_err *err)
-{
-	char *av[] = { (char *)"sh", (char *)"-c", (char *)"(sleep 1; sync; reboot) </dev/null >/dev/null 2>&1 &", NULL };
-	int r = remote(t, av, true, 30, NULL, err);
-
-	if (!r)
-		step(b, "trigger", "reboot");
-	return r;
-}
-
-static int lab_restart(struct run *b, const char *image, struct il_err *err)
-{
-	struct il_lab_opts lo = { .cache_dir = b->o->cache_dir, .name = b->cfg->boot.lab, .image = image,
-				  .timeout_s = b->cfg->boot.timeout_s };
-	char *rd = il_lab_run_dir(&lo);
-	struct il_buf sp = IL_BUF_INIT;
-	json_t *st = NULL;
-	json_error_t je;
-	int r;
-
-	/* the instance keeps its size */
-	if (rd && !il_buf_printf(&sp, "%s/state.json", rd) && (st = json_load_file(sp.p, 0, &je))) {
-		lo.cpus = (int)json_integer_value(json_object_get(st, "cpus"));
-		lo.mem_mb = (int)json_integer_value(json_object_get(st, "mem_mb"));
-		json_decref(st);
-		st = NULL;
-	}
-	free(rd);
-	il_buf_release(&sp);
-	il_lab_down(&lo, NULL);
-	step(b, "trigger", "lab '%s' restarted with %s", b->cfg->boot.lab, image ? image : "its own kernel");
-	r = il_lab_up(&lo, NULL, NULL, &st, err);
-	json_decref(st);
 	return r;
 }
 
@@ -799,45 +399,112 @@ static int verify(struct run *b, struct il_transport *t, struct il_err *err)
 	return r;
 }
 
-/* ---- the whole boot ---- */
+static int reboot_host(struct run *b, struct il_transport *t, struct il_err *err)
+{
+	char *av[] = { (char *)"sh", (char *)"-c", (char *)"(sleep 1; sync; reboot) </dev/null >/dev/null 2>&1 &", NULL };
+	int r = remote(t, av, true, 30, NULL, err);
 
-/* *started: the host was told to go down (a failure after that is a host that did not come back) */
-static int trigger(struct run *b, struct il_transport **t, bool *started, struct il_err *err)
+	if (!r)
+		step(b, "trigger", "reboot");
+	return r;
+}
+
+/* ---- the boot methods: each one's way into the target kernel and back to the host's own ---- */
+
+
+/* a lab instance: a restart with the image (or its own kernel) */
+static int lab_restart(struct run *b, struct il_transport **t, bool *started, struct il_err *err)
 {
 	const struct il_boot_cfg *c = &b->cfg->boot;
-	const char *vals[7];
+
+	if (!b->o->lab)
+		return il_err_set(err, IL_EUNSUPPORTED, "host '%s' is lab instance '%s': booting it needs the lab "
+				  "(il_boot_opts.lab)", b->cfg->name, c->lab);
+	il_transport_free(*t);
+	*t = NULL;
+	*started = true;
+	step(b, "trigger", "lab '%s' restarted with %s", c->lab, b->tgt->image ? b->tgt->image : "its own kernel");
+	return b->o->lab->restart(b->o->cache_dir, c->lab, b->tgt->image, c->timeout_s, err);
+}
+
+/* the user's command: boot.argv, or boot.back_argv back to the own kernel */
+static int run_command(struct run *b, const struct il_strlist *tpl, bool *started, struct il_err *err)
+{
+	const char *vals[IL_PH_N];
 	char port[16], *detail = NULL;
 	int r;
 
-	if (c->lab && (c->method == IL_BOOT_LABVM || !b->tgt->image)) {
-		/* a lab instance goes back to its own kernel by a restart, whatever the method */
-		il_transport_free(*t);
-		*t = NULL;
-		*started = true;
-		return lab_restart(b, b->tgt->image, err);
-	}
-	if (c->method == IL_BOOT_COMMAND && (b->tgt->image || c->back_argv.n)) {
-		target_vals(b->cfg, b->tgt, vals, port);
-		r = command_hook(b->tgt->image ? &c->argv : &c->back_argv, vals, c->timeout_s, "boot", b->o, &detail, err);
-		*started = !r;
-		if (!r)
-			step(b, "trigger", "%s", detail ? detail : "");
-		free(detail);
-		if (r)
-			il_err_prefix(err, "host '%s': ", b->cfg->name);
-		return r;
-	}
-	if (!*t && (r = connect_now(b, t, err)))
+	target_vals(b->cfg, b->tgt, vals, port);
+	r = command_hook(tpl, vals, b->cfg->boot.timeout_s, "boot", b->o, &detail, err);
+	*started = !r;
+	if (!r)
+		step(b, "trigger", "%s", detail ? detail : "");
+	free(detail);
+	if (r)
+		il_err_prefix(err, "host '%s': ", b->cfg->name);
+	return r;
+}
+
+static int connected(struct run *b, struct il_transport **t, struct il_err *err)
+{
+	if (!*t && connect_now(b, t, err))
 		return il_err_prefix(err, "host '%s': cannot reach it to boot: ", b->cfg->name);
-	if (!b->tgt->image) {
-		*started = !(r = reboot_host(b, *t, err));
-		return r;
-	}
-	if ((r = deploy_remote(b, *t, err)))
+	return 0;
+}
+
+static int command_boot(struct run *b, struct il_transport **t, bool *started, struct il_err *err)
+{
+	(void)t;
+	return run_command(b, &b->cfg->boot.argv, started, err);
+}
+
+/* kexec, grub-reboot: upload, then runners/boot.sh; the reboot starts a second later */
+static int remote_boot(struct run *b, struct il_transport **t, bool *started, struct il_err *err)
+{
+	int r;
+
+	if ((r = connected(b, t, err)) || (r = deploy_remote(b, *t, err)))
 		return r;
 	*started = true;
-	step(b, "trigger", "%s", c->method == IL_BOOT_KEXEC ? "kexec -e" : "reboot (one-shot GRUB entry)");
+	step(b, "trigger", "%s", methods[b->cfg->boot.method].trigger_step);
 	return 0;
+}
+
+/* back to the host's own kernel: a plain reboot */
+static int reboot_back(struct run *b, struct il_transport **t, bool *started, struct il_err *err)
+{
+	int r;
+
+	if ((r = connected(b, t, err)))
+		return r;
+	*started = !(r = reboot_host(b, *t, err));
+	return r;
+}
+
+static int command_back(struct run *b, struct il_transport **t, bool *started, struct il_err *err)
+{
+	if (!b->cfg->boot.back_argv.n)
+		return reboot_back(b, t, started, err);
+	return run_command(b, &b->cfg->boot.back_argv, started, err);
+}
+
+static const struct method_ops methods[IL_BOOT_N] = {
+	[IL_BOOT_NONE] = { 0 },
+	[IL_BOOT_LABVM] = { .boot = lab_restart, .back = lab_restart },
+	[IL_BOOT_KEXEC] = { .boot = remote_boot, .back = reboot_back, .script_mode = "kexec", .trigger_step = "kexec -e" },
+	[IL_BOOT_GRUB] = { .boot = remote_boot, .back = reboot_back, .script_mode = "grub",
+			   .trigger_step = "reboot (one-shot GRUB entry)" },
+	[IL_BOOT_COMMAND] = { .boot = command_boot, .back = command_back },
+};
+
+static int trigger(struct run *b, struct il_transport **t, bool *started, struct il_err *err)
+{
+	const struct method_ops *m = &methods[b->cfg->boot.method];
+
+	/* a lab instance goes back to its own kernel by a restart, whatever the method */
+	if (b->cfg->boot.lab && !b->tgt->image)
+		return lab_restart(b, t, started, err);
+	return (b->tgt->image ? m->boot : m->back)(b, t, started, err);
 }
 
 int il_boot_run(const struct il_host_cfg *cfg, const struct il_boot_target *tgt, const struct il_boot_opts *o,

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Booting a built kernel on a host and proving that it runs: the `boot` and
- * `power_cycle` sections of a host file; deploy (image, modules.tar, initrd
+ * Booting a built kernel on a host and proving that it runs (the `boot` and
+ * `power_cycle` sections: host/bootcfg.h): deploy (image, modules.tar, initrd
  * over SFTP), trigger (restart the lab guest, kexec, a one-shot GRUB entry,
  * or the user's own command), wait for a new boot (boot_id changes, SSH
  * answers, the probe passes), verify `uname -r` and `/proc/version`, and the
- * power-cycle hook (a command here, or an HTTP request made with libcurl)
+ * power-cycle hook (a command here, or an HTTP request: util/http.h)
  * when the host does not come back. Every step is returned with timestamps.
  */
 #ifndef IL_HOST_BOOT_H
@@ -14,44 +14,22 @@
 #include <stdbool.h>
 #include <jansson.h>
 #include "util/err.h"
-#include "util/str.h"
+
+#include "host/bootcfg.h"
 
 struct il_host_cfg;
 struct il_transport;
 
-enum il_boot_method { IL_BOOT_NONE, IL_BOOT_LABVM, IL_BOOT_KEXEC, IL_BOOT_GRUB, IL_BOOT_COMMAND };
-
-struct il_power_cycle {
-	struct il_strlist argv;   /* a command run on this machine (templated like boot.argv), or */
-	char *url;                /* an HTTP(S) request made with libcurl */
-	char *url_shown;          /* url with its password and query hidden: all that is printed or journaled */
-	char *method;             /* HTTP method; default POST */
-	char *body;               /* request body; NULL: none */
-	struct il_strlist headers;
-	int timeout_s;            /* for the hook itself; default 30 */
-	int wait_s;               /* then wait this long for the host; 0: the boot timeout */
+/*
+ * A lab host's instance control, given by lab/ (lab/labhost.h: il_lab_boot),
+ * since host/ knows no lab. cache_dir is il_boot_opts.cache_dir.
+ */
+struct il_boot_lab {
+	/* the running instance's connection settings (out: caller releases with il_host_release) */
+	int (*host)(struct il_host_cfg *out, const char *cache_dir, const char *name, struct il_err *err);
+	/* stop the instance and start it again with image (NULL: its own kernel); SSH within timeout_s */
+	int (*restart)(const char *cache_dir, const char *name, const char *image, int timeout_s, struct il_err *err);
 };
-
-struct il_boot_cfg {
-	enum il_boot_method method;
-	struct il_strlist argv;   /* command: argv template ({image} {modules} {initrd} {release} {host} {address} {port}) */
-	struct il_strlist back_argv; /* command: back to the host's own kernel; empty: `reboot` on the host */
-	char *cmdline;            /* kexec: kernel command line; NULL: the running one's /proc/cmdline */
-	char *initrd;             /* kexec, grub-reboot: a file here, uploaded and used as the initrd */
-	char *remote_dir;         /* where uploads go on the host; NULL: <idlelab's working directory>/boot */
-	char *lab;                /* the host is lab instance `lab` (address, port, keys from it) */
-	int timeout_s;            /* boot_timeout_s: new boot up, SSH and probe within; default 300 */
-	bool has_power_cycle;
-	struct il_power_cycle power_cycle;
-};
-
-/* Parse the `boot` and `power_cycle` values (either may be NULL) of host file label. */
-int il_boot_cfg_parse(struct il_boot_cfg *out, const json_t *boot, const json_t *power_cycle, const char *label,
-		      struct il_err *err);
-void il_boot_cfg_release(struct il_boot_cfg *c);
-const char *il_boot_method_name(enum il_boot_method m);
-/* The configuration as JSON (for `host show` and the journal). */
-json_t *il_boot_cfg_to_json(const struct il_boot_cfg *c);
 
 /* What to boot. image == NULL: the host's own kernel (release, proc_version: what it ran before). */
 struct il_boot_target {
@@ -63,10 +41,11 @@ struct il_boot_target {
 };
 
 struct il_boot_opts {
-	const char *cache_dir;                /* for lab instances */
+	const char *cache_dir;                /* for lab instances (struct il_paths.cache_dir) */
 	const volatile sig_atomic_t *cancel;  /* stop waiting: IL_EINTR */
 	void (*cb)(const char *step, const char *detail, double elapsed_s, void *ctx); /* progress */
 	void *ctx;
+	const struct il_boot_lab *lab;        /* lab hosts: &il_lab_boot; NULL: a lab host cannot be booted */
 };
 
 /*

@@ -1,21 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Host inventory files: loading, validation, listing. */
 #include "host/inventory.h"
-#include "host/lab.h"
-#include "kernel/fetch.h"
+#include "util/jfields.h"
 #include "util/jsonfile.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *il_hosts_dir(const char *dir)
+static const char *hosts_dir(const struct il_paths *p)
 {
-	const char *env = getenv("IDLELAB_HOSTS");
-
-	if (dir && *dir)
-		return dir;
-	return env && *env ? env : "hosts";
+	return p && p->hosts_dir ? p->hosts_dir : "hosts";
 }
 
 void il_host_release(struct il_host_cfg *h)
@@ -27,6 +23,7 @@ void il_host_release(struct il_host_cfg *h)
 	free(h->known_hosts);
 	free(h->cpus);
 	free(h->path);
+	free(h->ssh_config);
 	il_boot_cfg_release(&h->boot);
 	memset(h, 0, sizeof(*h));
 }
@@ -36,10 +33,9 @@ static bool valid_name(const char *s)
 	return il_name_ok(s, "-_.", 64);
 }
 
-/* "~/x" -> "$HOME/x" */
-static char *expand_home(const char *p)
+/* "~/x" -> "$HOME/x" (home NULL: unchanged) */
+static char *expand_home(const char *p, const char *home)
 {
-	const char *home = getenv("HOME");
 	struct il_buf b = IL_BUF_INIT;
 
 	if (p[0] == '~' && p[1] == '/' && home) {
@@ -57,123 +53,93 @@ static void defaults(struct il_host_cfg *h)
 	h->host_key_policy = IL_HOSTKEY_STRICT;
 }
 
-static const char *const known_keys[] = { "address", "port", "user", "identity", "known_hosts", "host_key_policy",
-					   "sudo", "cpus", "quiesce_s", "connect_timeout_s", "command_timeout_s",
-					   "description", "boot", "power_cycle", "labvm", NULL };
+/* The keys a host file may have, in the order "unknown key" lists them. */
+static const struct il_jfield fields[] = {
+	IL_JF_AT("address", IL_JF_STRING, struct il_host_cfg, address),
+	IL_JF_RANGE("port", IL_JF_INT, 1, 65535, struct il_host_cfg, port),
+	IL_JF_AT("user", IL_JF_STRING, struct il_host_cfg, user),
+	IL_JF("identity", IL_JF_STRING),    /* "~/" expanded */
+	IL_JF("known_hosts", IL_JF_STRING), /* "~/" expanded */
+	{ .key = "host_key_policy", .type = IL_JF_STRING, .what = "\"strict\" or \"accept-new\"" },
+	IL_JF_AT("sudo", IL_JF_BOOL, struct il_host_cfg, sudo),
+	IL_JF_AT("cpus", IL_JF_STRING, struct il_host_cfg, cpus),
+	{ .key = "quiesce_s", .type = IL_JF_NUMBER, .ranged = true, .min = 0, .max = 3600, .what = "seconds from 0 to 3600",
+	  .store = true, .off = offsetof(struct il_host_cfg, quiesce_s) },
+	IL_JF_RANGE("connect_timeout_s", IL_JF_INT, 1, 3600, struct il_host_cfg, connect_timeout_s),
+	IL_JF_RANGE("command_timeout_s", IL_JF_INT, 1, 7 * 86400, struct il_host_cfg, command_timeout_s),
+	IL_JF("description", IL_JF_ANY),
+	IL_JF("boot", IL_JF_ANY),        /* checked by il_boot_cfg_parse */
+	IL_JF("power_cycle", IL_JF_ANY), /* likewise */
+	{ .key = "labvm", .type = IL_JF_STRING, .what = "a lab instance name (\"labvm\" or the NAME of 'lab up --name NAME')" },
+};
 
-static int bad(struct il_err *err, const char *label, const char *key, const char *expected)
+/* keys a host file with "labvm" must not have: they come from the running instance */
+static const char *const from_lab[] = { "address", "port", "user", "identity", "known_hosts", "host_key_policy" };
+
+static int path_field(const json_t *j, const char *key, const struct il_paths *p, char **out, struct il_err *err)
 {
-	return il_err_set(err, IL_EPARSE, "%s: %s: expected %s", label, key, expected);
-}
+	const json_t *v = il_jf_get(j, key);
 
-static int opt_str(const json_t *j, const char *key, const char *label, char **out, bool path, struct il_err *err)
-{
-	const json_t *v = json_object_get(j, key);
-
-	if (!v || json_is_null(v))
+	if (!v)
 		return 0;
-	if (!json_is_string(v) || !*json_string_value(v))
-		return bad(err, label, key, "a non-empty string");
-	*out = path ? expand_home(json_string_value(v)) : strdup(json_string_value(v));
+	free(*out);
+	*out = expand_home(json_string_value(v), p ? p->home : NULL);
 	return *out ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
 }
 
-static int opt_int(const json_t *j, const char *key, const char *label, int lo, int hi, int *out, struct il_err *err)
+/* a host file with "labvm": the lab's defaults; address, port and keys are filled by lab/labhost.c */
+static int lab_linked(struct il_host_cfg *h, const json_t *j, const char *label, struct il_err *err)
 {
-	const json_t *v = json_object_get(j, key);
-	char what[64];
+	const char *lab = json_string_value(il_jf_get(j, "labvm"));
 
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
-		snprintf(what, sizeof(what), "an integer from %d to %d", lo, hi);
-		return bad(err, label, key, what);
-	}
-	*out = (int)json_integer_value(v);
-	return 0;
+	if (!il_name_ok(lab, "-_.", 64))
+		return il_jf_bad(err, label, NULL, "labvm", "%s", fields[IL_JF_COUNT(fields) - 1].what);
+	for (size_t i = 0; i < sizeof(from_lab) / sizeof(from_lab[0]); i++)
+		if (json_object_get(j, from_lab[i]))
+			return il_err_set(err, IL_EPARSE, "%s: %s: not with \"labvm\" (it comes from the lab instance)", label,
+					  from_lab[i]);
+	h->quiesce_s = 1;
+	h->boot.method = IL_BOOT_LABVM;
+	h->boot.timeout_s = 180;
+	return (h->boot.lab = strdup(lab)) ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
 }
 
 int il_host_from_json(struct il_host_cfg *h, const json_t *j, const char *name, const char *label,
-		      struct il_err *err)
+		      const struct il_paths *paths, struct il_err *err)
 {
-	const char *key;
-	const json_t *v;
+	const char *policy;
 	int r;
 
 	memset(h, 0, sizeof(*h));
 	defaults(h);
 	if (!json_is_object(j))
-		return bad(err, label, "(top level)", "a host object");
-	json_object_foreach((json_t *)j, key, v) {
-		bool known = false;
-
-		for (size_t i = 0; known_keys[i]; i++)
-			known = known || !strcmp(key, known_keys[i]);
-		if (!known)
-			return il_err_set(err, IL_EPARSE, "%s: %s: unknown key (known: address, port, user, identity, "
-					  "known_hosts, host_key_policy, sudo, cpus, quiesce_s, connect_timeout_s, "
-					  "command_timeout_s, description, boot, power_cycle, labvm)", label, key);
-	}
-	v = json_object_get(j, "labvm");
-	if (v && !json_is_null(v)) {
-		/* a lab instance with settings of its own: address, port and keys come from the running instance */
-		static const char *const from_lab[] = { "address", "port", "user", "identity", "known_hosts",
-							"host_key_policy", NULL };
-
-		if (!json_is_string(v) || !il_name_ok(json_string_value(v), "-_.", 64))
-			return bad(err, label, "labvm", "a lab instance name (\"labvm\" or the NAME of 'lab up --name NAME')");
-		for (size_t i = 0; from_lab[i]; i++)
-			if (json_object_get(j, from_lab[i]))
-				return il_err_set(err, IL_EPARSE, "%s: %s: not with \"labvm\" (it comes from the lab instance)",
-						  label, from_lab[i]);
-		if ((r = il_lab_host(h, il_cache_dir(NULL), json_string_value(v), err)))
-			return il_err_prefix(err, "%s: labvm: ", label);
-		free(h->name);
-		free(h->path);
-		h->path = NULL;
-		h->name = NULL;
-	}
-	if (!(h->name = strdup(name)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
-	if ((r = opt_str(j, "address", label, &h->address, false, err)) || (r = opt_str(j, "user", label, &h->user, false, err)) ||
-	    (r = opt_str(j, "identity", label, &h->identity, true, err)) ||
-	    (r = opt_str(j, "known_hosts", label, &h->known_hosts, true, err)) ||
-	    (r = opt_str(j, "cpus", label, &h->cpus, false, err)) ||
-	    (r = opt_int(j, "port", label, 1, 65535, &h->port, err)) ||
-	    (r = opt_int(j, "connect_timeout_s", label, 1, 3600, &h->connect_timeout_s, err)) ||
-	    (r = opt_int(j, "command_timeout_s", label, 1, 7 * 86400, &h->command_timeout_s, err)) ||
-	    (r = il_boot_cfg_parse(&h->boot, json_object_get(j, "boot"), json_object_get(j, "power_cycle"), label, err)))
+		return il_jf_bad(err, label, NULL, NULL, "a host object");
+	if ((r = il_jf_check(j, fields, IL_JF_COUNT(fields), label, NULL, err)))
+		return r;
+	if (il_jf_get(j, "labvm") && (r = lab_linked(h, j, label, err)))
 		goto fail;
-	if (!h->address) {
-		r = bad(err, label, "address", "a host name or IP address (required)");
+	if (!(h->name = strdup(name)) || (paths && paths->ssh_config && !(h->ssh_config = strdup(paths->ssh_config)))) {
+		r = il_err_set(err, IL_ENOMEM, "out of memory");
 		goto fail;
 	}
-	v = json_object_get(j, "host_key_policy");
-	if (v && !json_is_null(v)) {
-		if (json_is_string(v) && !strcmp(json_string_value(v), "strict"))
+	if ((r = il_jf_read(j, fields, IL_JF_COUNT(fields), h, label, NULL, err)) ||
+	    (r = path_field(j, "identity", paths, &h->identity, err)) ||
+	    (r = path_field(j, "known_hosts", paths, &h->known_hosts, err)) ||
+	    (r = il_boot_cfg_parse(&h->boot, il_jf_get(j, "boot"), il_jf_get(j, "power_cycle"), label, err)))
+		goto fail;
+	if (!h->address && !h->boot.lab) {
+		r = il_jf_bad(err, label, NULL, "address", "a host name or IP address (required)");
+		goto fail;
+	}
+	if ((policy = json_string_value(il_jf_get(j, "host_key_policy")))) {
+		if (!strcmp(policy, "strict"))
 			h->host_key_policy = IL_HOSTKEY_STRICT;
-		else if (json_is_string(v) && !strcmp(json_string_value(v), "accept-new"))
+		else if (!strcmp(policy, "accept-new"))
 			h->host_key_policy = IL_HOSTKEY_ACCEPT_NEW;
 		else {
-			r = bad(err, label, "host_key_policy", "\"strict\" or \"accept-new\"");
+			r = il_jf_bad(err, label, NULL, "host_key_policy", "\"strict\" or \"accept-new\"");
 			goto fail;
 		}
-	}
-	v = json_object_get(j, "sudo");
-	if (v && !json_is_null(v)) {
-		if (!json_is_boolean(v)) {
-			r = bad(err, label, "sudo", "true or false");
-			goto fail;
-		}
-		h->sudo = json_is_true(v);
-	}
-	v = json_object_get(j, "quiesce_s");
-	if (v && !json_is_null(v)) {
-		if (!json_is_number(v) || json_number_value(v) < 0 || json_number_value(v) > 3600) {
-			r = bad(err, label, "quiesce_s", "seconds from 0 to 3600");
-			goto fail;
-		}
-		h->quiesce_s = json_number_value(v);
 	}
 	if (h->cpus) {
 		struct il_cpuset set;
@@ -184,7 +150,8 @@ int il_host_from_json(struct il_host_cfg *h, const json_t *j, const char *name, 
 		}
 		il_cpuset_release(&set);
 	}
-	if (!h->known_hosts && !(h->known_hosts = expand_home("~/.ssh/known_hosts"))) {
+	if (!h->known_hosts && !h->boot.lab &&
+	    !(h->known_hosts = expand_home("~/.ssh/known_hosts", paths ? paths->home : NULL))) {
 		r = il_err_set(err, IL_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -194,7 +161,7 @@ fail:
 	return r;
 }
 
-int il_host_load(struct il_host_cfg *out, const char *dir, const char *name, struct il_err *err)
+int il_host_load(struct il_host_cfg *out, const struct il_paths *paths, const char *name, struct il_err *err)
 {
 	struct il_buf path = IL_BUF_INIT;
 	json_t *j;
@@ -210,22 +177,17 @@ int il_host_load(struct il_host_cfg *out, const char *dir, const char *name, str
 		out->address = strdup("localhost");
 		return out->name && out->address ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
 	}
-	dir = il_hosts_dir(dir);
-	if (il_buf_printf(&path, "%s/%s.json", dir, name))
+	if (il_buf_printf(&path, "%s/%s.json", hosts_dir(paths), name))
 		return il_err_set(err, IL_ENOMEM, "out of memory");
 	if ((r = il_json_load(path.p, &j, err))) {
-		/* the built-in lab host(s): "labvm", or "labvm-NAME" for other instances */
-		if (r == IL_ENOTFOUND && (!strcmp(name, "labvm") || !strncmp(name, "labvm-", 6))) {
-			il_buf_release(&path);
-			return il_lab_host(out, il_cache_dir(NULL), strcmp(name, "labvm") ? name + 6 : name, err);
-		}
+		/* the built-in lab hosts "labvm" and "labvm-NAME" without a file: lab/labhost.c */
 		if (r == IL_ENOTFOUND)
 			r = il_err_set(err, IL_ENOTFOUND, "host '%s': no inventory file '%s' (see 'idlelab host list')", name,
 				       path.p);
 		il_buf_release(&path);
 		return r;
 	}
-	r = il_host_from_json(out, j, name, path.p, err);
+	r = il_host_from_json(out, j, name, path.p, paths, err);
 	json_decref(j);
 	if (!r)
 		out->path = il_buf_detach(&path);
@@ -233,13 +195,13 @@ int il_host_load(struct il_host_cfg *out, const char *dir, const char *name, str
 	return r;
 }
 
-int il_host_list(struct il_strlist *out, const char *dir, struct il_err *err)
+int il_host_list(struct il_strlist *out, const struct il_paths *paths, struct il_err *err)
 {
 	struct il_strlist files = { 0 };
 	int r = 0;
 
 	/* a missing inventory directory is an empty inventory */
-	il_dir_names(&files, il_hosts_dir(dir), ".json", NULL);
+	il_dir_names(&files, hosts_dir(paths), ".json", NULL);
 	for (size_t i = 0; !r && i < files.n; i++)
 		if (valid_name(files.v[i]) && strcmp(files.v[i], "local"))
 			r = il_strlist_push(out, files.v[i]);

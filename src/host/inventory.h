@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Host inventory: hosts/<name>.json files (or the built-in `local`), parsed
- * and validated with errors that name the file and the JSON path.
+ * and validated (util/jfields.h) with errors that name the file and the JSON
+ * path. A leaf parser: a host file with "labvm" gets boot.lab set and its
+ * address, port and keys left for lab/labhost.h to fill from the running
+ * instance (il_lab_host_load is the entry point that does both). struct
+ * il_host_cfg owns its strings: il_host_release.
  */
 #ifndef IL_HOST_INVENTORY_H
 #define IL_HOST_INVENTORY_H
@@ -10,7 +14,8 @@
 
 #include <jansson.h>
 
-#include "host/boot.h"
+#include "host/bootcfg.h"
+#include "util/paths.h"
 #include "util/str.h"
 
 enum il_hostkey_policy { IL_HOSTKEY_STRICT, IL_HOSTKEY_ACCEPT_NEW };
@@ -30,21 +35,23 @@ struct il_host_cfg {
 	int connect_timeout_s;
 	int command_timeout_s;
 	char *path;               /* the file it came from (NULL for built-in local) */
+	char *ssh_config;         /* struct il_paths.ssh_config; NULL: libssh's default */
 	struct il_boot_cfg boot;  /* booting built kernels (method none: this host cannot) */
 };
 
-/* The inventory directory: dir if given, else $IDLELAB_HOSTS, else "./hosts". Borrowed. */
-const char *il_hosts_dir(const char *dir);
+/*
+ * Load host `name` from paths->hosts_dir ("hosts" when paths or it is NULL);
+ * "local" is built in. "~/" in paths is paths->home's. A host file with
+ * "labvm" comes back with boot.lab set and no address (lab/labhost.h).
+ */
+int il_host_load(struct il_host_cfg *out, const struct il_paths *paths, const char *name, struct il_err *err);
 
-/* Load host `name` from dir (see il_hosts_dir). "local" is built in. */
-int il_host_load(struct il_host_cfg *out, const char *dir, const char *name, struct il_err *err);
-
-/* Parse one host object (label names the source in errors). */
+/* Parse one host object (label names the source in errors; paths as for il_host_load). */
 int il_host_from_json(struct il_host_cfg *out, const json_t *j, const char *name, const char *label,
-		      struct il_err *err);
+		      const struct il_paths *paths, struct il_err *err);
 
-/* Host names in dir (from *.json), sorted, plus "local". */
-int il_host_list(struct il_strlist *out, const char *dir, struct il_err *err);
+/* Host names in paths->hosts_dir (from *.json), sorted, plus "local". */
+int il_host_list(struct il_strlist *out, const struct il_paths *paths, struct il_err *err);
 
 /* The configuration as JSON (never contains secrets: only the identity path). */
 json_t *il_host_to_json(const struct il_host_cfg *h);

@@ -4,10 +4,15 @@
 
 #include <string.h>
 
-const char *il_runner_script(const char *name)
+const char *il_embedded_script(const struct il_runner_src *table, const char *name)
 {
-	for (const struct il_runner_src *r = il_runner_srcs; r->name; r++)
+	for (const struct il_runner_src *r = table; r->name; r++)
 		if (!strcmp(r->name, name))
 			return r->text;
 	return NULL;
+}
+
+const char *il_runner_script(const char *name)
+{
+	return il_embedded_script(il_runner_srcs, name);
 }

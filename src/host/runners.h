@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The target-side scripts from runners/, embedded into the binary at build
- * time (src/host/embed.awk), so what runs on a host is always the reviewed file.
+ * time (src/host/embed.awk), so what runs on a host is always the reviewed
+ * file. The same table shape holds other embedded scripts (lab/lab.c's).
  */
 #ifndef IL_HOST_RUNNERS_H
 #define IL_HOST_RUNNERS_H
@@ -15,5 +16,8 @@ extern const struct il_runner_src il_runner_srcs[];
 
 /* The script text for a runners/ file name, or NULL. Borrowed (static). */
 const char *il_runner_script(const char *name);
+
+/* The text of file name in an embedded table (ending with { 0, 0 }), or NULL. Borrowed (static). */
+const char *il_embedded_script(const struct il_runner_src *table, const char *name);
 
 #endif

@@ -160,8 +160,8 @@ static int connect_session(struct il_ssh *c, struct il_err *err)
 		ssh_options_set(c->s, SSH_OPTIONS_PORT, &h->port);
 	if (h->user)
 		ssh_options_set(c->s, SSH_OPTIONS_USER, h->user);
-	/* IDLELAB_SSH_CONFIG names another file (tests, or a lab-specific config) */
-	ssh_options_parse_config(c->s, getenv("IDLELAB_SSH_CONFIG"));
+	/* the host's ssh_config (struct il_paths: $IDLELAB_SSH_CONFIG) names another file (tests, a lab-specific config) */
+	ssh_options_parse_config(c->s, h->ssh_config);
 	if (ssh_options_get(c->s, SSH_OPTIONS_USER, &user) != SSH_OK)
 		ssh_options_set(c->s, SSH_OPTIONS_USER, "root");
 	ssh_string_free_char(user);

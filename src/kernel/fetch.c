@@ -2,50 +2,17 @@
 /* public-inbox thread download (libcurl + zlib) with a Message-ID cache. */
 #include "kernel/fetch.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <pwd.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "util/http.h"
 #include "util/sha256.h"
 
 #define MAX_THREAD ((size_t)256 << 20)
-
-const char *il_cache_dir(const char *dir)
-{
-	static char buf[4096];
-	const char *env = getenv("IDLELAB_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-
-	if (dir && *dir)
-		return dir;
-	if (env && *env)
-		return env;
-	if (xdg && *xdg) {
-		snprintf(buf, sizeof(buf), "%s/idlelab", xdg);
-		return buf;
-	}
-	/* no HOME (cron, systemd units): the user's home from the password database, never a shared /tmp */
-	if (!home || !*home) {
-		struct passwd *pw = getpwuid(getuid());
-
-		home = pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : ".";
-	}
-	snprintf(buf, sizeof(buf), "%s/.cache/idlelab", home);
-	return buf;
-}
-
-static size_t on_data(char *p, size_t sz, size_t n, void *ctx)
-{
-	struct il_buf *b = ctx;
-
-	if (il_buf_add(b, p, sz * n) || b->truncated)
-		return 0; /* aborts the transfer */
-	return sz * n;
-}
 
 static int gunzip(const struct il_buf *in, struct il_buf *out, const char *url, struct il_err *err)
 {
@@ -104,40 +71,15 @@ static int url_of(struct il_buf *url, const char *server, const char *msgid)
 	return r;
 }
 
-struct xfer {
-	il_progress_fn fn;
-	void *ctx;
-	struct il_progress p;
-	double t0, next;
-};
-
-static int on_xfer(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
-{
-	struct xfer *x = arg;
-	double now = il_mono_s();
-
-	(void)ultotal, (void)ulnow;
-	if (now < x->next)
-		return 0;
-	x->next = now + 0.25;
-	x->p.done = (double)dlnow;
-	x->p.total = (double)dltotal;
-	x->p.elapsed_s = now - x->t0;
-	x->p.eta_s = il_progress_eta(x->p.done, x->p.total, x->p.elapsed_s);
-	x->fn(&x->p, x->ctx);
-	return 0;
-}
-
 int il_fetch_thread(const char *server, const char *msgid, const char *cache_dir, il_progress_fn progress,
 		    void *progress_ctx, struct il_buf *out, struct il_err *err)
 {
-	struct xfer x = { progress, progress_ctx, { .unit = "bytes", .eta_s = -1 }, il_mono_s(), 0 };
 	struct il_buf url = IL_BUF_INIT, body = IL_BUF_INIT, mbox = IL_BUF_INIT, cpath = IL_BUF_INIT;
-	char curl_err[CURL_ERROR_SIZE] = "";
+	struct il_http_req q = { .user_agent = "idlelab (public-inbox fetch)", .timeout_s = 120, .connect_timeout_s = 15,
+				 .max_redirects = 5, .max_body = MAX_THREAD, .abort_over_max = true, .progress = progress,
+				 .progress_ctx = progress_ctx };
 	char hex[65];
 	long status = 0;
-	CURL *c = NULL;
-	CURLcode cr;
 	int r = 0;
 
 	if (!server || !*server || !msgid || !*msgid || strpbrk(msgid, " \t\r\n"))
@@ -160,43 +102,9 @@ int il_fetch_thread(const char *server, const char *msgid, const char *cache_dir
 			goto done;
 		}
 	}
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	if (!(c = curl_easy_init())) {
-		r = il_err_set(err, IL_ENOMEM, "libcurl: cannot start");
+	q.url = url.p;
+	if ((r = il_http_perform(&q, &status, &body, err)))
 		goto done;
-	}
-	il_buf_init(&body, MAX_THREAD);
-	curl_easy_setopt(c, CURLOPT_URL, url.p);
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 15L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "idlelab (public-inbox fetch)");
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
-	if (progress) {
-		x.p.what = url.p;
-		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_xfer);
-		curl_easy_setopt(c, CURLOPT_XFERINFODATA, &x);
-		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-	}
-	/* http_proxy/https_proxy/no_proxy from the environment are honoured by libcurl itself */
-	cr = curl_easy_perform(c);
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-	if (progress) {
-		x.p.done = (double)body.len;
-		x.p.elapsed_s = il_mono_s() - x.t0;
-		x.p.last = true;
-		progress(&x.p, progress_ctx);
-	}
-	if (cr != CURLE_OK) {
-		r = il_err_set(err, cr == CURLE_OPERATION_TIMEDOUT ? IL_ETIMEOUT : IL_ECONNECT, "%s: %s", url.p,
-			       body.truncated ? "larger than 256 MiB" : curl_err[0] ? curl_err : curl_easy_strerror(cr));
-		goto done;
-	}
 	if (status == 404) {
 		r = il_err_set(err, IL_ENOTFOUND, "%s: 404, the server has no message '%s'", url.p, msgid);
 		goto done;
@@ -224,8 +132,6 @@ int il_fetch_thread(const char *server, const char *msgid, const char *cache_dir
 	}
 	r = il_buf_add(out, mbox.p, mbox.len) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
 done:
-	if (c)
-		curl_easy_cleanup(c);
 	il_buf_release(&url);
 	il_buf_release(&body);
 	il_buf_release(&mbox);

@@ -11,13 +11,6 @@
 #include "util/progress.h"
 
 /*
- * The cache directory: dir if given, else $IDLELAB_CACHE, else
- * $XDG_CACHE_HOME/idlelab, else ~/.cache/idlelab, with ~ from $HOME or, when
- * unset, the password database (never /tmp). Borrowed.
- */
-const char *il_cache_dir(const char *dir);
-
-/*
  * Append the thread's mbox to out. server is a base URL ("https://lore.kernel.org");
  * msgid with or without <>. cache_dir NULL: no cache. Errors name the URL:
  * HTTP status (404: no such message), a truncated or non-gzip body, not an mbox.

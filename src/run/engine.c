@@ -244,7 +244,7 @@ static int run_load(struct run *r, const char *dir, size_t *torn, struct il_err 
 	if (!plan || !jpath || !r->dir)
 		rc = il_err_set(err, IL_ENOMEM, "out of memory");
 	else if (!(rc = il_plan_load(&r->plan, plan, r->o->workloads_dir, err)) &&
-		 !(rc = il_kstage_plan(&r->plan, dir, &r->kv, &r->plan_dir, err)) &&
+		 !(rc = il_kstage_plan(&r->plan, dir, il_paths_cache_dir(r->o->paths), &r->kv, &r->plan_dir, err)) &&
 		 !(rc = il_plan_matrix(&r->plan, &r->specs, &n, err)) && !(rc = il_tally_init(&r->t, n, err)))
 		rc = il_tally_scan(&r->t, jpath, &r->plan, r->specs, torn, err);
 	free(plan);

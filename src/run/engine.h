@@ -16,6 +16,7 @@
 #include <jansson.h>
 #include "util/progress.h"
 #include "util/err.h"
+#include "util/paths.h"
 
 enum il_run_ev { IL_EV_HOST, IL_EV_SAMPLE_START, IL_EV_SAMPLE_END, IL_EV_NOTE };
 
@@ -34,9 +35,10 @@ struct il_run_event {
 typedef void (*il_run_cb)(const struct il_run_event *ev, void *ctx);
 
 struct il_run_opts {
-	const char *hosts_dir;         /* NULL: il_hosts_dir default */
+	const struct il_paths *paths;  /* hosts, cache, home, ssh config (resolved by cli/paths.c; borrowed); NULL: defaults */
 	const char *workloads_dir;     /* NULL: il_workloads_dir default */
-	const char *workload_bin;      /* idlelab's own workload binaries: <dir>/<arch>/<name>; NULL: $IDLELAB_WORKLOAD_BIN or build/workloads */
+	const char *workload_bin;      /* idlelab's own workload binaries: <dir>/<arch>/<name>; NULL: build/workloads
+					  (the CLI sets --workload-bin, else $IDLELAB_WORKLOAD_BIN) */
 	const char *host;              /* replaces the plan's host(s) (new runs only) */
 	const char *sysfs_root;        /* the local host only: sysfs under this root (fixture trees) */
 	const volatile sig_atomic_t *stop; /* set by a signal handler: abandon the sample, restore, IL_EINTR */
@@ -55,7 +57,11 @@ int il_run_start(const char *plan_path, const char *out_dir, const struct il_run
 /* Continue the run in run_dir: samples already final are not run again. */
 int il_run_resume(const char *run_dir, const struct il_run_opts *o, struct il_err *err);
 
-/* A run directory's summary (plan name, hosts, planned samples, counts by status) as JSON. */
-int il_run_summary(const char *run_dir, const char *workloads_dir, json_t **out, struct il_err *err);
+/*
+ * A run directory's summary (plan name, hosts, planned samples, counts by
+ * status) as JSON. cache_dir: the kernel stage's (struct il_paths.cache_dir).
+ */
+int il_run_summary(const char *run_dir, const char *workloads_dir, const char *cache_dir, json_t **out,
+		   struct il_err *err);
 
 #endif

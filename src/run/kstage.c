@@ -9,11 +9,12 @@
 #include "host/boot.h"
 #include "idle/snapjson.h"
 #include "kernel/build.h"
-#include "kernel/fetch.h"
+#include "lab/labhost.h"
 #include "run/record.h"
 #include "run/rundir.h"
 
-int il_kstage_plan(struct il_plan *plan, const char *dir, struct il_kvars *kv, char **plan_dir, struct il_err *err)
+int il_kstage_plan(struct il_plan *plan, const char *dir, const char *cache_dir, struct il_kvars *kv, char **plan_dir,
+		   struct il_err *err)
 {
 	struct il_strlist names = { 0 };
 	int rc;
@@ -21,7 +22,7 @@ int il_kstage_plan(struct il_plan *plan, const char *dir, struct il_kvars *kv, c
 	if (!plan->built_kernels)
 		return 0;
 	*plan_dir = il_rundir_plan_dir(dir);
-	rc = il_kernels_prepare(plan->json, *plan_dir ? *plan_dir : ".", il_cache_dir(NULL), kv, err);
+	rc = il_kernels_prepare(plan->json, *plan_dir ? *plan_dir : ".", cache_dir, kv, err);
 	for (size_t i = 0; !rc && i < kv->n; i++)
 		rc = il_strlist_push(&names, kv->v[i].name) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
 	if (!rc)
@@ -101,7 +102,7 @@ static int build(const struct il_run_ctx *c, const struct il_kvar *kv, struct bu
 	int rc;
 	size_t i;
 
-	if (!(rc = il_kernel_build(kv, il_cache_dir(NULL), c->o->progress ? kernel_progress : NULL, (void *)c, &b->res,
+	if (!(rc = il_kernel_build(kv, il_paths_cache_dir(c->o->paths), c->o->progress ? kernel_progress : NULL, (void *)c, &b->res,
 				   err)) &&
 	    !b->res.ok)
 		rc = il_err_set(err, IL_ECHILD, "kernel '%s' did not build, so it is untestable; log:\n%s", kv->name,
@@ -152,13 +153,14 @@ static int boot(const struct il_run_ctx *c, struct il_lease *h, const char *host
 	struct il_host_cfg cfg = { 0 };
 	struct il_boot_target tgt = { .name = kv ? kv->name : NULL };
 	struct boot_note bn = { c, host };
-	struct il_boot_opts bo = { .cache_dir = il_cache_dir(NULL), .cancel = c->o->stop, .cb = boot_step, .ctx = &bn };
+	struct il_boot_opts bo = { .cache_dir = il_paths_cache_dir(c->o->paths), .cancel = c->o->stop, .cb = boot_step,
+				    .ctx = &bn, .lab = &il_lab_boot };
 	json_t *steps = NULL, *started = il_run_time_json();
 	char *own = NULL;
 	struct il_err e2 = { 0 };
 	int rc;
 
-	if ((rc = il_host_load(&cfg, c->o->hosts_dir, host, err)))
+	if ((rc = il_lab_host_load(&cfg, c->o->paths, host, err)))
 		goto out;
 	if (cfg.boot.method == IL_BOOT_NONE) {
 		rc = il_err_set(err, IL_EUNSUPPORTED, "host '%s' cannot boot built kernels: it has no \"boot\" section "

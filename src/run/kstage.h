@@ -45,8 +45,9 @@ void il_kstage_release(struct il_kstage *ks);
 /*
  * A plan with built kernels: prepare the variants (kernel/kplan.c) from the
  * plan directory recorded in run directory dir and give the plan their final
- * names. *plan_dir (caller frees) is that directory or NULL.
+ * names (built in cache_dir). *plan_dir (caller frees) is that directory or NULL.
  */
-int il_kstage_plan(struct il_plan *plan, const char *dir, struct il_kvars *kv, char **plan_dir, struct il_err *err);
+int il_kstage_plan(struct il_plan *plan, const char *dir, const char *cache_dir, struct il_kvars *kv, char **plan_dir,
+		   struct il_err *err);
 
 #endif

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "host/hostlock.h"
+#include "lab/labhost.h"
 #include "host/probe.h"
 #include "host/runners.h"
 #include "host/workdir.h"
@@ -167,8 +168,7 @@ int il_lease_cancel(struct il_lease *h, const char *nonce, int *n, struct il_err
 
 static int upload_workloads(const struct il_run_ctx *c, struct il_lease *h, const char *arch, struct il_err *err)
 {
-	const char *env = getenv("IDLELAB_WORKLOAD_BIN");
-	const char *base = c->o->workload_bin ? c->o->workload_bin : env && *env ? env : IL_OWN_BIN_DIR;
+	const char *base = c->o->workload_bin ? c->o->workload_bin : IL_OWN_BIN_DIR;
 	struct il_buf local = IL_BUF_INIT;
 	char real[PATH_MAX];
 	bool tried_build = false;
@@ -185,7 +185,7 @@ static int upload_workloads(const struct il_run_ctx *c, struct il_lease *h, cons
 			continue;
 		il_buf_printf(&f, "%s/%s", local.p, w->requires.n ? w->requires.v[0] : w->name);
 		/* the checkout's own binaries are built for the host's architecture on demand */
-		if (stat(f.p, &st) && !c->o->workload_bin && !(env && *env) && !tried_build) {
+		if (stat(f.p, &st) && !c->o->workload_bin && !tried_build) {
 			tried_build = true;
 			il_run_note(c, h->name, "building idlelab's own workloads for %s", arch);
 			if ((rc = il_own_build(NULL, arch, err)))
@@ -251,7 +251,7 @@ int il_lease_take(struct il_lease *h, const struct il_run_ctx *c, const char *na
 
 	h->name = name;
 	h->ngov = p->ngov;
-	if ((rc = il_host_load(&h->cfg, c->o->hosts_dir, name, err)) || (rc = il_transport_open(&h->t, &h->cfg, err)))
+	if ((rc = il_lab_host_load(&h->cfg, c->o->paths, name, err)) || (rc = il_transport_open(&h->t, &h->cfg, err)))
 		return rc;
 	h->root = "";
 	if (c->o->sysfs_root && *c->o->sysfs_root && strcmp(c->o->sysfs_root, "/")) {

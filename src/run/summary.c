@@ -42,7 +42,8 @@ static int sum_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 	return 0;
 }
 
-int il_run_summary(const char *run_dir, const char *workloads_dir, json_t **out, struct il_err *err)
+int il_run_summary(const char *run_dir, const char *workloads_dir, const char *cache_dir, json_t **out,
+		   struct il_err *err)
 {
 	struct il_plan plan;
 	struct il_spec *specs = NULL;
@@ -60,7 +61,7 @@ int il_run_summary(const char *run_dir, const char *workloads_dir, json_t **out,
 		struct il_kvars kv = { 0 };
 		char *pd = NULL;
 
-		rc = il_kstage_plan(&plan, run_dir, &kv, &pd, err);
+		rc = il_kstage_plan(&plan, run_dir, cache_dir, &kv, &pd, err);
 		il_kvars_release(&kv);
 		free(pd);
 	}

@@ -12,11 +12,7 @@
 
 const char *il_workloads_dir(const char *dir)
 {
-	const char *env = getenv("IDLELAB_WORKLOADS");
-
-	if (dir && *dir)
-		return dir;
-	return env && *env ? env : "workloads";
+	return dir && *dir ? dir : "workloads";
 }
 
 void il_workload_release(struct il_workload *w)

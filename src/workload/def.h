@@ -46,7 +46,7 @@ struct il_workload {
 	char *path;            /* the file it came from */
 };
 
-/* The definitions directory: dir if given, else $IDLELAB_WORKLOADS, else "./workloads". Borrowed. */
+/* The definitions directory: dir if given, else "./workloads" ($IDLELAB_WORKLOADS: cli/paths.c). Borrowed. */
 const char *il_workloads_dir(const char *dir);
 
 /* Load workloads/<name>.json. Errors name the file and the JSON path. */

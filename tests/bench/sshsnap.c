@@ -22,7 +22,7 @@ int main(int argc, char **argv)
 	if (argc != 4)
 		return 2;
 	n = atoi(argv[3]);
-	if (il_host_load(&h, argv[1], argv[2], &err) || il_transport_open(&t, &h, &err)) {
+	if (il_host_load(&h, &(struct il_paths){ .hosts_dir = argv[1] }, argv[2], &err) || il_transport_open(&t, &h, &err)) {
 		fprintf(stderr, "sshsnap: %s\n", err.msg);
 		return 1;
 	}

@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!j)
 		return 0;
-	r = il_host_from_json(&h, j, "fuzz", "hosts/fuzz.json", &err);
+	r = il_host_from_json(&h, j, "fuzz", "hosts/fuzz.json", NULL, &err);
 	fuzz_check(r);
 	if (!r) {
 		json_decref(il_host_to_json(&h));

@@ -129,15 +129,15 @@ static void test_boot__host_file(void **state)
 				  "\"power_cycle\": {\"argv\": [\"true\"]}}");
 	tu_write(dir, "/bad.json", "{\"address\": \"127.0.0.1\", \"boot\": {\"method\": \"grub\"}}");
 	tu_write(dir, "/lab.json", "{\"labvm\": \"nosuchlab\", \"address\": \"127.0.0.1\"}");
-	assert_int_equal(il_host_load(&h, dir, "pc", &err), 0);
+	assert_int_equal(il_host_load(&h, &(struct il_paths){ .hosts_dir = dir }, "pc", &err), 0);
 	assert_int_equal(h.boot.method, IL_BOOT_GRUB);
 	assert_true(h.boot.has_power_cycle);
 	il_host_release(&h);
-	assert_int_not_equal(il_host_load(&h, dir, "bad", &err), 0);
+	assert_int_not_equal(il_host_load(&h, &(struct il_paths){ .hosts_dir = dir }, "bad", &err), 0);
 	assert_non_null(strstr(err.msg, "bad.json: boot.method: expected one of \"labvm\", \"kexec\", \"grub-reboot\""));
-	assert_int_not_equal(il_host_load(&h, dir, "lab", &err), 0);
+	assert_int_not_equal(il_host_load(&h, &(struct il_paths){ .hosts_dir = dir }, "lab", &err), 0);
 	assert_non_null(strstr(err.msg, "lab.json: address: not with \"labvm\""));
-	assert_int_equal(il_host_load(&h, dir, "local", &err), 0);
+	assert_int_equal(il_host_load(&h, &(struct il_paths){ .hosts_dir = dir }, "local", &err), 0);
 	assert_int_equal(h.boot.method, IL_BOOT_NONE);
 	il_host_release(&h);
 	/* the shipped examples are valid */
@@ -146,10 +146,10 @@ static void test_boot__host_file(void **state)
 		const char *src = getenv("IL_SRCDIR");
 
 		snprintf(ex, sizeof(ex), "%s/examples/hosts", src ? src : ".");
-		assert_int_equal(il_host_load(&h, ex, "rk3399", &err), 0);
+		assert_int_equal(il_host_load(&h, &(struct il_paths){ .hosts_dir = ex }, "rk3399", &err), 0);
 		assert_int_equal(h.boot.method, IL_BOOT_KEXEC);
 		il_host_release(&h);
-		assert_int_equal(il_host_load(&h, ex, "srv7-grub", &err), 0);
+		assert_int_equal(il_host_load(&h, &(struct il_paths){ .hosts_dir = ex }, "srv7-grub", &err), 0);
 		assert_int_equal(h.boot.method, IL_BOOT_GRUB);
 		assert_int_equal(h.boot.power_cycle.argv.n, 12);
 		il_host_release(&h);

@@ -32,7 +32,7 @@ static void test_inventory__load_and_defaults(void **state)
 	write_host(dir, "rk3399", "{\"address\": \"127.0.0.1\", \"port\": 2222, \"identity\": \"~/.ssh/lab\", "
 				  "\"host_key_policy\": \"accept-new\", \"sudo\": true, \"cpus\": \"0-3\", \"quiesce_s\": 1.5}");
 	write_host(dir, "min", "{\"address\": \"lab.example\"}");
-	assert_int_equal(il_host_load(&h, dir, "rk3399", &err), 0);
+	assert_int_equal(il_host_load(&h, &(struct il_paths){ .hosts_dir = dir, .home = getenv("HOME") }, "rk3399", &err), 0);
 	assert_string_equal(h.address, "127.0.0.1");
 	assert_int_equal(h.port, 2222);
 	assert_string_equal(h.identity, "/home/tester/.ssh/lab");
@@ -41,17 +41,17 @@ static void test_inventory__load_and_defaults(void **state)
 	assert_string_equal(h.cpus, "0-3");
 	assert_true(h.quiesce_s == 1.5);
 	il_host_release(&h);
-	assert_int_equal(il_host_load(&h, dir, "min", &err), 0);
+	assert_int_equal(il_host_load(&h, &(struct il_paths){ .hosts_dir = dir, .home = getenv("HOME") }, "min", &err), 0);
 	assert_int_equal(h.port, 0);
 	assert_null(h.user);
 	assert_string_equal(h.known_hosts, "/home/tester/.ssh/known_hosts");
 	assert_int_equal(h.host_key_policy, IL_HOSTKEY_STRICT);
 	assert_int_equal(h.connect_timeout_s, 10);
 	il_host_release(&h);
-	assert_int_equal(il_host_load(&h, dir, "local", &err), 0);
+	assert_int_equal(il_host_load(&h, &(struct il_paths){ .hosts_dir = dir, .home = getenv("HOME") }, "local", &err), 0);
 	assert_true(h.local);
 	il_host_release(&h);
-	assert_int_equal(il_host_list(&names, dir, &err), 0);
+	assert_int_equal(il_host_list(&names, &(struct il_paths){ .hosts_dir = dir }, &err), 0);
 	assert_int_equal(names.n, 3);
 	assert_string_equal(names.v[0], "local");
 	assert_string_equal(names.v[1], "min");
@@ -82,13 +82,13 @@ static void test_inventory__errors_name_file_and_path(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		write_host(dir, "bad", cases[i][0]);
-		if (il_host_load(&h, dir, "bad", &err) != IL_EPARSE || !strstr(err.msg, cases[i][1]) ||
+		if (il_host_load(&h, &(struct il_paths){ .hosts_dir = dir, .home = getenv("HOME") }, "bad", &err) != IL_EPARSE || !strstr(err.msg, cases[i][1]) ||
 		    !strstr(err.msg, "bad.json"))
 			fail_msg("case %zu: '%s', wanted '%s'", i, err.msg, cases[i][1]);
 	}
-	assert_int_equal(il_host_load(&h, dir, "nothere", &err), IL_ENOTFOUND);
+	assert_int_equal(il_host_load(&h, &(struct il_paths){ .hosts_dir = dir, .home = getenv("HOME") }, "nothere", &err), IL_ENOTFOUND);
 	assert_non_null(strstr(err.msg, "nothere.json"));
-	assert_int_equal(il_host_load(&h, dir, "../etc/passwd", &err), IL_EINVAL);
+	assert_int_equal(il_host_load(&h, &(struct il_paths){ .hosts_dir = dir, .home = getenv("HOME") }, "../etc/passwd", &err), IL_EINVAL);
 	tu_rmtree(dir);
 	free(dir);
 }

@@ -461,9 +461,9 @@ static void test_ssh__ssh_config_is_honoured(void **state)
 	h.port = 0;
 	h.user = NULL;
 	/* known_hosts entries are for what we connect to: [127.0.0.1]:port */
-	setenv("IDLELAB_SSH_CONFIG", cfgpath, 1);
+	/* the host's ssh_config: $IDLELAB_SSH_CONFIG, resolved by the CLI (struct il_paths) */
+	h.ssh_config = cfgpath;
 	t = open_ok(&h);
-	unsetenv("IDLELAB_SSH_CONFIG");
 	assert_int_equal(il_transport_exec(t, argv, NULL, &res, &err), 0);
 	assert_string_equal(il_buf_str(&res.out), "via config\n");
 	il_exec_result_release(&res);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "cli/paths.h"
 #include "kernel/build.h"
 #include "kernel/fetch.h"
 #include "kernel/kplan.h"
@@ -247,14 +248,18 @@ static void test_fetch__cache_dir_without_home(void **state)
 	char *h = getenv("HOME") ? strdup(getenv("HOME")) : NULL, *c = getenv("IDLELAB_CACHE") ? strdup(getenv("IDLELAB_CACHE")) : NULL;
 	char *x = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
 	struct passwd *pw = getpwuid(getuid());
-	char want[600];
+	char want[600], *cd;
 
 	(void)state;
 	unsetenv("HOME"), unsetenv("IDLELAB_CACHE"), unsetenv("XDG_CACHE_HOME");
 	snprintf(want, sizeof(want), "%s/.cache/idlelab", pw ? pw->pw_dir : ".");
-	assert_string_equal(il_cache_dir(NULL), want);
-	assert_null(strstr(il_cache_dir(NULL), "/tmp"));
-	assert_string_equal(il_cache_dir("/x"), "/x");
+	cd = il_cli_cache_dir(NULL);
+	assert_string_equal(cd, want);
+	assert_null(strstr(cd, "/tmp"));
+	free(cd);
+	cd = il_cli_cache_dir("/x");
+	assert_string_equal(cd, "/x");
+	free(cd);
 	if (h)
 		setenv("HOME", h, 1);
 	if (c)

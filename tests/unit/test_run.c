@@ -424,7 +424,7 @@ static void test_engine__fixture_run_interrupt_resume(void **state)
 	{
 		json_t *sum;
 
-		assert_int_equal(il_run_summary(f.out, f.wl, &sum, &err), 0);
+		assert_int_equal(il_run_summary(f.out, f.wl, NULL, &sum, &err), 0);
 		assert_true(json_is_true(json_object_get(sum, "complete")));
 		assert_int_equal(json_integer_value(json_object_get(sum, "planned")), 8);
 		assert_int_equal(json_integer_value(json_object_get(json_object_get(sum, "by_status"), "ok")), 6);

@@ -7,15 +7,15 @@
  * (instances) may run at once; only the QEMU process a lab started is ever
  * stopped (by its PID, checked against its command line).
  */
-#ifndef IL_HOST_LAB_H
-#define IL_HOST_LAB_H
+#ifndef IL_LAB_LAB_H
+#define IL_LAB_LAB_H
 #include <jansson.h>
 #include "host/inventory.h"
 #include "util/err.h"
 #include "util/progress.h"
 
 struct il_lab_opts {
-	const char *cache_dir;    /* il_cache_dir() */
+	const char *cache_dir;    /* struct il_paths.cache_dir */
 	const char *src_dir;      /* idlelab's source tree (hosts/labvm, workloads); NULL: "." */
 	const char *name;         /* instance name; NULL: "labvm" */
 	int cpus;                 /* 0: 2 */
@@ -43,7 +43,10 @@ int il_lab_status(const struct il_lab_opts *o, json_t **out, struct il_err *err)
 /* The instance's directory (console.log, known_hosts, state.json); caller frees. */
 char *il_lab_run_dir(const struct il_lab_opts *o);
 
-/* Host configuration of a running instance (the built-in host "labvm"). */
+/*
+ * Host configuration of a running instance (the built-in host "labvm"); out
+ * is released with il_host_release. Loading hosts: lab/labhost.h.
+ */
 int il_lab_host(struct il_host_cfg *out, const char *cache_dir, const char *name, struct il_err *err);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The lab host: build (kernel stage + Debian arm64 packages + DT), boot, stop. */
-#include "host/lab.h"
+#include "lab/lab.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host/runners.h"
 #include "host/transport.h"
 #include "kernel/build.h"
 #include "kernel/kplan.h"
@@ -169,41 +170,13 @@ static int hash_file(struct il_sha256 *h, const char *path, struct il_err *err)
 	return r;
 }
 
-/* The initramfs assembly: its text is part of the build key, so a change rebuilds. */
-static const char initramfs_sh[] =
-"set -e; d=$1; src=$2; root=$d/root; rm -rf \"$d/x\" \"$root\"; mkdir -p \"$d/x\"\n"
-	       "for f in \"$d\"/debs/*_arm64.deb; do dpkg -x \"$f\" \"$d/x\"; done\n"
-	       "mkdir -p \"$root\"/bin \"$root\"/sbin \"$root\"/usr/bin \"$root\"/usr/sbin \"$root\"/usr/local/bin "
-	       "\"$root\"/lib/aarch64-linux-gnu \"$root\"/usr/lib/openssh \"$root\"/etc/dropbear \"$root\"/root/.ssh "
-	       "\"$root\"/proc \"$root\"/sys \"$root\"/dev \"$root\"/tmp \"$root\"/run \"$root\"/var/log\n"
-	       "cp \"$d/x/bin/busybox\" \"$root/bin/busybox\"; ln -sf busybox \"$root/bin/sh\"\n"
-	       "cp \"$d/x/usr/sbin/dropbear\" \"$root/usr/sbin/\"\n"
-	       "cp \"$d/x/usr/lib/openssh/sftp-server\" \"$root/usr/lib/openssh/\"\n"
-	       "ln -sf openssh/sftp-server \"$root/usr/lib/sftp-server\"\n"
-	       "cp \"$d/x/sbin/kexec\" \"$root/sbin/\"\n"
-	       /* util-linux's flock: the host lock (runners/lock.sh); busybox has none */
-	       "cp \"$d/x/usr/bin/flock\" \"$root/usr/bin/\"\n"
-	       /* the libraries: the NEEDED closure of what we copied, found in the unpacked packages */
-	       "lib=$root/lib/aarch64-linux-gnu; more=1\n"
-	       "while [ $more = 1 ]; do more=0\n"
-	       " for f in \"$root/bin/busybox\" \"$root/usr/sbin/dropbear\" \"$root/usr/lib/openssh/sftp-server\" "
-	       "\"$root/sbin/kexec\" \"$root/usr/bin/flock\" \"$lib\"/*; do [ -f \"$f\" ] || continue\n"
-	       "  for l in $(readelf -d \"$f\" | sed -n 's/.*(NEEDED).*\\[\\(.*\\)\\]/\\1/p'); do\n"
-	       "   [ -e \"$lib/$l\" ] && continue; p=$(find \"$d/x\" -name \"$l\" | head -n 1)\n"
-	       "   [ -n \"$p\" ] || { echo \"$l (needed by ${f##*/}) is in no package of hosts/labvm/packages\" >&2; exit 1; }\n"
-	       "   cp -L \"$p\" \"$lib/\"; more=1; done; done; done\n"
-	       "ln -sf aarch64-linux-gnu/ld-linux-aarch64.so.1 \"$root/lib/ld-linux-aarch64.so.1\"\n"
-	       "cp \"$src/hosts/labvm/init\" \"$root/init\"; chmod 755 \"$root/init\"\n"
-	       "cp \"$src\"/build/workloads/aarch64/* \"$root/usr/local/bin/\"\n"
-	       "cp \"$d/host_key\" \"$root/etc/dropbear/host_key\"; chmod 600 \"$root/etc/dropbear/host_key\"\n"
-	       "cp \"$d/lab_key.pub\" \"$root/root/.ssh/authorized_keys\"\n"
-	       "chmod 700 \"$root/root\" \"$root/root/.ssh\"; chmod 600 \"$root/root/.ssh/authorized_keys\"\n"
-	       "echo 'root:x:0:0:root:/root:/bin/sh' > \"$root/etc/passwd\"\n"
-	       "printf 'root:x:0:\\ntty:x:5:\\n' > \"$root/etc/group\"\n"
-	       "echo 'root:*:19000:0:99999:7:::' > \"$root/etc/shadow\"; echo /bin/sh > \"$root/etc/shells\"\n"
-	       "printf '127.0.0.1 localhost labvm\\n' > \"$root/etc/hosts\"\n"
-	       "(cd \"$root\" && find . -print0 | cpio --null -o -H newc --owner=0:0 --quiet) | gzip -9 > \"$d/initramfs.tmp\"\n"
-	       "mv \"$d/initramfs.tmp\" \"$d/initramfs.cpio.gz\"; rm -rf \"$d/x\"";
+/* The initramfs assembly (hosts/labvm/initramfs.sh, embedded): its text is part of the build key, so a change rebuilds. */
+extern const struct il_runner_src il_lab_srcs[];
+
+static const char *initramfs_sh(void)
+{
+	return il_embedded_script(il_lab_srcs, "initramfs.sh");
+}
 
 int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **dir_out, struct il_err *err)
 {
@@ -243,7 +216,9 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
 				goto out;
 		}
 	}
-	il_sha256_update(&h, initramfs_sh, sizeof(initramfs_sh));
+	/* the same key as when the script was a C string: its text without the file's last newline, and a NUL */
+	il_sha256_update(&h, initramfs_sh(), strlen(initramfs_sh()) - 1);
+	il_sha256_update(&h, "", 1);
 	il_sha256_final(&h, key);
 	stamp = fmt("%s/build.stamp", dir);
 	if (!il_buf_read_file(&have, stamp, 1024, NULL) && have.len >= 64 && !strncmp(have.p, key, 64)) {
@@ -321,7 +296,7 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
 	}
 	/* the root file system and the initramfs */
 	step(cb, ctx, "initramfs", t0);
-	r = sh(initramfs_sh,
+	r = sh(initramfs_sh(),
 	       "assembling the initramfs", err, dir, src_dir(o), NULL);
 	if (r)
 		goto out;

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Lab-linked hosts: loading them, and restarting an instance for il_boot_run (see labhost.h). */
+#include "lab/labhost.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab/lab.h"
+#include "util/buf.h"
+
+/* move the connection settings of the running instance into h (a host file with "labvm") */
+static int from_instance(struct il_host_cfg *h, const char *cache_dir, struct il_err *err)
+{
+	struct il_host_cfg lab;
+	int r;
+
+	if ((r = il_lab_host(&lab, cache_dir, h->boot.lab, err))) {
+		il_host_release(&lab);
+		return il_err_prefix(err, "%s: labvm: ", h->path ? h->path : h->name);
+	}
+	h->address = lab.address, lab.address = NULL;
+	h->port = lab.port;
+	h->user = lab.user, lab.user = NULL;
+	h->identity = lab.identity, lab.identity = NULL;
+	h->known_hosts = lab.known_hosts, lab.known_hosts = NULL;
+	h->host_key_policy = lab.host_key_policy;
+	il_host_release(&lab);
+	return 0;
+}
+
+int il_lab_host_load(struct il_host_cfg *out, const struct il_paths *paths, const char *name, struct il_err *err)
+{
+	const char *cache_dir = paths ? paths->cache_dir : NULL;
+	int r = il_host_load(out, paths, name, err);
+
+	/* the built-in lab host(s): "labvm", or "labvm-NAME" for other instances */
+	if (r == IL_ENOTFOUND && (!strcmp(name, "labvm") || !strncmp(name, "labvm-", 6))) {
+		if ((r = il_lab_host(out, cache_dir, strcmp(name, "labvm") ? name + 6 : name, err)))
+			return r;
+		if (paths && paths->ssh_config && !(out->ssh_config = strdup(paths->ssh_config)))
+			r = il_err_set(err, IL_ENOMEM, "out of memory");
+	} else if (!r && out->boot.lab && !out->address) {
+		r = from_instance(out, cache_dir, err);
+	}
+	if (r)
+		il_host_release(out);
+	return r;
+}
+
+/* the instance keeps its size */
+static int restart(const char *cache_dir, const char *name, const char *image, int timeout_s, struct il_err *err)
+{
+	struct il_lab_opts lo = { .cache_dir = cache_dir, .name = name, .image = image, .timeout_s = timeout_s };
+	char *rd = il_lab_run_dir(&lo);
+	struct il_buf sp = IL_BUF_INIT;
+	json_t *st = NULL;
+	json_error_t je;
+	int r;
+
+	if (rd && !il_buf_printf(&sp, "%s/state.json", rd) && (st = json_load_file(sp.p, 0, &je))) {
+		lo.cpus = (int)json_integer_value(json_object_get(st, "cpus"));
+		lo.mem_mb = (int)json_integer_value(json_object_get(st, "mem_mb"));
+		json_decref(st);
+		st = NULL;
+	}
+	free(rd);
+	il_buf_release(&sp);
+	il_lab_down(&lo, NULL);
+	r = il_lab_up(&lo, NULL, NULL, &st, err);
+	json_decref(st);
+	return r;
+}
+
+const struct il_boot_lab il_lab_boot = { .host = il_lab_host, .restart = restart };

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Hosts that may be lab instances: the one entry point for loading a host
+ * (inventory files through host/inventory.h, then a file with "labvm" gets
+ * its address, port and keys from the running instance; "labvm" and
+ * "labvm-NAME" without a file are the running instances themselves), and
+ * the lab's part of booting a lab host (il_lab_boot, for il_boot_opts.lab).
+ */
+#ifndef IL_LAB_LABHOST_H
+#define IL_LAB_LABHOST_H
+#include "host/boot.h"
+#include "host/inventory.h"
+#include "util/paths.h"
+
+/*
+ * Load host `name` (paths as for il_host_load; paths->cache_dir holds the lab
+ * instances). out is released with il_host_release, also after a failure.
+ */
+int il_lab_host_load(struct il_host_cfg *out, const struct il_paths *paths, const char *name, struct il_err *err);
+
+/* Instance control for il_boot_run (il_boot_opts.lab). */
+extern const struct il_boot_lab il_lab_boot;
+
+#endif
