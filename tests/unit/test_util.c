@@ -82,6 +82,52 @@ static void test_util__buffer_cap(void **state)
 	il_buf_release(&b);
 }
 
+/* A failed append (memory) sticks: later appends do nothing and one check at the end sees it. */
+static void test_util__buffer_sticky_nomem(void **state)
+{
+	struct il_buf b = IL_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(il_buf_adds(&b, "ab"), 0);
+	assert_true(il_buf_ok(&b));
+	assert_int_equal(il_buf_error(&b), 0);
+	/* more than can ever be allocated: the growth fails before anything is read */
+	assert_int_equal(il_buf_add(&b, "x", (size_t)-1 / 2 + 2), IL_ENOMEM);
+	assert_int_equal(il_buf_adds(&b, "cd"), IL_ENOMEM);
+	assert_int_equal(il_buf_printf(&b, "%d", 1), IL_ENOMEM);
+	assert_string_equal(il_buf_str(&b), "ab");
+	assert_false(il_buf_ok(&b));
+	assert_int_equal(il_buf_error(&b), IL_ENOMEM);
+	il_buf_reset(&b);
+	assert_true(il_buf_ok(&b));
+	assert_int_equal(il_buf_adds(&b, "ef"), 0);
+	assert_string_equal(il_buf_str(&b), "ef");
+	assert_int_equal(il_buf_add(&b, "x", (size_t)-1 / 2 + 2), IL_ENOMEM);
+	il_buf_release(&b);
+	assert_int_equal(il_buf_error(&b), 0);
+	il_buf_release(&b);
+}
+
+/* Past the cap appends still return 0 (the cut is the caller's call); the buffer reports IL_ETOOBIG. */
+static void test_util__buffer_sticky_cap(void **state)
+{
+	struct il_buf b;
+
+	(void)state;
+	il_buf_init(&b, 4);
+	assert_int_equal(il_buf_adds(&b, "abc"), 0);
+	assert_int_equal(il_buf_error(&b), 0);
+	assert_int_equal(il_buf_adds(&b, "def"), 0);
+	assert_int_equal(il_buf_printf(&b, "%s", "gh"), 0);
+	assert_int_equal(il_buf_adds(&b, "i"), 0);
+	assert_string_equal(il_buf_str(&b), "abcd");
+	assert_false(il_buf_ok(&b));
+	assert_int_equal(il_buf_error(&b), IL_ETOOBIG);
+	il_buf_reset(&b);
+	assert_int_equal(il_buf_error(&b), 0);
+	il_buf_release(&b);
+}
+
 static void test_util__files(void **state)
 {
 	char *dir = tu_tmpdir();
@@ -225,6 +271,8 @@ int main(void)
 		cmocka_unit_test(test_util__parse_numbers),
 		cmocka_unit_test(test_util__cpusets),
 		cmocka_unit_test(test_util__buffer_cap),
+		cmocka_unit_test(test_util__buffer_sticky_nomem),
+		cmocka_unit_test(test_util__buffer_sticky_cap),
 		cmocka_unit_test(test_util__files),
 		cmocka_unit_test(test_util__errors),
 		cmocka_unit_test(test_util__proc),
