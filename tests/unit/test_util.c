@@ -12,6 +12,7 @@
 #include "util/buf.h"
 #include "util/proc.h"
 #include "util/str.h"
+#include "util/template.h"
 
 static void test_util__parse_numbers(void **state)
 {
@@ -125,6 +126,40 @@ static void test_util__buffer_sticky_cap(void **state)
 	assert_int_equal(il_buf_error(&b), IL_ETOOBIG);
 	il_buf_reset(&b);
 	assert_int_equal(il_buf_error(&b), 0);
+	il_buf_release(&b);
+}
+
+static int tpl_count(void *ctx, const char *s, const char *name, bool whole, struct il_err *err)
+{
+	(void)s, (void)err;
+	((int *)ctx)[whole] += !strcmp(name, "image") ? 1 : 100;
+	return 0;
+}
+
+/* One template syntax: {name} anywhere, {{ and }} literal braces, names checked when read. */
+static void test_util__template(void **state)
+{
+	static const char *const names[] = { "image", "host", NULL };
+	const char *vals[] = { "/b/Image", NULL };
+	struct il_tpl_vals tv = { names, vals };
+	struct il_buf b = IL_BUF_INIT;
+	struct il_err err = { 0 };
+	int seen[2] = { 0, 0 };
+
+	(void)state;
+	assert_int_equal(il_tpl_expand("--kernel={image},h={host};{{image}} a}b", il_tpl_value_list, &tv, &b, &err), 0);
+	assert_string_equal(il_buf_str(&b), "--kernel=/b/Image,h=;{image} a}b");
+	assert_int_equal(il_tpl_check_names("x{image}y{{", names, "h.json", "boot.argv[1]", &err), 0);
+	assert_int_equal(il_tpl_check_names("{kernel}", names, "h.json", "boot.argv[1]", &err), IL_EPARSE);
+	assert_string_equal(err.msg, "h.json: boot.argv[1]: '{kernel}': unknown placeholder '{kernel}' (known: {image} {host})");
+	assert_int_equal(il_tpl_check_names("x{image", names, "h.json", "a", &err), IL_EPARSE);
+	assert_string_equal(err.msg, "h.json: a: 'x{image': unclosed placeholder (write {{ for a literal brace)");
+	assert_int_equal(il_tpl_check("{image}", tpl_count, seen, "l", "p", &err), 0);
+	assert_int_equal(il_tpl_check("-i{image}", tpl_count, seen, "l", "p", &err), 0);
+	assert_int_equal(seen[1], 1);
+	assert_int_equal(seen[0], 1);
+	assert_true(il_tpl_is_plain("a}b"));
+	assert_false(il_tpl_is_plain("{{"));
 	il_buf_release(&b);
 }
 
@@ -273,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_util__buffer_cap),
 		cmocka_unit_test(test_util__buffer_sticky_nomem),
 		cmocka_unit_test(test_util__buffer_sticky_cap),
+		cmocka_unit_test(test_util__template),
 		cmocka_unit_test(test_util__files),
 		cmocka_unit_test(test_util__errors),
 		cmocka_unit_test(test_util__proc),
