@@ -12,6 +12,7 @@
 #include "util/buf.h"
 #include "util/http.h"
 #include "util/jfields.h"
+#include "util/template.h"
 
 #define DEFAULT_TIMEOUT_S 300
 
@@ -31,7 +32,7 @@ static const struct method {
 };
 
 /* placeholders a command template may use (boot.argv, boot.back_argv, power_cycle.argv) */
-static const char *const placeholders[IL_PH_N] = {
+static const char *const placeholders[IL_PH_N + 1] = { /* NULL-terminated for util/template */
 	[IL_PH_IMAGE] = "image", [IL_PH_MODULES] = "modules", [IL_PH_INITRD] = "initrd", [IL_PH_RELEASE] = "release",
 	[IL_PH_HOST] = "host", [IL_PH_ADDRESS] = "address", [IL_PH_PORT] = "port",
 };
@@ -53,48 +54,15 @@ static const char *method_list(char *buf, size_t size, size_t off, const char *s
 	return buf;
 }
 
-/*
- * Replace the placeholders of one template element s (vals NULL: only check)
- * and append the result to b. `{{` is a literal brace. IL_EPARSE: an unknown
- * placeholder or a `{` that is never closed.
- */
-static int substitute(const char *s, const char *const vals[], struct il_buf *b)
-{
-	while (*s) {
-		const char *e, *v;
-		size_t k = 0;
-
-		if (s[0] != '{' || s[1] == '{') {
-			if (b && il_buf_add(b, s, 1))
-				return IL_ENOMEM;
-			s += s[0] == '{' ? 2 : 1;
-			continue;
-		}
-		if (!(e = strchr(s, '}')))
-			return IL_EPARSE;
-		while (k < IL_PH_N && ((size_t)(e - s - 1) != strlen(placeholders[k]) ||
-				       strncmp(s + 1, placeholders[k], (size_t)(e - s - 1))))
-			k++;
-		if (k == IL_PH_N)
-			return IL_EPARSE;
-		v = vals && vals[k] ? vals[k] : "";
-		if (b && il_buf_add(b, v, strlen(v)))
-			return IL_ENOMEM;
-		s = e + 1;
-	}
-	return 0;
-}
-
 int il_boot_expand(const struct il_strlist *tpl, const char *const vals[IL_PH_N], struct il_strlist *out,
 		   struct il_err *err)
 {
 	for (size_t i = 0; i < tpl->n; i++) {
 		struct il_buf b = IL_BUF_INIT;
-		int r = substitute(tpl->v[i], vals, &b);
+		struct il_tpl_vals tv = { placeholders, vals };
+		int r = il_tpl_expand(tpl->v[i], il_tpl_value_list, &tv, &b, err);
 
-		if (r == IL_EPARSE) /* checked when the file was read */
-			r = il_err_set(err, IL_EPARSE, "unknown placeholder in '%s'", tpl->v[i]);
-		else if (r || il_strlist_push(out, il_buf_str(&b)))
+		if (!r && (il_buf_error(&b) || il_strlist_push(out, il_buf_str(&b))))
 			r = il_err_set(err, IL_ENOMEM, "out of memory");
 		il_buf_release(&b);
 		if (r)
@@ -119,7 +87,7 @@ static int parse_argv(struct il_strlist *out, const json_t *obj, const char *key
 		il_jf_path(where, sizeof(where), il_jf_path(at, sizeof(at), path, key, 0), NULL, i);
 		if (!json_is_string(a))
 			return il_jf_bad(err, label, where, NULL, "a string");
-		if (substitute(json_string_value(a), NULL, NULL))
+		if (il_tpl_check_names(json_string_value(a), placeholders, label, where, err))
 			return il_err_set(err, IL_EPARSE, "%s: %s: unknown or unclosed placeholder in '%s' (known: {image} "
 					  "{modules} {initrd} {release} {host} {address} {port})", label, where,
 					  json_string_value(a));

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Snapshot parsing from `path:value` dumps and dump generation from a local
- * (possibly fake) sysfs root. One parser serves every host: local reads go
- * through the same text as remote ones.
+ * Snapshot parsing from `path:value` dumps (the dump of a local root is made
+ * by idle/sysdump.c). One parser serves every host: local reads go through
+ * the same text as remote ones.
  */
 #include "idle/snapshot.h"
 
@@ -100,7 +100,6 @@ size_t il_snapshot_nstates(const struct il_snapshot *s)
 
 /* ---- Dump parsing ---- */
 
-#define IL_MAX_CPUS 65536
 #define IL_MAX_STATES 64
 
 struct parse_ctx {
@@ -172,31 +171,20 @@ static int set_str(struct parse_ctx *c, const struct field *f, char **dst)
 	return *dst ? 0 : il_err_set(c->err, IL_ENOMEM, "out of memory");
 }
 
-static int set_u64(struct parse_ctx *c, const struct field *f, struct il_val *dst)
+/* A counter (dst64) or a signed info value (dsti), once. */
+static int set_num(struct parse_ctx *c, const struct field *f, struct il_val *dst64, struct il_ival *dsti)
 {
+	bool *ok = dst64 ? &dst64->ok : &dsti->ok;
 	char shown[64];
 
-	if (dst->ok)
+	if (*ok)
 		return perr(c, f->path, f->plen, "%s", "appears twice (multi-line value or concatenated dumps)");
-	if (il_parse_u64(f->val, f->vlen, &dst->v)) {
+	if (dst64 ? il_parse_u64(f->val, f->vlen, &dst64->v) : il_parse_i64(f->val, f->vlen, &dsti->v)) {
 		snprintf(shown, sizeof(shown), "%.*s", (int)(f->vlen > 40 ? 40 : f->vlen), f->val);
-		return perr(c, f->path, f->plen, "expected an unsigned integer, got '%s'", shown);
+		return perr(c, f->path, f->plen, dst64 ? "expected an unsigned integer, got '%s'" :
+							 "expected an integer, got '%s'", shown);
 	}
-	dst->ok = true;
-	return 0;
-}
-
-static int set_i64(struct parse_ctx *c, const struct field *f, struct il_ival *dst)
-{
-	char shown[64];
-
-	if (dst->ok)
-		return perr(c, f->path, f->plen, "%s", "appears twice (multi-line value or concatenated dumps)");
-	if (il_parse_i64(f->val, f->vlen, &dst->v)) {
-		snprintf(shown, sizeof(shown), "%.*s", (int)(f->vlen > 40 ? 40 : f->vlen), f->val);
-		return perr(c, f->path, f->plen, "expected an integer, got '%s'", shown);
-	}
-	dst->ok = true;
+	*ok = true;
 	return 0;
 }
 
@@ -244,10 +232,10 @@ static int parse_state_file(struct parse_ctx *c, const struct field *f, struct i
 {
 	for (int i = 0; i < IL_NCOUNTERS; i++)
 		if (is(leaf, end, counter_file[i]))
-			return set_u64(c, f, &st->cnt[i]);
+			return set_num(c, f, &st->cnt[i], NULL);
 	for (int i = 0; i < IL_NINFOS; i++)
 		if (is(leaf, end, info_file[i]))
-			return set_u64(c, f, &st->info[i]);
+			return set_num(c, f, &st->info[i], NULL);
 	if (is(leaf, end, "name"))
 		return set_str(c, f, &st->name);
 	if (is(leaf, end, "desc"))
@@ -290,12 +278,12 @@ static int parse_cpu_path(struct parse_ctx *c, const struct field *f, const char
 		dst = is(p, end, "cluster_id") ? &cpu->cluster_id :
 		      is(p, end, "core_id")    ? &cpu->core_id :
 						 &cpu->package_id;
-		return set_i64(c, f, dst);
+		return set_num(c, f, NULL, dst);
 	}
 	if (is(p, end, "cpu_capacity")) {
 		if (!(cpu = get_cpu(c, n)))
 			return il_err_set(c->err, IL_ENOMEM, "out of memory");
-		return set_u64(c, f, &cpu->capacity);
+		return set_num(c, f, &cpu->capacity, NULL);
 	}
 	return 0;
 }
@@ -410,9 +398,9 @@ static int parse_line(struct parse_ctx *c, const char *line, size_t len)
 		if (!z)
 			return il_err_set(c->err, IL_ENOMEM, "out of memory");
 		if (is(slash + 1, end, "energy_uj"))
-			return set_u64(c, &f, &z->energy_uj);
+			return set_num(c, &f, &z->energy_uj, NULL);
 		if (is(slash + 1, end, "max_energy_range_uj"))
-			return set_u64(c, &f, &z->max_range_uj);
+			return set_num(c, &f, &z->max_range_uj, NULL);
 		return set_str(c, &f, &z->name);
 	}
 	if (is(p, end, "/proc/sys/kernel/random/boot_id"))
@@ -513,213 +501,5 @@ cleanup:
 	free(c.bycpu);
 	if (ret)
 		il_snapshot_release(out);
-	return ret;
-}
-
-/* ---- Local dump ---- */
-
-static int cmp_ul(const void *a, const void *b)
-{
-	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
-
-	return (x > y) - (x < y);
-}
-
-static void path_cut(struct il_buf *b, size_t n)
-{
-	b->len = n;
-	b->p[n] = '\0';
-}
-
-/* Append one file's lines as grep -r would print them; absent/unreadable files add nothing. */
-static int emit(struct il_buf *out, struct il_buf *path, size_t rootlen, struct il_buf *tmp)
-{
-	const char *p, *end;
-
-	il_buf_reset(tmp);
-	if (il_buf_read_file(tmp, path->p, 1 << 16, NULL))
-		return 0;
-	p = il_buf_str(tmp);
-	end = p + tmp->len;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		if (n && (il_buf_add(out, path->p + rootlen, path->len - rootlen) || il_buf_add(out, ":", 1) ||
-			  il_buf_add(out, p, n) || il_buf_add(out, "\n", 1)))
-			return IL_ENOMEM;
-		p += n + 1;
-	}
-	return 0;
-}
-
-/* Numbers N of entries named prefix<N> in dir, sorted. Caller frees *out. */
-static int list_numbered(const char *dir, const char *prefix, unsigned long **out, size_t *n)
-{
-	size_t plen = strlen(prefix), cap = 0;
-	struct dirent *de;
-	DIR *d;
-
-	*out = NULL;
-	*n = 0;
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		const char *q = de->d_name + plen;
-		unsigned long v;
-
-		if (strncmp(de->d_name, prefix, plen) || !eat_num(&q, q + strlen(q), &v) || *q)
-			continue;
-		if (*n == cap) {
-			unsigned long *nv = realloc(*out, (cap = cap ? cap * 2 : 16) * sizeof(**out));
-
-			if (!nv) {
-				closedir(d);
-				return IL_ENOMEM;
-			}
-			*out = nv;
-		}
-		(*out)[(*n)++] = v;
-	}
-	closedir(d);
-	qsort(*out, *n, sizeof(**out), cmp_ul);
-	return 0;
-}
-
-static const char *const cpuidle_top[] = { "current_driver", "current_governor", "current_governor_ro",
-					   "available_governors" };
-static const char *const state_strings[] = { "name", "desc", "default_status" };
-static const char *const topo_files[] = { "cluster_id", "core_id", "physical_package_id" };
-
-int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *err)
-{
-	struct il_buf path = IL_BUF_INIT, tmp = IL_BUF_INIT;
-	unsigned long *cpus = NULL, *states = NULL;
-	size_t ncpus = 0, nstates = 0, rootlen, base, cbase, sbase;
-	struct dirent *de;
-	DIR *d;
-	int ret = IL_ENOMEM;
-
-	if (!root || !strcmp(root, "/"))
-		root = "";
-	rootlen = strlen(root);
-	while (rootlen && root[rootlen - 1] == '/')
-		rootlen--;
-#define P_SET(n) path_cut(&path, (n))
-	if (il_buf_add(&path, root, rootlen) || il_buf_adds(&path, "/sys/devices/system/cpu/cpuidle/"))
-		goto cleanup;
-	base = path.len;
-	for (size_t i = 0; i < sizeof(cpuidle_top) / sizeof(*cpuidle_top); i++) {
-		P_SET(base);
-		if (il_buf_adds(&path, cpuidle_top[i]) || emit(out, &path, rootlen, &tmp))
-			goto cleanup;
-	}
-	P_SET(rootlen);
-	if (il_buf_adds(&path, "/sys/devices/system/cpu/online") || emit(out, &path, rootlen, &tmp))
-		goto cleanup;
-	P_SET(rootlen);
-	if (il_buf_adds(&path, "/sys/devices/system/cpu"))
-		goto cleanup;
-	if (list_numbered(path.p, "cpu", &cpus, &ncpus))
-		goto cleanup;
-	for (size_t i = 0; i < ncpus; i++) {
-		P_SET(rootlen);
-		if (il_buf_printf(&path, "/sys/devices/system/cpu/cpu%lu/", cpus[i]))
-			goto cleanup;
-		cbase = path.len;
-		if (il_buf_adds(&path, "cpuidle/driver/name") || emit(out, &path, rootlen, &tmp))
-			goto cleanup;
-		P_SET(cbase);
-		if (il_buf_adds(&path, "cpuidle"))
-			goto cleanup;
-		free(states);
-		if (list_numbered(path.p, "state", &states, &nstates))
-			goto cleanup;
-		for (size_t k = 0; k < nstates; k++) {
-			P_SET(cbase);
-			if (il_buf_printf(&path, "cpuidle/state%lu/", states[k]))
-				goto cleanup;
-			sbase = path.len;
-			for (size_t j = 0; j < sizeof(state_strings) / sizeof(*state_strings); j++) {
-				P_SET(sbase);
-				if (il_buf_adds(&path, state_strings[j]) || emit(out, &path, rootlen, &tmp))
-					goto cleanup;
-			}
-			for (int j = 0; j < IL_NINFOS; j++) {
-				P_SET(sbase);
-				if (il_buf_adds(&path, info_file[j]) || emit(out, &path, rootlen, &tmp))
-					goto cleanup;
-			}
-			for (int j = 0; j < IL_NCOUNTERS; j++) {
-				P_SET(sbase);
-				if (il_buf_adds(&path, counter_file[j]) || emit(out, &path, rootlen, &tmp))
-					goto cleanup;
-			}
-		}
-		for (size_t j = 0; j < sizeof(topo_files) / sizeof(*topo_files); j++) {
-			P_SET(cbase);
-			if (il_buf_printf(&path, "topology/%s", topo_files[j]) || emit(out, &path, rootlen, &tmp))
-				goto cleanup;
-		}
-		P_SET(cbase);
-		if (il_buf_adds(&path, "cpu_capacity") || emit(out, &path, rootlen, &tmp))
-			goto cleanup;
-	}
-	P_SET(rootlen);
-	if (il_buf_adds(&path, "/sys/class/powercap/"))
-		goto cleanup;
-	base = path.len;
-	d = opendir(path.p);
-	if (d) {
-		char **zones = NULL;
-		size_t nz = 0;
-		int zret = 0;
-
-		while ((de = readdir(d)) && !zret) {
-			char **nv;
-
-			if (de->d_name[0] == '.')
-				continue;
-			nv = realloc(zones, (nz + 1) * sizeof(*zones));
-			if (!nv || !(nv[nz] = strdup(de->d_name))) {
-				zones = nv ? nv : zones;
-				zret = IL_ENOMEM;
-				break;
-			}
-			zones = nv;
-			nz++;
-		}
-		closedir(d);
-		for (size_t i = 0; i < nz && !zret; i++) {
-			static const char *const zf[] = { "name", "energy_uj", "max_energy_range_uj" };
-
-			for (size_t j = 0; j < 3 && !zret; j++) {
-				P_SET(base);
-				if (il_buf_printf(&path, "%s/%s", zones[i], zf[j]) || emit(out, &path, rootlen, &tmp))
-					zret = IL_ENOMEM;
-			}
-		}
-		for (size_t i = 0; i < nz; i++)
-			free(zones[i]);
-		free(zones);
-		if (zret)
-			goto cleanup;
-	}
-	P_SET(rootlen);
-	if (il_buf_adds(&path, "/proc/sys/kernel/random/boot_id") || emit(out, &path, rootlen, &tmp))
-		goto cleanup;
-	P_SET(rootlen);
-	if (il_buf_adds(&path, "/proc/uptime") || emit(out, &path, rootlen, &tmp))
-		goto cleanup;
-#undef P_SET
-	ret = 0;
-cleanup:
-	if (ret)
-		il_err_set(err, ret, "out of memory reading sysfs under '%s'", rootlen ? root : "/");
-	free(cpus);
-	free(states);
-	il_buf_release(&path);
-	il_buf_release(&tmp);
 	return ret;
 }

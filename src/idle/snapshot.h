@@ -15,6 +15,9 @@
 #include "util/err.h"
 #include "util/str.h"
 
+/* CPU numbers at or above this are refused by the parser and skipped by the local dump. */
+#define IL_MAX_CPUS 65536
+
 /* A value read from sysfs, or absent (ok == false). */
 struct il_val {
 	uint64_t v;

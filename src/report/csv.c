@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The CSV report (RFC 4180): one row per sample value and one per summary. */
-#include "report/report.h"
+#include "report/render.h"
 
 #include <math.h>
 #include <string.h>
@@ -72,5 +72,5 @@ int il_report_csv(const struct il_cmp *c, struct il_buf *b)
 			il_buf_adds(b, "\r\n");
 		}
 	}
-	return b->truncated ? IL_ETOOBIG : 0;
+	return il_buf_error(b);
 }

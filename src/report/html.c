@@ -5,7 +5,7 @@
  * median as a bar, one row per variant) and stacked per-state residency bars.
  * Every string from a journal goes through esc().
  */
-#include "report/report.h"
+#include "report/render.h"
 
 #include <math.h>
 #include <string.h>
@@ -153,6 +153,7 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 	il_buf_adds(b, "</h1>\n<p><b>Verdict:</b> ");
 	il_compare_sentence(c, &s);
 	esc(b, il_buf_str(&s));
+	il_buf_carry(b, &s);
 	il_buf_printf(b, "</p>\n<p>Reference <b>");
 	esc(b, ds->var[c->ref]);
 	il_buf_printf(b, "</b>; %s two-sided, alpha %g; noise threshold max(%.1f%%, %g &times; reference RSE)%s.</p>\n",
@@ -214,8 +215,9 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 	il_report_text(c, &text, false);
 	il_buf_adds(b, "<h2>Mailing-list text</h2>\n<pre>");
 	esc(b, il_buf_str(&text));
+	il_buf_carry(b, &text);
 	il_buf_adds(b, "</pre>\n<script>document.body.setAttribute('data-report-ok', '1');</script>\n</body></html>\n");
 	il_buf_release(&text);
 	il_buf_release(&s);
-	return b->truncated ? IL_ETOOBIG : 0;
+	return il_buf_error(b);
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The JSON report (schema in docs/report.md). */
-#include "report/report.h"
+#include "report/render.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 static json_t *num(double v)
 {
@@ -77,7 +78,25 @@ json_t *il_report_json(const struct il_cmp *c)
 	sum = json_pack("{s:I,s:I,s:I,s:I,s:I,s:s}", "better", (json_int_t)c->nbetter, "worse", (json_int_t)c->nworse,
 			"changed", (json_int_t)c->nchanged, "noise", (json_int_t)c->nnoise, "untestable",
 			(json_int_t)c->nunknown, "sentence", il_buf_str(&s));
-	il_buf_release(&s);
 	json_object_set_new(o, "summary", sum);
+	if (!il_buf_ok(&s)) {
+		json_decref(o);
+		o = NULL;
+	}
+	il_buf_release(&s);
 	return o;
+}
+
+int il_report_json_text(const struct il_cmp *c, struct il_buf *out)
+{
+	json_t *j = il_report_json(c);
+	char *s = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
+
+	json_decref(j);
+	if (!s)
+		return IL_ENOMEM;
+	il_buf_adds(out, s);
+	il_buf_adds(out, "\n");
+	free(s);
+	return il_buf_error(out);
 }

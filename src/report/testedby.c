@@ -94,6 +94,7 @@ int il_report_tested_by(const struct il_cmp *c, const char *as, struct il_buf *b
 					      json_is_string(json_object_get(e, "subject")) ? str(e, "subject") : "");
 		}
 		il_report_wrap(b, il_buf_str(&line), 100, 2);
+		il_buf_carry(b, &line);
 		il_buf_adds(b, "\n");
 		il_buf_release(&line);
 	}
@@ -120,6 +121,7 @@ int il_report_tested_by(const struct il_cmp *c, const char *as, struct il_buf *b
 				il_buf_adds(&line, " [reference]");
 		}
 		il_report_wrap(b, il_buf_str(&line), 100, 2);
+		il_buf_carry(b, &line);
 		il_buf_reset(&line);
 		il_buf_adds(&line, "\nWorkloads:");
 		i = 0;
@@ -140,6 +142,7 @@ int il_report_tested_by(const struct il_cmp *c, const char *as, struct il_buf *b
 			}
 		}
 		il_report_wrap(b, il_buf_str(&line), 100, 2);
+		il_buf_carry(b, &line);
 		il_buf_release(&line);
 	}
 	if (il_report_on_lab(ds)) {
@@ -152,5 +155,6 @@ int il_report_tested_by(const struct il_cmp *c, const char *as, struct il_buf *b
 	il_report_text(c, b, true);
 	il_buf_printf(b, "\nTested-by: %s\n", il_buf_str(&who));
 	il_buf_release(&who);
-	return b->truncated ? il_err_set(err, IL_ETOOBIG, "report too large") : 0;
+	r = il_buf_error(b);
+	return r == IL_ETOOBIG ? il_err_set(err, r, "report too large") : r ? il_err_set(err, r, "out of memory") : 0;
 }

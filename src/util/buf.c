@@ -19,6 +19,7 @@ void il_buf_init(struct il_buf *b, size_t max)
 	b->cap = 0;
 	b->max = max;
 	b->truncated = false;
+	b->nomem = false;
 }
 
 void il_buf_release(struct il_buf *b)
@@ -31,6 +32,7 @@ void il_buf_reset(struct il_buf *b)
 {
 	b->len = 0;
 	b->truncated = false;
+	b->nomem = false;
 	if (b->p)
 		b->p[0] = '\0';
 }
@@ -40,24 +42,31 @@ static int buf_grow(struct il_buf *b, size_t need)
 	size_t cap;
 	char *p;
 
+	if (b->nomem)
+		return IL_ENOMEM;
 	if (need + 1 <= b->cap)
 		return 0;
 	cap = b->cap ? b->cap : 64;
 	while (cap < need + 1) {
 		if (cap > ((size_t)-1) / 2)
-			return IL_ENOMEM;
+			goto nomem;
 		cap *= 2;
 	}
 	p = realloc(b->p, cap);
 	if (!p)
-		return IL_ENOMEM;
+		goto nomem;
 	b->p = p;
 	b->cap = cap;
 	return 0;
+nomem:
+	b->nomem = true;
+	return IL_ENOMEM;
 }
 
 int il_buf_add(struct il_buf *b, const void *data, size_t n)
 {
+	if (b->nomem)
+		return IL_ENOMEM;
 	if (b->max && b->len + n > b->max) {
 		n = b->max > b->len ? b->max - b->len : 0;
 		b->truncated = true;
@@ -81,6 +90,8 @@ int il_buf_printf(struct il_buf *b, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	if (b->nomem)
+		return IL_ENOMEM;
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
@@ -103,6 +114,18 @@ int il_buf_printf(struct il_buf *b, const char *fmt, ...)
 	va_end(ap);
 	b->len += (size_t)n;
 	return 0;
+}
+
+int il_buf_error(const struct il_buf *b)
+{
+	return b->nomem ? IL_ENOMEM : b->truncated ? IL_ETOOBIG : 0;
+}
+
+int il_buf_carry(struct il_buf *b, const struct il_buf *scratch)
+{
+	if (scratch->nomem)
+		b->nomem = true;
+	return il_buf_error(b);
 }
 
 const char *il_buf_str(const struct il_buf *b)

@@ -2,6 +2,9 @@
 /*
  * A growable byte buffer, always NUL-terminated, with an optional size cap
  * (curl's dynbuf "toobig"): output from hosts and files is never unbounded.
+ * Failures are sticky: once an append fails for memory the buffer appends
+ * nothing more, so a builder may append freely and ask il_buf_error once at
+ * the end. The caller owns the buffer and frees it with il_buf_release.
  */
 #ifndef IL_UTIL_BUF_H
 #define IL_UTIL_BUF_H
@@ -17,24 +20,38 @@ struct il_buf {
 	size_t cap;
 	size_t max;       /* 0: unlimited; else appends past max are cut */
 	bool truncated;   /* set once something was cut at max */
+	bool nomem;       /* set once an append failed for memory; later appends do nothing */
 };
 
-#define IL_BUF_INIT { NULL, 0, 0, 0, false }
+#define IL_BUF_INIT { NULL, 0, 0, 0, false, false }
 
 /* Start an empty buffer that keeps at most max bytes (0 = unlimited). */
 void il_buf_init(struct il_buf *b, size_t max);
 /* Free the contents and re-initialise (keeps max). */
 void il_buf_release(struct il_buf *b);
-/* Drop the contents but keep the allocation. */
+/* Drop the contents but keep the allocation; clears the failure too. */
 void il_buf_reset(struct il_buf *b);
 
 /*
  * Append n bytes. Past the cap the rest is dropped and b->truncated set; that
- * is not an error (the caller decides). Returns 0 or IL_ENOMEM.
+ * is not an error (the caller decides). Returns 0 or IL_ENOMEM (also for
+ * every append after the first that failed for memory).
  */
 int il_buf_add(struct il_buf *b, const void *data, size_t n);
 int il_buf_adds(struct il_buf *b, const char *s);
 int il_buf_printf(struct il_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * The buffer's sticky state after a build: IL_ENOMEM once any append failed
+ * for memory, else IL_ETOOBIG once anything was cut at the cap, else 0.
+ */
+int il_buf_error(const struct il_buf *b);
+static inline bool il_buf_ok(const struct il_buf *b)
+{
+	return !b->nomem && !b->truncated;
+}
+/* b fails for memory too when scratch did (a part built apart, then copied in). Returns il_buf_error(b). */
+int il_buf_carry(struct il_buf *b, const struct il_buf *scratch);
 
 /* Contents as a C string ("" when empty); borrowed. */
 const char *il_buf_str(const struct il_buf *b);

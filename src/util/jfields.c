@@ -119,7 +119,7 @@ static bool valid(const struct il_jfield *f, const json_t *v)
 }
 
 static int unknown_key(const char *key, const struct il_jfield *table, size_t n, const char *label, const char *path,
-		       struct il_err *err)
+		       const char *noun, struct il_err *err)
 {
 	struct il_buf known = IL_BUF_INIT;
 	char where[256];
@@ -127,8 +127,8 @@ static int unknown_key(const char *key, const struct il_jfield *table, size_t n,
 
 	for (size_t i = 0; i < n; i++)
 		il_buf_printf(&known, "%s%s", i ? ", " : "", table[i].key);
-	r = il_err_set(err, IL_EPARSE, "%s: %s: unknown key (known: %s)", label,
-		       il_jf_path(where, sizeof(where), path, key, 0), il_buf_str(&known));
+	r = il_err_set(err, il_buf_error(&known) ? IL_ENOMEM : IL_EPARSE, "%s: %s: unknown %s (known: %s)", label,
+		       il_jf_path(where, sizeof(where), path, key, 0), noun, il_buf_str(&known));
 	il_buf_release(&known);
 	return r;
 }
@@ -173,6 +173,12 @@ static int store(const struct il_jfield *f, const json_t *v, void *out, struct i
 int il_jf_read(const json_t *obj, const struct il_jfield *table, size_t n, void *out, const char *label,
 	       const char *path, struct il_err *err)
 {
+	return il_jf_read_as(obj, table, n, out, label, path, "key", err);
+}
+
+int il_jf_read_as(const json_t *obj, const struct il_jfield *table, size_t n, void *out, const char *label,
+		  const char *path, const char *noun, struct il_err *err)
+{
 	const char *key;
 	const json_t *v;
 	char buf[128];
@@ -186,7 +192,7 @@ int il_jf_read(const json_t *obj, const struct il_jfield *table, size_t n, void 
 		while (i < n && strcmp(table[i].key, key))
 			i++;
 		if (i == n)
-			return unknown_key(key, table, n, label, path, err);
+			return unknown_key(key, table, n, label, path, noun, err);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct il_jfield *f = &table[i];

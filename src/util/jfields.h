@@ -60,6 +60,14 @@ struct il_jfield {
 int il_jf_read(const json_t *obj, const struct il_jfield *table, size_t n, void *out, const char *label,
 	       const char *path, struct il_err *err);
 
+/*
+ * il_jf_read where the format's documentation calls its keys something else
+ * (plans and workload definitions say "field"): an unknown key is "LABEL:
+ * PATH: unknown NOUN (known: ...)". il_jf_read is noun "key".
+ */
+int il_jf_read_as(const json_t *obj, const struct il_jfield *table, size_t n, void *out, const char *label,
+		  const char *path, const char *noun, struct il_err *err);
+
 /* The same checks without storing anything. */
 int il_jf_check(const json_t *obj, const struct il_jfield *table, size_t n, const char *label, const char *path,
 		struct il_err *err);

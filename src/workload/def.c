@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Workload definitions: loading, validation, parameters and argv templating. */
+/* Workload definitions: loading, validation (util/jfields), parameters and argv templates (util/template). */
 #include "workload/def.h"
 
 #include <math.h>
@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/jfields.h"
 #include "util/jsonfile.h"
+#include "util/template.h"
 
 const char *il_workloads_dir(const char *dir)
 {
@@ -68,24 +70,6 @@ static const char *type_name(enum il_param_type t)
 	return names[t];
 }
 
-/* A string field: required or optional; *out owned. */
-static int get_str(const json_t *j, const char *key, bool required, char **out, const char *label, const char *path,
-		   struct il_err *err)
-{
-	json_t *v = json_object_get(j, key);
-
-	*out = NULL;
-	if (!v) {
-		if (required)
-			return il_err_set(err, IL_EPARSE, "%s: %s%s: missing (expected a string)", label, path, key);
-		return 0;
-	}
-	if (!json_is_string(v))
-		return il_err_set(err, IL_EPARSE, "%s: %s%s: expected a string", label, path, key);
-	*out = strdup(json_string_value(v));
-	return *out ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
-}
-
 /* Check v against p; path names it in errors. */
 static int check_value(const struct il_wl_param *p, const json_t *v, const char *where, struct il_err *err)
 {
@@ -133,71 +117,56 @@ static int check_value(const struct il_wl_param *p, const json_t *v, const char 
 	return 0;
 }
 
+static const struct il_jfield param_fields[] = {
+	{ .key = "type", .type = IL_JF_STRING, .required = true,
+	  .what = "\"integer\", \"number\", \"string\" or \"boolean\"" },
+	{ .key = "default", .type = IL_JF_ANY, .required = true, .what = "a value (every parameter has a default)" },
+	IL_JF_AT("min", IL_JF_NUMBER, struct il_wl_param, min),
+	IL_JF_AT("max", IL_JF_NUMBER, struct il_wl_param, max),
+	{ .key = "choices", .type = IL_JF_STRINGS, .what = "an array of strings (string parameters only)", .store = true,
+	  .off = offsetof(struct il_wl_param, choices) },
+	IL_JF_AT("help", IL_JF_STRING, struct il_wl_param, help),
+};
+
 static int parse_param(struct il_wl_param *p, const char *name, const json_t *j, const char *label,
 		       struct il_err *err)
 {
+	static const char *const types[] = {
+		[IL_PARAM_INT] = "integer", [IL_PARAM_NUM] = "number", [IL_PARAM_STR] = "string", [IL_PARAM_BOOL] = "boolean",
+	};
 	char path[128], where[512];
 	const char *t;
-	json_t *v;
 	int r;
 
-	snprintf(path, sizeof(path), "params.%s.", name);
+	il_jf_path(path, sizeof(path), "params", name, 0);
 	if (!valid_ident(name))
-		return il_err_set(err, IL_EPARSE, "%s: params: '%s' is not a valid parameter name", label, name);
-	if (!json_is_object(j))
-		return il_err_set(err, IL_EPARSE, "%s: params.%s: expected an object", label, name);
+		return il_jf_bad(err, label, "params", NULL, "parameter names of letters, digits, '_', '-', '.' (not '%s')",
+				 name);
 	if (!(p->name = strdup(name)))
 		return il_err_set(err, IL_ENOMEM, "out of memory");
+	if ((r = il_jf_read_as(j, param_fields, IL_JF_COUNT(param_fields), p, label, path, "field", err)))
+		return r;
 	t = json_string_value(json_object_get(j, "type"));
-	if (!t)
-		return il_err_set(err, IL_EPARSE, "%s: %stype: expected \"integer\", \"number\", \"string\" or \"boolean\"",
-				  label, path);
-	if (!strcmp(t, "integer"))
-		p->type = IL_PARAM_INT;
-	else if (!strcmp(t, "number"))
-		p->type = IL_PARAM_NUM;
-	else if (!strcmp(t, "string"))
-		p->type = IL_PARAM_STR;
-	else if (!strcmp(t, "boolean"))
-		p->type = IL_PARAM_BOOL;
-	else
-		return il_err_set(err, IL_EPARSE, "%s: %stype: '%s' is not integer, number, string or boolean", label,
-				  path, t);
-	if ((r = get_str(j, "help", false, &p->help, label, path, err)))
+	for (p->type = IL_PARAM_INT; p->type <= IL_PARAM_BOOL && strcmp(t, types[p->type]); p->type++)
+		;
+	if (p->type > IL_PARAM_BOOL)
+		return il_jf_bad(err, label, path, "type", "%s", param_fields[0].what);
+	p->has_min = il_jf_get(j, "min") != NULL;
+	p->has_max = il_jf_get(j, "max") != NULL;
+	if (p->choices.n && p->type != IL_PARAM_STR)
+		return il_jf_bad(err, label, path, "choices", "%s", param_fields[4].what);
+	snprintf(where, sizeof(where), "%s: %s.default", label, path);
+	if ((r = check_value(p, il_jf_get(j, "default"), where, err)))
 		return r;
-	if ((v = json_object_get(j, "min"))) {
-		if (!json_is_number(v))
-			return il_err_set(err, IL_EPARSE, "%s: %smin: expected number", label, path);
-		p->has_min = true, p->min = json_number_value(v);
-	}
-	if ((v = json_object_get(j, "max"))) {
-		if (!json_is_number(v))
-			return il_err_set(err, IL_EPARSE, "%s: %smax: expected number", label, path);
-		p->has_max = true, p->max = json_number_value(v);
-	}
-	if ((v = json_object_get(j, "choices"))) {
-		size_t i;
-		json_t *c;
-
-		if (!json_is_array(v) || p->type != IL_PARAM_STR)
-			return il_err_set(err, IL_EPARSE, "%s: %schoices: expected an array of strings (string parameters only)",
-					  label, path);
-		json_array_foreach(v, i, c) {
-			if (!json_is_string(c))
-				return il_err_set(err, IL_EPARSE, "%s: %schoices[%zu]: expected string", label, path, i);
-			if (il_strlist_push(&p->choices, json_string_value(c)))
-				return il_err_set(err, IL_ENOMEM, "out of memory");
-		}
-	}
-	v = json_object_get(j, "default");
-	if (!v)
-		return il_err_set(err, IL_EPARSE, "%s: %sdefault: missing (every parameter has a default)", label, path);
-	snprintf(where, sizeof(where), "%s: params.%s.default", label, name);
-	if ((r = check_value(p, v, where, err)))
-		return r;
-	p->def = json_incref(v);
+	p->def = json_incref((json_t *)il_jf_get(j, "default"));
 	return 0;
 }
+
+static const struct il_jfield metric_fields[] = {
+	{ .key = "unit", .type = IL_JF_STRING, .required = true, .store = true, .off = offsetof(struct il_wl_metric, unit) },
+	{ .key = "better", .type = IL_JF_STRING, .required = true, .what = "\"higher\" or \"lower\"" },
+	IL_JF_AT("help", IL_JF_STRING, struct il_wl_metric, help),
+};
 
 static int parse_metric(struct il_wl_metric *m, const char *name, const json_t *j, const char *label,
 			struct il_err *err)
@@ -206,33 +175,49 @@ static int parse_metric(struct il_wl_metric *m, const char *name, const json_t *
 	const char *b;
 	int r;
 
-	snprintf(path, sizeof(path), "metrics.%s.", name);
+	il_jf_path(path, sizeof(path), "metrics", name, 0);
 	if (!valid_ident(name))
-		return il_err_set(err, IL_EPARSE, "%s: metrics: '%s' is not a valid metric name", label, name);
-	if (!json_is_object(j))
-		return il_err_set(err, IL_EPARSE, "%s: metrics.%s: expected an object", label, name);
+		return il_jf_bad(err, label, "metrics", NULL, "metric names of letters, digits, '_', '-', '.' (not '%s')",
+				 name);
 	if (!(m->name = strdup(name)))
 		return il_err_set(err, IL_ENOMEM, "out of memory");
-	if ((r = get_str(j, "unit", true, &m->unit, label, path, err)) ||
-	    (r = get_str(j, "help", false, &m->help, label, path, err)))
+	if ((r = il_jf_read_as(j, metric_fields, IL_JF_COUNT(metric_fields), m, label, path, "field", err)))
 		return r;
 	b = json_string_value(json_object_get(j, "better"));
-	if (!b || (strcmp(b, "higher") && strcmp(b, "lower")))
-		return il_err_set(err, IL_EPARSE, "%s: %sbetter: expected \"higher\" or \"lower\"", label, path);
+	if (strcmp(b, "higher") && strcmp(b, "lower"))
+		return il_jf_bad(err, label, path, "better", "%s", metric_fields[1].what);
 	m->higher_better = !strcmp(b, "higher");
 	return 0;
 }
 
-/* "{name}" -> name (borrowed in buf) or NULL if s is not exactly one placeholder. */
-static const char *placeholder(const char *s, char *buf, size_t n)
-{
-	size_t len = strlen(s);
+/* What a placeholder of an argv template may name, checked when the definition is read. */
+struct tpl_check {
+	const struct il_workload *w;
+	const char *label, *path;
+	bool joined; /* inside {"concat": [...]}: numbers only */
+};
 
-	if (len < 3 || s[0] != '{' || s[len - 1] != '}' || len - 2 >= n)
-		return NULL;
-	memcpy(buf, s + 1, len - 2);
-	buf[len - 2] = 0;
-	return strchr(buf, '{') || strchr(buf, '}') ? NULL : buf;
+static int check_placeholder(void *ctx, const char *s, const char *name, bool whole, struct il_err *err)
+{
+	const struct tpl_check *c = ctx;
+	const struct il_wl_param *p = find_param(c->w, name);
+
+	if (!p)
+		return il_err_set(err, IL_EPARSE, "%s: %s: unknown parameter '%s'", c->label, c->path, name);
+	if (p->type == IL_PARAM_BOOL)
+		return il_err_set(err, IL_EPARSE, "%s: %s: boolean '%s' can only be used in \"if\"", c->label, c->path,
+				  name);
+	if (p->type != IL_PARAM_STR)
+		return 0;
+	if (c->joined)
+		return il_err_set(err, IL_EPARSE, "%s: %s: only integer or number parameters can be joined to text",
+				  c->label, c->path);
+	if (!whole)
+		return il_err_set(err, IL_EPARSE,
+				  "%s: %s: '%s': a parameter must be a whole element (\"{%s}\") unless it is an integer "
+				  "or number",
+				  c->label, c->path, s, name);
+	return 0;
 }
 
 /* Validate a template array (recursively for if/then/else and concat); path like "argv[3]". */
@@ -243,35 +228,23 @@ static int check_template(const struct il_workload *w, const json_t *a, const ch
 	json_t *e;
 
 	if (!json_is_array(a))
-		return il_err_set(err, IL_EPARSE, "%s: %s: expected an array", label, path);
+		return il_jf_bad(err, label, path, NULL, "an array");
 	json_array_foreach(a, i, e) {
 		char sub[256], name[80];
+		struct tpl_check tc = { w, label, sub, false };
 		const struct il_wl_param *p;
 		int r;
 
-		snprintf(sub, sizeof(sub), "%s[%zu]", path, i);
+		il_jf_path(sub, sizeof(sub), path, NULL, i);
 		if (json_is_string(e)) {
-			const char *s = json_string_value(e);
-
-			if (!strchr(s, '{') && !strchr(s, '}'))
-				continue;
-			if (!placeholder(s, name, sizeof(name)))
-				return il_err_set(err, IL_EPARSE,
-						  "%s: %s: '%s': a parameter must be a whole element (\"{name}\"); "
-						  "use {\"concat\": [...]} for numeric values",
-						  label, sub, s);
-			if (!(p = find_param(w, name)))
-				return il_err_set(err, IL_EPARSE, "%s: %s: unknown parameter '%s'", label, sub, name);
-			if (p->type == IL_PARAM_BOOL)
-				return il_err_set(err, IL_EPARSE, "%s: %s: boolean '%s' can only be used in \"if\"", label,
-						  sub, name);
+			if ((r = il_tpl_check(json_string_value(e), check_placeholder, &tc, label, sub, err)))
+				return r;
 		} else if (json_is_object(e) && json_object_get(e, "if")) {
 			const char *c = json_string_value(json_object_get(e, "if"));
 			json_t *t = json_object_get(e, "then"), *f = json_object_get(e, "else");
 
 			if (!c || !(p = find_param(w, c)) || p->type != IL_PARAM_BOOL)
-				return il_err_set(err, IL_EPARSE, "%s: %s.if: expected the name of a boolean parameter",
-						  label, sub);
+				return il_jf_bad(err, label, sub, "if", "the name of a boolean parameter");
 			snprintf(name, sizeof(name), "%.60s.then", sub);
 			if (t && (r = check_template(w, t, label, name, err)))
 				return r;
@@ -283,124 +256,88 @@ static int check_template(const struct il_workload *w, const json_t *a, const ch
 			size_t k;
 
 			if (!json_is_array(parts))
-				return il_err_set(err, IL_EPARSE, "%s: %s.concat: expected an array", label, sub);
+				return il_jf_bad(err, label, sub, "concat", "an array");
+			tc.joined = true;
 			json_array_foreach(parts, k, pe) {
-				const char *s = json_string_value(pe);
-
-				if (!s)
-					return il_err_set(err, IL_EPARSE, "%s: %s.concat[%zu]: expected a string", label, sub,
-							  k);
-				if (!strchr(s, '{'))
-					continue;
-				if (!placeholder(s, name, sizeof(name)) || !(p = find_param(w, name)) ||
-				    (p->type != IL_PARAM_INT && p->type != IL_PARAM_NUM))
-					return il_err_set(err, IL_EPARSE,
-							  "%s: %s.concat[%zu]: only integer or number parameters can be "
-							  "joined to text",
-							  label, sub, k);
+				snprintf(sub, sizeof(sub), "%s[%zu].concat[%zu]", path, i, k);
+				if (!json_is_string(pe))
+					return il_jf_bad(err, label, sub, NULL, "a string");
+				if ((r = il_tpl_check(json_string_value(pe), check_placeholder, &tc, label, sub, err)))
+					return r;
 			}
 		} else {
-			return il_err_set(err, IL_EPARSE,
-					  "%s: %s: expected a string, {\"if\": ..., \"then\": [...]} or {\"concat\": [...]}",
-					  label, sub);
+			return il_jf_bad(err, label, sub, NULL,
+					 "a string, {\"if\": ..., \"then\": [...]} or {\"concat\": [...]}");
 		}
 	}
 	return 0;
 }
 
+#define DEF_AT(k, t, m) IL_JF_AT(k, t, struct il_workload, m)
+static const struct il_jfield def_fields[] = {
+	{ .key = "description", .type = IL_JF_STRING, .required = true, .store = true,
+	  .off = offsetof(struct il_workload, description) },
+	DEF_AT("notes", IL_JF_STRING, notes),
+	DEF_AT("builtin", IL_JF_BOOL, builtin),
+	{ .key = "argv", .type = IL_JF_ARRAY, .required = true, .what = "an array (the program and its arguments)" },
+	IL_JF("params", IL_JF_OBJECT),
+	{ .key = "requires", .type = IL_JF_STRINGS, .what = "an array of program names", .store = true,
+	  .off = offsetof(struct il_workload, requires) },
+	{ .key = "parser", .type = IL_JF_STRING, .required = true, .store = true,
+	  .off = offsetof(struct il_workload, parser) },
+	{ .key = "metrics", .type = IL_JF_OBJECT, .required = true, .what = "an object with at least one metric" },
+};
+
 int il_workload_from_json(struct il_workload *out, const json_t *j, const char *name, const char *label,
 			  struct il_err *err)
 {
-	const char *pname, *mname;
-	json_t *v, *pv;
-	size_t i;
+	const char *pname;
+	const json_t *v;
+	json_t *pv;
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if (!json_is_object(j))
-		return il_err_set(err, IL_EPARSE, "%s: expected a JSON object", label);
 	if (!valid_ident(name))
 		return il_err_set(err, IL_EINVAL, "'%s' is not a valid workload name", name);
 	if (!(out->name = strdup(name)))
 		return il_err_set(err, IL_ENOMEM, "out of memory");
-	json_object_foreach((json_t *)j, pname, v) {
-		static const char *const known[] = { "description", "notes", "builtin", "argv", "params", "requires",
-						     "parser", "metrics", NULL };
-		bool ok = false;
-
-		for (const char *const *k = known; *k; k++)
-			ok |= !strcmp(*k, pname);
-		if (!ok) {
-			r = il_err_set(err, IL_EPARSE, "%s: %s: unknown field", label, pname);
-			goto fail;
-		}
-	}
-	if ((r = get_str(j, "description", true, &out->description, label, "", err)) ||
-	    (r = get_str(j, "notes", false, &out->notes, label, "", err)) ||
-	    (r = get_str(j, "parser", true, &out->parser, label, "", err)))
+	if ((r = il_jf_read_as(j, def_fields, IL_JF_COUNT(def_fields), out, label, NULL, "field", err)))
 		goto fail;
-	v = json_object_get(j, "builtin");
-	if (v && !json_is_boolean(v)) {
-		r = il_err_set(err, IL_EPARSE, "%s: builtin: expected true or false", label);
-		goto fail;
-	}
-	out->builtin = json_is_true(v);
-	v = json_object_get(j, "params");
-	if (v && !json_is_object(v)) {
-		r = il_err_set(err, IL_EPARSE, "%s: params: expected an object", label);
-		goto fail;
-	}
-	if (v && json_object_size(v)) {
-		out->params = calloc(json_object_size(v), sizeof(*out->params));
-		if (!out->params) {
+	if ((v = il_jf_get(j, "params")) && json_object_size(v)) {
+		if (!(out->params = calloc(json_object_size(v), sizeof(*out->params)))) {
 			r = il_err_set(err, IL_ENOMEM, "out of memory");
 			goto fail;
 		}
-		json_object_foreach(v, pname, pv) {
+		json_object_foreach((json_t *)v, pname, pv)
 			if ((r = parse_param(&out->params[out->nparams++], pname, pv, label, err)))
 				goto fail;
-		}
 	}
-	v = json_object_get(j, "metrics");
-	if (!json_is_object(v) || !json_object_size(v)) {
-		r = il_err_set(err, IL_EPARSE, "%s: metrics: expected an object with at least one metric", label);
+	v = il_jf_get(j, "metrics");
+	if (!json_object_size(v)) {
+		r = il_jf_bad(err, label, NULL, "metrics", "%s", def_fields[7].what);
 		goto fail;
 	}
-	out->metrics = calloc(json_object_size(v), sizeof(*out->metrics));
-	if (!out->metrics) {
+	if (!(out->metrics = calloc(json_object_size(v), sizeof(*out->metrics)))) {
 		r = il_err_set(err, IL_ENOMEM, "out of memory");
 		goto fail;
 	}
-	json_object_foreach(v, mname, pv) {
-		if ((r = parse_metric(&out->metrics[out->nmetrics++], mname, pv, label, err)))
+	json_object_foreach((json_t *)v, pname, pv)
+		if ((r = parse_metric(&out->metrics[out->nmetrics++], pname, pv, label, err)))
 			goto fail;
-	}
-	v = json_object_get(j, "requires");
-	if (v) {
-		if (!json_is_array(v)) {
-			r = il_err_set(err, IL_EPARSE, "%s: requires: expected an array of program names", label);
+	for (size_t i = 0; i < out->requires.n; i++)
+		if (!valid_ident(out->requires.v[i])) {
+			r = il_jf_bad(err, label, "requires", NULL, "program names ('%s' is not one)", out->requires.v[i]);
 			goto fail;
 		}
-		json_array_foreach(v, i, pv) {
-			if (!json_is_string(pv) || !valid_ident(json_string_value(pv))) {
-				r = il_err_set(err, IL_EPARSE, "%s: requires[%zu]: expected a program name", label, i);
-				goto fail;
-			}
-			if (il_strlist_push(&out->requires, json_string_value(pv))) {
-				r = il_err_set(err, IL_ENOMEM, "out of memory");
-				goto fail;
-			}
-		}
-	}
-	v = json_object_get(j, "argv");
+	v = il_jf_get(j, "argv");
 	if ((r = check_template(out, v, label, "argv", err)))
 		goto fail;
 	if (!json_array_size(v) || !json_is_string(json_array_get(v, 0)) ||
-	    strchr(json_string_value(json_array_get(v, 0)), '{')) {
-		r = il_err_set(err, IL_EPARSE, "%s: argv[0]: expected the program name", label);
+	    !il_tpl_is_plain(json_string_value(json_array_get(v, 0)))) {
+		r = il_jf_bad(err, label, "argv[0]", NULL, "the program name");
 		goto fail;
 	}
-	out->argv = json_incref(v);
+	out->argv = json_incref((json_t *)v);
 	return 0;
 fail:
 	il_workload_release(out);
@@ -478,17 +415,29 @@ int il_workload_params(const struct il_workload *w, const json_t *overrides, con
 	return 0;
 }
 
-static int value_text(const json_t *v, struct il_buf *b)
+struct tpl_values {
+	const struct il_workload *w;
+	const json_t *params;
+};
+
+/* il_tpl_value_fn: a parameter's value as text. */
+static int param_text(void *ctx, const char *name, struct il_buf *b, struct il_err *err)
 {
+	const struct tpl_values *c = ctx;
+	const json_t *v = json_object_get(c->params, name);
+
+	if (!v)
+		return il_err_set(err, IL_EINVAL, "workload '%s': parameter '%s' has no value", c->w->name, name);
 	if (json_is_integer(v))
-		return il_buf_printf(b, "%lld", (long long)json_integer_value(v));
-	if (json_is_real(v))
-		return il_buf_printf(b, "%.15g", json_real_value(v));
-	return il_buf_adds(b, json_string_value(v) ? json_string_value(v) : "");
+		il_buf_printf(b, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		il_buf_printf(b, "%.15g", json_real_value(v));
+	else
+		il_buf_adds(b, json_string_value(v) ? json_string_value(v) : "");
+	return 0;
 }
 
-static int expand(const struct il_workload *w, const json_t *tpl, const json_t *params, struct il_strlist *out,
-		  struct il_err *err)
+static int expand(struct tpl_values *c, const json_t *tpl, struct il_strlist *out, struct il_err *err)
 {
 	struct il_buf b = IL_BUF_INIT;
 	size_t i;
@@ -496,45 +445,27 @@ static int expand(const struct il_workload *w, const json_t *tpl, const json_t *
 	int r = 0;
 
 	json_array_foreach(tpl, i, e) {
-		char name[80];
-
 		il_buf_reset(&b);
 		if (json_is_string(e)) {
-			const char *s = json_string_value(e);
-			const char *p = strchr(s, '{') ? placeholder(s, name, sizeof(name)) : NULL;
-
-			if (p) {
-				json_t *v = json_object_get(params, p);
-
-				if (!v) {
-					r = il_err_set(err, IL_EINVAL, "workload '%s': parameter '%s' has no value", w->name,
-						       p);
-					break;
-				}
-				r = value_text(v, &b);
-			} else {
-				r = il_buf_adds(&b, s);
-			}
+			r = il_tpl_expand(json_string_value(e), param_text, c, &b, err);
 		} else if (json_object_get(e, "if")) {
-			json_t *c = json_object_get(params, json_string_value(json_object_get(e, "if")));
-			json_t *branch = json_object_get(e, json_is_true(c) ? "then" : "else");
+			json_t *v = json_object_get(c->params, json_string_value(json_object_get(e, "if")));
+			json_t *branch = json_object_get(e, json_is_true(v) ? "then" : "else");
 
-			if (branch && (r = expand(w, branch, params, out, err)))
+			if (branch && (r = expand(c, branch, out, err)))
 				break;
 			continue;
 		} else {
-			json_t *parts = json_object_get(e, "concat"), *pe;
+			json_t *pe;
 			size_t k;
 
-			json_array_foreach(parts, k, pe) {
-				const char *s = json_string_value(pe);
-				const char *p = strchr(s, '{') ? placeholder(s, name, sizeof(name)) : NULL;
-
-				if ((r = p ? value_text(json_object_get(params, p), &b) : il_buf_adds(&b, s)))
+			json_array_foreach(json_object_get(e, "concat"), k, pe)
+				if ((r = il_tpl_expand(json_string_value(pe), param_text, c, &b, err)))
 					break;
-			}
 		}
-		if (r || il_strlist_push(out, il_buf_str(&b))) {
+		if (r)
+			break;
+		if (il_buf_error(&b) || il_strlist_push(out, il_buf_str(&b))) {
 			r = il_err_set(err, IL_ENOMEM, "out of memory");
 			break;
 		}
@@ -545,7 +476,9 @@ static int expand(const struct il_workload *w, const json_t *tpl, const json_t *
 
 int il_workload_argv(const struct il_workload *w, const json_t *params, struct il_strlist *out, struct il_err *err)
 {
-	return expand(w, w->argv, params, out, err);
+	struct tpl_values c = { w, params };
+
+	return expand(&c, w->argv, out, err);
 }
 
 json_t *il_workload_to_json(const struct il_workload *w)

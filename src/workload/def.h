@@ -2,9 +2,13 @@
 /*
  * Workload definitions (workloads/<name>.json): an argv template with typed,
  * defaulted parameters, required binaries, the parser that reads the output
- * and the metrics it yields (unit, better higher or lower). Parameters are
- * substituted as whole argv elements, never pasted into strings, so a
- * parameter value can never become shell syntax or a second argument.
+ * and the metrics it yields (unit, better higher or lower). argv elements
+ * are util/template strings ("{name}" anywhere, "{{"/"}}" literal braces);
+ * a string parameter must be a whole element, integers and numbers may be
+ * pasted into text; {"if": BOOL, "then": [...], "else": [...]} and
+ * {"concat": [...]} remain. Each element stays one argument, so a value can
+ * never become shell syntax or a second argument. Validation goes through
+ * util/jfields: "LABEL: PATH: expected WHAT".
  */
 #ifndef IL_WORKLOAD_DEF_H
 #define IL_WORKLOAD_DEF_H

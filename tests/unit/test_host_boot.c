@@ -219,7 +219,7 @@ static void test_boot__never_comes_back(void **state)
 	snprintf(path, sizeof(path), "%s/boot.log", dir);
 	log = tu_read(path, NULL);
 	/* placeholders inside text are replaced; each element stays one argument */
-	assert_string_equal(log, "/artifacts/x/Image 6.1.0-il0badc0de release=6.1.0-il0badc0de;host=local {image}}\n");
+	assert_string_equal(log, "/artifacts/x/Image 6.1.0-il0badc0de release=6.1.0-il0badc0de;host=local {image}\n");
 	free(log);
 	snprintf(path, sizeof(path), "%s/cycle.log", dir);
 	log = tu_read(path, NULL);

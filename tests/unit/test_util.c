@@ -12,6 +12,7 @@
 #include "util/buf.h"
 #include "util/proc.h"
 #include "util/str.h"
+#include "util/template.h"
 
 static void test_util__parse_numbers(void **state)
 {
@@ -75,10 +76,75 @@ static void test_util__buffer_cap(void **state)
 	il_buf_init(&b, 8);
 	assert_int_equal(il_buf_adds(&b, "12345"), 0);
 	assert_false(b.truncated);
+	assert_int_equal(il_buf_error(&b), 0);
 	assert_int_equal(il_buf_printf(&b, "%s", "6789ab"), 0);
 	assert_true(b.truncated);
+	/* past the cap appends still return 0 (the cut is the caller's call); the buffer says IL_ETOOBIG */
+	assert_int_equal(il_buf_adds(&b, "c"), 0);
+	assert_false(il_buf_ok(&b));
+	assert_int_equal(il_buf_error(&b), IL_ETOOBIG);
 	assert_int_equal(b.len, 8);
 	assert_string_equal(il_buf_str(&b), "12345678");
+	il_buf_release(&b);
+}
+
+/* A failed append (memory) sticks: later appends do nothing and one check at the end sees it. */
+static void test_util__buffer_sticky_nomem(void **state)
+{
+	struct il_buf b = IL_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(il_buf_adds(&b, "ab"), 0);
+	assert_true(il_buf_ok(&b));
+	assert_int_equal(il_buf_error(&b), 0);
+	/* more than can ever be allocated: the growth fails before anything is read */
+	assert_int_equal(il_buf_add(&b, "x", (size_t)-1 / 2 + 2), IL_ENOMEM);
+	assert_int_equal(il_buf_adds(&b, "cd"), IL_ENOMEM);
+	assert_int_equal(il_buf_printf(&b, "%d", 1), IL_ENOMEM);
+	assert_string_equal(il_buf_str(&b), "ab");
+	assert_false(il_buf_ok(&b));
+	assert_int_equal(il_buf_error(&b), IL_ENOMEM);
+	il_buf_reset(&b);
+	assert_true(il_buf_ok(&b));
+	assert_int_equal(il_buf_adds(&b, "ef"), 0);
+	assert_string_equal(il_buf_str(&b), "ef");
+	assert_int_equal(il_buf_add(&b, "x", (size_t)-1 / 2 + 2), IL_ENOMEM);
+	il_buf_release(&b);
+	assert_int_equal(il_buf_error(&b), 0);
+	il_buf_release(&b);
+}
+
+static int tpl_count(void *ctx, const char *s, const char *name, bool whole, struct il_err *err)
+{
+	(void)s, (void)err;
+	((int *)ctx)[whole] += !strcmp(name, "image") ? 1 : 100;
+	return 0;
+}
+
+/* One template syntax: {name} anywhere, {{ and }} literal braces, names checked when read. */
+static void test_util__template(void **state)
+{
+	static const char *const names[] = { "image", "host", NULL };
+	const char *vals[] = { "/b/Image", NULL };
+	struct il_tpl_vals tv = { names, vals };
+	struct il_buf b = IL_BUF_INIT;
+	struct il_err err = { 0 };
+	int seen[2] = { 0, 0 };
+
+	(void)state;
+	assert_int_equal(il_tpl_expand("--kernel={image},h={host};{{image}} a}b", il_tpl_value_list, &tv, &b, &err), 0);
+	assert_string_equal(il_buf_str(&b), "--kernel=/b/Image,h=;{image} a}b");
+	assert_int_equal(il_tpl_check_names("x{image}y{{", names, "h.json", "boot.argv[1]", &err), 0);
+	assert_int_equal(il_tpl_check_names("{kernel}", names, "h.json", "boot.argv[1]", &err), IL_EPARSE);
+	assert_string_equal(err.msg, "h.json: boot.argv[1]: '{kernel}': unknown placeholder '{kernel}' (known: {image} {host})");
+	assert_int_equal(il_tpl_check_names("x{image", names, "h.json", "a", &err), IL_EPARSE);
+	assert_string_equal(err.msg, "h.json: a: 'x{image': unclosed placeholder (write {{ for a literal brace)");
+	assert_int_equal(il_tpl_check("{image}", tpl_count, seen, "l", "p", &err), 0);
+	assert_int_equal(il_tpl_check("-i{image}", tpl_count, seen, "l", "p", &err), 0);
+	assert_int_equal(seen[1], 1);
+	assert_int_equal(seen[0], 1);
+	assert_true(il_tpl_is_plain("a}b"));
+	assert_false(il_tpl_is_plain("{{"));
 	il_buf_release(&b);
 }
 
@@ -225,6 +291,8 @@ int main(void)
 		cmocka_unit_test(test_util__parse_numbers),
 		cmocka_unit_test(test_util__cpusets),
 		cmocka_unit_test(test_util__buffer_cap),
+		cmocka_unit_test(test_util__buffer_sticky_nomem),
+		cmocka_unit_test(test_util__template),
 		cmocka_unit_test(test_util__files),
 		cmocka_unit_test(test_util__errors),
 		cmocka_unit_test(test_util__proc),

@@ -116,12 +116,26 @@ static void test_util_jfields__string_with_nul_refused(void **state)
 	release(&c);
 }
 
+static void test_util_jfields__unknown_key_noun(void **state)
+{
+	json_t *j = json_pack("{s:s,s:i}", "name", "a", "colour", 1);
+	struct cfg c = { 0 };
+	struct il_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(il_jf_read_as(j, fields, 2, &c, "w.json", "params.x", "field", &err), IL_EPARSE);
+	assert_string_equal(err.msg, "w.json: params.x.colour: unknown field (known: name, port)");
+	json_decref(j);
+	release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_util_jfields__stores_valid_fields),
 		cmocka_unit_test(test_util_jfields__one_message_shape),
 		cmocka_unit_test(test_util_jfields__string_with_nul_refused),
+		cmocka_unit_test(test_util_jfields__unknown_key_noun),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

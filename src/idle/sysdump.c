@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The dump of a local (possibly fake) sysfs root: the `path:value` lines
+ * `grep -r .` would print for the files idlelab models, so local reads go
+ * through the same parser (idle/snapshot.c) as remote ones. The caller owns
+ * the output buffer.
+ */
+#include "idle/snapshot.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_ul(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void path_cut(struct il_buf *b, size_t n)
+{
+	b->len = n;
+	b->p[n] = '\0';
+}
+
+/* Append one file's lines as grep -r would print them; absent/unreadable files add nothing. */
+static int emit(struct il_buf *out, struct il_buf *path, size_t rootlen, struct il_buf *tmp)
+{
+	const char *p, *end;
+
+	il_buf_reset(tmp);
+	if (il_buf_read_file(tmp, path->p, 1 << 16, NULL))
+		return 0;
+	p = il_buf_str(tmp);
+	end = p + tmp->len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (n && (il_buf_add(out, path->p + rootlen, path->len - rootlen) || il_buf_add(out, ":", 1) ||
+			  il_buf_add(out, p, n) || il_buf_add(out, "\n", 1)))
+			return IL_ENOMEM;
+		p += n + 1;
+	}
+	return 0;
+}
+
+/* Numbers N of entries named prefix<N> in dir, sorted. Caller frees *out. */
+static int list_numbered(const char *dir, const char *prefix, unsigned long **out, size_t *n)
+{
+	size_t plen = strlen(prefix), cap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		const char *q = de->d_name + plen;
+		uint64_t v;
+
+		/* prefix then digits only, below IL_MAX_CPUS (as the parser reads them) */
+		if (strncmp(de->d_name, prefix, plen) || !*q || q[strspn(q, "0123456789")] ||
+		    il_parse_u64(q, (size_t)-1, &v) || v >= IL_MAX_CPUS)
+			continue;
+		if (*n == cap) {
+			unsigned long *nv = realloc(*out, (cap = cap ? cap * 2 : 16) * sizeof(**out));
+
+			if (!nv) {
+				closedir(d);
+				return IL_ENOMEM;
+			}
+			*out = nv;
+		}
+		(*out)[(*n)++] = (unsigned long)v;
+	}
+	closedir(d);
+	qsort(*out, *n, sizeof(**out), cmp_ul);
+	return 0;
+}
+
+static const char *const cpuidle_top[] = { "current_driver", "current_governor", "current_governor_ro",
+					   "available_governors" };
+static const char *const state_strings[] = { "name", "desc", "default_status" };
+static const char *const topo_files[] = { "cluster_id", "core_id", "physical_package_id" };
+
+int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *err)
+{
+	struct il_buf path = IL_BUF_INIT, tmp = IL_BUF_INIT;
+	unsigned long *cpus = NULL, *states = NULL;
+	size_t ncpus = 0, nstates = 0, rootlen, base, cbase, sbase;
+	struct dirent *de;
+	DIR *d;
+	int ret = IL_ENOMEM;
+
+	if (!root || !strcmp(root, "/"))
+		root = "";
+	rootlen = strlen(root);
+	while (rootlen && root[rootlen - 1] == '/')
+		rootlen--;
+#define P_SET(n) path_cut(&path, (n))
+	if (il_buf_add(&path, root, rootlen) || il_buf_adds(&path, "/sys/devices/system/cpu/cpuidle/"))
+		goto cleanup;
+	base = path.len;
+	for (size_t i = 0; i < sizeof(cpuidle_top) / sizeof(*cpuidle_top); i++) {
+		P_SET(base);
+		if (il_buf_adds(&path, cpuidle_top[i]) || emit(out, &path, rootlen, &tmp))
+			goto cleanup;
+	}
+	P_SET(rootlen);
+	if (il_buf_adds(&path, "/sys/devices/system/cpu/online") || emit(out, &path, rootlen, &tmp))
+		goto cleanup;
+	P_SET(rootlen);
+	if (il_buf_adds(&path, "/sys/devices/system/cpu"))
+		goto cleanup;
+	if (list_numbered(path.p, "cpu", &cpus, &ncpus))
+		goto cleanup;
+	for (size_t i = 0; i < ncpus; i++) {
+		P_SET(rootlen);
+		if (il_buf_printf(&path, "/sys/devices/system/cpu/cpu%lu/", cpus[i]))
+			goto cleanup;
+		cbase = path.len;
+		if (il_buf_adds(&path, "cpuidle/driver/name") || emit(out, &path, rootlen, &tmp))
+			goto cleanup;
+		P_SET(cbase);
+		if (il_buf_adds(&path, "cpuidle"))
+			goto cleanup;
+		free(states);
+		if (list_numbered(path.p, "state", &states, &nstates))
+			goto cleanup;
+		for (size_t k = 0; k < nstates; k++) {
+			P_SET(cbase);
+			if (il_buf_printf(&path, "cpuidle/state%lu/", states[k]))
+				goto cleanup;
+			sbase = path.len;
+			for (size_t j = 0; j < sizeof(state_strings) / sizeof(*state_strings); j++) {
+				P_SET(sbase);
+				if (il_buf_adds(&path, state_strings[j]) || emit(out, &path, rootlen, &tmp))
+					goto cleanup;
+			}
+			for (int j = 0; j < IL_NINFOS; j++) {
+				P_SET(sbase);
+				if (il_buf_adds(&path, il_info_file((enum il_info)j)) || emit(out, &path, rootlen, &tmp))
+					goto cleanup;
+			}
+			for (int j = 0; j < IL_NCOUNTERS; j++) {
+				P_SET(sbase);
+				if (il_buf_adds(&path, il_counter_file((enum il_counter)j)) || emit(out, &path, rootlen, &tmp))
+					goto cleanup;
+			}
+		}
+		for (size_t j = 0; j < sizeof(topo_files) / sizeof(*topo_files); j++) {
+			P_SET(cbase);
+			if (il_buf_printf(&path, "topology/%s", topo_files[j]) || emit(out, &path, rootlen, &tmp))
+				goto cleanup;
+		}
+		P_SET(cbase);
+		if (il_buf_adds(&path, "cpu_capacity") || emit(out, &path, rootlen, &tmp))
+			goto cleanup;
+	}
+	P_SET(rootlen);
+	if (il_buf_adds(&path, "/sys/class/powercap/"))
+		goto cleanup;
+	base = path.len;
+	d = opendir(path.p);
+	if (d) {
+		char **zones = NULL;
+		size_t nz = 0;
+		int zret = 0;
+
+		while ((de = readdir(d)) && !zret) {
+			char **nv;
+
+			if (de->d_name[0] == '.')
+				continue;
+			nv = realloc(zones, (nz + 1) * sizeof(*zones));
+			if (!nv || !(nv[nz] = strdup(de->d_name))) {
+				zones = nv ? nv : zones;
+				zret = IL_ENOMEM;
+				break;
+			}
+			zones = nv;
+			nz++;
+		}
+		closedir(d);
+		for (size_t i = 0; i < nz && !zret; i++) {
+			static const char *const zf[] = { "name", "energy_uj", "max_energy_range_uj" };
+
+			for (size_t j = 0; j < 3 && !zret; j++) {
+				P_SET(base);
+				if (il_buf_printf(&path, "%s/%s", zones[i], zf[j]) || emit(out, &path, rootlen, &tmp))
+					zret = IL_ENOMEM;
+			}
+		}
+		for (size_t i = 0; i < nz; i++)
+			free(zones[i]);
+		free(zones);
+		if (zret)
+			goto cleanup;
+	}
+	P_SET(rootlen);
+	if (il_buf_adds(&path, "/proc/sys/kernel/random/boot_id") || emit(out, &path, rootlen, &tmp))
+		goto cleanup;
+	P_SET(rootlen);
+	if (il_buf_adds(&path, "/proc/uptime") || emit(out, &path, rootlen, &tmp))
+		goto cleanup;
+#undef P_SET
+	ret = 0;
+cleanup:
+	if (ret)
+		il_err_set(err, ret, "out of memory reading sysfs under '%s'", rootlen ? root : "/");
+	free(cpus);
+	free(states);
+	il_buf_release(&path);
+	il_buf_release(&tmp);
+	return ret;
+}

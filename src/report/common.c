@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* What every report renderer shares: number formatting, word wrapping, the lab caveat's condition. */
+#include "report/common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *il_fmt_num(char *buf, size_t n, double v)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(buf, n, "-");
+	else if (a == 0)
+		snprintf(buf, n, "0");
+	else if (a < 1e15 && v == floor(v))
+		snprintf(buf, n, "%.0f", v);
+	else if (a >= 1e5)
+		snprintf(buf, n, "%.0f", v);
+	else if (a >= 1)
+		snprintf(buf, n, "%.*f", a >= 1e3 ? 1 : a >= 100 ? 2 : 3, v);
+	else if (a >= 1e-3)
+		snprintf(buf, n, "%.4f", v);
+	else
+		snprintf(buf, n, "%.3e", v);
+	return buf;
+}
+
+int il_report_wrap(struct il_buf *b, const char *text, size_t width, size_t indent)
+{
+	size_t col = 0;
+	int r = 0;
+
+	while (*text) {
+		const char *sp = strchr(text, ' ');
+		size_t w = sp ? (size_t)(sp - text) : strlen(text);
+
+		if (col && col + 1 + w > width) {
+			r |= il_buf_printf(b, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col) {
+			r |= il_buf_adds(b, " ");
+			col++;
+		}
+		r |= il_buf_add(b, text, w);
+		col += w;
+		text += w;
+		while (*text == ' ')
+			text++;
+	}
+	return r;
+}
+
+bool il_report_on_lab(const struct il_dataset *ds)
+{
+	const char *host;
+	json_t *fp;
+
+	json_object_foreach(json_object_get(ds->meta, "fingerprints"), host, fp)
+		if (!strncmp(host, "labvm", 5))
+			return true;
+	return false;
+}

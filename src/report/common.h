@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Helpers every report renderer shares (report/common.c): numbers in at most
+ * ~10 characters, word wrapping, and whether a dataset comes from the QEMU
+ * lab host (then each report says IL_LAB_CAVEAT). Nothing here allocates
+ * except into the caller's il_buf.
+ */
+#ifndef IL_REPORT_COMMON_H
+#define IL_REPORT_COMMON_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "stats/dataset.h"
+#include "util/buf.h"
+
+/* Said in every report of a run on idlelab's QEMU lab host. */
+#define IL_LAB_CAVEAT \
+	"Measured on idlelab's QEMU lab host (arm64, TCG): governor decisions and idle counters are real; every idle " \
+	"state is WFI underneath, so power and exit-latency differences are not."
+bool il_report_on_lab(const struct il_dataset *ds);
+
+/* A number in at most ~10 characters, "-" for NaN; written into buf, returned. */
+const char *il_fmt_num(char *buf, size_t n, double v);
+
+/* Append text word-wrapped at width columns, continuation lines indented by indent spaces. */
+int il_report_wrap(struct il_buf *out, const char *text, size_t width, size_t indent);
+
+#endif
