@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Plan loading/validation and matrix expansion. */
 #include "run/plan.h"
+#include "util/jfields.h"
 #include "util/jsonfile.h"
 
 #include <math.h>
@@ -41,36 +42,6 @@ static bool plain_word(const char *s)
 
 #define FAIL(...) do { r = il_err_set(err, IL_EPARSE, __VA_ARGS__); goto fail; } while (0)
 #define OOM() do { r = il_err_set(err, IL_ENOMEM, "out of memory"); goto fail; } while (0)
-
-static int int_field(const json_t *j, const char *key, int def, int min, int max, int *out, const char *label,
-		     struct il_err *err)
-{
-	json_t *v = json_object_get(j, key);
-
-	if (!v) {
-		*out = def;
-		return 0;
-	}
-	if (!json_is_integer(v))
-		return il_err_set(err, IL_EPARSE, "%s: %s: expected integer", label, key);
-	if (json_integer_value(v) < min || json_integer_value(v) > max)
-		return il_err_set(err, IL_EPARSE, "%s: %s: %lld is out of range [%d, %d]", label, key,
-				  (long long)json_integer_value(v), min, max);
-	*out = (int)json_integer_value(v);
-	return 0;
-}
-
-static int opt_str(const json_t *j, const char *key, char **out, const char *label, struct il_err *err)
-{
-	json_t *v = json_object_get(j, key);
-
-	*out = NULL;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_string(v) || !json_string_length(v))
-		return il_err_set(err, IL_EPARSE, "%s: %s: expected a non-empty string", label, key);
-	return (*out = strdup(json_string_value(v))) ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
-}
 
 static int parse_govs(struct il_plan *p, const json_t *a, const char *label, struct il_err *err)
 {
@@ -207,32 +178,43 @@ fail:
 	return r;
 }
 
+/* The plan's top-level keys (docs/plan.md); what a table cannot say is checked below. */
+#define PLAN_STR(k, m) IL_JF_AT(k, IL_JF_STRING, struct il_plan, m)
+#define PLAN_INT(k, lo, hi, m) IL_JF_RANGE(k, IL_JF_INT, lo, hi, struct il_plan, m)
+static const struct il_jfield plan_fields[] = {
+	{ .key = "name", .type = IL_JF_STRING, .required = true, .what = "a run name", .store = true,
+	  .off = offsetof(struct il_plan, name) },
+	{ .key = "host", .type = IL_JF_STRING, .what = "a host name" },
+	{ .key = "hosts", .type = IL_JF_ARRAY, .what = "a non-empty array of host names" },
+	{ .key = "kernels", .type = IL_JF_ARRAY, .what = "a non-empty array" },
+	IL_JF("governors", IL_JF_ANY),
+	IL_JF("workloads", IL_JF_ANY),
+	PLAN_INT("iterations", 1, 100000, iterations),
+	PLAN_INT("warmup", 0, 1000, warmup),
+	{ .key = "order", .type = IL_JF_STRING, .what = "\"interleave\", \"blocked\" or \"random\"" },
+	{ .key = "seed", .type = IL_JF_INT64, .ranged = true, .min = 0, .max = 9.2e18, .what = "a non-negative integer" },
+	{ .key = "quiesce_s", .type = IL_JF_NUMBER, .ranged = true, .min = 0, .max = 3600, .what = "seconds in [0, 3600]",
+	  .store = true, .off = offsetof(struct il_plan, quiesce_s) },
+	PLAN_STR("cpus", cpus),
+	PLAN_STR("reference", reference),
+	PLAN_INT("retries", 0, 100, retries),
+	PLAN_STR("cpufreq_governor", cpufreq_governor),
+	PLAN_INT("timeout_s", 1, 7 * 86400, timeout_s),
+	IL_JF("description", IL_JF_ANY),
+	IL_JF("build", IL_JF_ANY),
+};
+
 int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, const char *label,
 		      struct il_err *err)
 {
-	static const char *const known[] = { "name", "host", "hosts", "kernels", "governors", "workloads", "iterations",
-					     "warmup", "order", "seed", "quiesce_s", "cpus", "reference", "retries",
-					     "cpufreq_governor", "timeout_s", "description", "build", NULL };
-	const char *k;
 	json_t *v;
 	size_t i;
 	int r = 0;
 
-	memset(out, 0, sizeof(*out));
-	if (!json_is_object(j))
-		return il_err_set(err, IL_EPARSE, "%s: expected a JSON object", label);
-	json_object_foreach((json_t *)j, k, v) {
-		bool ok = false;
-
-		for (const char *const *q = known; *q; q++)
-			ok |= !strcmp(*q, k);
-		if (!ok)
-			FAIL("%s: %s: unknown field (see docs/plan.md)", label, k);
-	}
-	if ((r = opt_str(j, "name", &out->name, label, err)))
+	*out = (struct il_plan){ .iterations = 5, .retries = 2, .timeout_s = 600, .order = IL_ORDER_INTERLEAVE,
+				 .seed = 1, .quiesce_s = -1 };
+	if ((r = il_jf_read_as(j, plan_fields, IL_JF_COUNT(plan_fields), out, label, NULL, "field", err)))
 		goto fail;
-	if (!out->name)
-		FAIL("%s: name: missing (expected a string)", label);
 	if (!plain_word(out->name))
 		FAIL("%s: name: '%s' must be letters, digits, '-', '_', '.', '+' (it names the run directory)", label,
 		     out->name);
@@ -240,8 +222,6 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 	if (json_object_get(j, "host") && json_object_get(j, "hosts"))
 		FAIL("%s: host/hosts: give one of them", label);
 	if ((v = json_object_get(j, "host"))) {
-		if (!json_is_string(v))
-			FAIL("%s: host: expected a host name", label);
 		if (il_strlist_push(&out->hosts, json_string_value(v)))
 			OOM();
 	} else if ((v = json_object_get(j, "hosts"))) {
@@ -285,12 +265,6 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 	if ((r = parse_govs(out, json_object_get(j, "governors"), label, err)) ||
 	    (r = parse_workloads(out, json_object_get(j, "workloads"), wl_dir, label, err)))
 		goto fail;
-	if ((r = int_field(j, "iterations", 5, 1, 100000, &out->iterations, label, err)) ||
-	    (r = int_field(j, "warmup", 0, 0, 1000, &out->warmup, label, err)) ||
-	    (r = int_field(j, "retries", 2, 0, 100, &out->retries, label, err)) ||
-	    (r = int_field(j, "timeout_s", 600, 1, 7 * 86400, &out->timeout_s, label, err)))
-		goto fail;
-	out->order = IL_ORDER_INTERLEAVE;
 	if ((v = json_object_get(j, "order"))) {
 		const char *o = json_string_value(v);
 
@@ -303,22 +277,8 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 		else
 			FAIL("%s: order: expected \"interleave\", \"blocked\" or \"random\"", label);
 	}
-	out->seed = 1;
-	if ((v = json_object_get(j, "seed"))) {
-		if (!json_is_integer(v) || json_integer_value(v) < 0)
-			FAIL("%s: seed: expected a non-negative integer", label);
+	if ((v = json_object_get(j, "seed")))
 		out->seed = (uint64_t)json_integer_value(v);
-	}
-	out->quiesce_s = -1;
-	if ((v = json_object_get(j, "quiesce_s"))) {
-		if (!json_is_number(v) || !(json_number_value(v) >= 0 && json_number_value(v) <= 3600))
-			FAIL("%s: quiesce_s: expected seconds in [0, 3600]", label);
-		out->quiesce_s = json_number_value(v);
-	}
-	if ((r = opt_str(j, "cpus", &out->cpus, label, err)) ||
-	    (r = opt_str(j, "reference", &out->reference, label, err)) ||
-	    (r = opt_str(j, "cpufreq_governor", &out->cpufreq_governor, label, err)))
-		goto fail;
 	if (out->cpus) {
 		struct il_cpuset cs = { 0 };
 		struct il_buf b = IL_BUF_INIT;

@@ -45,7 +45,7 @@ static void test_plan__errors_name_the_path(void **state)
 	static const struct {
 		const char *json, *msg;
 	} bad[] = {
-		{ "{\"host\":\"local\",\"workloads\":[\"periodic\"]}", "plan.json: name: missing" },
+		{ "{\"host\":\"local\",\"workloads\":[\"periodic\"]}", "plan.json: name: expected a run name (required)" },
 		{ "{\"name\":\"a b\",\"workloads\":[\"periodic\"]}", "name: 'a b' must be" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\", \"pingpong\", {\"workload\":\"fio\",\"params\":{\"runtime\":\"10\"}}]}",
 		  "plan.json: workloads[2].params.runtime: expected integer" },
@@ -54,8 +54,8 @@ static void test_plan__errors_name_the_path(void **state)
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"governors\":[\"menu\",\"menu\"]}", "label 'menu' is used twice" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"governors\":[\"menu;reboot\"]}", "governors[0]: 'menu;reboot' is not a governor name" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"order\":\"sideways\"}", "order: expected" },
-		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":0}", "iterations: 0 is out of range" },
-		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":\"5\"}", "iterations: expected integer" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":0}", "iterations: expected an integer from 1 to 100000" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":\"5\"}", "iterations: expected an integer from 1 to 100000" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"reference\":\"teo\"}", "reference: 'teo' is not one of" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"kernels\":[{\"commit\":\"abc\"}]}",
 		  "kernels[0].name: expected a string" },
