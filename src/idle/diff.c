@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Snapshot differences: validation, aggregation and derived idle metrics. */
 #include "idle/diff.h"
+#include "util/str.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,16 +76,9 @@ void il_diff_release(struct il_diff *d)
 	}
 	free(d->clusters);
 	states_release(d->states, d->nstates);
-	for (size_t i = 0; i < d->nzones; i++) {
-		free(d->zones[i].zone);
-		free(d->zones[i].name);
-	}
-	free(d->zones);
-	free(d->host);
-	free(d->boot_id);
-	free(d->governor_before);
-	free(d->governor_after);
-	free(d->driver);
+	for (size_t i = 0; i < d->nzones; i++)
+		IL_FREE_ALL(d->zones[i].zone, d->zones[i].name);
+	IL_FREE_ALL(d->zones, d->host, d->boot_id, d->governor_before, d->governor_after, d->driver);
 	memset(d, 0, sizeof(*d));
 }
 

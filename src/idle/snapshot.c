@@ -5,6 +5,7 @@
  * the same text as remote ones.
  */
 #include "idle/snapshot.h"
+#include "util/str.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -43,13 +44,9 @@ const char *il_info_key(enum il_info i) { return info_key[i]; }
 
 static void cpu_release(struct il_cpu *c)
 {
-	for (size_t k = 0; k < c->nstates; k++) {
-		free(c->states[k].name);
-		free(c->states[k].desc);
-		free(c->states[k].default_status);
-	}
-	free(c->states);
-	free(c->driver);
+	for (size_t k = 0; k < c->nstates; k++)
+		IL_FREE_ALL(c->states[k].name, c->states[k].desc, c->states[k].default_status);
+	IL_FREE_ALL(c->states, c->driver);
 }
 
 void il_snapshot_release(struct il_snapshot *s)
@@ -57,16 +54,9 @@ void il_snapshot_release(struct il_snapshot *s)
 	for (size_t i = 0; i < s->ncpus; i++)
 		cpu_release(&s->cpus[i]);
 	free(s->cpus);
-	for (size_t i = 0; i < s->nzones; i++) {
-		free(s->zones[i].zone);
-		free(s->zones[i].name);
-	}
-	free(s->zones);
-	free(s->host);
-	free(s->driver);
-	free(s->governor);
-	free(s->governor_ro);
-	free(s->boot_id);
+	for (size_t i = 0; i < s->nzones; i++)
+		IL_FREE_ALL(s->zones[i].zone, s->zones[i].name);
+	IL_FREE_ALL(s->zones, s->host, s->driver, s->governor, s->governor_ro, s->boot_id);
 	il_strlist_release(&s->available_governors);
 	il_cpuset_release(&s->online);
 	memset(s, 0, sizeof(*s));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Plan loading/validation and matrix expansion. */
 #include "run/plan.h"
+#include "util/str.h"
 #include "util/jfields.h"
 #include "util/jsonfile.h"
 
@@ -26,10 +27,7 @@ void il_plan_release(struct il_plan *p)
 		json_decref(p->wl[i].params);
 		il_workload_release(&p->wl[i].def);
 	}
-	free(p->wl);
-	free(p->cpus);
-	free(p->reference);
-	free(p->cpufreq_governor);
+	IL_FREE_ALL(p->wl, p->cpus, p->reference, p->cpufreq_governor);
 	json_decref(p->json);
 	memset(p, 0, sizeof(*p));
 }

@@ -19,26 +19,16 @@ const char *il_workloads_dir(const char *dir)
 
 void il_workload_release(struct il_workload *w)
 {
-	free(w->name);
-	free(w->description);
-	free(w->notes);
 	json_decref(w->argv);
 	for (size_t i = 0; i < w->nparams; i++) {
-		free(w->params[i].name);
+		IL_FREE_ALL(w->params[i].name, w->params[i].help);
 		json_decref(w->params[i].def);
 		il_strlist_release(&w->params[i].choices);
-		free(w->params[i].help);
 	}
-	free(w->params);
+	for (size_t i = 0; i < w->nmetrics; i++)
+		IL_FREE_ALL(w->metrics[i].name, w->metrics[i].unit, w->metrics[i].help);
 	il_strlist_release(&w->requires);
-	free(w->parser);
-	for (size_t i = 0; i < w->nmetrics; i++) {
-		free(w->metrics[i].name);
-		free(w->metrics[i].unit);
-		free(w->metrics[i].help);
-	}
-	free(w->metrics);
-	free(w->path);
+	IL_FREE_ALL(w->name, w->description, w->notes, w->params, w->parser, w->metrics, w->path);
 	memset(w, 0, sizeof(*w));
 }
 
