@@ -142,71 +142,90 @@ static int jerr(struct jctx *c, const char *path, const char *expected)
 	return il_err_set(c->err, IL_EPARSE, "%s: %s: expected %s", c->label, path, expected);
 }
 
+/* The error for o's member key: at path.key, or key at the top level (path ""). */
+static int key_err(struct jctx *c, const char *path, const char *key, const char *expected)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
+	return jerr(c, p, expected);
+}
+
+static bool absent(const json_t *v)
+{
+	return !v || json_is_null(v);
+}
+
 static int get_str(struct jctx *c, const json_t *o, const char *key, const char *path, char **out)
 {
 	const json_t *v = json_object_get(o, key);
-	char p[256];
 
 	*out = NULL;
-	if (!v || json_is_null(v))
+	if (absent(v))
 		return 0;
-	if (!json_is_string(v)) {
-		snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
-		return jerr(c, p, "a string or null");
-	}
+	if (!json_is_string(v))
+		return key_err(c, path, key, "a string or null");
 	*out = strdup(json_string_value(v));
 	return *out ? 0 : il_err_set(c->err, IL_ENOMEM, "out of memory");
+}
+
+/*
+ * o[key] as an array (*arr) and *mem a zeroed buffer for its elements of
+ * size bytes (one spare, so never 0 bytes; the caller owns it at once). A
+ * missing or null value is an error unless optional (then both are NULL).
+ */
+static int get_array(struct jctx *c, const json_t *o, const char *key, const char *path, bool optional, size_t size,
+		     const json_t **arr, void **mem)
+{
+	const json_t *v = json_object_get(o, key);
+
+	*arr = NULL;
+	*mem = NULL;
+	if (optional && absent(v))
+		return 0;
+	if (!json_is_array(v))
+		return key_err(c, path, key, "an array");
+	*arr = v;
+	*mem = calloc(json_array_size(v) + 1, size);
+	return *mem ? 0 : il_err_set(c->err, IL_ENOMEM, "out of memory");
 }
 
 static int get_val(struct jctx *c, const json_t *o, const char *key, const char *path, struct il_val *out)
 {
 	const json_t *v = json_object_get(o, key);
-	char p[256];
 
-	out->ok = false;
-	out->v = 0;
-	if (!v || json_is_null(v))
+	*out = (struct il_val){ 0 };
+	if (absent(v))
 		return 0;
-	if (json_is_integer(v) && json_integer_value(v) >= 0) {
-		out->v = (uint64_t)json_integer_value(v);
-		out->ok = true;
-		return 0;
-	}
-	snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
-	return jerr(c, p, "a non-negative integer or null");
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return key_err(c, path, key, "a non-negative integer or null");
+	*out = (struct il_val){ .v = (uint64_t)json_integer_value(v), .ok = true };
+	return 0;
 }
 
 static int get_ival(struct jctx *c, const json_t *o, const char *key, const char *path, struct il_ival *out)
 {
 	const json_t *v = json_object_get(o, key);
-	char p[256];
 
-	out->ok = false;
-	out->v = 0;
-	if (!v || json_is_null(v))
+	*out = (struct il_ival){ 0 };
+	if (absent(v))
 		return 0;
-	if (json_is_integer(v)) {
-		out->v = json_integer_value(v);
-		out->ok = true;
-		return 0;
-	}
-	snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
-	return jerr(c, p, "an integer or null");
+	if (!json_is_integer(v))
+		return key_err(c, path, key, "an integer or null");
+	*out = (struct il_ival){ .v = json_integer_value(v), .ok = true };
+	return 0;
 }
 
 static int state_from_json(struct jctx *c, const json_t *o, const char *path, size_t k, struct il_state *st)
 {
 	const json_t *idx = json_object_get(o, "index");
-	char p[128];
 	int r = 0;
 
 	if (!json_is_object(o))
 		return jerr(c, path, "an object");
 	st->index = (int)k;
-	if (!json_is_integer(idx) || json_integer_value(idx) != (json_int_t)k) {
-		snprintf(p, sizeof(p), "%s.index", path);
-		return jerr(c, p, "the state's position in the list");
-	}
+	if (!json_is_integer(idx) || json_integer_value(idx) != (json_int_t)k)
+		return key_err(c, path, "index", "the state's position in the list");
 	if ((r = get_str(c, o, "name", path, &st->name)) || (r = get_str(c, o, "desc", path, &st->desc)) ||
 	    (r = get_str(c, o, "default_status", path, &st->default_status)))
 		return r;
@@ -219,16 +238,15 @@ static int state_from_json(struct jctx *c, const json_t *o, const char *path, si
 
 static int cpu_from_json(struct jctx *c, const json_t *o, const char *path, struct il_cpu *cpu)
 {
-	const json_t *n = json_object_get(o, "cpu"), *sts = json_object_get(o, "states");
+	const json_t *n = json_object_get(o, "cpu"), *sts;
 	char p[128];
+	void *mem;
 	int r;
 
 	if (!json_is_object(o))
 		return jerr(c, path, "an object");
-	if (!json_is_integer(n) || json_integer_value(n) < 0 || json_integer_value(n) >= 65536) {
-		snprintf(p, sizeof(p), "%s.cpu", path);
-		return jerr(c, p, "a CPU number");
-	}
+	if (!json_is_integer(n) || json_integer_value(n) < 0 || json_integer_value(n) >= 65536)
+		return key_err(c, path, "cpu", "a CPU number");
 	cpu->cpu = (int)json_integer_value(n);
 	if ((r = get_str(c, o, "driver", path, &cpu->driver)) ||
 	    (r = get_ival(c, o, "cluster", path, &cpu->cluster_id)) ||
@@ -236,13 +254,9 @@ static int cpu_from_json(struct jctx *c, const json_t *o, const char *path, stru
 	    (r = get_ival(c, o, "package", path, &cpu->package_id)) ||
 	    (r = get_val(c, o, "capacity", path, &cpu->capacity)))
 		return r;
-	if (!json_is_array(sts)) {
-		snprintf(p, sizeof(p), "%s.states", path);
-		return jerr(c, p, "an array");
-	}
-	cpu->states = calloc(json_array_size(sts) + 1, sizeof(*cpu->states));
-	if (!cpu->states)
-		return il_err_set(c->err, IL_ENOMEM, "out of memory");
+	if ((r = get_array(c, o, "states", path, false, sizeof(*cpu->states), &sts, &mem)))
+		return r;
+	cpu->states = mem;
 	for (size_t k = 0; k < json_array_size(sts); k++) {
 		snprintf(p, sizeof(p), "%s.states[%zu]", path, k);
 		cpu->nstates = k + 1;
@@ -261,6 +275,7 @@ int il_snapshot_from_json(struct il_snapshot *out, const json_t *j, const char *
 	struct jctx c = { label ? label : "snapshot", err };
 	const json_t *govs, *cpus, *zones, *online, *up, *w;
 	char p[96];
+	void *mem;
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -314,16 +329,9 @@ int il_snapshot_from_json(struct il_snapshot *out, const json_t *j, const char *
 		out->uptime_s = json_number_value(up);
 		out->has_uptime = true;
 	}
-	cpus = json_object_get(j, "cpus");
-	if (!json_is_array(cpus)) {
-		r = jerr(&c, "cpus", "an array");
+	if ((r = get_array(&c, j, "cpus", "", false, sizeof(*out->cpus), &cpus, &mem)))
 		goto fail;
-	}
-	out->cpus = calloc(json_array_size(cpus) + 1, sizeof(*out->cpus));
-	if (!out->cpus) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
-		goto fail;
-	}
+	out->cpus = mem;
 	for (size_t i = 0; i < json_array_size(cpus); i++) {
 		snprintf(p, sizeof(p), "cpus[%zu]", i);
 		out->ncpus = i + 1;
@@ -334,35 +342,26 @@ int il_snapshot_from_json(struct il_snapshot *out, const json_t *j, const char *
 			goto fail;
 		}
 	}
-	zones = json_object_get(j, "energy");
-	if (zones && !json_is_null(zones)) {
-		if (!json_is_array(zones)) {
-			r = jerr(&c, "energy", "an array");
-			goto fail;
-		}
-		out->zones = calloc(json_array_size(zones) + 1, sizeof(*out->zones));
-		if (!out->zones) {
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
-			goto fail;
-		}
-		for (size_t i = 0; i < json_array_size(zones); i++) {
-			const json_t *z = json_array_get(zones, i);
-			struct il_energy_zone *ez = &out->zones[i];
+	if ((r = get_array(&c, j, "energy", "", true, sizeof(*out->zones), &zones, &mem)))
+		goto fail;
+	out->zones = mem;
+	for (size_t i = 0; i < json_array_size(zones); i++) {
+		const json_t *z = json_array_get(zones, i);
+		struct il_energy_zone *ez = &out->zones[i];
 
-			snprintf(p, sizeof(p), "energy[%zu]", i);
-			out->nzones = i + 1;
-			if (!json_is_object(z)) {
-				r = jerr(&c, p, "an object");
-				goto fail;
-			}
-			if ((r = get_str(&c, z, "zone", p, &ez->zone)) || (r = get_str(&c, z, "name", p, &ez->name)) ||
-			    (r = get_val(&c, z, "energy_uj", p, &ez->energy_uj)) ||
-			    (r = get_val(&c, z, "max_energy_range_uj", p, &ez->max_range_uj)))
-				goto fail;
-			if (!ez->zone) {
-				r = jerr(&c, p, "a \"zone\" name");
-				goto fail;
-			}
+		snprintf(p, sizeof(p), "energy[%zu]", i);
+		out->nzones = i + 1;
+		if (!json_is_object(z)) {
+			r = jerr(&c, p, "an object");
+			goto fail;
+		}
+		if ((r = get_str(&c, z, "zone", p, &ez->zone)) || (r = get_str(&c, z, "name", p, &ez->name)) ||
+		    (r = get_val(&c, z, "energy_uj", p, &ez->energy_uj)) ||
+		    (r = get_val(&c, z, "max_energy_range_uj", p, &ez->max_range_uj)))
+			goto fail;
+		if (!ez->zone) {
+			r = jerr(&c, p, "a \"zone\" name");
+			goto fail;
 		}
 	}
 	return 0;
