@@ -10,15 +10,8 @@
 # measured; then the host goes back to its own kernel with its governor.
 . "$(dirname "$0")/../e2e/lib.sh"
 SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
-for t in qemu-system-aarch64 dtc dropbearkey aarch64-linux-gnu-gcc git python3; do
-	command -v $t >/dev/null || { skip "$t missing (make deps)"; finish; exit $?; }
-done
-TARBALL=/usr/src/linux-source-6.1.tar.xz
-[ -f $TARBALL ] || { skip "linux-source-6.1 missing (make deps)"; finish; exit $?; }
-export IDLELAB_CACHE=${E2E_KERNEL_CACHE:-$SRC/build/e2e-kernel-cache}
-cd "$SRC"
-"$IDLELAB" lab down --name b >/dev/null 2>&1
-expect "lab up" 0 "lab b up" "$IDLELAB" lab up --name b --source "$SRC"
+kernel_lab_needs qemu-system-aarch64 dtc dropbearkey aarch64-linux-gnu-gcc git python3
+lab_fresh b
 own=$("$IDLELAB" lab ssh --name b -- uname -r 2>/dev/null)
 gov0=$("$IDLELAB" lab ssh --name b -- cat /sys/devices/system/cpu/cpuidle/current_governor 2>/dev/null)
 labdir=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["lab_dir"])' "$IDLELAB_CACHE/lab/run/b/state.json")

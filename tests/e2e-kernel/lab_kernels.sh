@@ -9,15 +9,8 @@
 # lab goes back to its own kernel afterwards.
 . "$(dirname "$0")/../e2e/lib.sh"
 SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
-for t in qemu-system-aarch64 dtc dropbearkey aarch64-linux-gnu-gcc git; do
-	command -v $t >/dev/null || { skip "$t missing (make deps)"; finish; exit $?; }
-done
-TARBALL=/usr/src/linux-source-6.1.tar.xz
-[ -f $TARBALL ] || { skip "linux-source-6.1 missing (make deps)"; finish; exit $?; }
-export IDLELAB_CACHE=${E2E_KERNEL_CACHE:-$SRC/build/e2e-kernel-cache}
-cd "$SRC"
-"$IDLELAB" lab down --name k >/dev/null 2>&1
-expect "lab up" 0 "lab k up" "$IDLELAB" lab up --name k --source "$SRC"
+kernel_lab_needs qemu-system-aarch64 dtc dropbearkey aarch64-linux-gnu-gcc git
+lab_fresh k
 own=$("$IDLELAB" lab ssh --name k -- uname -r 2>/dev/null)
 kernel_patch "$E2E_TMP/deep.mbox" drivers/cpuidle/governors/menu.c 'cpuidle: menu: Always pick the deepest state (test)' \
 	'{ print } /^static int menu_select\(/ { f = 1 } f && /^\{$/ { print "\treturn drv->state_count - 1;"; f = 0 }'
