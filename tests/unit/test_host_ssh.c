@@ -376,7 +376,6 @@ static void test_ssh__snapshot_and_governor_over_ssh(void **state)
 	struct il_idle_saved saved;
 	struct il_strlist govs = { 0 };
 	struct il_err err = { 0 };
-	char *now = NULL;
 
 	(void)state;
 	NEED_SSHD();
@@ -403,14 +402,7 @@ static void test_ssh__snapshot_and_governor_over_ssh(void **state)
 		for (size_t i = 0; i < govs.n; i++)
 			if (strcmp(govs.v[i], saved.governor))
 				other = govs.v[i];
-		assert_int_equal(il_gov_set(&fs.ops, other, &err), 0);
-		assert_int_equal(il_gov_get(&lfs.ops, &now, &err), 0);
-		assert_string_equal(now, other);
-		free(now);
-		assert_int_equal(il_idle_restore(&fs.ops, &saved, &err), 0);
-		assert_int_equal(il_gov_get(&lfs.ops, &now, &err), 0);
-		assert_string_equal(now, saved.governor);
-		free(now);
+		tu_gov_round_trip(&fs.ops, &lfs.ops, &saved, other);
 		il_idle_saved_release(&saved);
 		il_strlist_release(&govs);
 	} else {

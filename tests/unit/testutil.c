@@ -307,3 +307,18 @@ void tu_sshd_stop(struct tu_sshd *s)
 		tu_rmtree(s->dir);
 	s->dir[0] = '\0';
 }
+
+void tu_gov_round_trip(struct il_sysfs *fs, struct il_sysfs *check, const struct il_idle_saved *saved, const char *other)
+{
+	struct il_err err = { 0 };
+	char *now = NULL;
+
+	assert_int_equal(il_gov_set(fs, other, &err), 0);
+	assert_int_equal(il_gov_get(check, &now, &err), 0);
+	assert_string_equal(now, other);
+	free(now);
+	assert_int_equal(il_idle_restore(fs, saved, &err), 0);
+	assert_int_equal(il_gov_get(check, &now, &err), 0);
+	assert_string_equal(now, saved->governor);
+	free(now);
+}
