@@ -118,6 +118,24 @@ static const struct il_jfield param_fields[] = {
 	IL_JF_AT("help", IL_JF_STRING, struct il_wl_param, help),
 };
 
+/*
+ * What a parameter and a metric entry start with: path gets "SECTION.NAME"
+ * (for messages), NAME must be a valid identifier (else the error names
+ * NOUNs), *name_out a copy of it, and fields are read into obj.
+ */
+static int parse_entry(const char *section, const char *noun, const char *name, const json_t *j,
+		       const struct il_jfield *fields, size_t nfields, void *obj, char **name_out, char *path,
+		       size_t pathsz, const char *label, struct il_err *err)
+{
+	il_jf_path(path, pathsz, section, name, 0);
+	if (!valid_ident(name))
+		return il_jf_bad(err, label, section, NULL, "%s names of letters, digits, '_', '-', '.' (not '%s')", noun,
+				 name);
+	if (!(*name_out = strdup(name)))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	return il_jf_read_as(j, fields, nfields, obj, label, path, "field", err);
+}
+
 static int parse_param(struct il_wl_param *p, const char *name, const json_t *j, const char *label,
 		       struct il_err *err)
 {
@@ -128,13 +146,8 @@ static int parse_param(struct il_wl_param *p, const char *name, const json_t *j,
 	const char *t;
 	int r;
 
-	il_jf_path(path, sizeof(path), "params", name, 0);
-	if (!valid_ident(name))
-		return il_jf_bad(err, label, "params", NULL, "parameter names of letters, digits, '_', '-', '.' (not '%s')",
-				 name);
-	if (!(p->name = strdup(name)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
-	if ((r = il_jf_read_as(j, param_fields, IL_JF_COUNT(param_fields), p, label, path, "field", err)))
+	if ((r = parse_entry("params", "parameter", name, j, param_fields, IL_JF_COUNT(param_fields), p, &p->name, path,
+			     sizeof(path), label, err)))
 		return r;
 	t = json_string_value(json_object_get(j, "type"));
 	for (p->type = IL_PARAM_INT; p->type <= IL_PARAM_BOOL && strcmp(t, types[p->type]); p->type++)
@@ -165,13 +178,8 @@ static int parse_metric(struct il_wl_metric *m, const char *name, const json_t *
 	const char *b;
 	int r;
 
-	il_jf_path(path, sizeof(path), "metrics", name, 0);
-	if (!valid_ident(name))
-		return il_jf_bad(err, label, "metrics", NULL, "metric names of letters, digits, '_', '-', '.' (not '%s')",
-				 name);
-	if (!(m->name = strdup(name)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
-	if ((r = il_jf_read_as(j, metric_fields, IL_JF_COUNT(metric_fields), m, label, path, "field", err)))
+	if ((r = parse_entry("metrics", "metric", name, j, metric_fields, IL_JF_COUNT(metric_fields), m, &m->name, path,
+			     sizeof(path), label, err)))
 		return r;
 	b = json_string_value(json_object_get(j, "better"));
 	if (strcmp(b, "higher") && strcmp(b, "lower"))
