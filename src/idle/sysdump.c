@@ -83,6 +83,14 @@ static int list_numbered(const char *dir, const char *prefix, unsigned long **ou
 	return 0;
 }
 
+/* Cut path back to at, add name and emit that file. Nonzero: out of memory. */
+static int emit_at(struct il_buf *out, struct il_buf *path, size_t at, const char *name, size_t rootlen,
+		   struct il_buf *tmp)
+{
+	path_cut(path, at);
+	return il_buf_adds(path, name) || emit(out, path, rootlen, tmp);
+}
+
 static const char *const cpuidle_top[] = { "current_driver", "current_governor", "current_governor_ro",
 					   "available_governors" };
 static const char *const state_strings[] = { "name", "desc", "default_status" };
@@ -103,16 +111,14 @@ int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *
 	while (rootlen && root[rootlen - 1] == '/')
 		rootlen--;
 #define P_SET(n) path_cut(&path, (n))
+#define EMIT_AT(at, name) emit_at(out, &path, (at), (name), rootlen, &tmp)
 	if (il_buf_add(&path, root, rootlen) || il_buf_adds(&path, "/sys/devices/system/cpu/cpuidle/"))
 		goto cleanup;
 	base = path.len;
-	for (size_t i = 0; i < sizeof(cpuidle_top) / sizeof(*cpuidle_top); i++) {
-		P_SET(base);
-		if (il_buf_adds(&path, cpuidle_top[i]) || emit(out, &path, rootlen, &tmp))
+	for (size_t i = 0; i < sizeof(cpuidle_top) / sizeof(*cpuidle_top); i++)
+		if (EMIT_AT(base, cpuidle_top[i]))
 			goto cleanup;
-	}
-	P_SET(rootlen);
-	if (il_buf_adds(&path, "/sys/devices/system/cpu/online") || emit(out, &path, rootlen, &tmp))
+	if (EMIT_AT(rootlen, "/sys/devices/system/cpu/online"))
 		goto cleanup;
 	P_SET(rootlen);
 	if (il_buf_adds(&path, "/sys/devices/system/cpu"))
@@ -124,7 +130,7 @@ int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *
 		if (il_buf_printf(&path, "/sys/devices/system/cpu/cpu%lu/", cpus[i]))
 			goto cleanup;
 		cbase = path.len;
-		if (il_buf_adds(&path, "cpuidle/driver/name") || emit(out, &path, rootlen, &tmp))
+		if (EMIT_AT(cbase, "cpuidle/driver/name"))
 			goto cleanup;
 		P_SET(cbase);
 		if (il_buf_adds(&path, "cpuidle"))
@@ -137,29 +143,22 @@ int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *
 			if (il_buf_printf(&path, "cpuidle/state%lu/", states[k]))
 				goto cleanup;
 			sbase = path.len;
-			for (size_t j = 0; j < sizeof(state_strings) / sizeof(*state_strings); j++) {
-				P_SET(sbase);
-				if (il_buf_adds(&path, state_strings[j]) || emit(out, &path, rootlen, &tmp))
+			for (size_t j = 0; j < sizeof(state_strings) / sizeof(*state_strings); j++)
+				if (EMIT_AT(sbase, state_strings[j]))
 					goto cleanup;
-			}
-			for (int j = 0; j < IL_NINFOS; j++) {
-				P_SET(sbase);
-				if (il_buf_adds(&path, il_info_file((enum il_info)j)) || emit(out, &path, rootlen, &tmp))
+			for (int j = 0; j < IL_NINFOS; j++)
+				if (EMIT_AT(sbase, il_info_file((enum il_info)j)))
 					goto cleanup;
-			}
-			for (int j = 0; j < IL_NCOUNTERS; j++) {
-				P_SET(sbase);
-				if (il_buf_adds(&path, il_counter_file((enum il_counter)j)) || emit(out, &path, rootlen, &tmp))
+			for (int j = 0; j < IL_NCOUNTERS; j++)
+				if (EMIT_AT(sbase, il_counter_file((enum il_counter)j)))
 					goto cleanup;
-			}
 		}
 		for (size_t j = 0; j < sizeof(topo_files) / sizeof(*topo_files); j++) {
 			P_SET(cbase);
 			if (il_buf_printf(&path, "topology/%s", topo_files[j]) || emit(out, &path, rootlen, &tmp))
 				goto cleanup;
 		}
-		P_SET(cbase);
-		if (il_buf_adds(&path, "cpu_capacity") || emit(out, &path, rootlen, &tmp))
+		if (EMIT_AT(cbase, "cpu_capacity"))
 			goto cleanup;
 	}
 	P_SET(rootlen);
@@ -202,12 +201,11 @@ int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *
 		if (zret)
 			goto cleanup;
 	}
-	P_SET(rootlen);
-	if (il_buf_adds(&path, "/proc/sys/kernel/random/boot_id") || emit(out, &path, rootlen, &tmp))
+	if (EMIT_AT(rootlen, "/proc/sys/kernel/random/boot_id"))
 		goto cleanup;
-	P_SET(rootlen);
-	if (il_buf_adds(&path, "/proc/uptime") || emit(out, &path, rootlen, &tmp))
+	if (EMIT_AT(rootlen, "/proc/uptime"))
 		goto cleanup;
+#undef EMIT_AT
 #undef P_SET
 	ret = 0;
 cleanup:
