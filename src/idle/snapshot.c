@@ -14,26 +14,15 @@
 
 /* ---- Field tables ---- */
 
-static const char *const counter_file[] = {
-#define IL_C_FILE(e, file, key) [IL_C_##e] = file,
-	IL_COUNTERS(IL_C_FILE)
-#undef IL_C_FILE
-};
-static const char *const counter_key[] = {
-#define IL_C_KEY(e, file, key) [IL_C_##e] = key,
-	IL_COUNTERS(IL_C_KEY)
-#undef IL_C_KEY
-};
-static const char *const info_file[] = {
-#define IL_I_FILE(e, file, key) [IL_I_##e] = file,
-	IL_INFOS(IL_I_FILE)
-#undef IL_I_FILE
-};
-static const char *const info_key[] = {
-#define IL_I_KEY(e, file, key) [IL_I_##e] = key,
-	IL_INFOS(IL_I_KEY)
-#undef IL_I_KEY
-};
+/* The file and key columns of the X-macro rows, in the enums' order (both are built from the same rows). */
+#define IL_X_FILE(e, file, key) file,
+#define IL_X_KEY(e, file, key) key,
+static const char *const counter_file[IL_NCOUNTERS] = { IL_COUNTERS(IL_X_FILE) };
+static const char *const counter_key[IL_NCOUNTERS] = { IL_COUNTERS(IL_X_KEY) };
+static const char *const info_file[IL_NINFOS] = { IL_INFOS(IL_X_FILE) };
+static const char *const info_key[IL_NINFOS] = { IL_INFOS(IL_X_KEY) };
+#undef IL_X_KEY
+#undef IL_X_FILE
 
 const char *il_counter_file(enum il_counter c) { return counter_file[c]; }
 const char *il_counter_key(enum il_counter c) { return counter_key[c]; }
