@@ -91,6 +91,19 @@ static int emit_at(struct il_buf *out, struct il_buf *path, size_t at, const cha
 	return il_buf_adds(path, name) || emit(out, path, rootlen, tmp);
 }
 
+/*
+ * Cut path back to at, add dir and list its PREFIX<n> entries into *out
+ * (list_numbered; a list already in *out is freed first). Nonzero: out of memory.
+ */
+static int list_at(struct il_buf *path, size_t at, const char *dir, const char *prefix, unsigned long **out, size_t *n)
+{
+	free(*out);
+	*out = NULL;
+	*n = 0;
+	path_cut(path, at);
+	return il_buf_adds(path, dir) || list_numbered(path->p, prefix, out, n);
+}
+
 static const char *const cpuidle_top[] = { "current_driver", "current_governor", "current_governor_ro",
 					   "available_governors" };
 static const char *const state_strings[] = { "name", "desc", "default_status" };
@@ -120,10 +133,7 @@ int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *
 			goto cleanup;
 	if (EMIT_AT(rootlen, "/sys/devices/system/cpu/online"))
 		goto cleanup;
-	P_SET(rootlen);
-	if (il_buf_adds(&path, "/sys/devices/system/cpu"))
-		goto cleanup;
-	if (list_numbered(path.p, "cpu", &cpus, &ncpus))
+	if (list_at(&path, rootlen, "/sys/devices/system/cpu", "cpu", &cpus, &ncpus))
 		goto cleanup;
 	for (size_t i = 0; i < ncpus; i++) {
 		P_SET(rootlen);
@@ -132,11 +142,7 @@ int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *
 		cbase = path.len;
 		if (EMIT_AT(cbase, "cpuidle/driver/name"))
 			goto cleanup;
-		P_SET(cbase);
-		if (il_buf_adds(&path, "cpuidle"))
-			goto cleanup;
-		free(states);
-		if (list_numbered(path.p, "state", &states, &nstates))
+		if (list_at(&path, cbase, "cpuidle", "state", &states, &nstates))
 			goto cleanup;
 		for (size_t k = 0; k < nstates; k++) {
 			P_SET(cbase);
