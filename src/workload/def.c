@@ -118,6 +118,15 @@ static const struct il_jfield param_fields[] = {
 	IL_JF_AT("help", IL_JF_STRING, struct il_wl_param, help),
 };
 
+/* The index of s in names[0..n), or -1. */
+static int name_index(const char *s, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
 /*
  * What a parameter and a metric entry start with: path gets "SECTION.NAME"
  * (for messages), NAME must be a valid identifier (else the error names
@@ -143,17 +152,14 @@ static int parse_param(struct il_wl_param *p, const char *name, const json_t *j,
 		[IL_PARAM_INT] = "integer", [IL_PARAM_NUM] = "number", [IL_PARAM_STR] = "string", [IL_PARAM_BOOL] = "boolean",
 	};
 	char path[128], where[512];
-	const char *t;
-	int r;
+	int r, k;
 
 	if ((r = parse_entry("params", "parameter", name, j, param_fields, IL_JF_COUNT(param_fields), p, &p->name, path,
 			     sizeof(path), label, err)))
 		return r;
-	t = json_string_value(json_object_get(j, "type"));
-	for (p->type = IL_PARAM_INT; p->type <= IL_PARAM_BOOL && strcmp(t, types[p->type]); p->type++)
-		;
-	if (p->type > IL_PARAM_BOOL)
+	if ((k = name_index(json_string_value(json_object_get(j, "type")), types, IL_PARAM_BOOL + 1)) < 0)
 		return il_jf_bad(err, label, path, "type", "%s", param_fields[0].what);
+	p->type = (enum il_param_type)k;
 	p->has_min = il_jf_get(j, "min") != NULL;
 	p->has_max = il_jf_get(j, "max") != NULL;
 	if (p->choices.n && p->type != IL_PARAM_STR)
@@ -174,17 +180,16 @@ static const struct il_jfield metric_fields[] = {
 static int parse_metric(struct il_wl_metric *m, const char *name, const json_t *j, const char *label,
 			struct il_err *err)
 {
+	static const char *const better[] = { "lower", "higher" };
 	char path[128];
-	const char *b;
-	int r;
+	int r, k;
 
 	if ((r = parse_entry("metrics", "metric", name, j, metric_fields, IL_JF_COUNT(metric_fields), m, &m->name, path,
 			     sizeof(path), label, err)))
 		return r;
-	b = json_string_value(json_object_get(j, "better"));
-	if (strcmp(b, "higher") && strcmp(b, "lower"))
+	if ((k = name_index(json_string_value(json_object_get(j, "better")), better, 2)) < 0)
 		return il_jf_bad(err, label, path, "better", "%s", metric_fields[1].what);
-	m->higher_better = !strcmp(b, "higher");
+	m->higher_better = k == 1;
 	return 0;
 }
 
