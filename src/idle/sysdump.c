@@ -104,6 +104,16 @@ static int list_at(struct il_buf *path, size_t at, const char *dir, const char *
 	return il_buf_adds(path, dir) || list_numbered(path->p, prefix, out, n);
 }
 
+/* Cut path back to at and add the directory "PREFIX<n>/"; *base is then its length. Nonzero: out of memory. */
+static int numbered_dir(struct il_buf *path, size_t at, const char *prefix, unsigned long n, size_t *base)
+{
+	path_cut(path, at);
+	if (il_buf_printf(path, "%s%lu/", prefix, n))
+		return 1;
+	*base = path->len;
+	return 0;
+}
+
 static const char *const cpuidle_top[] = { "current_driver", "current_governor", "current_governor_ro",
 					   "available_governors" };
 static const char *const state_strings[] = { "name", "desc", "default_status" };
@@ -136,19 +146,14 @@ int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *
 	if (list_at(&path, rootlen, "/sys/devices/system/cpu", "cpu", &cpus, &ncpus))
 		goto cleanup;
 	for (size_t i = 0; i < ncpus; i++) {
-		P_SET(rootlen);
-		if (il_buf_printf(&path, "/sys/devices/system/cpu/cpu%lu/", cpus[i]))
-			goto cleanup;
-		cbase = path.len;
-		if (EMIT_AT(cbase, "cpuidle/driver/name"))
+		if (numbered_dir(&path, rootlen, "/sys/devices/system/cpu/cpu", cpus[i], &cbase) ||
+		    EMIT_AT(cbase, "cpuidle/driver/name"))
 			goto cleanup;
 		if (list_at(&path, cbase, "cpuidle", "state", &states, &nstates))
 			goto cleanup;
 		for (size_t k = 0; k < nstates; k++) {
-			P_SET(cbase);
-			if (il_buf_printf(&path, "cpuidle/state%lu/", states[k]))
+			if (numbered_dir(&path, cbase, "cpuidle/state", states[k], &sbase))
 				goto cleanup;
-			sbase = path.len;
 			for (size_t j = 0; j < sizeof(state_strings) / sizeof(*state_strings); j++)
 				if (EMIT_AT(sbase, state_strings[j]))
 					goto cleanup;
