@@ -145,9 +145,9 @@ static int parse_entry(const char *section, const char *noun, const char *name, 
 	return il_jf_read_as(j, fields, nfields, obj, label, path, "field", err);
 }
 
-static int parse_param(struct il_wl_param *p, const char *name, const json_t *j, const char *label,
-		       struct il_err *err)
+static int parse_param(void *entry, const char *name, const json_t *j, const char *label, struct il_err *err)
 {
+	struct il_wl_param *p = entry;
 	static const char *const types[] = {
 		[IL_PARAM_INT] = "integer", [IL_PARAM_NUM] = "number", [IL_PARAM_STR] = "string", [IL_PARAM_BOOL] = "boolean",
 	};
@@ -177,9 +177,9 @@ static const struct il_jfield metric_fields[] = {
 	IL_JF_AT("help", IL_JF_STRING, struct il_wl_metric, help),
 };
 
-static int parse_metric(struct il_wl_metric *m, const char *name, const json_t *j, const char *label,
-			struct il_err *err)
+static int parse_metric(void *entry, const char *name, const json_t *j, const char *label, struct il_err *err)
 {
+	struct il_wl_metric *m = entry;
 	static const char *const better[] = { "lower", "higher" };
 	char path[128];
 	int r, k;
@@ -291,12 +291,32 @@ static const struct il_jfield def_fields[] = {
 	{ .key = "metrics", .type = IL_JF_OBJECT, .required = true, .what = "an object with at least one metric" },
 };
 
+/*
+ * Each member of the object v through parse, into *arr: one entry of size
+ * bytes per member, *n counting those begun (so a release frees what a
+ * failed one holds). *arr is the caller's even on error.
+ */
+static int parse_entries(const json_t *v, size_t size,
+			 int (*parse)(void *entry, const char *name, const json_t *j, const char *label, struct il_err *err),
+			 void **arr, size_t *n, const char *label, struct il_err *err)
+{
+	const char *name;
+	json_t *e;
+	int r;
+
+	if (!(*arr = calloc(json_object_size(v), size)))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	json_object_foreach((json_t *)v, name, e)
+		if ((r = parse((char *)*arr + size * (*n)++, name, e, label, err)))
+			return r;
+	return 0;
+}
+
 int il_workload_from_json(struct il_workload *out, const json_t *j, const char *name, const char *label,
 			  struct il_err *err)
 {
-	const char *pname;
 	const json_t *v;
-	json_t *pv;
+	void *mem;
 	int r;
 
 	memset(out, 0, sizeof(*out));
@@ -307,26 +327,20 @@ int il_workload_from_json(struct il_workload *out, const json_t *j, const char *
 	if ((r = il_jf_read_as(j, def_fields, IL_JF_COUNT(def_fields), out, label, NULL, "field", err)))
 		goto fail;
 	if ((v = il_jf_get(j, "params")) && json_object_size(v)) {
-		if (!(out->params = calloc(json_object_size(v), sizeof(*out->params)))) {
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = parse_entries(v, sizeof(*out->params), parse_param, &mem, &out->nparams, label, err);
+		out->params = mem;
+		if (r)
 			goto fail;
-		}
-		json_object_foreach((json_t *)v, pname, pv)
-			if ((r = parse_param(&out->params[out->nparams++], pname, pv, label, err)))
-				goto fail;
 	}
 	v = il_jf_get(j, "metrics");
 	if (!json_object_size(v)) {
 		r = il_jf_bad(err, label, NULL, "metrics", "%s", def_fields[7].what);
 		goto fail;
 	}
-	if (!(out->metrics = calloc(json_object_size(v), sizeof(*out->metrics)))) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+	r = parse_entries(v, sizeof(*out->metrics), parse_metric, &mem, &out->nmetrics, label, err);
+	out->metrics = mem;
+	if (r)
 		goto fail;
-	}
-	json_object_foreach((json_t *)v, pname, pv)
-		if ((r = parse_metric(&out->metrics[out->nmetrics++], pname, pv, label, err)))
-			goto fail;
 	for (size_t i = 0; i < out->requires.n; i++)
 		if (!valid_ident(out->requires.v[i])) {
 			r = il_jf_bad(err, label, "requires", NULL, "program names ('%s' is not one)", out->requires.v[i]);
