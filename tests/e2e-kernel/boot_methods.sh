@@ -37,13 +37,12 @@ expect "host show: the boot section" 0 '"method": "kexec"' env IDLELAB_HOSTS="$E
 
 # the kernel that does not boot
 kernel_patch "$E2E_TMP/panic.mbox" init/main.c 'init: Panic before init (test)' \
-	'{ print } /^\tdo_sysctl_args\(\);$/ && !d { print "\tpanic(\"idlelab test: this kernel does not boot\");"; d = 1 }'
-grep -q "this kernel does not boot" "$E2E_TMP/panic.mbox" && ok "the test patch is made" || bad "the test patch is made"
+	'{ print } /^\tdo_sysctl_args\(\);$/ && !d { print "\tpanic(\"idlelab test: this kernel does not boot\");"; d = 1 }' \
+	"this kernel does not boot"
 
 cat > "$E2E_TMP/plan.json" <<JSON
 {"name": "boot-e2e", "host": "kx",
- "build": {"arch": "arm64", "cross_compile": "aarch64-linux-gnu-", "config": "allnoconfig",
-           "config_fragments": ["$SRC/hosts/labvm/kernel.config"], "targets": ["Image"]},
+$(lab_build_json)
  "kernels": [{"name": "labvm-6.1", "tarball": "$TARBALL"},
              {"name": "panics-%d", "base": "labvm-6.1", "series": {"mbox": "$E2E_TMP/panic.mbox"}}],
  "governors": ["menu", "teo"],

@@ -42,8 +42,9 @@ finish() {
 	[ "$E2E_FAIL" -eq 0 ]
 }
 
-# kernel_patch OUT FILE SUBJECT AWK: a one-patch mbox against the kernel tree imported into
-# $IDLELAB_CACHE: FILE (a path in the tree) rewritten by the awk program, committed as SUBJECT
+# kernel_patch OUT FILE SUBJECT AWK MARK: a one-patch mbox against the kernel tree imported into
+# $IDLELAB_CACHE: FILE (a path in the tree) rewritten by the awk program, committed as SUBJECT;
+# checked ("the test patch is made") by the text MARK it must carry
 kernel_patch() {
 	kp_dir="$E2E_TMP/clone-$(basename "$1")"
 	git clone -q --shared --no-checkout "$(ls -d "$IDLELAB_CACHE"/src/*/ | head -1)" "$kp_dir" 2>/dev/null &&
@@ -51,6 +52,16 @@ kernel_patch() {
 		git checkout -q -B w FETCH_HEAD && awk "$4" "$2" > kp.tmp && mv kp.tmp "$2" &&
 		git -c user.name=Lab -c user.email=lab@example.org commit -q -am "$3" &&
 		git -c user.name=Lab -c user.email=lab@example.org format-patch -q --stdout -1) > "$1"
+	grep -q "$5" "$1" && ok "the test patch is made" || bad "the test patch is made"
+}
+
+# lab_build_json: the "build" member of a plan for the lab's arm64 kernel (one line of a plan's
+# top-level object, with its comma)
+lab_build_json() {
+	cat <<JSON
+ "build": {"arch": "arm64", "cross_compile": "aarch64-linux-gnu-", "config": "allnoconfig",
+           "config_fragments": ["$SRC/hosts/labvm/kernel.config"], "targets": ["Image"]},
+JSON
 }
 
 # The kernel scripts' source tree: Debian's linux-source-6.1 tarball
