@@ -405,12 +405,8 @@ static json_t *diff_json(const struct il_diff *d, bool per_cpu)
 	json_t *o = json_object(), *cpus = json_array(), *cls = json_array();
 	struct il_buf b = IL_BUF_INIT;
 
-	if (!o || !cpus || !cls) {
-		json_decref(o);
-		json_decref(cpus);
-		json_decref(cls);
+	if (!il_json_all((json_t *[]){ o, cpus, cls }, 3))
 		return NULL;
-	}
 	json_object_set_new(o, "host", il_json_str(d->host));
 	json_object_set_new(o, "driver", il_json_str(d->driver));
 	json_object_set_new(o, "governor_before", il_json_str(d->governor_before));

@@ -22,6 +22,17 @@ json_t *il_json_ival(struct il_ival v)
 	return v.ok ? json_integer((json_int_t)v.v) : json_null();
 }
 
+bool il_json_all(json_t *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!v[i]) {
+			for (size_t k = 0; k < n; k++)
+				json_decref(v[k]);
+			return false;
+		}
+	return true;
+}
+
 json_t *il_json_str(const char *s)
 {
 	json_t *j;
@@ -88,11 +99,8 @@ json_t *il_snapshot_to_json(const struct il_snapshot *s)
 		const struct il_cpu *c = &s->cpus[i];
 		json_t *co = json_object(), *sts = json_array();
 
-		if (!co || !sts) {
-			json_decref(co);
-			json_decref(sts);
+		if (!il_json_all((json_t *[]){ co, sts }, 2))
 			goto oom;
-		}
 		json_object_set_new(co, "cpu", json_integer(c->cpu));
 		json_object_set_new(co, "driver", il_json_str(c->driver));
 		json_object_set_new(co, "cluster", il_json_ival(c->cluster_id));
