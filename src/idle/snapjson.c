@@ -2,6 +2,7 @@
 /* Snapshot JSON encoding and decoding (with JSON paths in every error). */
 #include "idle/snapjson.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,30 @@ json_t *il_json_str(const char *s)
 	return j;
 }
 
+/* A member of a struct that the writer and the reader both take from a table: its JSON key and offset. */
+struct jmember {
+	const char *key;
+	size_t off;
+};
+
+/* A CPU's topology numbers (struct il_ival members). */
+static const struct jmember cpu_ids[] = {
+	{ "cluster", offsetof(struct il_cpu, cluster_id) },
+	{ "core", offsetof(struct il_cpu, core_id) },
+	{ "package", offsetof(struct il_cpu, package_id) },
+};
+#define NCPU_IDS (sizeof(cpu_ids) / sizeof(*cpu_ids))
+#define CPU_ID(cpu, k) ((struct il_ival *)((char *)(cpu) + cpu_ids[k].off))
+
+/* The snapshot's leading strings (char * members). */
+static const struct jmember top_strs[] = {
+	{ "host", offsetof(struct il_snapshot, host) },
+	{ "driver", offsetof(struct il_snapshot, driver) },
+	{ "governor", offsetof(struct il_snapshot, governor) },
+	{ "governor_ro", offsetof(struct il_snapshot, governor_ro) },
+};
+#define NTOP_STRS (sizeof(top_strs) / sizeof(*top_strs))
+
 static json_t *state_json(const struct il_state *st)
 {
 	json_t *o = json_object();
@@ -77,10 +102,8 @@ json_t *il_snapshot_to_json(const struct il_snapshot *s)
 
 	if (!o || !govs || !cpus || !zones)
 		goto oom;
-	json_object_set_new(o, "host", il_json_str(s->host));
-	json_object_set_new(o, "driver", il_json_str(s->driver));
-	json_object_set_new(o, "governor", il_json_str(s->governor));
-	json_object_set_new(o, "governor_ro", il_json_str(s->governor_ro));
+	for (size_t i = 0; i < NTOP_STRS; i++)
+		json_object_set_new(o, top_strs[i].key, il_json_str(*(char *const *)((const char *)s + top_strs[i].off)));
 	json_object_set_new(o, "governor_writable", json_boolean(s->governor_writable));
 	for (size_t i = 0; i < s->available_governors.n; i++)
 		json_array_append_new(govs, json_string(s->available_governors.v[i]));
@@ -103,9 +126,8 @@ json_t *il_snapshot_to_json(const struct il_snapshot *s)
 			goto oom;
 		json_object_set_new(co, "cpu", json_integer(c->cpu));
 		json_object_set_new(co, "driver", il_json_str(c->driver));
-		json_object_set_new(co, "cluster", il_json_ival(c->cluster_id));
-		json_object_set_new(co, "core", il_json_ival(c->core_id));
-		json_object_set_new(co, "package", il_json_ival(c->package_id));
+		for (size_t k = 0; k < NCPU_IDS; k++)
+			json_object_set_new(co, cpu_ids[k].key, il_json_ival(*(const struct il_ival *)((const char *)c + cpu_ids[k].off)));
 		json_object_set_new(co, "capacity", il_json_val(c->capacity));
 		for (size_t k = 0; k < c->nstates; k++)
 			json_array_append_new(sts, state_json(&c->states[k]));
@@ -256,11 +278,12 @@ static int cpu_from_json(struct jctx *c, const json_t *o, const char *path, stru
 	if (!json_is_integer(n) || json_integer_value(n) < 0 || json_integer_value(n) >= 65536)
 		return key_err(c, path, "cpu", "a CPU number");
 	cpu->cpu = (int)json_integer_value(n);
-	if ((r = get_str(c, o, "driver", path, &cpu->driver)) ||
-	    (r = get_ival(c, o, "cluster", path, &cpu->cluster_id)) ||
-	    (r = get_ival(c, o, "core", path, &cpu->core_id)) ||
-	    (r = get_ival(c, o, "package", path, &cpu->package_id)) ||
-	    (r = get_val(c, o, "capacity", path, &cpu->capacity)))
+	if ((r = get_str(c, o, "driver", path, &cpu->driver)))
+		return r;
+	for (size_t k = 0; k < NCPU_IDS; k++)
+		if ((r = get_ival(c, o, cpu_ids[k].key, path, CPU_ID(cpu, k))))
+			return r;
+	if ((r = get_val(c, o, "capacity", path, &cpu->capacity)))
 		return r;
 	if ((r = get_array(c, o, "states", path, false, sizeof(*cpu->states), &sts, &mem)))
 		return r;
@@ -289,10 +312,10 @@ int il_snapshot_from_json(struct il_snapshot *out, const json_t *j, const char *
 	memset(out, 0, sizeof(*out));
 	if (!json_is_object(j))
 		return jerr(&c, "(top level)", "a snapshot object");
-	if ((r = get_str(&c, j, "host", "", &out->host)) || (r = get_str(&c, j, "driver", "", &out->driver)) ||
-	    (r = get_str(&c, j, "governor", "", &out->governor)) ||
-	    (r = get_str(&c, j, "governor_ro", "", &out->governor_ro)) ||
-	    (r = get_str(&c, j, "boot_id", "", &out->boot_id)))
+	for (size_t i = 0; i < NTOP_STRS; i++)
+		if ((r = get_str(&c, j, top_strs[i].key, "", (char **)((char *)out + top_strs[i].off))))
+			goto fail;
+	if ((r = get_str(&c, j, "boot_id", "", &out->boot_id)))
 		goto fail;
 	w = json_object_get(j, "governor_writable");
 	out->governor_writable = w ? json_is_true(w) : out->governor != NULL;
