@@ -322,3 +322,20 @@ void tu_gov_round_trip(struct il_sysfs *fs, struct il_sysfs *check, const struct
 	assert_string_equal(now, saved->governor);
 	free(now);
 }
+
+int tu_snapshot_setup(void **state)
+{
+	struct il_snapshot *s = malloc(sizeof(*s));
+
+	assert_non_null(s);
+	tu_parse_fixture(s, *state);
+	*state = s;
+	return 0;
+}
+
+int tu_snapshot_teardown(void **state)
+{
+	il_snapshot_release(*state);
+	free(*state);
+	return 0;
+}

@@ -36,6 +36,16 @@ void tu_parse_fixture(struct il_snapshot *out, const char *name);
  */
 void tu_gov_round_trip(struct il_sysfs *fs, struct il_sysfs *check, const struct il_idle_saved *saved, const char *other);
 
+/*
+ * A test of one parsed fixture: cmocka runs fn with *state the struct
+ * il_snapshot of tests/fixtures/sysfs/NAME (tu_parse_fixture), and releases
+ * it afterwards.
+ */
+#define TU_SNAPSHOT_TEST(fn, name) \
+	cmocka_unit_test_prestate_setup_teardown(fn, tu_snapshot_setup, tu_snapshot_teardown, (void *)(name))
+int tu_snapshot_setup(void **state);
+int tu_snapshot_teardown(void **state);
+
 #define TU_SKIP(reason)                                   \
 	do {                                              \
 		print_message("skipped: %s\n", (reason)); \
