@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "cli/paths.h"
 #include "idle/diff.h"
 #include "report/idletable.h"
 #include "util/buf.h"
@@ -52,5 +53,14 @@ int il_cli_output_json(const char *path, json_t *j, struct il_err *err);
 
 /* A diff as JSON or as the table broken down by `by`, to path or stdout. */
 int il_cli_output_diff(const char *path, const struct il_diff *d, bool json, enum il_diff_by by, struct il_err *err);
+
+/*
+ * A subcommand's start (il_cli_dirs in cli/paths.h): il_opt_parse argv with opts and usage, then
+ * il_cli_paths into *paths from dirs (which the parse fills). Returns -1 to
+ * go on, else the exit code to return now (--help, a usage error, or a path
+ * error, already printed).
+ */
+int il_cli_begin(int argc, char **argv, const struct il_opt *opts, const char *const *usage,
+		 const struct il_cli_dirs *dirs, struct il_paths *paths, int *nargs);
 
 #endif

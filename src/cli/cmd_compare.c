@@ -123,6 +123,23 @@ static int load(struct il_dataset *ds, char **args, int n, struct il_err *err)
 	return 0;
 }
 
+/* What a compare-style command builds; cmp_done releases it. */
+struct cmp_work {
+	struct il_dataset ds;
+	struct il_strlist only;
+	struct il_cmp_opts o;
+	struct il_cmp c;
+};
+
+/* Release w; returns the exit code for r (printing err when r is not 0). */
+static int cmp_done(struct cmp_work *w, int r, struct il_err *err)
+{
+	il_compare_release(&w->c);
+	il_dataset_release(&w->ds);
+	il_strlist_release(&w->only);
+	return r ? il_cli_fail(err) : IL_EXIT_OK;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	const char *better = NULL;
@@ -138,10 +155,7 @@ int cmd_compare(int argc, char **argv)
 		"idlelab compare A B [C ...] [--ref NAME] [--alpha 0.05] [--min-change 2%] [--metric M] [--format F] [-o FILE]",
 		"  each argument is a run directory (variants from its journal) or a file of numbers, one per line", NULL
 	};
-	struct il_dataset ds = { 0 };
-	struct il_strlist only = { 0 };
-	struct il_cmp_opts o;
-	struct il_cmp c = { 0 };
+	struct cmp_work w = { 0 };
 	struct il_buf out = IL_BUF_INIT;
 	struct il_err err = { 0 };
 	enum il_fmt f = IL_FMT_TEXT;
@@ -151,20 +165,17 @@ int cmd_compare(int argc, char **argv)
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
 	if (!nargs)
 		return il_opt_error(opts, usage, "nothing to compare");
-	if ((a.fmt && il_fmt_parse(a.fmt, &f, &err)) || make_opts(&a, &o, &only, &err))
+	if ((a.fmt && il_fmt_parse(a.fmt, &f, &err)) || make_opts(&a, &w.o, &w.only, &err))
 		return il_opt_error(opts, usage, "%s", err.msg);
 	if (better && strcmp(better, "higher") && strcmp(better, "lower"))
 		return il_opt_error(opts, usage, "--better: expected higher or lower, got '%s'", better);
-	if (!(r = load(&ds, argv + 1, nargs, &err)) && better)
-		il_dataset_file_direction(&ds, !strcmp(better, "higher") ? IL_BETTER_HIGHER : IL_BETTER_LOWER);
-	if (!r && !(r = il_compare(&c, &ds, &o, &err)) &&
-	    !(r = il_report_render(&c, f, &out, &err)))
+	if (!(r = load(&w.ds, argv + 1, nargs, &err)) && better)
+		il_dataset_file_direction(&w.ds, !strcmp(better, "higher") ? IL_BETTER_HIGHER : IL_BETTER_LOWER);
+	if (!r && !(r = il_compare(&w.c, &w.ds, &w.o, &err)) &&
+	    !(r = il_report_render(&w.c, f, &out, &err)))
 		r = il_cli_output(a.out, il_buf_str(&out), out.len, &err);
 	il_buf_release(&out);
-	il_compare_release(&c);
-	il_dataset_release(&ds);
-	il_strlist_release(&only);
-	return r ? il_cli_fail(&err) : IL_EXIT_OK;
+	return cmp_done(&w, r, &err);
 }
 
 int cmd_report(int argc, char **argv)
@@ -178,10 +189,7 @@ int cmd_report(int argc, char **argv)
 	static const char *const usage[] = { "idlelab report RUN_DIR [--format F] [compare options]",
 					     "  writes report.{txt,md,csv,json,html} into RUN_DIR, from journal.jsonl alone",
 					     NULL };
-	struct il_dataset ds = { 0 };
-	struct il_strlist only = { 0 };
-	struct il_cmp_opts o;
-	struct il_cmp c = { 0 };
+	struct cmp_work w = { 0 };
 	struct il_err err = { 0 };
 	enum il_fmt f = IL_FMT_TEXT;
 	int nargs, r;
@@ -190,9 +198,9 @@ int cmd_report(int argc, char **argv)
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
 	if (nargs != 1)
 		return il_opt_error(opts, usage, "expected one run directory");
-	if ((a.fmt && il_fmt_parse(a.fmt, &f, &err)) || make_opts(&a, &o, &only, &err))
+	if ((a.fmt && il_fmt_parse(a.fmt, &f, &err)) || make_opts(&a, &w.o, &w.only, &err))
 		return il_opt_error(opts, usage, "%s", err.msg);
-	if (!(r = il_dataset_add_run(&ds, argv[1], NULL, &err)) && !(r = il_compare(&c, &ds, &o, &err))) {
+	if (!(r = il_dataset_add_run(&w.ds, argv[1], NULL, &err)) && !(r = il_compare(&w.c, &w.ds, &w.o, &err))) {
 		for (int i = 0; i < IL_NFMT && !r; i++) {
 			struct il_buf out = IL_BUF_INIT;
 			char path[4096];
@@ -200,16 +208,13 @@ int cmd_report(int argc, char **argv)
 			if (a.fmt && (enum il_fmt)i != f)
 				continue;
 			snprintf(path, sizeof(path), "%s/report.%s", argv[1], il_fmt_ext((enum il_fmt)i));
-			if (!(r = il_report_render(&c, (enum il_fmt)i, &out, &err)) &&
+			if (!(r = il_report_render(&w.c, (enum il_fmt)i, &out, &err)) &&
 			    !(r = il_write_file_atomic(path, il_buf_str(&out), out.len, &err)))
 				printf("%s\n", path);
 			il_buf_release(&out);
 		}
 	}
-	il_compare_release(&c);
-	il_dataset_release(&ds);
-	il_strlist_release(&only);
-	return r ? il_cli_fail(&err) : IL_EXIT_OK;
+	return cmp_done(&w, r, &err);
 }
 
 int cmd_tested_by(int argc, char **argv)
@@ -222,10 +227,7 @@ int cmd_tested_by(int argc, char **argv)
 		IL_OPT_END_,
 	};
 	static const char *const usage[] = { "idlelab tested-by RUN_DIR [--as \"Name <email>\"]", NULL };
-	struct il_dataset ds = { 0 };
-	struct il_strlist only = { 0 };
-	struct il_cmp_opts o;
-	struct il_cmp c = { 0 };
+	struct cmp_work w = { 0 };
 	struct il_buf out = IL_BUF_INIT;
 	struct il_err err = { 0 };
 	int nargs, r;
@@ -234,14 +236,11 @@ int cmd_tested_by(int argc, char **argv)
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
 	if (nargs != 1)
 		return il_opt_error(opts, usage, "expected one run directory");
-	if (make_opts(&a, &o, &only, &err))
+	if (make_opts(&a, &w.o, &w.only, &err))
 		return il_opt_error(opts, usage, "%s", err.msg);
-	if (!(r = il_dataset_add_run(&ds, argv[1], NULL, &err)) && !(r = il_compare(&c, &ds, &o, &err)) &&
-	    !(r = il_report_tested_by(&c, as, &out, &err)))
+	if (!(r = il_dataset_add_run(&w.ds, argv[1], NULL, &err)) && !(r = il_compare(&w.c, &w.ds, &w.o, &err)) &&
+	    !(r = il_report_tested_by(&w.c, as, &out, &err)))
 		fputs(il_buf_str(&out), stdout);
 	il_buf_release(&out);
-	il_compare_release(&c);
-	il_dataset_release(&ds);
-	il_strlist_release(&only);
-	return r ? il_cli_fail(&err) : IL_EXIT_OK;
+	return cmp_done(&w, r, &err);
 }

@@ -73,10 +73,10 @@ static void print_check(json_t *j)
 int cmd_host(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
-	const char *dir = NULL;
+	struct il_cli_dirs dirs = { 0 };
 	bool json = false;
 	const struct il_opt opts[] = {
-		IL_OPT_STR(0, "hosts-dir", &dir, "DIR", "inventory directory (default $IDLELAB_HOSTS or ./hosts)"),
+		IL_CLI_OPT_HOSTS_DIR(&dirs),
 		IL_OPT_BOOL(0, "json", &json, "JSON output (show, check)"),
 		IL_OPT_END_,
 	};
@@ -86,10 +86,8 @@ int cmd_host(int argc, char **argv)
 	struct il_err err = { 0 };
 	int nargs, r;
 
-	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
-		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
-	if (il_cli_paths(&paths, dir, NULL, NULL, &err))
-		return il_cli_fail(&err);
+	if ((r = il_cli_begin(argc, argv, opts, usage, &dirs, &paths, &nargs)) >= 0)
+		return r;
 	if (!nargs)
 		return il_opt_error(opts, usage, "missing action (list, show or check)");
 	if (!strcmp(argv[1], "list")) {

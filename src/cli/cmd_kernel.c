@@ -21,14 +21,15 @@
 int cmd_series(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
-	const char *msgid = NULL, *server = NULL, *cache = NULL;
+	const char *msgid = NULL, *server = NULL;
+	struct il_cli_dirs dirs = { 0 };
 	long version = 0;
 	bool json = false;
 	const struct il_opt opts[] = {
 		IL_OPT_STR(0, "message-id", &msgid, "ID", "fetch the thread of this Message-ID"),
 		IL_OPT_STR(0, "server", &server, "URL", "public-inbox server (e.g. https://lore.kernel.org)"),
 		IL_OPT_NUM(0, "version", &version, "N", "this version of the series (default: the highest)"),
-		IL_OPT_STR(0, "cache", &cache, "DIR", "cache directory (default ~/.cache/idlelab)"),
+		IL_CLI_OPT_CACHE(&dirs),
 		IL_OPT_BOOL(0, "json", &json, "JSON output"),
 		IL_OPT_END_,
 	};
@@ -39,10 +40,8 @@ int cmd_series(int argc, char **argv)
 	struct il_err err = { 0 };
 	int nargs, r;
 
-	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
-		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
-	if (il_cli_paths(&paths, NULL, NULL, cache, &err))
-		return il_cli_fail(&err);
+	if ((r = il_cli_begin(argc, argv, opts, usage, &dirs, &paths, &nargs)) >= 0)
+		return r;
 	if (!nargs || strcmp(argv[1], "show") || (nargs == 2) == !!msgid || nargs > 2)
 		return il_opt_error(opts, usage, "expected 'show' with an mbox file or --message-id");
 	if (msgid && !server)
@@ -104,10 +103,11 @@ static int load_plan(const char *path, json_t **plan, char **dir, struct il_err 
 int cmd_kernel(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
-	const char *cache = NULL, *only = NULL;
+	struct il_cli_dirs dirs = { 0 };
+	const char *only = NULL;
 	bool json = false, quiet = false;
 	const struct il_opt opts[] = {
-		IL_OPT_STR(0, "cache", &cache, "DIR", "cache for imports, threads, builds (default ~/.cache/idlelab)"),
+		IL_OPT_STR(0, "cache", &dirs.cache, "DIR", "cache for imports, threads, builds (default ~/.cache/idlelab)"),
 		IL_OPT_STR(0, "variant", &only, "NAME[,NAME...]", "build only these variants"),
 		IL_OPT_BOOL(0, "json", &json, "JSON output"),
 		IL_OPT_BOOL('q', "quiet", &quiet, "no progress output while building"),
@@ -122,10 +122,8 @@ int cmd_kernel(int argc, char **argv)
 	char *dir = NULL;
 	int nargs, r, failed = 0;
 
-	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
-		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
-	if (il_cli_paths(&paths, NULL, NULL, cache, &err))
-		return il_cli_fail(&err);
+	if ((r = il_cli_begin(argc, argv, opts, usage, &dirs, &paths, &nargs)) >= 0)
+		return r;
 	if (nargs == 1 && !strcmp(argv[1], "list")) {
 		json_t *l;
 		size_t i;

@@ -22,7 +22,8 @@ static void on_step(const char *what, double t, void *ctx)
 int cmd_lab(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
-	const char *cache = NULL, *name = NULL, *image = NULL, *src = NULL;
+	struct il_cli_dirs dirs = { 0 };
+	const char *name = NULL, *image = NULL, *src = NULL;
 	long cpus = 0, mem = 0, timeout = 0;
 	bool json = false, quiet = false;
 	const struct il_opt opts[] = {
@@ -31,7 +32,7 @@ int cmd_lab(int argc, char **argv)
 		IL_OPT_STR(0, "name", &name, "NAME", "lab instance (default labvm; host name labvm-NAME)"),
 		IL_OPT_STR(0, "kernel", &image, "IMAGE", "up: boot this kernel Image instead of the lab's own"),
 		IL_OPT_NUM(0, "timeout", &timeout, "S", "up: seconds to wait for SSH (default 180)"),
-		IL_OPT_STR(0, "cache", &cache, "DIR", "cache directory (default ~/.cache/idlelab)"),
+		IL_CLI_OPT_CACHE(&dirs),
 		IL_OPT_STR(0, "source", &src, "DIR", "idlelab's source tree (hosts/labvm, workloads; default .)"),
 		IL_OPT_BOOL(0, "json", &json, "JSON output (up, status)"),
 		IL_OPT_BOOL('q', "quiet", &quiet, "build, up: no progress output"),
@@ -45,10 +46,8 @@ int cmd_lab(int argc, char **argv)
 	json_t *j = NULL;
 	int nargs, r;
 
-	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
-		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
-	if (il_cli_paths(&paths, NULL, NULL, cache, &err))
-		return il_cli_fail(&err);
+	if ((r = il_cli_begin(argc, argv, opts, usage, &dirs, &paths, &nargs)) >= 0)
+		return r;
 	if (!nargs)
 		return il_opt_error(opts, usage, "missing action (build, up, down, status, ssh, console)");
 	if (cpus < 0 || cpus > 64 || mem < 0 || timeout < 0)

@@ -73,15 +73,16 @@ static void on_event(const struct il_run_event *ev, void *ctx)
 int cmd_run(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
-	const char *resume = NULL, *out = NULL, *host = NULL, *hosts_dir = NULL, *wl_dir = NULL, *root = NULL,
+	const char *resume = NULL, *out = NULL, *host = NULL, *root = NULL,
 		   *bin = NULL;
+	struct il_cli_dirs dirs = { 0 };
 	bool quiet = false;
 	const struct il_opt opts[] = {
 		IL_OPT_STR(0, "resume", &resume, "RUN_DIR", "continue an interrupted run where it stopped"),
 		IL_OPT_STR(0, "host", &host, "NAME", "run on this host instead of the plan's"),
 		IL_OPT_STR(0, "out", &out, "DIR", "run directory (default reports/<date>-<plan name>)"),
-		IL_OPT_STR(0, "hosts-dir", &hosts_dir, "DIR", "inventory directory (default $IDLELAB_HOSTS or ./hosts)"),
-		IL_OPT_STR(0, "workloads-dir", &wl_dir, "DIR", "workload definitions (default ./workloads)"),
+		IL_CLI_OPT_HOSTS_DIR(&dirs),
+		IL_CLI_OPT_WORKLOADS_DIR(&dirs),
 		IL_OPT_STR(0, "workload-bin", &bin, "DIR", "idlelab's own workload binaries, DIR/<arch>/ (default build/workloads)"),
 		IL_OPT_STR(0, "sysfs-root", &root, "DIR", "local host only: sysfs under DIR (fixture trees)"),
 		IL_OPT_BOOL('q', "quiet", &quiet, "no progress output"),
@@ -96,10 +97,8 @@ int cmd_run(int argc, char **argv)
 	char *dir = NULL;
 	int nargs, r;
 
-	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
-		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
-	if (il_cli_paths(&paths, hosts_dir, wl_dir, NULL, &err))
-		return il_cli_fail(&err);
+	if ((r = il_cli_begin(argc, argv, opts, usage, &dirs, &paths, &nargs)) >= 0)
+		return r;
 	if ((resume && nargs) || (!resume && nargs != 1))
 		return il_opt_error(opts, usage, resume ? "--resume takes no plan" : "expected one plan file");
 	prog.quiet = quiet;
@@ -158,11 +157,11 @@ static void print_summary(json_t *s)
 int cmd_show(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
-	const char *wl_dir = NULL;
+	struct il_cli_dirs dirs = { 0 };
 	bool json = false;
 	const struct il_opt opts[] = {
 		IL_OPT_BOOL(0, "json", &json, "JSON output"),
-		IL_OPT_STR(0, "workloads-dir", &wl_dir, "DIR", "workload definitions (default ./workloads)"),
+		IL_CLI_OPT_WORKLOADS_DIR(&dirs),
 		IL_OPT_END_,
 	};
 	static const char *const usage[] = { "idlelab show RUN_DIR [--json]", NULL };
@@ -170,10 +169,8 @@ int cmd_show(int argc, char **argv)
 	json_t *s;
 	int nargs, r;
 
-	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
-		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
-	if (il_cli_paths(&paths, NULL, wl_dir, NULL, &err))
-		return il_cli_fail(&err);
+	if ((r = il_cli_begin(argc, argv, opts, usage, &dirs, &paths, &nargs)) >= 0)
+		return r;
 	if (nargs != 1)
 		return il_opt_error(opts, usage, "expected one run directory");
 	if (il_run_summary(argv[1], paths.workloads_dir, paths.cache_dir, &s, &err))
@@ -188,10 +185,11 @@ int cmd_show(int argc, char **argv)
 int cmd_runs(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
-	const char *dir = "reports", *wl_dir = NULL;
+	struct il_cli_dirs dirs = { 0 };
+	const char *dir = "reports";
 	const struct il_opt opts[] = {
 		IL_OPT_STR(0, "dir", &dir, "DIR", "where runs are (default ./reports)"),
-		IL_OPT_STR(0, "workloads-dir", &wl_dir, "DIR", "workload definitions (default ./workloads)"),
+		IL_CLI_OPT_WORKLOADS_DIR(&dirs),
 		IL_OPT_END_,
 	};
 	static const char *const usage[] = { "idlelab runs [list] [--dir DIR]", NULL };
@@ -201,10 +199,8 @@ int cmd_runs(int argc, char **argv)
 	DIR *d;
 	int nargs, r;
 
-	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
-		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
-	if (il_cli_paths(&paths, NULL, wl_dir, NULL, &err))
-		return il_cli_fail(&err);
+	if ((r = il_cli_begin(argc, argv, opts, usage, &dirs, &paths, &nargs)) >= 0)
+		return r;
 	if (nargs > 1 || (nargs == 1 && strcmp(argv[1], "list")))
 		return il_opt_error(opts, usage, "unknown action '%s'", argv[1]);
 	if (!(d = opendir(dir))) {

@@ -13,10 +13,10 @@
 int cmd_workload(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
-	const char *dir = NULL;
+	struct il_cli_dirs dirs = { 0 };
 	bool json = false;
 	const struct il_opt opts[] = {
-		IL_OPT_STR(0, "workloads-dir", &dir, "DIR", "definitions directory (default $IDLELAB_WORKLOADS or ./workloads)"),
+		IL_OPT_STR(0, "workloads-dir", &dirs.workloads, "DIR", "definitions directory (default $IDLELAB_WORKLOADS or ./workloads)"),
 		IL_OPT_BOOL(0, "json", &json, "JSON output (parse)"),
 		IL_OPT_END_,
 	};
@@ -27,10 +27,8 @@ int cmd_workload(int argc, char **argv)
 	struct il_workload w;
 	int nargs, r;
 
-	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
-		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
-	if (il_cli_paths(&paths, NULL, dir, NULL, &err))
-		return il_cli_fail(&err);
+	if ((r = il_cli_begin(argc, argv, opts, usage, &dirs, &paths, &nargs)) >= 0)
+		return r;
 	if (!nargs)
 		return il_opt_error(opts, usage, "missing action (list, show or parse)");
 	if (!strcmp(argv[1], "list") && nargs == 1) {

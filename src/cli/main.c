@@ -57,6 +57,19 @@ int il_cli_fail(const struct il_err *err)
 	return IL_EXIT_FAIL;
 }
 
+int il_cli_begin(int argc, char **argv, const struct il_opt *opts, const char *const *usage,
+		 const struct il_cli_dirs *dirs, struct il_paths *paths, int *nargs)
+{
+	struct il_err err = { 0 };
+	int r;
+
+	if ((r = il_opt_parse(argc, argv, opts, usage, nargs)))
+		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
+	if (il_cli_paths(paths, dirs->hosts, dirs->workloads, dirs->cache, &err))
+		return il_cli_fail(&err);
+	return -1;
+}
+
 int il_cli_output(const char *path, const char *text, size_t len, struct il_err *err)
 {
 	if (path && strcmp(path, "-"))

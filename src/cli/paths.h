@@ -7,6 +7,7 @@
  */
 #ifndef IL_CLI_PATHS_H
 #define IL_CLI_PATHS_H
+#include "cli/opt.h"
 #include "util/err.h"
 #include "util/paths.h"
 
@@ -23,6 +24,18 @@ int il_cli_paths(struct il_paths *out, const char *hosts_dir, const char *worklo
  * unset, the password database (never /tmp). Caller frees; NULL: out of memory.
  */
 char *il_cli_cache_dir(const char *dir);
+
+/* The directory options a subcommand takes; its il_opt entries point here. */
+struct il_cli_dirs {
+	const char *hosts, *workloads, *cache;
+};
+
+/* Those options, for subcommands that describe them alike. */
+#define IL_CLI_OPT_HOSTS_DIR(d) \
+	IL_OPT_STR(0, "hosts-dir", &(d)->hosts, "DIR", "inventory directory (default $IDLELAB_HOSTS or ./hosts)")
+#define IL_CLI_OPT_WORKLOADS_DIR(d) \
+	IL_OPT_STR(0, "workloads-dir", &(d)->workloads, "DIR", "workload definitions (default ./workloads)")
+#define IL_CLI_OPT_CACHE(d) IL_OPT_STR(0, "cache", &(d)->cache, "DIR", "cache directory (default ~/.cache/idlelab)")
 
 /* A struct il_paths released when it goes out of scope (a subcommand's). */
 #define IL_CLI_PATHS(name) struct il_paths name __attribute__((cleanup(il_paths_release))) = { 0 }

@@ -238,15 +238,6 @@ void il_boot_cfg_release(struct il_boot_cfg *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static json_t *strlist_json(const struct il_strlist *l)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < l->n; i++)
-		json_array_append_new(a, json_string(l->v[i]));
-	return a;
-}
-
 json_t *il_boot_cfg_to_json(const struct il_boot_cfg *c)
 {
 	json_t *o = json_pack("{s:s,s:i,s:s}", "method", il_boot_method_name(c->method), "timeout_s", c->timeout_s,
@@ -255,9 +246,9 @@ json_t *il_boot_cfg_to_json(const struct il_boot_cfg *c)
 	if (c->lab)
 		json_object_set_new(o, "lab", json_string(c->lab));
 	if (c->argv.n)
-		json_object_set_new(o, "argv", strlist_json(&c->argv));
+		json_object_set_new(o, "argv", il_jf_strlist_json(&c->argv));
 	if (c->back_argv.n)
-		json_object_set_new(o, "back_argv", strlist_json(&c->back_argv));
+		json_object_set_new(o, "back_argv", il_jf_strlist_json(&c->back_argv));
 	if (c->cmdline)
 		json_object_set_new(o, "cmdline", json_string(c->cmdline));
 	if (c->initrd)
@@ -272,7 +263,7 @@ json_t *il_boot_cfg_to_json(const struct il_boot_cfg *c)
 			json_object_set_new(pc, "method", json_string(p->method ? p->method : "POST"));
 		}
 		if (p->argv.n)
-			json_object_set_new(pc, "argv", strlist_json(&p->argv));
+			json_object_set_new(pc, "argv", il_jf_strlist_json(&p->argv));
 		json_object_set_new(o, "power_cycle", pc);
 	}
 	return o;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Host inventory files: loading, validation, listing. */
 #include "host/inventory.h"
+#include "util/str.h"
 #include "util/jfields.h"
 #include "util/jsonfile.h"
 
@@ -16,14 +17,7 @@ static const char *hosts_dir(const struct il_paths *p)
 
 void il_host_release(struct il_host_cfg *h)
 {
-	free(h->name);
-	free(h->address);
-	free(h->user);
-	free(h->identity);
-	free(h->known_hosts);
-	free(h->cpus);
-	free(h->path);
-	free(h->ssh_config);
+	IL_FREE_ALL(h->name, h->address, h->user, h->identity, h->known_hosts, h->cpus, h->path, h->ssh_config);
 	il_boot_cfg_release(&h->boot);
 	memset(h, 0, sizeof(*h));
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Snapshot differences: validation, aggregation and derived idle metrics. */
 #include "idle/diff.h"
+#include "util/str.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,16 +76,9 @@ void il_diff_release(struct il_diff *d)
 	}
 	free(d->clusters);
 	states_release(d->states, d->nstates);
-	for (size_t i = 0; i < d->nzones; i++) {
-		free(d->zones[i].zone);
-		free(d->zones[i].name);
-	}
-	free(d->zones);
-	free(d->host);
-	free(d->boot_id);
-	free(d->governor_before);
-	free(d->governor_after);
-	free(d->driver);
+	for (size_t i = 0; i < d->nzones; i++)
+		IL_FREE_ALL(d->zones[i].zone, d->zones[i].name);
+	IL_FREE_ALL(d->zones, d->host, d->boot_id, d->governor_before, d->governor_after, d->driver);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -411,12 +405,8 @@ static json_t *diff_json(const struct il_diff *d, bool per_cpu)
 	json_t *o = json_object(), *cpus = json_array(), *cls = json_array();
 	struct il_buf b = IL_BUF_INIT;
 
-	if (!o || !cpus || !cls) {
-		json_decref(o);
-		json_decref(cpus);
-		json_decref(cls);
+	if (!il_json_all((json_t *[]){ o, cpus, cls }, 3))
 		return NULL;
-	}
 	json_object_set_new(o, "host", il_json_str(d->host));
 	json_object_set_new(o, "driver", il_json_str(d->driver));
 	json_object_set_new(o, "governor_before", il_json_str(d->governor_before));

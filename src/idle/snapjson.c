@@ -2,6 +2,7 @@
 /* Snapshot JSON encoding and decoding (with JSON paths in every error). */
 #include "idle/snapjson.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,17 @@ json_t *il_json_val(struct il_val v)
 json_t *il_json_ival(struct il_ival v)
 {
 	return v.ok ? json_integer((json_int_t)v.v) : json_null();
+}
+
+bool il_json_all(json_t *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!v[i]) {
+			for (size_t k = 0; k < n; k++)
+				json_decref(v[k]);
+			return false;
+		}
+	return true;
 }
 
 json_t *il_json_str(const char *s)
@@ -41,6 +53,30 @@ json_t *il_json_str(const char *s)
 	free(t);
 	return j;
 }
+
+/* A member of a struct that the writer and the reader both take from a table: its JSON key and offset. */
+struct jmember {
+	const char *key;
+	size_t off;
+};
+
+/* A CPU's topology numbers (struct il_ival members). */
+static const struct jmember cpu_ids[] = {
+	{ "cluster", offsetof(struct il_cpu, cluster_id) },
+	{ "core", offsetof(struct il_cpu, core_id) },
+	{ "package", offsetof(struct il_cpu, package_id) },
+};
+#define NCPU_IDS (sizeof(cpu_ids) / sizeof(*cpu_ids))
+#define CPU_ID(cpu, k) ((struct il_ival *)((char *)(cpu) + cpu_ids[k].off))
+
+/* The snapshot's leading strings (char * members). */
+static const struct jmember top_strs[] = {
+	{ "host", offsetof(struct il_snapshot, host) },
+	{ "driver", offsetof(struct il_snapshot, driver) },
+	{ "governor", offsetof(struct il_snapshot, governor) },
+	{ "governor_ro", offsetof(struct il_snapshot, governor_ro) },
+};
+#define NTOP_STRS (sizeof(top_strs) / sizeof(*top_strs))
 
 static json_t *state_json(const struct il_state *st)
 {
@@ -66,10 +102,8 @@ json_t *il_snapshot_to_json(const struct il_snapshot *s)
 
 	if (!o || !govs || !cpus || !zones)
 		goto oom;
-	json_object_set_new(o, "host", il_json_str(s->host));
-	json_object_set_new(o, "driver", il_json_str(s->driver));
-	json_object_set_new(o, "governor", il_json_str(s->governor));
-	json_object_set_new(o, "governor_ro", il_json_str(s->governor_ro));
+	for (size_t i = 0; i < NTOP_STRS; i++)
+		json_object_set_new(o, top_strs[i].key, il_json_str(*(char *const *)((const char *)s + top_strs[i].off)));
 	json_object_set_new(o, "governor_writable", json_boolean(s->governor_writable));
 	for (size_t i = 0; i < s->available_governors.n; i++)
 		json_array_append_new(govs, json_string(s->available_governors.v[i]));
@@ -88,16 +122,12 @@ json_t *il_snapshot_to_json(const struct il_snapshot *s)
 		const struct il_cpu *c = &s->cpus[i];
 		json_t *co = json_object(), *sts = json_array();
 
-		if (!co || !sts) {
-			json_decref(co);
-			json_decref(sts);
+		if (!il_json_all((json_t *[]){ co, sts }, 2))
 			goto oom;
-		}
 		json_object_set_new(co, "cpu", json_integer(c->cpu));
 		json_object_set_new(co, "driver", il_json_str(c->driver));
-		json_object_set_new(co, "cluster", il_json_ival(c->cluster_id));
-		json_object_set_new(co, "core", il_json_ival(c->core_id));
-		json_object_set_new(co, "package", il_json_ival(c->package_id));
+		for (size_t k = 0; k < NCPU_IDS; k++)
+			json_object_set_new(co, cpu_ids[k].key, il_json_ival(*(const struct il_ival *)((const char *)c + cpu_ids[k].off)));
 		json_object_set_new(co, "capacity", il_json_val(c->capacity));
 		for (size_t k = 0; k < c->nstates; k++)
 			json_array_append_new(sts, state_json(&c->states[k]));
@@ -142,71 +172,90 @@ static int jerr(struct jctx *c, const char *path, const char *expected)
 	return il_err_set(c->err, IL_EPARSE, "%s: %s: expected %s", c->label, path, expected);
 }
 
+/* The error for o's member key: at path.key, or key at the top level (path ""). */
+static int key_err(struct jctx *c, const char *path, const char *key, const char *expected)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
+	return jerr(c, p, expected);
+}
+
+static bool absent(const json_t *v)
+{
+	return !v || json_is_null(v);
+}
+
 static int get_str(struct jctx *c, const json_t *o, const char *key, const char *path, char **out)
 {
 	const json_t *v = json_object_get(o, key);
-	char p[256];
 
 	*out = NULL;
-	if (!v || json_is_null(v))
+	if (absent(v))
 		return 0;
-	if (!json_is_string(v)) {
-		snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
-		return jerr(c, p, "a string or null");
-	}
+	if (!json_is_string(v))
+		return key_err(c, path, key, "a string or null");
 	*out = strdup(json_string_value(v));
 	return *out ? 0 : il_err_set(c->err, IL_ENOMEM, "out of memory");
+}
+
+/*
+ * o[key] as an array (*arr) and *mem a zeroed buffer for its elements of
+ * size bytes (one spare, so never 0 bytes; the caller owns it at once). A
+ * missing or null value is an error unless optional (then both are NULL).
+ */
+static int get_array(struct jctx *c, const json_t *o, const char *key, const char *path, bool optional, size_t size,
+		     const json_t **arr, void **mem)
+{
+	const json_t *v = json_object_get(o, key);
+
+	*arr = NULL;
+	*mem = NULL;
+	if (optional && absent(v))
+		return 0;
+	if (!json_is_array(v))
+		return key_err(c, path, key, "an array");
+	*arr = v;
+	*mem = calloc(json_array_size(v) + 1, size);
+	return *mem ? 0 : il_err_set(c->err, IL_ENOMEM, "out of memory");
 }
 
 static int get_val(struct jctx *c, const json_t *o, const char *key, const char *path, struct il_val *out)
 {
 	const json_t *v = json_object_get(o, key);
-	char p[256];
 
-	out->ok = false;
-	out->v = 0;
-	if (!v || json_is_null(v))
+	*out = (struct il_val){ 0 };
+	if (absent(v))
 		return 0;
-	if (json_is_integer(v) && json_integer_value(v) >= 0) {
-		out->v = (uint64_t)json_integer_value(v);
-		out->ok = true;
-		return 0;
-	}
-	snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
-	return jerr(c, p, "a non-negative integer or null");
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return key_err(c, path, key, "a non-negative integer or null");
+	*out = (struct il_val){ .v = (uint64_t)json_integer_value(v), .ok = true };
+	return 0;
 }
 
 static int get_ival(struct jctx *c, const json_t *o, const char *key, const char *path, struct il_ival *out)
 {
 	const json_t *v = json_object_get(o, key);
-	char p[256];
 
-	out->ok = false;
-	out->v = 0;
-	if (!v || json_is_null(v))
+	*out = (struct il_ival){ 0 };
+	if (absent(v))
 		return 0;
-	if (json_is_integer(v)) {
-		out->v = json_integer_value(v);
-		out->ok = true;
-		return 0;
-	}
-	snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", key);
-	return jerr(c, p, "an integer or null");
+	if (!json_is_integer(v))
+		return key_err(c, path, key, "an integer or null");
+	*out = (struct il_ival){ .v = json_integer_value(v), .ok = true };
+	return 0;
 }
 
 static int state_from_json(struct jctx *c, const json_t *o, const char *path, size_t k, struct il_state *st)
 {
 	const json_t *idx = json_object_get(o, "index");
-	char p[128];
 	int r = 0;
 
 	if (!json_is_object(o))
 		return jerr(c, path, "an object");
 	st->index = (int)k;
-	if (!json_is_integer(idx) || json_integer_value(idx) != (json_int_t)k) {
-		snprintf(p, sizeof(p), "%s.index", path);
-		return jerr(c, p, "the state's position in the list");
-	}
+	if (!json_is_integer(idx) || json_integer_value(idx) != (json_int_t)k)
+		return key_err(c, path, "index", "the state's position in the list");
 	if ((r = get_str(c, o, "name", path, &st->name)) || (r = get_str(c, o, "desc", path, &st->desc)) ||
 	    (r = get_str(c, o, "default_status", path, &st->default_status)))
 		return r;
@@ -219,30 +268,26 @@ static int state_from_json(struct jctx *c, const json_t *o, const char *path, si
 
 static int cpu_from_json(struct jctx *c, const json_t *o, const char *path, struct il_cpu *cpu)
 {
-	const json_t *n = json_object_get(o, "cpu"), *sts = json_object_get(o, "states");
+	const json_t *n = json_object_get(o, "cpu"), *sts;
 	char p[128];
+	void *mem;
 	int r;
 
 	if (!json_is_object(o))
 		return jerr(c, path, "an object");
-	if (!json_is_integer(n) || json_integer_value(n) < 0 || json_integer_value(n) >= 65536) {
-		snprintf(p, sizeof(p), "%s.cpu", path);
-		return jerr(c, p, "a CPU number");
-	}
+	if (!json_is_integer(n) || json_integer_value(n) < 0 || json_integer_value(n) >= 65536)
+		return key_err(c, path, "cpu", "a CPU number");
 	cpu->cpu = (int)json_integer_value(n);
-	if ((r = get_str(c, o, "driver", path, &cpu->driver)) ||
-	    (r = get_ival(c, o, "cluster", path, &cpu->cluster_id)) ||
-	    (r = get_ival(c, o, "core", path, &cpu->core_id)) ||
-	    (r = get_ival(c, o, "package", path, &cpu->package_id)) ||
-	    (r = get_val(c, o, "capacity", path, &cpu->capacity)))
+	if ((r = get_str(c, o, "driver", path, &cpu->driver)))
 		return r;
-	if (!json_is_array(sts)) {
-		snprintf(p, sizeof(p), "%s.states", path);
-		return jerr(c, p, "an array");
-	}
-	cpu->states = calloc(json_array_size(sts) + 1, sizeof(*cpu->states));
-	if (!cpu->states)
-		return il_err_set(c->err, IL_ENOMEM, "out of memory");
+	for (size_t k = 0; k < NCPU_IDS; k++)
+		if ((r = get_ival(c, o, cpu_ids[k].key, path, CPU_ID(cpu, k))))
+			return r;
+	if ((r = get_val(c, o, "capacity", path, &cpu->capacity)))
+		return r;
+	if ((r = get_array(c, o, "states", path, false, sizeof(*cpu->states), &sts, &mem)))
+		return r;
+	cpu->states = mem;
 	for (size_t k = 0; k < json_array_size(sts); k++) {
 		snprintf(p, sizeof(p), "%s.states[%zu]", path, k);
 		cpu->nstates = k + 1;
@@ -261,15 +306,16 @@ int il_snapshot_from_json(struct il_snapshot *out, const json_t *j, const char *
 	struct jctx c = { label ? label : "snapshot", err };
 	const json_t *govs, *cpus, *zones, *online, *up, *w;
 	char p[96];
+	void *mem;
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!json_is_object(j))
 		return jerr(&c, "(top level)", "a snapshot object");
-	if ((r = get_str(&c, j, "host", "", &out->host)) || (r = get_str(&c, j, "driver", "", &out->driver)) ||
-	    (r = get_str(&c, j, "governor", "", &out->governor)) ||
-	    (r = get_str(&c, j, "governor_ro", "", &out->governor_ro)) ||
-	    (r = get_str(&c, j, "boot_id", "", &out->boot_id)))
+	for (size_t i = 0; i < NTOP_STRS; i++)
+		if ((r = get_str(&c, j, top_strs[i].key, "", (char **)((char *)out + top_strs[i].off))))
+			goto fail;
+	if ((r = get_str(&c, j, "boot_id", "", &out->boot_id)))
 		goto fail;
 	w = json_object_get(j, "governor_writable");
 	out->governor_writable = w ? json_is_true(w) : out->governor != NULL;
@@ -314,16 +360,9 @@ int il_snapshot_from_json(struct il_snapshot *out, const json_t *j, const char *
 		out->uptime_s = json_number_value(up);
 		out->has_uptime = true;
 	}
-	cpus = json_object_get(j, "cpus");
-	if (!json_is_array(cpus)) {
-		r = jerr(&c, "cpus", "an array");
+	if ((r = get_array(&c, j, "cpus", "", false, sizeof(*out->cpus), &cpus, &mem)))
 		goto fail;
-	}
-	out->cpus = calloc(json_array_size(cpus) + 1, sizeof(*out->cpus));
-	if (!out->cpus) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
-		goto fail;
-	}
+	out->cpus = mem;
 	for (size_t i = 0; i < json_array_size(cpus); i++) {
 		snprintf(p, sizeof(p), "cpus[%zu]", i);
 		out->ncpus = i + 1;
@@ -334,35 +373,26 @@ int il_snapshot_from_json(struct il_snapshot *out, const json_t *j, const char *
 			goto fail;
 		}
 	}
-	zones = json_object_get(j, "energy");
-	if (zones && !json_is_null(zones)) {
-		if (!json_is_array(zones)) {
-			r = jerr(&c, "energy", "an array");
-			goto fail;
-		}
-		out->zones = calloc(json_array_size(zones) + 1, sizeof(*out->zones));
-		if (!out->zones) {
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
-			goto fail;
-		}
-		for (size_t i = 0; i < json_array_size(zones); i++) {
-			const json_t *z = json_array_get(zones, i);
-			struct il_energy_zone *ez = &out->zones[i];
+	if ((r = get_array(&c, j, "energy", "", true, sizeof(*out->zones), &zones, &mem)))
+		goto fail;
+	out->zones = mem;
+	for (size_t i = 0; i < json_array_size(zones); i++) {
+		const json_t *z = json_array_get(zones, i);
+		struct il_energy_zone *ez = &out->zones[i];
 
-			snprintf(p, sizeof(p), "energy[%zu]", i);
-			out->nzones = i + 1;
-			if (!json_is_object(z)) {
-				r = jerr(&c, p, "an object");
-				goto fail;
-			}
-			if ((r = get_str(&c, z, "zone", p, &ez->zone)) || (r = get_str(&c, z, "name", p, &ez->name)) ||
-			    (r = get_val(&c, z, "energy_uj", p, &ez->energy_uj)) ||
-			    (r = get_val(&c, z, "max_energy_range_uj", p, &ez->max_range_uj)))
-				goto fail;
-			if (!ez->zone) {
-				r = jerr(&c, p, "a \"zone\" name");
-				goto fail;
-			}
+		snprintf(p, sizeof(p), "energy[%zu]", i);
+		out->nzones = i + 1;
+		if (!json_is_object(z)) {
+			r = jerr(&c, p, "an object");
+			goto fail;
+		}
+		if ((r = get_str(&c, z, "zone", p, &ez->zone)) || (r = get_str(&c, z, "name", p, &ez->name)) ||
+		    (r = get_val(&c, z, "energy_uj", p, &ez->energy_uj)) ||
+		    (r = get_val(&c, z, "max_energy_range_uj", p, &ez->max_range_uj)))
+			goto fail;
+		if (!ez->zone) {
+			r = jerr(&c, p, "a \"zone\" name");
+			goto fail;
 		}
 	}
 	return 0;

@@ -27,4 +27,10 @@ json_t *il_json_val(struct il_val v);
 json_t *il_json_ival(struct il_ival v);
 json_t *il_json_str(const char *s);
 
+/*
+ * Whether each of the n new values (a writer's fresh objects and arrays) was
+ * made; if one was not, all of them are released and this is false.
+ */
+bool il_json_all(json_t *const *v, size_t n);
+
 #endif

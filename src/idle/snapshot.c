@@ -5,6 +5,7 @@
  * the same text as remote ones.
  */
 #include "idle/snapshot.h"
+#include "util/str.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -13,26 +14,15 @@
 
 /* ---- Field tables ---- */
 
-static const char *const counter_file[] = {
-#define IL_C_FILE(e, file, key) [IL_C_##e] = file,
-	IL_COUNTERS(IL_C_FILE)
-#undef IL_C_FILE
-};
-static const char *const counter_key[] = {
-#define IL_C_KEY(e, file, key) [IL_C_##e] = key,
-	IL_COUNTERS(IL_C_KEY)
-#undef IL_C_KEY
-};
-static const char *const info_file[] = {
-#define IL_I_FILE(e, file, key) [IL_I_##e] = file,
-	IL_INFOS(IL_I_FILE)
-#undef IL_I_FILE
-};
-static const char *const info_key[] = {
-#define IL_I_KEY(e, file, key) [IL_I_##e] = key,
-	IL_INFOS(IL_I_KEY)
-#undef IL_I_KEY
-};
+/* The file and key columns of the X-macro rows, in the enums' order (both are built from the same rows). */
+#define IL_X_FILE(e, file, key) file,
+#define IL_X_KEY(e, file, key) key,
+static const char *const counter_file[IL_NCOUNTERS] = { IL_COUNTERS(IL_X_FILE) };
+static const char *const counter_key[IL_NCOUNTERS] = { IL_COUNTERS(IL_X_KEY) };
+static const char *const info_file[IL_NINFOS] = { IL_INFOS(IL_X_FILE) };
+static const char *const info_key[IL_NINFOS] = { IL_INFOS(IL_X_KEY) };
+#undef IL_X_KEY
+#undef IL_X_FILE
 
 const char *il_counter_file(enum il_counter c) { return counter_file[c]; }
 const char *il_counter_key(enum il_counter c) { return counter_key[c]; }
@@ -43,13 +33,9 @@ const char *il_info_key(enum il_info i) { return info_key[i]; }
 
 static void cpu_release(struct il_cpu *c)
 {
-	for (size_t k = 0; k < c->nstates; k++) {
-		free(c->states[k].name);
-		free(c->states[k].desc);
-		free(c->states[k].default_status);
-	}
-	free(c->states);
-	free(c->driver);
+	for (size_t k = 0; k < c->nstates; k++)
+		IL_FREE_ALL(c->states[k].name, c->states[k].desc, c->states[k].default_status);
+	IL_FREE_ALL(c->states, c->driver);
 }
 
 void il_snapshot_release(struct il_snapshot *s)
@@ -57,16 +43,9 @@ void il_snapshot_release(struct il_snapshot *s)
 	for (size_t i = 0; i < s->ncpus; i++)
 		cpu_release(&s->cpus[i]);
 	free(s->cpus);
-	for (size_t i = 0; i < s->nzones; i++) {
-		free(s->zones[i].zone);
-		free(s->zones[i].name);
-	}
-	free(s->zones);
-	free(s->host);
-	free(s->driver);
-	free(s->governor);
-	free(s->governor_ro);
-	free(s->boot_id);
+	for (size_t i = 0; i < s->nzones; i++)
+		IL_FREE_ALL(s->zones[i].zone, s->zones[i].name);
+	IL_FREE_ALL(s->zones, s->host, s->driver, s->governor, s->governor_ro, s->boot_id);
 	il_strlist_release(&s->available_governors);
 	il_cpuset_release(&s->online);
 	memset(s, 0, sizeof(*s));

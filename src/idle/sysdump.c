@@ -83,6 +83,37 @@ static int list_numbered(const char *dir, const char *prefix, unsigned long **ou
 	return 0;
 }
 
+/* Cut path back to at, add name and emit that file. Nonzero: out of memory. */
+static int emit_at(struct il_buf *out, struct il_buf *path, size_t at, const char *name, size_t rootlen,
+		   struct il_buf *tmp)
+{
+	path_cut(path, at);
+	return il_buf_adds(path, name) || emit(out, path, rootlen, tmp);
+}
+
+/*
+ * Cut path back to at, add dir and list its PREFIX<n> entries into *out
+ * (list_numbered; a list already in *out is freed first). Nonzero: out of memory.
+ */
+static int list_at(struct il_buf *path, size_t at, const char *dir, const char *prefix, unsigned long **out, size_t *n)
+{
+	free(*out);
+	*out = NULL;
+	*n = 0;
+	path_cut(path, at);
+	return il_buf_adds(path, dir) || list_numbered(path->p, prefix, out, n);
+}
+
+/* Cut path back to at and add the directory "PREFIX<n>/"; *base is then its length. Nonzero: out of memory. */
+static int numbered_dir(struct il_buf *path, size_t at, const char *prefix, unsigned long n, size_t *base)
+{
+	path_cut(path, at);
+	if (il_buf_printf(path, "%s%lu/", prefix, n))
+		return 1;
+	*base = path->len;
+	return 0;
+}
+
 static const char *const cpuidle_top[] = { "current_driver", "current_governor", "current_governor_ro",
 					   "available_governors" };
 static const char *const state_strings[] = { "name", "desc", "default_status" };
@@ -103,63 +134,42 @@ int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *
 	while (rootlen && root[rootlen - 1] == '/')
 		rootlen--;
 #define P_SET(n) path_cut(&path, (n))
+#define EMIT_AT(at, name) emit_at(out, &path, (at), (name), rootlen, &tmp)
 	if (il_buf_add(&path, root, rootlen) || il_buf_adds(&path, "/sys/devices/system/cpu/cpuidle/"))
 		goto cleanup;
 	base = path.len;
-	for (size_t i = 0; i < sizeof(cpuidle_top) / sizeof(*cpuidle_top); i++) {
-		P_SET(base);
-		if (il_buf_adds(&path, cpuidle_top[i]) || emit(out, &path, rootlen, &tmp))
+	for (size_t i = 0; i < sizeof(cpuidle_top) / sizeof(*cpuidle_top); i++)
+		if (EMIT_AT(base, cpuidle_top[i]))
 			goto cleanup;
-	}
-	P_SET(rootlen);
-	if (il_buf_adds(&path, "/sys/devices/system/cpu/online") || emit(out, &path, rootlen, &tmp))
+	if (EMIT_AT(rootlen, "/sys/devices/system/cpu/online"))
 		goto cleanup;
-	P_SET(rootlen);
-	if (il_buf_adds(&path, "/sys/devices/system/cpu"))
-		goto cleanup;
-	if (list_numbered(path.p, "cpu", &cpus, &ncpus))
+	if (list_at(&path, rootlen, "/sys/devices/system/cpu", "cpu", &cpus, &ncpus))
 		goto cleanup;
 	for (size_t i = 0; i < ncpus; i++) {
-		P_SET(rootlen);
-		if (il_buf_printf(&path, "/sys/devices/system/cpu/cpu%lu/", cpus[i]))
+		if (numbered_dir(&path, rootlen, "/sys/devices/system/cpu/cpu", cpus[i], &cbase) ||
+		    EMIT_AT(cbase, "cpuidle/driver/name"))
 			goto cleanup;
-		cbase = path.len;
-		if (il_buf_adds(&path, "cpuidle/driver/name") || emit(out, &path, rootlen, &tmp))
-			goto cleanup;
-		P_SET(cbase);
-		if (il_buf_adds(&path, "cpuidle"))
-			goto cleanup;
-		free(states);
-		if (list_numbered(path.p, "state", &states, &nstates))
+		if (list_at(&path, cbase, "cpuidle", "state", &states, &nstates))
 			goto cleanup;
 		for (size_t k = 0; k < nstates; k++) {
-			P_SET(cbase);
-			if (il_buf_printf(&path, "cpuidle/state%lu/", states[k]))
+			if (numbered_dir(&path, cbase, "cpuidle/state", states[k], &sbase))
 				goto cleanup;
-			sbase = path.len;
-			for (size_t j = 0; j < sizeof(state_strings) / sizeof(*state_strings); j++) {
-				P_SET(sbase);
-				if (il_buf_adds(&path, state_strings[j]) || emit(out, &path, rootlen, &tmp))
+			for (size_t j = 0; j < sizeof(state_strings) / sizeof(*state_strings); j++)
+				if (EMIT_AT(sbase, state_strings[j]))
 					goto cleanup;
-			}
-			for (int j = 0; j < IL_NINFOS; j++) {
-				P_SET(sbase);
-				if (il_buf_adds(&path, il_info_file((enum il_info)j)) || emit(out, &path, rootlen, &tmp))
+			for (int j = 0; j < IL_NINFOS; j++)
+				if (EMIT_AT(sbase, il_info_file((enum il_info)j)))
 					goto cleanup;
-			}
-			for (int j = 0; j < IL_NCOUNTERS; j++) {
-				P_SET(sbase);
-				if (il_buf_adds(&path, il_counter_file((enum il_counter)j)) || emit(out, &path, rootlen, &tmp))
+			for (int j = 0; j < IL_NCOUNTERS; j++)
+				if (EMIT_AT(sbase, il_counter_file((enum il_counter)j)))
 					goto cleanup;
-			}
 		}
 		for (size_t j = 0; j < sizeof(topo_files) / sizeof(*topo_files); j++) {
 			P_SET(cbase);
 			if (il_buf_printf(&path, "topology/%s", topo_files[j]) || emit(out, &path, rootlen, &tmp))
 				goto cleanup;
 		}
-		P_SET(cbase);
-		if (il_buf_adds(&path, "cpu_capacity") || emit(out, &path, rootlen, &tmp))
+		if (EMIT_AT(cbase, "cpu_capacity"))
 			goto cleanup;
 	}
 	P_SET(rootlen);
@@ -202,12 +212,11 @@ int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *
 		if (zret)
 			goto cleanup;
 	}
-	P_SET(rootlen);
-	if (il_buf_adds(&path, "/proc/sys/kernel/random/boot_id") || emit(out, &path, rootlen, &tmp))
+	if (EMIT_AT(rootlen, "/proc/sys/kernel/random/boot_id"))
 		goto cleanup;
-	P_SET(rootlen);
-	if (il_buf_adds(&path, "/proc/uptime") || emit(out, &path, rootlen, &tmp))
+	if (EMIT_AT(rootlen, "/proc/uptime"))
 		goto cleanup;
+#undef EMIT_AT
 #undef P_SET
 	ret = 0;
 cleanup:

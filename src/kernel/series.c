@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* mbox → ordered patch series, with GMime doing all the MIME work. */
 #include "kernel/series.h"
+#include "util/jfields.h"
 #include "util/str.h"
 
 #include <ctype.h>
@@ -410,15 +411,6 @@ out:
 	return r;
 }
 
-static json_t *list_json(const struct il_strlist *l)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < l->n; i++)
-		json_array_append_new(a, json_string(l->v[i]));
-	return a;
-}
-
 json_t *il_series_to_json(const struct il_series *s)
 {
 	json_t *o = json_object(), *a = json_array();
@@ -429,11 +421,11 @@ json_t *il_series_to_json(const struct il_series *s)
 		json_array_append_new(a, json_pack("{s:i,s:i,s:i,s:s,s:s,s:s,s:I,s:s,s:o,s:o}", "index", p->index, "total",
 						   p->total, "version", p->version, "subject", p->subject, "author",
 						   p->author_name, "email", p->author_email, "date", (json_int_t)p->date,
-						   "message_id", p->message_id, "files", list_json(&p->files), "trailers",
-						   list_json(&p->trailers)));
+						   "message_id", p->message_id, "files", il_jf_strlist_json(&p->files), "trailers",
+						   il_jf_strlist_json(&p->trailers)));
 	}
 	json_object_set_new(o, "version", json_integer(s->version));
-	json_object_set_new(o, "versions_seen", list_json(&s->versions));
+	json_object_set_new(o, "versions_seen", il_jf_strlist_json(&s->versions));
 	json_object_set_new(o, "cover", s->cover_subject ? json_string(s->cover_subject) : json_null());
 	json_object_set_new(o, "messages", json_integer((json_int_t)s->messages));
 	json_object_set_new(o, "replies", json_integer((json_int_t)s->replies));

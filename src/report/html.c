@@ -8,7 +8,25 @@
 #include "report/render.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
+
+/* A table cell of numbers: fmt with its values when ok, else "-". */
+__attribute__((format(printf, 3, 4))) static void td_num(struct il_buf *b, bool ok, const char *fmt, ...)
+{
+	char cell[1024]; /* two %.3f of the largest doubles fit */
+	va_list ap;
+
+	if (!ok) {
+		il_buf_adds(b, "<td>-</td>");
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(cell, sizeof(cell), fmt, ap);
+	va_end(ap);
+	il_buf_printf(b, "<td>%s</td>", cell);
+}
 
 static void esc(struct il_buf *b, const char *s)
 {
@@ -183,26 +201,11 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 			il_buf_adds(b, "</td><td>");
 			esc(b, ds->var[v]);
 			il_buf_printf(b, "</td><td>%zu</td><td>%s</td>", x->d.n, il_fmt_num(n1, 32, x->d.mean));
-			if (isfinite(x->d.cv))
-				il_buf_printf(b, "<td>%.1f%%</td>", x->d.cv * 100);
-			else
-				il_buf_adds(b, "<td>-</td>");
-			if (isfinite(x->change_pct))
-				il_buf_printf(b, "<td>%+.1f%%</td>", x->change_pct);
-			else
-				il_buf_adds(b, "<td>-</td>");
-			if (isfinite(x->p))
-				il_buf_printf(b, "<td>%.4f</td>", x->p);
-			else
-				il_buf_adds(b, "<td>-</td>");
-			if (isfinite(x->ci_lo))
-				il_buf_printf(b, "<td>%.3f&ndash;%.3f</td>", x->ci_lo, x->ci_hi);
-			else
-				il_buf_adds(b, "<td>-</td>");
-			if (isfinite(x->threshold_pct))
-				il_buf_printf(b, "<td>%.1f%%</td>", x->threshold_pct);
-			else
-				il_buf_adds(b, "<td>-</td>");
+			td_num(b, isfinite(x->d.cv), "%.1f%%", x->d.cv * 100);
+			td_num(b, isfinite(x->change_pct), "%+.1f%%", x->change_pct);
+			td_num(b, isfinite(x->p), "%.4f", x->p);
+			td_num(b, isfinite(x->ci_lo), "%.3f&ndash;%.3f", x->ci_lo, x->ci_hi);
+			td_num(b, isfinite(x->threshold_pct), "%.1f%%", x->threshold_pct);
 			il_buf_printf(b, "<td class=\"%s\" title=\"", !strcmp(x->verdict, "better") ? "better" :
 								      !strcmp(x->verdict, "worse") ? "worse" : "");
 			esc(b, x->why);

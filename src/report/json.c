@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "idle/snapjson.h"
+
 static json_t *num(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
@@ -16,10 +18,8 @@ json_t *il_report_json(const struct il_cmp *c)
 	json_t *o = json_object(), *vars = json_array(), *mets = json_array(), *res = json_array(), *sum;
 	struct il_buf s = IL_BUF_INIT;
 
-	if (!o || !vars || !mets || !res) {
-		json_decref(o), json_decref(vars), json_decref(mets), json_decref(res);
+	if (!il_json_all((json_t *[]){ o, vars, mets, res }, 4))
 		return NULL;
-	}
 	json_object_set_new(o, "schema", json_string("idlelab-compare/1"));
 	json_object_set_new(o, "title", ds->title ? json_string(ds->title) : json_null());
 	json_object_set_new(o, "reference", json_string(ds->var[c->ref]));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Plan loading/validation and matrix expansion. */
 #include "run/plan.h"
+#include "util/str.h"
 #include "util/jfields.h"
 #include "util/jsonfile.h"
 
@@ -26,10 +27,7 @@ void il_plan_release(struct il_plan *p)
 		json_decref(p->wl[i].params);
 		il_workload_release(&p->wl[i].def);
 	}
-	free(p->wl);
-	free(p->cpus);
-	free(p->reference);
-	free(p->cpufreq_governor);
+	IL_FREE_ALL(p->wl, p->cpus, p->reference, p->cpufreq_governor);
 	json_decref(p->json);
 	memset(p, 0, sizeof(*p));
 }
@@ -43,10 +41,20 @@ static bool plain_word(const char *s)
 #define FAIL(...) do { r = il_err_set(err, IL_EPARSE, __VA_ARGS__); goto fail; } while (0)
 #define OOM() do { r = il_err_set(err, IL_ENOMEM, "out of memory"); goto fail; } while (0)
 
+/* a as a non-empty array (else an error naming key) and *mem zeroed room for its elements of size bytes. */
+static int array_room(const json_t *a, const char *key, size_t size, void **mem, const char *label, struct il_err *err)
+{
+	if (!json_is_array(a) || !json_array_size(a))
+		return il_err_set(err, IL_EPARSE, "%s: %s: expected a non-empty array", label, key);
+	*mem = calloc(json_array_size(a), size);
+	return *mem ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+}
+
 static int parse_govs(struct il_plan *p, const json_t *a, const char *label, struct il_err *err)
 {
 	size_t i;
 	json_t *e;
+	void *mem;
 	int r = 0;
 
 	if (!a) {
@@ -56,10 +64,9 @@ static int parse_govs(struct il_plan *p, const json_t *a, const char *label, str
 		p->ngov = 1;
 		return 0;
 	}
-	if (!json_is_array(a) || !json_array_size(a))
-		return il_err_set(err, IL_EPARSE, "%s: governors: expected a non-empty array", label);
-	if (!(p->gov = calloc(json_array_size(a), sizeof(*p->gov))))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+	if ((r = array_room(a, "governors", sizeof(*p->gov), &mem, label, err)))
+		return r;
+	p->gov = mem;
 	json_array_foreach(a, i, e) {
 		struct il_govcfg *g = &p->gov[p->ngov++];
 		const char *gov = NULL, *lab = NULL;
@@ -125,12 +132,12 @@ static int parse_workloads(struct il_plan *p, const json_t *a, const char *wl_di
 {
 	size_t i;
 	json_t *e;
+	void *mem;
 	int r = 0;
 
-	if (!json_is_array(a) || !json_array_size(a))
-		return il_err_set(err, IL_EPARSE, "%s: workloads: expected a non-empty array", label);
-	if (!(p->wl = calloc(json_array_size(a), sizeof(*p->wl))))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+	if ((r = array_room(a, "workloads", sizeof(*p->wl), &mem, label, err)))
+		return r;
+	p->wl = mem;
 	json_array_foreach(a, i, e) {
 		struct il_plan_wl *w = &p->wl[p->nwl++];
 		const char *name, *lab, *k;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "host/runners.h"
+#include "util/str.h"
 
 char *il_runner_sample_script(void)
 {
@@ -47,9 +48,7 @@ int il_runner_sample_argv(struct il_strlist *out, const char *nonce, const struc
 
 void il_runner_out_release(struct il_runner_out *o)
 {
-	free(o->fail);
-	free(o->release);
-	free(o->machine);
+	IL_FREE_ALL(o->fail, o->release, o->machine);
 	il_buf_release(&o->pre);
 	il_buf_release(&o->post);
 	il_buf_release(&o->out);

@@ -28,14 +28,10 @@ void il_dataset_release(struct il_dataset *ds)
 		free(ds->rows[i].group), free(ds->rows[i].variant);
 	free(ds->rows);
 	for (size_t i = 0; i < ds->nres; i++)
-		free(ds->res[i].group), free(ds->res[i].variant), free(ds->res[i].state);
-	free(ds->res);
+		IL_FREE_ALL(ds->res[i].group, ds->res[i].variant, ds->res[i].state);
 	for (size_t i = 0; i < ds->nvar; i++)
 		free(ds->var[i]);
-	free(ds->var);
-	free(ds->title);
-	free(ds->reference);
-	free(ds->aa);
+	IL_FREE_ALL(ds->res, ds->var, ds->title, ds->reference, ds->aa);
 	json_decref(ds->meta);
 	memset(ds, 0, sizeof(*ds));
 }

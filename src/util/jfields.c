@@ -215,3 +215,12 @@ int il_jf_check(const json_t *obj, const struct il_jfield *table, size_t n, cons
 {
 	return il_jf_read(obj, table, n, NULL, label, path, err);
 }
+
+json_t *il_jf_strlist_json(const struct il_strlist *l)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < l->n; i++)
+		json_array_append_new(a, json_string(l->v[i]));
+	return a;
+}

@@ -85,4 +85,9 @@ const char *il_jf_path(char *buf, size_t size, const char *path, const char *key
 /* The value of key when it is present and not null, else NULL. */
 const json_t *il_jf_get(const json_t *obj, const char *key);
 
+struct il_strlist;
+
+/* l as a JSON array of strings (what IL_JF_STRINGS reads); NULL when out of memory. The caller owns it. */
+json_t *il_jf_strlist_json(const struct il_strlist *l);
+
 #endif

@@ -135,6 +135,17 @@ int il_exit_status(const struct il_exit *e)
 
 /* ---- Captured runs ---- */
 
+/* Close whichever ends of two pipes are still open (>= 0). */
+static void close_pipes(const int a[2], const int b[2])
+{
+	for (int i = 0; i < 2; i++) {
+		if (a[i] >= 0)
+			close(a[i]);
+		if (b[i] >= 0)
+			close(b[i]);
+	}
+}
+
 static double mono_ms(void)
 {
 	return il_mono_s() * 1e3;
@@ -238,12 +249,7 @@ int il_proc_capture_watch(char *const argv[], int timeout_ms, const volatile sig
 	else if (cancelled)
 		r = il_err_set(err, IL_EINTR, "'%s' was stopped (interrupted)", argv[0]);
 cleanup:
-	for (int i = 0; i < 2; i++) {
-		if (po[i] >= 0)
-			close(po[i]);
-		if (pe[i] >= 0)
-			close(pe[i]);
-	}
+	close_pipes(po, pe);
 	if (devnull >= 0)
 		close(devnull);
 	return r;
@@ -313,12 +319,7 @@ int il_proc_hold(char *const argv[], int timeout_ms, struct il_proc_held *h, str
 	h->out_fd = out[0];
 	return 0;
 fail:
-	for (int i = 0; i < 2; i++) {
-		if (in[i] >= 0)
-			close(in[i]);
-		if (out[i] >= 0)
-			close(out[i]);
-	}
+	close_pipes(in, out);
 	return r;
 }
 

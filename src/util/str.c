@@ -291,6 +291,12 @@ int il_strlist_join(const struct il_strlist *list, struct il_buf *b)
 	return 0;
 }
 
+void il_free_all(void *const *ptrs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ptrs[i]);
+}
+
 void il_strlist_release(struct il_strlist *list)
 {
 	for (size_t i = 0; i < list->n; i++)

@@ -54,6 +54,11 @@ bool il_strlist_has(const struct il_strlist *list, const char *s);
 int il_strlist_join(const struct il_strlist *list, struct il_buf *b);
 void il_strlist_release(struct il_strlist *list);
 
+/* free() each of the n pointers in ptrs (NULLs are fine); for release functions. */
+void il_free_all(void *const *ptrs, size_t n);
+#define IL_FREE_ALL(...) \
+	il_free_all((void *const[]){ __VA_ARGS__ }, sizeof((void *const[]){ __VA_ARGS__ }) / sizeof(void *))
+
 /* Sort the words of a list (strcmp order). */
 void il_strlist_sort(struct il_strlist *list);
 

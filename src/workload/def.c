@@ -19,26 +19,16 @@ const char *il_workloads_dir(const char *dir)
 
 void il_workload_release(struct il_workload *w)
 {
-	free(w->name);
-	free(w->description);
-	free(w->notes);
 	json_decref(w->argv);
 	for (size_t i = 0; i < w->nparams; i++) {
-		free(w->params[i].name);
+		IL_FREE_ALL(w->params[i].name, w->params[i].help);
 		json_decref(w->params[i].def);
 		il_strlist_release(&w->params[i].choices);
-		free(w->params[i].help);
 	}
-	free(w->params);
+	for (size_t i = 0; i < w->nmetrics; i++)
+		IL_FREE_ALL(w->metrics[i].name, w->metrics[i].unit, w->metrics[i].help);
 	il_strlist_release(&w->requires);
-	free(w->parser);
-	for (size_t i = 0; i < w->nmetrics; i++) {
-		free(w->metrics[i].name);
-		free(w->metrics[i].unit);
-		free(w->metrics[i].help);
-	}
-	free(w->metrics);
-	free(w->path);
+	IL_FREE_ALL(w->name, w->description, w->notes, w->params, w->parser, w->metrics, w->path);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -128,29 +118,48 @@ static const struct il_jfield param_fields[] = {
 	IL_JF_AT("help", IL_JF_STRING, struct il_wl_param, help),
 };
 
-static int parse_param(struct il_wl_param *p, const char *name, const json_t *j, const char *label,
-		       struct il_err *err)
+/* The index of s in names[0..n), or -1. */
+static int name_index(const char *s, const char *const *names, int n)
 {
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+/*
+ * What a parameter and a metric entry start with: path gets "SECTION.NAME"
+ * (for messages), NAME must be a valid identifier (else the error names
+ * NOUNs), *name_out a copy of it, and fields are read into obj.
+ */
+static int parse_entry(const char *section, const char *noun, const char *name, const json_t *j,
+		       const struct il_jfield *fields, size_t nfields, void *obj, char **name_out, char *path,
+		       size_t pathsz, const char *label, struct il_err *err)
+{
+	il_jf_path(path, pathsz, section, name, 0);
+	if (!valid_ident(name))
+		return il_jf_bad(err, label, section, NULL, "%s names of letters, digits, '_', '-', '.' (not '%s')", noun,
+				 name);
+	if (!(*name_out = strdup(name)))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	return il_jf_read_as(j, fields, nfields, obj, label, path, "field", err);
+}
+
+static int parse_param(void *entry, const char *name, const json_t *j, const char *label, struct il_err *err)
+{
+	struct il_wl_param *p = entry;
 	static const char *const types[] = {
 		[IL_PARAM_INT] = "integer", [IL_PARAM_NUM] = "number", [IL_PARAM_STR] = "string", [IL_PARAM_BOOL] = "boolean",
 	};
 	char path[128], where[512];
-	const char *t;
-	int r;
+	int r, k;
 
-	il_jf_path(path, sizeof(path), "params", name, 0);
-	if (!valid_ident(name))
-		return il_jf_bad(err, label, "params", NULL, "parameter names of letters, digits, '_', '-', '.' (not '%s')",
-				 name);
-	if (!(p->name = strdup(name)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
-	if ((r = il_jf_read_as(j, param_fields, IL_JF_COUNT(param_fields), p, label, path, "field", err)))
+	if ((r = parse_entry("params", "parameter", name, j, param_fields, IL_JF_COUNT(param_fields), p, &p->name, path,
+			     sizeof(path), label, err)))
 		return r;
-	t = json_string_value(json_object_get(j, "type"));
-	for (p->type = IL_PARAM_INT; p->type <= IL_PARAM_BOOL && strcmp(t, types[p->type]); p->type++)
-		;
-	if (p->type > IL_PARAM_BOOL)
+	if ((k = name_index(json_string_value(json_object_get(j, "type")), types, IL_PARAM_BOOL + 1)) < 0)
 		return il_jf_bad(err, label, path, "type", "%s", param_fields[0].what);
+	p->type = (enum il_param_type)k;
 	p->has_min = il_jf_get(j, "min") != NULL;
 	p->has_max = il_jf_get(j, "max") != NULL;
 	if (p->choices.n && p->type != IL_PARAM_STR)
@@ -168,25 +177,19 @@ static const struct il_jfield metric_fields[] = {
 	IL_JF_AT("help", IL_JF_STRING, struct il_wl_metric, help),
 };
 
-static int parse_metric(struct il_wl_metric *m, const char *name, const json_t *j, const char *label,
-			struct il_err *err)
+static int parse_metric(void *entry, const char *name, const json_t *j, const char *label, struct il_err *err)
 {
+	struct il_wl_metric *m = entry;
+	static const char *const better[] = { "lower", "higher" };
 	char path[128];
-	const char *b;
-	int r;
+	int r, k;
 
-	il_jf_path(path, sizeof(path), "metrics", name, 0);
-	if (!valid_ident(name))
-		return il_jf_bad(err, label, "metrics", NULL, "metric names of letters, digits, '_', '-', '.' (not '%s')",
-				 name);
-	if (!(m->name = strdup(name)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
-	if ((r = il_jf_read_as(j, metric_fields, IL_JF_COUNT(metric_fields), m, label, path, "field", err)))
+	if ((r = parse_entry("metrics", "metric", name, j, metric_fields, IL_JF_COUNT(metric_fields), m, &m->name, path,
+			     sizeof(path), label, err)))
 		return r;
-	b = json_string_value(json_object_get(j, "better"));
-	if (strcmp(b, "higher") && strcmp(b, "lower"))
+	if ((k = name_index(json_string_value(json_object_get(j, "better")), better, 2)) < 0)
 		return il_jf_bad(err, label, path, "better", "%s", metric_fields[1].what);
-	m->higher_better = !strcmp(b, "higher");
+	m->higher_better = k == 1;
 	return 0;
 }
 
@@ -288,12 +291,32 @@ static const struct il_jfield def_fields[] = {
 	{ .key = "metrics", .type = IL_JF_OBJECT, .required = true, .what = "an object with at least one metric" },
 };
 
+/*
+ * Each member of the object v through parse, into *arr: one entry of size
+ * bytes per member, *n counting those begun (so a release frees what a
+ * failed one holds). *arr is the caller's even on error.
+ */
+static int parse_entries(const json_t *v, size_t size,
+			 int (*parse)(void *entry, const char *name, const json_t *j, const char *label, struct il_err *err),
+			 void **arr, size_t *n, const char *label, struct il_err *err)
+{
+	const char *name;
+	json_t *e;
+	int r;
+
+	if (!(*arr = calloc(json_object_size(v), size)))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	json_object_foreach((json_t *)v, name, e)
+		if ((r = parse((char *)*arr + size * (*n)++, name, e, label, err)))
+			return r;
+	return 0;
+}
+
 int il_workload_from_json(struct il_workload *out, const json_t *j, const char *name, const char *label,
 			  struct il_err *err)
 {
-	const char *pname;
 	const json_t *v;
-	json_t *pv;
+	void *mem;
 	int r;
 
 	memset(out, 0, sizeof(*out));
@@ -304,26 +327,20 @@ int il_workload_from_json(struct il_workload *out, const json_t *j, const char *
 	if ((r = il_jf_read_as(j, def_fields, IL_JF_COUNT(def_fields), out, label, NULL, "field", err)))
 		goto fail;
 	if ((v = il_jf_get(j, "params")) && json_object_size(v)) {
-		if (!(out->params = calloc(json_object_size(v), sizeof(*out->params)))) {
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = parse_entries(v, sizeof(*out->params), parse_param, &mem, &out->nparams, label, err);
+		out->params = mem;
+		if (r)
 			goto fail;
-		}
-		json_object_foreach((json_t *)v, pname, pv)
-			if ((r = parse_param(&out->params[out->nparams++], pname, pv, label, err)))
-				goto fail;
 	}
 	v = il_jf_get(j, "metrics");
 	if (!json_object_size(v)) {
 		r = il_jf_bad(err, label, NULL, "metrics", "%s", def_fields[7].what);
 		goto fail;
 	}
-	if (!(out->metrics = calloc(json_object_size(v), sizeof(*out->metrics)))) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+	r = parse_entries(v, sizeof(*out->metrics), parse_metric, &mem, &out->nmetrics, label, err);
+	out->metrics = mem;
+	if (r)
 		goto fail;
-	}
-	json_object_foreach((json_t *)v, pname, pv)
-		if ((r = parse_metric(&out->metrics[out->nmetrics++], pname, pv, label, err)))
-			goto fail;
 	for (size_t i = 0; i < out->requires.n; i++)
 		if (!valid_ident(out->requires.v[i])) {
 			r = il_jf_bad(err, label, "requires", NULL, "program names ('%s' is not one)", out->requires.v[i]);

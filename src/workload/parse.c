@@ -47,6 +47,32 @@ static const char *cstr(char *buf, size_t bufsz, const char *line, size_t n)
 	return buf;
 }
 
+/* The lines of a text one at a time, each a C string (a copy cut at max - 1 bytes). */
+struct lines {
+	const char *p, *end;
+	size_t max; /* at most sizeof(buf) */
+	char buf[512];
+};
+#define LINES(text, len, max) { (text), (text) + (len), (max), { 0 } }
+
+/* The next line of it, or NULL after the last. */
+static const char *next_cline(struct lines *it)
+{
+	const char *line;
+	size_t n;
+
+	return next_line(&it->p, it->end, &line, &n) ? cstr(it->buf, it->max, line, n) : NULL;
+}
+
+/* put() under the key "PREFIX_SUFFIX". */
+static int put2(json_t *out, const char *prefix, const char *suffix, double v, const char *label, struct il_err *err)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "%s_%s", prefix, suffix);
+	return put(out, key, v, label, err);
+}
+
 /* The number right after the first occurrence of key in s (strict up to the next blank or unit). */
 static bool num_after(const char *s, const char *key, double *out)
 {
@@ -129,13 +155,11 @@ out:
 /* ---- schbench: the last "Wakeup/Request Latencies percentiles" blocks and "average rps" ---- */
 static int schbench(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
 {
-	const char *p = text, *end = text + len, *line, *block = NULL;
-	size_t n;
-	char buf[256];
+	struct lines it = LINES(text, len, 256);
+	const char *s, *block = NULL;
 	int r;
 
-	while (next_line(&p, end, &line, &n)) {
-		const char *s = cstr(buf, sizeof(buf), line, n);
+	while ((s = next_cline(&it))) {
 		double v;
 
 		if (strstr(s, "Wakeup Latencies percentiles"))
@@ -152,22 +176,11 @@ static int schbench(const char *text, size_t len, const char *label, json_t *out
 				{ "50.0th:", "p50_us" }, { "90.0th:", "p90_us" }, { "99.0th:", "p99_us" }, { "99.9th:", "p999_us" },
 			};
 
-			for (size_t i = 0; i < sizeof(pc) / sizeof(pc[0]); i++) {
-				char key[64];
-
-				if (!num_after(s, pc[i].tag, &v))
-					continue;
-				snprintf(key, sizeof(key), "%s_%s", block, pc[i].suffix);
-				if ((r = put(out, key, v, label, err)))
+			for (size_t i = 0; i < sizeof(pc) / sizeof(pc[0]); i++)
+				if (num_after(s, pc[i].tag, &v) && (r = put2(out, block, pc[i].suffix, v, label, err)))
 					return r;
-			}
-			if (num_after(s, "max=", &v)) {
-				char key[64];
-
-				snprintf(key, sizeof(key), "%s_max_us", block);
-				if ((r = put(out, key, v, label, err)))
-					return r;
-			}
+			if (num_after(s, "max=", &v) && (r = put2(out, block, "max_us", v, label, err)))
+				return r;
 		}
 	}
 	return 0;
@@ -176,15 +189,13 @@ static int schbench(const char *text, size_t len, const char *label, json_t *out
 /* ---- ebizzy: "N records/s" ---- */
 static int ebizzy(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
 {
-	const char *p = text, *end = text + len, *line;
-	size_t n;
-	char buf[256], unit[32];
+	struct lines it = LINES(text, len, 256);
+	const char *s;
+	char unit[32];
 	double v;
 	int r;
 
-	while (next_line(&p, end, &line, &n)) {
-		const char *s = cstr(buf, sizeof(buf), line, n);
-
+	while ((s = next_cline(&it))) {
 		if (sscanf(s, "%lf records/%31s", &v, unit) == 2 && !strcmp(unit, "s") &&
 		    (r = put(out, "records_per_s", v, label, err)))
 			return r;
@@ -197,13 +208,11 @@ static int ebizzy(const char *text, size_t len, const char *label, json_t *out, 
 /* ---- adrestia: "wakeup cost (periodic, 10us): 12us" (90th percentile) ---- */
 static int adrestia(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
 {
-	const char *p = text, *end = text + len, *line;
-	size_t n;
-	char buf[256];
+	struct lines it = LINES(text, len, 256);
+	const char *s, *c;
 	int r;
 
-	while (next_line(&p, end, &line, &n)) {
-		const char *s = cstr(buf, sizeof(buf), line, n), *c;
+	while ((s = next_cline(&it))) {
 		double v;
 
 		if (strncmp(s, "wakeup cost (", 13) || !(c = strstr(s, "): ")))
@@ -219,14 +228,13 @@ static int adrestia(const char *text, size_t len, const char *label, json_t *out
 /* ---- cyclictest -q: "T: 0 ( 9735) P: 0 I:1000 C: 999 Min: 84 Act: 93 Avg: 98 Max: 1141" ---- */
 static int cyclictest(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
 {
-	const char *p = text, *end = text + len, *line;
+	struct lines it = LINES(text, len, 512);
 	double mn = INFINITY, mx = -INFINITY, avg_sum = 0;
-	size_t n, threads = 0;
-	char buf[512];
+	size_t threads = 0;
+	const char *s;
 	int r;
 
-	while (next_line(&p, end, &line, &n)) {
-		const char *s = cstr(buf, sizeof(buf), line, n);
+	while ((s = next_cline(&it))) {
 		double a, b, c;
 
 		if (strncmp(s, "T:", 2))
@@ -249,14 +257,13 @@ static int cyclictest(const char *text, size_t len, const char *label, json_t *o
 /* ---- hackbench: "Time: 0.185" ---- */
 static int hackbench(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
 {
-	const char *p = text, *end = text + len, *line;
-	size_t n;
-	char buf[256];
+	struct lines it = LINES(text, len, 256);
+	const char *s;
 	double v;
 	int r;
 
-	while (next_line(&p, end, &line, &n))
-		if (!strncmp(cstr(buf, sizeof(buf), line, n), "Time:", 5) && num_after(buf, "Time:", &v) &&
+	while ((s = next_cline(&it)))
+		if (!strncmp(s, "Time:", 5) && num_after(s, "Time:", &v) &&
 		    (r = put(out, "time_s", v, label, err)))
 			return r;
 	return 0;
@@ -265,15 +272,13 @@ static int hackbench(const char *text, size_t len, const char *label, json_t *ou
 /* ---- perf bench sched pipe: "49.265600 usecs/op", "20298 ops/sec", "Total time: 0.985 [sec]" ---- */
 static int perf_sched_pipe(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
 {
-	const char *p = text, *end = text + len, *line;
-	size_t n;
-	char buf[256], unit[32];
+	struct lines it = LINES(text, len, 256);
+	const char *s;
+	char unit[32];
 	double v;
 	int r = 0;
 
-	while (next_line(&p, end, &line, &n)) {
-		const char *s = cstr(buf, sizeof(buf), line, n);
-
+	while ((s = next_cline(&it))) {
 		if (sscanf(s, " %lf %31s", &v, unit) == 2) {
 			if (!strcmp(unit, "usecs/op"))
 				r = put(out, "usecs_per_op", v, label, err);
@@ -291,15 +296,12 @@ static int perf_sched_pipe(const char *text, size_t len, const char *label, json
 /* ---- pgbench: "tps = 2165.287808 (without initial connection time)", "latency average = 0.924 ms" ---- */
 static int pgbench(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
 {
-	const char *p = text, *end = text + len, *line;
-	size_t n;
-	char buf[256];
+	struct lines it = LINES(text, len, 256);
+	const char *s;
 	double v;
 	int r = 0;
 
-	while (next_line(&p, end, &line, &n)) {
-		const char *s = cstr(buf, sizeof(buf), line, n);
-
+	while ((s = next_cline(&it))) {
 		if (!strncmp(s, "tps = ", 6) && !strstr(s, "including") && num_after(s, "tps =", &v))
 			r = put(out, "tps", v, label, err);
 		else if (!strncmp(s, "latency average = ", 18) && num_after(s, "latency average =", &v))
@@ -353,15 +355,14 @@ static int stress_ng_cyclic(const char *text, size_t len, const char *label, jso
 	} pc[] = {
 		{ "50.00%:", "p50_us" }, { "90.00%:", "p90_us" }, { "99.00%:", "p99_us" }, { "99.90%:", "p999_us" },
 	};
-	const char *p = text, *end = text + len, *line;
+	struct lines it = LINES(text, len, 256);
 	bool report = false;
-	size_t n;
-	char buf[256];
+	const char *s;
 	double v, ops, real;
 	int r = 0;
 
-	while (next_line(&p, end, &line, &n) && !r) {
-		const char *s = cstr(buf, sizeof(buf), line, n), *c = strstr(s, "cyclic:"), *m = strstr(s, "] cyclic ");
+	while (!r && (s = next_cline(&it))) {
+		const char *c = strstr(s, "cyclic:"), *m = strstr(s, "] cyclic ");
 
 		if (m && sscanf(m + 9, "%lf %lf", &ops, &real) == 2 && real > 0)
 			r = put(out, "wakeups_per_s", ops / real, label, err);

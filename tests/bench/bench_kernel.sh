@@ -9,16 +9,11 @@ IL_SRCDIR=${IL_SRCDIR:-.}
 . "$IL_SRCDIR/tests/e2e/lib.sh"
 SRC=$(cd "$IL_SRCDIR" && pwd)
 IDLELAB=${IDLELAB:-$SRC/idlelab}
-TARBALL=/usr/src/linux-source-6.1.tar.xz
 CACHE=${E2E_KERNEL_CACHE:-$SRC/build/e2e-kernel-cache}
 if [ ! -f "$TARBALL" ] || ! command -v aarch64-linux-gnu-gcc >/dev/null; then
 	echo "bench kernel: skipped (linux-source-6.1 or gcc-aarch64-linux-gnu missing)"; exit 0
 fi
-cat > "$E2E_TMP/base.json" <<JSON
-{"name": "b", "build": {"arch": "arm64", "cross_compile": "aarch64-linux-gnu-", "config": "allnoconfig",
-  "config_fragments": ["$SRC/hosts/labvm/kernel.config"], "targets": ["Image"]},
- "kernels": [{"name": "labvm-6.1", "tarball": "$TARBALL"}]}
-JSON
+kernel_plan "$E2E_TMP/base.json" b
 "$IDLELAB" kernel prepare "$E2E_TMP/base.json" --cache "$CACHE" >/dev/null || exit 1
 repo=$(ls -d "$CACHE"/src/*/ | head -1)
 git clone -q --shared --no-checkout "$repo" "$E2E_TMP/c" 2>/dev/null
@@ -32,12 +27,7 @@ for f in menu teo ladder haltpoll; do
 done
 git -c user.name=B -c user.email=b@example.org format-patch -q --stdout HEAD~4 > "$E2E_TMP/s.mbox"
 cd - >/dev/null
-cat > "$E2E_TMP/plan.json" <<JSON
-{"name": "b", "build": {"arch": "arm64", "cross_compile": "aarch64-linux-gnu-", "config": "allnoconfig",
-  "config_fragments": ["$SRC/hosts/labvm/kernel.config"], "targets": ["Image"]},
- "kernels": [{"name": "labvm-6.1", "tarball": "$TARBALL"},
-             {"name": "bench-%d", "base": "labvm-6.1", "series": {"mbox": "$E2E_TMP/s.mbox"}}]}
-JSON
+kernel_plan "$E2E_TMP/plan.json" b bench-%d "$E2E_TMP/s.mbox"
 t0=$(date +%s.%N)
 "$IDLELAB" kernel prepare "$E2E_TMP/plan.json" --cache "$CACHE" >/dev/null || exit 1
 t1=$(date +%s.%N)

@@ -9,23 +9,15 @@
 # lab goes back to its own kernel afterwards.
 . "$(dirname "$0")/../e2e/lib.sh"
 SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
-for t in qemu-system-aarch64 dtc dropbearkey aarch64-linux-gnu-gcc git; do
-	command -v $t >/dev/null || { skip "$t missing (make deps)"; finish; exit $?; }
-done
-TARBALL=/usr/src/linux-source-6.1.tar.xz
-[ -f $TARBALL ] || { skip "linux-source-6.1 missing (make deps)"; finish; exit $?; }
-export IDLELAB_CACHE=${E2E_KERNEL_CACHE:-$SRC/build/e2e-kernel-cache}
-cd "$SRC"
-"$IDLELAB" lab down --name k >/dev/null 2>&1
-expect "lab up" 0 "lab k up" "$IDLELAB" lab up --name k --source "$SRC"
+kernel_lab_needs qemu-system-aarch64 dtc dropbearkey aarch64-linux-gnu-gcc git
+lab_fresh k
 own=$("$IDLELAB" lab ssh --name k -- uname -r 2>/dev/null)
 kernel_patch "$E2E_TMP/deep.mbox" drivers/cpuidle/governors/menu.c 'cpuidle: menu: Always pick the deepest state (test)' \
-	'{ print } /^static int menu_select\(/ { f = 1 } f && /^\{$/ { print "\treturn drv->state_count - 1;"; f = 0 }'
-grep -q "return drv->state_count - 1;" "$E2E_TMP/deep.mbox" && ok "the test patch is made" || bad "the test patch is made"
+	'{ print } /^static int menu_select\(/ { f = 1 } f && /^\{$/ { print "\treturn drv->state_count - 1;"; f = 0 }' \
+	"return drv->state_count - 1;"
 cat > "$E2E_TMP/plan.json" <<JSON
 {"name": "kernels-e2e", "host": "labvm-k",
- "build": {"arch": "arm64", "cross_compile": "aarch64-linux-gnu-", "config": "allnoconfig",
-           "config_fragments": ["$SRC/hosts/labvm/kernel.config"], "targets": ["Image"]},
+$(lab_build_json)
  "kernels": [{"name": "labvm-6.1", "tarball": "$TARBALL"},
              {"name": "same", "tarball": "$TARBALL"},
              {"name": "deep-%d", "base": "labvm-6.1", "series": {"mbox": "$E2E_TMP/deep.mbox"}}],

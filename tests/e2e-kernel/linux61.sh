@@ -11,17 +11,12 @@
 # variants are new builds every run, incremental on the base's O= directory.
 . "$(dirname "$0")/../e2e/lib.sh"
 SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
-TARBALL=/usr/src/linux-source-6.1.tar.xz
 if [ ! -f "$TARBALL" ] || ! command -v aarch64-linux-gnu-gcc >/dev/null || ! command -v git >/dev/null; then
 	skip "linux-source-6.1, gcc-aarch64-linux-gnu or git missing (make deps installs them)"; finish; exit $?
 fi
 CACHE=${E2E_KERNEL_CACHE:-$SRC/build/e2e-kernel-cache}
 mkdir -p "$CACHE"
-cat > "$E2E_TMP/base.json" <<JSON
-{"name": "k61", "build": {"arch": "arm64", "cross_compile": "aarch64-linux-gnu-", "config": "allnoconfig",
-  "config_fragments": ["$SRC/hosts/labvm/kernel.config"], "targets": ["Image"]},
- "kernels": [{"name": "labvm-6.1", "tarball": "$TARBALL"}]}
-JSON
+kernel_plan "$E2E_TMP/base.json" k61
 t0=$(date +%s)
 expect "import linux-source-6.1 and prepare the base" 0 "^labvm-6.1 +commit [0-9a-f]{12} tree" \
 	"$IDLELAB" kernel prepare "$E2E_TMP/base.json" --cache "$CACHE"
@@ -46,12 +41,7 @@ git -c user.name='Lab Tester' -c user.email=lab@example.org format-patch -q --st
 cd - >/dev/null
 n=$(git -C "$E2E_TMP/clone" diff --stat HEAD~2 | tail -1)
 echo "  series: $n"
-cat > "$E2E_TMP/plan.json" <<JSON
-{"name": "k61", "build": {"arch": "arm64", "cross_compile": "aarch64-linux-gnu-", "config": "allnoconfig",
-  "config_fragments": ["$SRC/hosts/labvm/kernel.config"], "targets": ["Image"]},
- "kernels": [{"name": "labvm-6.1", "tarball": "$TARBALL"},
-             {"name": "gov-%d", "base": "labvm-6.1", "series": {"mbox": "$E2E_TMP/series.mbox"}}]}
-JSON
+kernel_plan "$E2E_TMP/plan.json" k61 gov-%d "$E2E_TMP/series.mbox"
 expect "series show: two patches" 0 "\\[2/2\\] cpuidle: teo: Keep ten recent intercepts" \
 	"$IDLELAB" series show "$E2E_TMP/series.mbox"
 expect "prepare: base + 2 cumulative variants" 0 "gov-2 +commit" "$IDLELAB" kernel prepare "$E2E_TMP/plan.json" --cache "$CACHE"

@@ -42,8 +42,9 @@ finish() {
 	[ "$E2E_FAIL" -eq 0 ]
 }
 
-# kernel_patch OUT FILE SUBJECT AWK: a one-patch mbox against the kernel tree imported into
-# $IDLELAB_CACHE: FILE (a path in the tree) rewritten by the awk program, committed as SUBJECT
+# kernel_patch OUT FILE SUBJECT AWK MARK: a one-patch mbox against the kernel tree imported into
+# $IDLELAB_CACHE: FILE (a path in the tree) rewritten by the awk program, committed as SUBJECT;
+# checked ("the test patch is made") by the text MARK it must carry
 kernel_patch() {
 	kp_dir="$E2E_TMP/clone-$(basename "$1")"
 	git clone -q --shared --no-checkout "$(ls -d "$IDLELAB_CACHE"/src/*/ | head -1)" "$kp_dir" 2>/dev/null &&
@@ -51,4 +52,47 @@ kernel_patch() {
 		git checkout -q -B w FETCH_HEAD && awk "$4" "$2" > kp.tmp && mv kp.tmp "$2" &&
 		git -c user.name=Lab -c user.email=lab@example.org commit -q -am "$3" &&
 		git -c user.name=Lab -c user.email=lab@example.org format-patch -q --stdout -1) > "$1"
+	grep -q "$5" "$1" && ok "the test patch is made" || bad "the test patch is made"
+}
+
+# lab_build_json: the "build" member of a plan for the lab's arm64 kernel (one line of a plan's
+# top-level object, with its comma)
+lab_build_json() {
+	cat <<JSON
+ "build": {"arch": "arm64", "cross_compile": "aarch64-linux-gnu-", "config": "allnoconfig",
+           "config_fragments": ["$SRC/hosts/labvm/kernel.config"], "targets": ["Image"]},
+JSON
+}
+
+# The kernel scripts' source tree: Debian's linux-source-6.1 tarball
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+
+# kernel_lab_needs TOOL...: skip the script (and exit) unless each TOOL and $TARBALL are here; then
+# $IDLELAB_CACHE is the kernel cache shared by the e2e-kernel scripts and the working directory is $SRC
+kernel_lab_needs() {
+	for t in "$@"; do
+		command -v $t >/dev/null || { skip "$t missing (make deps)"; finish; exit $?; }
+	done
+	[ -f $TARBALL ] || { skip "linux-source-6.1 missing (make deps)"; finish; exit $?; }
+	export IDLELAB_CACHE=${E2E_KERNEL_CACHE:-$SRC/build/e2e-kernel-cache}
+	cd "$SRC"
+}
+
+# lab_fresh NAME: lab instance NAME brought down if it was up, then up (checked) from $SRC
+lab_fresh() {
+	"$IDLELAB" lab down --name $1 >/dev/null 2>&1
+	expect "lab up" 0 "lab $1 up" "$IDLELAB" lab up --name $1 --source "$SRC"
+}
+
+# kernel_plan FILE NAME [VARIANTS MBOX]: a plan NAME building the lab's arm64 Image from $TARBALL
+# (kernel labvm-6.1), and with VARIANTS (a name with %d) the cumulative variants of the series in MBOX
+kernel_plan() {
+	kp_series=
+	[ -z "${3:-}" ] || kp_series=",
+             {\"name\": \"$3\", \"base\": \"labvm-6.1\", \"series\": {\"mbox\": \"$4\"}}"
+	cat > "$1" <<JSON
+{"name": "$2", "build": {"arch": "arm64", "cross_compile": "aarch64-linux-gnu-", "config": "allnoconfig",
+  "config_fragments": ["$SRC/hosts/labvm/kernel.config"], "targets": ["Image"]},
+ "kernels": [{"name": "labvm-6.1", "tarball": "$TARBALL"}$kp_series]}
+JSON
 }

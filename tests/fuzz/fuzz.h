@@ -27,4 +27,29 @@ static inline json_t *fuzz_json(const uint8_t *data, size_t size)
 	return json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, NULL);
 }
 
+/*
+ * The whole target for a JSON parser with a writer: r = FROM(&v, json,
+ * &err) must pass fuzz_check, and what it accepts is written back with
+ * TO_JSON and released with RELEASE.
+ */
+#define FUZZ_JSON_ROUNDTRIP(T, FROM, TO_JSON, RELEASE)               \
+	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) \
+	{                                                             \
+		json_t *j = fuzz_json(data, size);                    \
+		struct il_err err = { 0 };                            \
+		T v;                                                  \
+		int r;                                                \
+                                                                      \
+		if (!j)                                               \
+			return 0;                                     \
+		r = FROM(&v, j, &err);                                \
+		fuzz_check(r);                                        \
+		if (!r) {                                             \
+			json_decref(TO_JSON(&v));                     \
+			RELEASE(&v);                                  \
+		}                                                     \
+		json_decref(j);                                       \
+		return 0;                                             \
+	}
+
 #endif

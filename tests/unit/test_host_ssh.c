@@ -80,20 +80,49 @@ static struct il_transport *open_ok(const struct il_host_cfg *h)
 	return t;
 }
 
+/* Run argv over t: it must succeed with stdout out. */
+static void exec_out(struct il_transport *t, char *const *argv, const char *out)
+{
+	struct il_exec_result res;
+	struct il_err err = { 0 };
+
+	assert_int_equal(il_transport_exec(t, argv, NULL, &res, &err), 0);
+	assert_string_equal(il_buf_str(&res.out), out);
+	il_exec_result_release(&res);
+}
+
+/* A connection to the test sshd as the default host (cfg_init); skips without sshd. The caller frees it. */
+static struct il_transport *sshd_open(void)
+{
+	static struct il_host_cfg h;
+
+	NEED_SSHD();
+	cfg_init(&h);
+	return open_ok(&h);
+}
+
+/*
+ * Over sshd_open, run argv with o: il_transport_exec must return want. The
+ * caller checks *res and releases it, and frees the returned transport.
+ */
+static struct il_transport *sshd_exec(char *const *argv, const struct il_exec_opts *o, int want,
+				      struct il_exec_result *res, struct il_err *err)
+{
+	struct il_transport *t = sshd_open();
+
+	assert_int_equal(il_transport_exec(t, argv, o, res, err), want);
+	return t;
+}
+
 static void test_ssh__exec_exit_code_and_streams(void **state)
 {
 	char *argv[] = { "sh", "-c", "echo out; echo err >&2; exit 7", NULL };
-	struct il_host_cfg h;
 	struct il_exec_result res;
 	struct il_err err = { 0 };
-	struct il_transport *t;
+	struct il_transport *t = sshd_exec(argv, NULL, 0, &res, &err);
 
 	(void)state;
-	NEED_SSHD();
-	cfg_init(&h);
-	t = open_ok(&h);
 	assert_string_equal(t->auth, "publickey (identity file)");
-	assert_int_equal(il_transport_exec(t, argv, NULL, &res, &err), 0);
 	assert_int_equal(res.exit_code, 7);
 	assert_string_equal(il_buf_str(&res.out), "out\n");
 	assert_string_equal(il_buf_str(&res.err), "err\n");
@@ -104,16 +133,11 @@ static void test_ssh__exec_exit_code_and_streams(void **state)
 static void test_ssh__metacharacters_arrive_literally(void **state)
 {
 	char *argv[] = { "printf", "<%s>\\n", "'; rm -rf /tmp/x; '", "$(id)", "a\nb", "`id`", "\\", "\"q\"", "*", "", NULL };
-	struct il_host_cfg h;
 	struct il_exec_result res;
 	struct il_err err = { 0 };
-	struct il_transport *t;
+	struct il_transport *t = sshd_exec(argv, NULL, 0, &res, &err);
 
 	(void)state;
-	NEED_SSHD();
-	cfg_init(&h);
-	t = open_ok(&h);
-	assert_int_equal(il_transport_exec(t, argv, NULL, &res, &err), 0);
 	assert_int_equal(res.exit_code, 0);
 	assert_string_equal(il_buf_str(&res.out), "<'; rm -rf /tmp/x; '>\n<$(id)>\n<a\nb>\n<`id`>\n<\\>\n<\"q\">\n<*>\n<>\n");
 	il_exec_result_release(&res);
@@ -124,16 +148,11 @@ static void test_ssh__output_cap(void **state)
 {
 	char *argv[] = { "sh", "-c", "head -c 3000000 /dev/zero | tr '\\0' x; echo done >&2", NULL };
 	struct il_exec_opts o = { .max_out = 65536 };
-	struct il_host_cfg h;
 	struct il_exec_result res;
 	struct il_err err = { 0 };
-	struct il_transport *t;
+	struct il_transport *t = sshd_exec(argv, &o, 0, &res, &err);
 
 	(void)state;
-	NEED_SSHD();
-	cfg_init(&h);
-	t = open_ok(&h);
-	assert_int_equal(il_transport_exec(t, argv, &o, &res, &err), 0);
 	assert_int_equal(res.exit_code, 0);
 	assert_int_equal(res.out.len, 65536);
 	assert_true(res.out.truncated);
@@ -148,24 +167,19 @@ static void test_ssh__command_timeout(void **state)
 	char *argv[] = { "sleep", "30", NULL };
 	char *again[] = { "echo", "still usable", NULL };
 	struct il_exec_opts o = { .timeout_ms = 1000 };
-	struct il_host_cfg h;
 	struct il_exec_result res;
 	struct il_err err = { 0 };
 	struct il_transport *t;
 	double t0;
 
 	(void)state;
-	NEED_SSHD();
-	cfg_init(&h);
-	t = open_ok(&h);
+	t = sshd_open();
 	t0 = now_s();
 	assert_int_equal(il_transport_exec(t, argv, &o, &res, &err), IL_ETIMEOUT);
 	assert_true(now_s() - t0 < 5);
 	assert_non_null(strstr(err.msg, "timed out after 1.0 s"));
 	il_exec_result_release(&res);
-	assert_int_equal(il_transport_exec(t, again, NULL, &res, &err), 0);
-	assert_string_equal(il_buf_str(&res.out), "still usable\n");
-	il_exec_result_release(&res);
+	exec_out(t, again, "still usable\n");
 	il_transport_free(t);
 }
 
@@ -319,7 +333,6 @@ static void test_ssh__sshd_killed_mid_command_then_reconnect(void **state)
 {
 	char *argv[] = { "sleep", "20", NULL };
 	char *again[] = { "echo", "back", NULL };
-	struct il_host_cfg h;
 	struct il_exec_result res;
 	struct il_err err = { 0 };
 	struct il_transport *t;
@@ -328,9 +341,7 @@ static void test_ssh__sshd_killed_mid_command_then_reconnect(void **state)
 	pid_t killer;
 
 	(void)state;
-	NEED_SSHD();
-	cfg_init(&h);
-	t = open_ok(&h);
+	t = sshd_open();
 	killer = fork();
 	if (killer == 0) {
 		usleep(700000);
@@ -351,9 +362,7 @@ static void test_ssh__sshd_killed_mid_command_then_reconnect(void **state)
 	why = tu_sshd_restart(&sshd);
 	if (why)
 		fail_msg("%s", why);
-	assert_int_equal(il_transport_exec(t, again, NULL, &res, &err), 0);
-	assert_string_equal(il_buf_str(&res.out), "back\n");
-	il_exec_result_release(&res);
+	exec_out(t, again, "back\n");
 	il_transport_free(t);
 }
 
@@ -367,7 +376,6 @@ static void test_ssh__snapshot_and_governor_over_ssh(void **state)
 	struct il_idle_saved saved;
 	struct il_strlist govs = { 0 };
 	struct il_err err = { 0 };
-	char *now = NULL;
 
 	(void)state;
 	NEED_SSHD();
@@ -394,14 +402,7 @@ static void test_ssh__snapshot_and_governor_over_ssh(void **state)
 		for (size_t i = 0; i < govs.n; i++)
 			if (strcmp(govs.v[i], saved.governor))
 				other = govs.v[i];
-		assert_int_equal(il_gov_set(&fs.ops, other, &err), 0);
-		assert_int_equal(il_gov_get(&lfs.ops, &now, &err), 0);
-		assert_string_equal(now, other);
-		free(now);
-		assert_int_equal(il_idle_restore(&fs.ops, &saved, &err), 0);
-		assert_int_equal(il_gov_get(&lfs.ops, &now, &err), 0);
-		assert_string_equal(now, saved.governor);
-		free(now);
+		tu_gov_round_trip(&fs.ops, &lfs.ops, &saved, other);
 		il_idle_saved_release(&saved);
 		il_strlist_release(&govs);
 	} else {
@@ -448,8 +449,6 @@ static void test_ssh__ssh_config_is_honoured(void **state)
 	char *argv[] = { "echo", "via config", NULL };
 	struct il_host_cfg h;
 	struct il_transport *t;
-	struct il_exec_result res;
-	struct il_err err = { 0 };
 
 	(void)state;
 	NEED_SSHD();
@@ -464,9 +463,7 @@ static void test_ssh__ssh_config_is_honoured(void **state)
 	/* the host's ssh_config: $IDLELAB_SSH_CONFIG, resolved by the CLI (struct il_paths) */
 	h.ssh_config = cfgpath;
 	t = open_ok(&h);
-	assert_int_equal(il_transport_exec(t, argv, NULL, &res, &err), 0);
-	assert_string_equal(il_buf_str(&res.out), "via config\n");
-	il_exec_result_release(&res);
+	exec_out(t, argv, "via config\n");
 	il_transport_free(t);
 }
 

@@ -23,15 +23,35 @@ static void diff_fixtures(struct il_diff *d, const char *a, const char *b)
 	il_snapshot_release(&sb);
 }
 
+/* A test of the diff of two fixtures: *state is first their names, then the struct il_diff. */
+static int diff_setup(void **state)
+{
+	const char *const *names = *state;
+	struct il_diff *d = malloc(sizeof(*d));
+
+	assert_non_null(d);
+	diff_fixtures(d, names[0], names[1]);
+	*state = d;
+	return 0;
+}
+
+static int diff_teardown(void **state)
+{
+	il_diff_release(*state);
+	free(*state);
+	return 0;
+}
+
+#define DIFF_TEST(fn, a, b) \
+	cmocka_unit_test_prestate_setup_teardown(fn, diff_setup, diff_teardown, (void *)((const char *[]){ (a), (b) }))
+
 /* Expected numbers computed independently from the capture files (python, see commit). */
 static void test_diff__labvm_capture_metrics(void **state)
 {
-	struct il_diff d;
+	struct il_diff *d = *state;
 	struct il_metrics m;
 
-	(void)state;
-	diff_fixtures(&d, "labvm-arm64-before.txt", "labvm-arm64-after.txt");
-	il_metrics_of(&d.total, &d, &m);
+	il_metrics_of(&d->total, d, &m);
 	assert_int_equal(m.idles.v, 842);
 	assert_int_equal(m.aboves.v, 102);
 	assert_int_equal(m.belows.v, 85);
@@ -40,31 +60,28 @@ static void test_diff__labvm_capture_metrics(void **state)
 	assert_true(fabs(m.miss_ratio - 187.0 / 842.0) < 1e-12);
 	assert_int_equal(m.time_us.v, 1291342);
 	assert_int_equal(m.rejected.v, 0);
-	assert_true(d.has_interval);
-	assert_true(fabs(d.interval_s - (6.00 - 4.79)) < 1e-9);
+	assert_true(d->has_interval);
+	assert_true(fabs(d->interval_s - (6.00 - 4.79)) < 1e-9);
 	assert_true(fabs(m.idles_per_s - 842 / 1.21) < 1e-6);
-	assert_true(d.boot_id_verified);
-	assert_int_equal(d.nstates, 3);
-	assert_string_equal(d.states[2].name, "ret-deep");
-	assert_int_equal(d.states[0].d.c[IL_C_USAGE].v, 37);
-	assert_int_equal(d.states[1].d.c[IL_C_BELOW].v, 73);
-	assert_int_equal(d.states[2].d.c[IL_C_ABOVE].v, 99);
-	assert_int_equal(d.states[2].d.c[IL_C_TIME].v, 516289);
-	assert_int_equal(d.ncpus, 2);
+	assert_true(d->boot_id_verified);
+	assert_int_equal(d->nstates, 3);
+	assert_string_equal(d->states[2].name, "ret-deep");
+	assert_int_equal(d->states[0].d.c[IL_C_USAGE].v, 37);
+	assert_int_equal(d->states[1].d.c[IL_C_BELOW].v, 73);
+	assert_int_equal(d->states[2].d.c[IL_C_ABOVE].v, 99);
+	assert_int_equal(d->states[2].d.c[IL_C_TIME].v, 516289);
+	assert_int_equal(d->ncpus, 2);
 	/* the capture's CPUs sit in clusters 0 and 1 (topology/cluster_id absent -> one group) */
-	assert_true(d.nclusters >= 1);
-	assert_false(d.has_energy);
-	il_diff_release(&d);
+	assert_true(d->nclusters >= 1);
+	assert_false(d->has_energy);
 }
 
 static void test_diff__json_shape(void **state)
 {
-	struct il_diff d;
+	struct il_diff *d = *state;
 	json_t *j, *t, *st;
 
-	(void)state;
-	diff_fixtures(&d, "labvm-arm64-before.txt", "labvm-arm64-after.txt");
-	j = il_diff_to_json(&d);
+	j = il_diff_to_json(d);
 	t = json_object_get(j, "total");
 	assert_int_equal(json_integer_value(json_object_get(t, "idles")), 842);
 	assert_int_equal(json_integer_value(json_object_get(t, "idle_miss")), 187);
@@ -77,79 +94,66 @@ static void test_diff__json_shape(void **state)
 	assert_true(json_is_array(json_object_get(j, "clusters")));
 	assert_true(json_is_null(json_object_get(j, "energy")));
 	json_decref(j);
-	il_diff_release(&d);
 }
 
 static void test_diff__biglittle_clusters(void **state)
 {
-	struct il_diff d;
+	struct il_diff *d = *state;
 
-	(void)state;
-	diff_fixtures(&d, "arm64-biglittle-before.txt", "arm64-biglittle-after.txt");
-	assert_int_equal(d.nclusters, 2);
-	assert_int_equal(d.clusters[0].cpus.n, 4);
-	assert_int_equal(d.clusters[0].nstates, 3);
-	assert_int_equal(d.clusters[1].cpus.n, 2);
-	assert_int_equal(d.clusters[1].nstates, 2);
+	assert_int_equal(d->nclusters, 2);
+	assert_int_equal(d->clusters[0].cpus.n, 4);
+	assert_int_equal(d->clusters[0].nstates, 3);
+	assert_int_equal(d->clusters[1].cpus.n, 2);
+	assert_int_equal(d->clusters[1].nstates, 2);
 	/* little: 4 CPUs x (100 + 110 + 120) usage; big: 2 x (100 + 110) */
-	assert_int_equal(d.clusters[0].total.c[IL_C_USAGE].v, 4 * 330);
-	assert_int_equal(d.clusters[1].total.c[IL_C_USAGE].v, 2 * 210);
-	assert_int_equal(d.total.c[IL_C_USAGE].v, 4 * 330 + 2 * 210);
+	assert_int_equal(d->clusters[0].total.c[IL_C_USAGE].v, 4 * 330);
+	assert_int_equal(d->clusters[1].total.c[IL_C_USAGE].v, 2 * 210);
+	assert_int_equal(d->total.c[IL_C_USAGE].v, 4 * 330 + 2 * 210);
 	/* cluster-sleep exists on the little cluster only */
-	assert_int_equal(d.nstates, 3);
-	assert_string_equal(d.states[2].name, "cluster-sleep");
-	assert_int_equal(d.states[2].d.c[IL_C_USAGE].v, 4 * 120);
-	il_diff_release(&d);
+	assert_int_equal(d->nstates, 3);
+	assert_string_equal(d->states[2].name, "cluster-sleep");
+	assert_int_equal(d->states[2].d.c[IL_C_USAGE].v, 4 * 120);
 }
 
 static void test_diff__energy_wraps(void **state)
 {
-	struct il_diff d;
+	struct il_diff *d = *state;
 
-	(void)state;
-	diff_fixtures(&d, "x86-intel-idle-before.txt", "x86-intel-idle-after.txt");
-	assert_true(d.has_energy);
-	assert_int_equal(d.nzones, 2);
-	assert_int_equal(d.zones[0].energy_uj, 262143328850ull - 262143000000ull + 1200000ull);
-	assert_true(d.zones[0].top_level);
-	assert_false(d.zones[1].top_level);
-	assert_int_equal(d.zones[1].energy_uj, 600000);
+	assert_true(d->has_energy);
+	assert_int_equal(d->nzones, 2);
+	assert_int_equal(d->zones[0].energy_uj, 262143328850ull - 262143000000ull + 1200000ull);
+	assert_true(d->zones[0].top_level);
+	assert_false(d->zones[1].top_level);
+	assert_int_equal(d->zones[1].energy_uj, 600000);
 	/* the core zone is inside the package: not counted twice */
-	assert_true(fabs(d.energy_j - 1.52885) < 1e-9);
-	assert_true(fabs(d.interval_s - 10.0) < 1e-9);
-	il_diff_release(&d);
+	assert_true(fabs(d->energy_j - 1.52885) < 1e-9);
+	assert_true(fabs(d->interval_s - 10.0) < 1e-9);
 }
 
 static void test_diff__old_kernel_misses_unknown(void **state)
 {
-	struct il_diff d;
+	struct il_diff *d = *state;
 	struct il_metrics m;
 	json_t *j;
 
-	(void)state;
-	diff_fixtures(&d, "old-kernel-4.14-before.txt", "old-kernel-4.14-after.txt");
-	il_metrics_of(&d.total, &d, &m);
+	il_metrics_of(&d->total, d, &m);
 	assert_true(m.idles.ok);
 	assert_int_equal(m.idles.v, 2 * 5 * 150);
 	assert_false(m.aboves.ok);
 	assert_false(m.idle_miss.ok);
 	assert_false(m.has_miss_ratio);
-	j = il_diff_to_json(&d);
+	j = il_diff_to_json(d);
 	assert_true(json_is_null(json_object_get(json_object_get(j, "total"), "aboves")));
 	assert_true(json_is_null(json_object_get(json_object_get(j, "total"), "miss_ratio")));
 	json_decref(j);
-	il_diff_release(&d);
 }
 
 static void test_diff__no_idle_states(void **state)
 {
-	struct il_diff d;
+	struct il_diff *d = *state;
 
-	(void)state;
-	diff_fixtures(&d, "x86-vm-no-idle-states.txt", "x86-vm-no-idle-states.txt");
-	assert_int_equal(d.nstates, 0);
-	assert_int_equal(d.total.c[IL_C_USAGE].v, 0);
-	il_diff_release(&d);
+	assert_int_equal(d->nstates, 0);
+	assert_int_equal(d->total.c[IL_C_USAGE].v, 0);
 }
 
 /* Apply a sed-like edit to a fixture's text and expect a diff error. */
@@ -233,12 +237,12 @@ static void test_diff__cpu_vanished_and_missing_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_diff__labvm_capture_metrics),
-		cmocka_unit_test(test_diff__json_shape),
-		cmocka_unit_test(test_diff__biglittle_clusters),
-		cmocka_unit_test(test_diff__energy_wraps),
-		cmocka_unit_test(test_diff__old_kernel_misses_unknown),
-		cmocka_unit_test(test_diff__no_idle_states),
+		DIFF_TEST(test_diff__labvm_capture_metrics, "labvm-arm64-before.txt", "labvm-arm64-after.txt"),
+		DIFF_TEST(test_diff__json_shape, "labvm-arm64-before.txt", "labvm-arm64-after.txt"),
+		DIFF_TEST(test_diff__biglittle_clusters, "arm64-biglittle-before.txt", "arm64-biglittle-after.txt"),
+		DIFF_TEST(test_diff__energy_wraps, "x86-intel-idle-before.txt", "x86-intel-idle-after.txt"),
+		DIFF_TEST(test_diff__old_kernel_misses_unknown, "old-kernel-4.14-before.txt", "old-kernel-4.14-after.txt"),
+		DIFF_TEST(test_diff__no_idle_states, "x86-vm-no-idle-states.txt", "x86-vm-no-idle-states.txt"),
 		cmocka_unit_test(test_diff__validation_errors),
 		cmocka_unit_test(test_diff__cpu_vanished_and_missing_file),
 	};

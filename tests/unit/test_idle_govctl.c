@@ -33,12 +33,26 @@ static void tree_free(struct tree *t)
 	free(t);
 }
 
-static char *readf(struct tree *t, const char *path)
+/* The file at path in t's tree must hold exactly want. */
+static void assert_file(struct tree *t, const char *path, const char *want)
 {
-	char full[4096];
+	char full[4096], *f;
 
 	snprintf(full, sizeof(full), "%s%s", t->root, path);
-	return tu_read(full, NULL);
+	f = tu_read(full, NULL);
+	assert_string_equal(f, want);
+	free(f);
+}
+
+/* il_gov_get on t's tree must give want. */
+static void assert_gov(struct tree *t, const char *want)
+{
+	struct il_err err = { 0 };
+	char *cur = NULL;
+
+	assert_int_equal(il_gov_get(&t->fs.ops, &cur, &err), 0);
+	assert_string_equal(cur, want);
+	free(cur);
 }
 
 static void test_govctl__list_get_set(void **state)
@@ -46,27 +60,20 @@ static void test_govctl__list_get_set(void **state)
 	struct tree *t = tree_new("labvm-arm64-before.txt");
 	struct il_strlist govs = { 0 };
 	struct il_err err = { 0 };
-	char *cur = NULL, *f;
 
 	(void)state;
 	assert_int_equal(il_gov_list(&t->fs.ops, &govs, &err), 0);
 	assert_int_equal(govs.n, 3);
-	assert_int_equal(il_gov_get(&t->fs.ops, &cur, &err), 0);
-	assert_string_equal(cur, "menu");
-	free(cur);
+	assert_gov(t, "menu");
 	assert_int_equal(il_gov_set(&t->fs.ops, "teo", &err), 0);
-	f = readf(t, IL_CPUIDLE_DIR "/current_governor");
-	assert_string_equal(f, "teo");
-	free(f);
+	assert_file(t, IL_CPUIDLE_DIR "/current_governor", "teo");
 	/* not offered by the host: the error lists what is */
 	assert_int_equal(il_gov_set(&t->fs.ops, "teo2", &err), IL_EINVAL);
 	assert_string_equal(err.msg, "host 'fixture': governor 'teo2' not in available_governors (ladder menu teo)");
 	/* hostile names never reach sysfs */
 	assert_int_equal(il_gov_set(&t->fs.ops, "menu\nteo", &err), IL_EINVAL);
 	assert_int_equal(il_gov_set(&t->fs.ops, "../x", &err), IL_EINVAL);
-	f = readf(t, IL_CPUIDLE_DIR "/current_governor");
-	assert_string_equal(f, "teo");
-	free(f);
+	assert_file(t, IL_CPUIDLE_DIR "/current_governor", "teo");
 	il_strlist_release(&govs);
 	tree_free(t);
 }
@@ -76,12 +83,9 @@ static void test_govctl__read_only_and_absent(void **state)
 	struct tree *t = tree_new("old-kernel-4.14-before.txt");
 	struct il_strlist govs = { 0 };
 	struct il_err err = { 0 };
-	char *cur = NULL;
 
 	(void)state;
-	assert_int_equal(il_gov_get(&t->fs.ops, &cur, &err), 0);
-	assert_string_equal(cur, "menu");
-	free(cur);
+	assert_gov(t, "menu");
 	/* 4.14 without cpuidle_sysfs_switch: no available_governors */
 	assert_int_equal(il_gov_list(&t->fs.ops, &govs, &err), IL_EUNSUPPORTED);
 	assert_int_equal(il_gov_set(&t->fs.ops, "menu", &err), IL_EUNSUPPORTED);
@@ -100,23 +104,18 @@ static void test_govctl__state_disable(void **state)
 	struct il_cpuset set = { 0 };
 	struct il_err err = { 0 };
 	size_t n;
-	char *f;
 
 	(void)state;
 	assert_int_equal(il_sysfs_snapshot(&t->fs.ops, &snap, &err), 0);
 	/* by name: only the little cluster has cluster-sleep */
 	assert_int_equal(il_state_set_disable(&t->fs.ops, &snap, NULL, "cluster-sleep", true, &n, &err), 0);
 	assert_int_equal(n, 4);
-	f = readf(t, "/sys/devices/system/cpu/cpu3/cpuidle/state2/disable");
-	assert_string_equal(f, "1");
-	free(f);
+	assert_file(t, "/sys/devices/system/cpu/cpu3/cpuidle/state2/disable", "1");
 	/* by index on chosen CPUs */
 	assert_int_equal(il_cpuset_parse(&set, "4-5", &err), 0);
 	assert_int_equal(il_state_set_disable(&t->fs.ops, &snap, &set, "1", true, &n, &err), 0);
 	assert_int_equal(n, 2);
-	f = readf(t, "/sys/devices/system/cpu/cpu5/cpuidle/state1/disable");
-	assert_string_equal(f, "1");
-	free(f);
+	assert_file(t, "/sys/devices/system/cpu/cpu5/cpuidle/state1/disable", "1");
 	/* validated against the host's tables */
 	assert_int_equal(il_state_set_disable(&t->fs.ops, &snap, &set, "cluster-sleep", true, &n, &err), IL_EINVAL);
 	assert_string_equal(err.msg, "host 'fixture': cpu4 has no idle state 'cluster-sleep'");
@@ -138,7 +137,6 @@ static void test_govctl__save_restore(void **state)
 	struct il_snapshot snap, after;
 	struct il_err err = { 0 };
 	size_t n;
-	char *f;
 
 	(void)state;
 	tu_write(t->root, "/sys/devices/system/cpu/cpu1/cpuidle/state1/disable", "1"); /* the owner's own choice */
@@ -160,9 +158,7 @@ static void test_govctl__save_restore(void **state)
 	il_snapshot_release(&after);
 	/* idempotent */
 	assert_int_equal(il_idle_restore(&t->fs.ops, &saved, &err), 0);
-	f = readf(t, IL_CPUIDLE_DIR "/current_governor");
-	assert_string_equal(f, "teo");
-	free(f);
+	assert_file(t, IL_CPUIDLE_DIR "/current_governor", "teo");
 	il_idle_saved_release(&saved);
 	tree_free(t);
 }
@@ -175,7 +171,6 @@ static void test_govctl__real_host_switch_and_restore(void **state)
 	struct il_strlist govs = { 0 };
 	struct il_err err = { 0 };
 	const char *other = NULL;
-	char *now = NULL;
 
 	(void)state;
 	assert_int_equal(il_sysfs_local_init(&fs, "/", &err), 0);
@@ -191,14 +186,7 @@ static void test_govctl__real_host_switch_and_restore(void **state)
 		il_strlist_release(&govs);
 		TU_SKIP("only one cpuidle governor available on this host");
 	}
-	assert_int_equal(il_gov_set(&fs.ops, other, &err), 0);
-	assert_int_equal(il_gov_get(&fs.ops, &now, &err), 0);
-	assert_string_equal(now, other);
-	free(now);
-	assert_int_equal(il_idle_restore(&fs.ops, &saved, &err), 0);
-	assert_int_equal(il_gov_get(&fs.ops, &now, &err), 0);
-	assert_string_equal(now, saved.governor);
-	free(now);
+	tu_gov_round_trip(&fs.ops, &fs.ops, &saved, other);
 	il_idle_saved_release(&saved);
 	il_strlist_release(&govs);
 }

@@ -10,20 +10,18 @@
 
 static void test_snapshot__labvm_capture(void **state)
 {
-	struct il_snapshot s;
+	struct il_snapshot *s = *state;
 	const struct il_cpu *c;
 
-	(void)state;
-	tu_parse_fixture(&s, "labvm-arm64-before.txt");
-	assert_string_equal(s.driver, "psci_idle");
-	assert_string_equal(s.governor, "menu");
-	assert_true(s.governor_writable);
-	assert_int_equal(s.available_governors.n, 3);
-	assert_string_equal(s.available_governors.v[2], "teo");
-	assert_int_equal(s.ncpus, 2);
-	assert_true(s.has_online);
-	assert_int_equal(s.online.n, 2);
-	c = il_snapshot_cpu(&s, 1);
+	assert_string_equal(s->driver, "psci_idle");
+	assert_string_equal(s->governor, "menu");
+	assert_true(s->governor_writable);
+	assert_int_equal(s->available_governors.n, 3);
+	assert_string_equal(s->available_governors.v[2], "teo");
+	assert_int_equal(s->ncpus, 2);
+	assert_true(s->has_online);
+	assert_int_equal(s->online.n, 2);
+	c = il_snapshot_cpu(s, 1);
 	assert_non_null(c);
 	assert_string_equal(c->driver, "psci_idle");
 	assert_int_equal(c->nstates, 3);
@@ -36,75 +34,62 @@ static void test_snapshot__labvm_capture(void **state)
 	assert_int_equal(c->states[2].cnt[IL_C_ABOVE].v, 12);
 	assert_int_equal(c->states[0].info[IL_I_POWER].v, 4294967295u);
 	assert_string_equal(c->states[1].default_status, "enabled");
-	assert_string_equal(s.boot_id, "ec81313f-656c-4a8a-8058-6716d6c31bd3");
-	assert_true(s.has_uptime);
-	assert_true(s.uptime_s > 4.78 && s.uptime_s < 4.80);
-	assert_int_equal(il_snapshot_nstates(&s), 6);
-	il_snapshot_release(&s);
+	assert_string_equal(s->boot_id, "ec81313f-656c-4a8a-8058-6716d6c31bd3");
+	assert_true(s->has_uptime);
+	assert_true(s->uptime_s > 4.78 && s->uptime_s < 4.80);
+	assert_int_equal(il_snapshot_nstates(s), 6);
 }
 
 static void test_snapshot__no_idle_states(void **state)
 {
-	struct il_snapshot s;
+	struct il_snapshot *s = *state;
 
-	(void)state;
-	tu_parse_fixture(&s, "x86-vm-no-idle-states.txt");
-	assert_string_equal(s.driver, "none");
-	assert_int_equal(il_snapshot_nstates(&s), 0);
+	assert_string_equal(s->driver, "none");
+	assert_int_equal(il_snapshot_nstates(s), 0);
 	/* topology files still describe the CPUs */
-	assert_int_equal(s.ncpus, 2);
-	assert_true(s.cpus[1].cluster_id.ok);
-	assert_int_equal(s.cpus[1].cluster_id.v, 1);
-	assert_true(il_strlist_has(&s.available_governors, "haltpoll"));
-	il_snapshot_release(&s);
+	assert_int_equal(s->ncpus, 2);
+	assert_true(s->cpus[1].cluster_id.ok);
+	assert_int_equal(s->cpus[1].cluster_id.v, 1);
+	assert_true(il_strlist_has(&s->available_governors, "haltpoll"));
 }
 
 static void test_snapshot__old_kernel_absent_is_not_zero(void **state)
 {
-	struct il_snapshot s;
+	struct il_snapshot *s = *state;
 
-	(void)state;
-	tu_parse_fixture(&s, "old-kernel-4.14-before.txt");
-	assert_false(s.governor_writable);
-	assert_string_equal(s.governor, "menu");
-	assert_int_equal(s.available_governors.n, 0);
-	assert_false(s.cpus[0].states[3].cnt[IL_C_ABOVE].ok);
-	assert_false(s.cpus[0].states[3].cnt[IL_C_BELOW].ok);
-	assert_false(s.cpus[0].states[3].cnt[IL_C_REJECTED].ok);
-	assert_null(s.cpus[0].states[3].default_status);
-	assert_true(s.cpus[0].states[3].cnt[IL_C_USAGE].ok);
-	il_snapshot_release(&s);
+	assert_false(s->governor_writable);
+	assert_string_equal(s->governor, "menu");
+	assert_int_equal(s->available_governors.n, 0);
+	assert_false(s->cpus[0].states[3].cnt[IL_C_ABOVE].ok);
+	assert_false(s->cpus[0].states[3].cnt[IL_C_BELOW].ok);
+	assert_false(s->cpus[0].states[3].cnt[IL_C_REJECTED].ok);
+	assert_null(s->cpus[0].states[3].default_status);
+	assert_true(s->cpus[0].states[3].cnt[IL_C_USAGE].ok);
 }
 
 static void test_snapshot__biglittle_tables_differ(void **state)
 {
-	struct il_snapshot s;
+	struct il_snapshot *s = *state;
 
-	(void)state;
-	tu_parse_fixture(&s, "arm64-biglittle-before.txt");
-	assert_int_equal(s.ncpus, 6);
-	assert_int_equal(s.cpus[0].nstates, 3);
-	assert_int_equal(s.cpus[5].nstates, 2);
-	assert_int_equal(s.cpus[0].capacity.v, 485);
-	assert_int_equal(s.cpus[4].capacity.v, 1024);
-	assert_int_equal(s.cpus[4].cluster_id.v, 1);
-	il_snapshot_release(&s);
+	assert_int_equal(s->ncpus, 6);
+	assert_int_equal(s->cpus[0].nstates, 3);
+	assert_int_equal(s->cpus[5].nstates, 2);
+	assert_int_equal(s->cpus[0].capacity.v, 485);
+	assert_int_equal(s->cpus[4].capacity.v, 1024);
+	assert_int_equal(s->cpus[4].cluster_id.v, 1);
 }
 
 static void test_snapshot__intel_powercap_zone_names_with_colons(void **state)
 {
-	struct il_snapshot s;
+	struct il_snapshot *s = *state;
 
-	(void)state;
-	tu_parse_fixture(&s, "x86-intel-idle-before.txt");
-	assert_int_equal(s.cpus[0].nstates, 9);
-	assert_string_equal(s.cpus[0].states[8].name, "C10");
-	assert_int_equal(s.nzones, 2);
-	assert_string_equal(s.zones[0].zone, "intel-rapl:0");
-	assert_string_equal(s.zones[0].name, "package-0");
-	assert_int_equal(s.zones[0].energy_uj.v, 262143000000ull);
-	assert_string_equal(s.zones[1].zone, "intel-rapl:0:0");
-	il_snapshot_release(&s);
+	assert_int_equal(s->cpus[0].nstates, 9);
+	assert_string_equal(s->cpus[0].states[8].name, "C10");
+	assert_int_equal(s->nzones, 2);
+	assert_string_equal(s->zones[0].zone, "intel-rapl:0");
+	assert_string_equal(s->zones[0].name, "package-0");
+	assert_int_equal(s->zones[0].energy_uj.v, 262143000000ull);
+	assert_string_equal(s->zones[1].zone, "intel-rapl:0:0");
 }
 
 static void test_snapshot__pseries_and_haltpoll(void **state)
@@ -367,11 +352,11 @@ static void test_snapjson__str_not_utf8(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_snapshot__labvm_capture),
-		cmocka_unit_test(test_snapshot__no_idle_states),
-		cmocka_unit_test(test_snapshot__old_kernel_absent_is_not_zero),
-		cmocka_unit_test(test_snapshot__biglittle_tables_differ),
-		cmocka_unit_test(test_snapshot__intel_powercap_zone_names_with_colons),
+		TU_SNAPSHOT_TEST(test_snapshot__labvm_capture, "labvm-arm64-before.txt"),
+		TU_SNAPSHOT_TEST(test_snapshot__no_idle_states, "x86-vm-no-idle-states.txt"),
+		TU_SNAPSHOT_TEST(test_snapshot__old_kernel_absent_is_not_zero, "old-kernel-4.14-before.txt"),
+		TU_SNAPSHOT_TEST(test_snapshot__biglittle_tables_differ, "arm64-biglittle-before.txt"),
+		TU_SNAPSHOT_TEST(test_snapshot__intel_powercap_zone_names_with_colons, "x86-intel-idle-before.txt"),
 		cmocka_unit_test(test_snapjson__str_not_utf8),
 		cmocka_unit_test(test_snapshot__pseries_and_haltpoll),
 		cmocka_unit_test(test_snapshot__values_may_contain_colons_and_root_prefix),

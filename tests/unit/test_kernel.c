@@ -50,13 +50,22 @@ static int parse_file(const char *rel, int version, struct il_series *s, struct 
 	return r;
 }
 
+/* parse_file must succeed. */
+static void parse_ok(const char *rel, int version, struct il_series *s)
+{
+	struct il_err err = { 0 };
+
+	if (parse_file(rel, version, s, &err))
+		fail_msg("%s: %s", rel, err.msg);
+}
+
 static void test_series__thread_with_versions_and_replies(void **state)
 {
 	struct il_series s;
 	struct il_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(parse_file("series/thread.mbox", 0, &s, &err), 0);
+	parse_ok("series/thread.mbox", 0, &s);
 	assert_int_equal(s.version, 2);
 	assert_int_equal(s.n, 3);
 	assert_int_equal(s.messages, 9);
@@ -73,7 +82,7 @@ static void test_series__thread_with_versions_and_replies(void **state)
 	assert_non_null(strstr(s.p[0].message, "cpuidle: menu: Use a longer step\n\nThe step was too short"));
 	assert_null(strstr(s.p[0].message, "diff --git"));
 	il_series_release(&s);
-	assert_int_equal(parse_file("series/thread.mbox", 1, &s, &err), 0);
+	parse_ok("series/thread.mbox", 1, &s);
 	assert_int_equal(s.version, 1);
 	assert_non_null(strstr(s.p[0].diff, "(idx + 1) * 120"));
 	il_series_release(&s);
@@ -84,10 +93,9 @@ static void test_series__thread_with_versions_and_replies(void **state)
 static void test_series__quoted_printable_and_rfc2047(void **state)
 {
 	struct il_series s;
-	struct il_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(parse_file("series/qp.mbox", 0, &s, &err), 0);
+	parse_ok("series/qp.mbox", 0, &s);
 	assert_int_equal(s.n, 3);
 	assert_string_equal(s.p[0].author_name, "Rafa\xc3\xabl Wysocki");
 	/* folded subject unfolded, =3D and soft line breaks decoded */
@@ -170,7 +178,7 @@ static void test_repo__import_apply_stable_ids(void **state)
 	assert_true(git_oid_equal(&base, &again));
 	assert_string_equal(rp, rp2);
 	assert_int_equal(il_repo_open(&repo, rp, &err), 0);
-	assert_int_equal(parse_file("series/thread.mbox", 0, &s, &err), 0);
+	parse_ok("series/thread.mbox", 0, &s);
 	assert_int_equal(il_repo_apply_series(repo, &base, &s, sel, 3, out1, &err), 0);
 	assert_int_equal(il_repo_apply_series(repo, &base, &s, sel, 3, out2, &err), 0);
 	for (int i = 0; i < 3; i++)
@@ -186,7 +194,7 @@ static void test_repo__import_apply_stable_ids(void **state)
 	}
 	il_series_release(&s);
 	/* a patch that does not apply: named, with libgit2's reason */
-	assert_int_equal(parse_file("series/bad.mbox", 0, &s, &err), 0);
+	parse_ok("series/bad.mbox", 0, &s);
 	assert_int_equal(il_repo_apply_series(repo, &base, &s, sel, 1, out1, &err), IL_EINVAL);
 	assert_non_null(strstr(err.msg, "patch 1/1 'cpuidle: menu: Return the next state' does not apply"));
 	assert_non_null(strstr(err.msg, "menu.c"));
@@ -201,7 +209,7 @@ static void test_repo__import_apply_stable_ids(void **state)
 		snprintf(f, sizeof(f), "%s/drivers/cpuidle/governors/teo.c", wd);
 		assert_int_equal(stat(f, &st1), 0);
 		sleep(1);
-		assert_int_equal(parse_file("series/thread.mbox", 0, &s, &err), 0);
+		parse_ok("series/thread.mbox", 0, &s);
 		assert_int_equal(il_repo_apply_series(repo, &base, &s, sel, 1, out1, &err), 0);
 		assert_int_equal(il_repo_checkout_to(repo, &out1[0], wd, &err), 0);
 		assert_int_equal(stat(f, &st2), 0);

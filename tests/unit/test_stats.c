@@ -78,38 +78,40 @@ static void assert_rel(const char *what, const char *name, double got, double wa
 
 static struct ref_case cases[128];
 
-static void test_mwu__matches_scipy(void **state)
+/*
+ * Each case of file (at least min of them) through test: the statistic
+ * (named stat, within stat_tol) and p (within 1e-6) as scipy has them.
+ * Returns how many of the cases took the exact path.
+ */
+static size_t check_two_sample(const char *file, size_t min,
+			       int (*test)(const double *, size_t, const double *, size_t, struct il_test *, struct il_err *),
+			       const char *stat, double stat_tol)
 {
-	size_t n = load_cases("mwu.txt", cases, 128), nexact = 0;
+	size_t n = load_cases(file, cases, 128), nexact = 0;
 	struct il_err err = { 0 };
 
-	(void)state;
-	assert_true(n >= 70);
+	assert_true(n >= min);
 	for (size_t i = 0; i < n; i++) {
 		struct il_test t;
 
-		assert_int_equal(il_mwu(cases[i].x, cases[i].nx, cases[i].y, cases[i].ny, &t, &err), 0);
-		assert_rel("U1", cases[i].name, t.stat, cases[i].a, 0);
+		assert_int_equal(test(cases[i].x, cases[i].nx, cases[i].y, cases[i].ny, &t, &err), 0);
+		assert_rel(stat, cases[i].name, t.stat, cases[i].a, stat_tol);
 		assert_rel("p", cases[i].name, t.p, cases[i].b, 1e-6);
 		nexact += (size_t)t.exact;
 	}
-	assert_true(nexact >= 10); /* both regimes covered */
+	return nexact;
+}
+
+static void test_mwu__matches_scipy(void **state)
+{
+	(void)state;
+	assert_true(check_two_sample("mwu.txt", 70, il_mwu, "U1", 0) >= 10); /* both regimes covered */
 }
 
 static void test_welch__matches_scipy(void **state)
 {
-	size_t n = load_cases("welch.txt", cases, 128);
-	struct il_err err = { 0 };
-
 	(void)state;
-	assert_true(n >= 60);
-	for (size_t i = 0; i < n; i++) {
-		struct il_test t;
-
-		assert_int_equal(il_welch(cases[i].x, cases[i].nx, cases[i].y, cases[i].ny, &t, &err), 0);
-		assert_rel("t", cases[i].name, t.stat, cases[i].a, 1e-9);
-		assert_rel("p", cases[i].name, t.p, cases[i].b, 1e-6);
-	}
+	check_two_sample("welch.txt", 60, il_welch, "t", 1e-9);
 }
 
 static void test_bootstrap__agrees_with_scipy_and_is_reproducible(void **state)

@@ -307,3 +307,35 @@ void tu_sshd_stop(struct tu_sshd *s)
 		tu_rmtree(s->dir);
 	s->dir[0] = '\0';
 }
+
+void tu_gov_round_trip(struct il_sysfs *fs, struct il_sysfs *check, const struct il_idle_saved *saved, const char *other)
+{
+	struct il_err err = { 0 };
+	char *now = NULL;
+
+	assert_int_equal(il_gov_set(fs, other, &err), 0);
+	assert_int_equal(il_gov_get(check, &now, &err), 0);
+	assert_string_equal(now, other);
+	free(now);
+	assert_int_equal(il_idle_restore(fs, saved, &err), 0);
+	assert_int_equal(il_gov_get(check, &now, &err), 0);
+	assert_string_equal(now, saved->governor);
+	free(now);
+}
+
+int tu_snapshot_setup(void **state)
+{
+	struct il_snapshot *s = malloc(sizeof(*s));
+
+	assert_non_null(s);
+	tu_parse_fixture(s, *state);
+	*state = s;
+	return 0;
+}
+
+int tu_snapshot_teardown(void **state)
+{
+	il_snapshot_release(*state);
+	free(*state);
+	return 0;
+}

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "idle/govctl.h"
 #include "idle/snapshot.h"
 
 /* Path of a file in tests/fixtures/sysfs (IL_SRCDIR or "."); static buffer. */
@@ -27,6 +28,23 @@ void tu_materialize(const char *dump_path, const char *root);
 void tu_write(const char *root, const char *path, const char *text);
 /* Parse a fixture dump; fails the test if it does not parse. */
 void tu_parse_fixture(struct il_snapshot *out, const char *name);
+
+/*
+ * The governor round trip on a real host: set other through fs and read it
+ * back through check, then il_idle_restore saved through fs and read its
+ * governor back through check (fs and check may be the same).
+ */
+void tu_gov_round_trip(struct il_sysfs *fs, struct il_sysfs *check, const struct il_idle_saved *saved, const char *other);
+
+/*
+ * A test of one parsed fixture: cmocka runs fn with *state the struct
+ * il_snapshot of tests/fixtures/sysfs/NAME (tu_parse_fixture), and releases
+ * it afterwards.
+ */
+#define TU_SNAPSHOT_TEST(fn, name) \
+	cmocka_unit_test_prestate_setup_teardown(fn, tu_snapshot_setup, tu_snapshot_teardown, (void *)(name))
+int tu_snapshot_setup(void **state);
+int tu_snapshot_teardown(void **state);
 
 #define TU_SKIP(reason)                                   \
 	do {                                              \
