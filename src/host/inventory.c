@@ -157,7 +157,7 @@ fail:
 
 int il_host_load(struct il_host_cfg *out, const struct il_paths *paths, const char *name, struct il_err *err)
 {
-	struct il_buf path = IL_BUF_INIT;
+	char *path;
 	json_t *j;
 	int r;
 
@@ -171,21 +171,14 @@ int il_host_load(struct il_host_cfg *out, const struct il_paths *paths, const ch
 		out->address = strdup("localhost");
 		return out->name && out->address ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
 	}
-	if (il_buf_printf(&path, "%s/%s.json", hosts_dir(paths), name))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
-	if ((r = il_json_load(path.p, &j, err))) {
-		/* the built-in lab hosts "labvm" and "labvm-NAME" without a file: lab/labhost.c */
-		if (r == IL_ENOTFOUND)
-			r = il_err_set(err, IL_ENOTFOUND, "host '%s': no inventory file '%s' (see 'idlelab host list')", name,
-				       path.p);
-		il_buf_release(&path);
+	/* the built-in lab hosts "labvm" and "labvm-NAME" without a file: lab/labhost.c */
+	if ((r = il_json_load_named(hosts_dir(paths), name, "host", "inventory file", &j, &path, err)))
 		return r;
-	}
-	r = il_host_from_json(out, j, name, path.p, paths, err);
+	if (!(r = il_host_from_json(out, j, name, path, paths, err)))
+		out->path = path;
+	else
+		free(path);
 	json_decref(j);
-	if (!r)
-		out->path = il_buf_detach(&path);
-	il_buf_release(&path);
 	return r;
 }
 

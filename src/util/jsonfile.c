@@ -18,3 +18,20 @@ int il_json_load(const char *path, json_t **out, struct il_err *err)
 	il_buf_release(&b);
 	return r;
 }
+
+int il_json_load_named(const char *dir, const char *name, const char *kind, const char *noun, json_t **out,
+		       char **path, struct il_err *err)
+{
+	struct il_buf p = IL_BUF_INIT;
+	int r;
+
+	*path = NULL;
+	if (il_buf_printf(&p, "%s/%s.json", dir, name))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	if ((r = il_json_load(p.p, out, err)) == IL_ENOTFOUND)
+		r = il_err_set(err, IL_ENOTFOUND, "%s '%s': no %s '%s' (see 'idlelab %s list')", kind, name, noun, p.p, kind);
+	if (!r)
+		*path = il_buf_detach(&p);
+	il_buf_release(&p);
+	return r;
+}

@@ -13,4 +13,12 @@
 /* *out (caller decrefs). IL_ENOTFOUND: no such file; IL_EIO: unreadable or not a regular file; IL_EPARSE. */
 int il_json_load(const char *path, json_t **out, struct il_err *err);
 
+/*
+ * DIR/NAME.json, the way idlelab keeps named configs (hosts/, workloads/):
+ * *path (caller frees) names the file when it was loaded. A missing file is
+ * IL_ENOTFOUND "KIND 'NAME': no NOUN 'PATH' (see 'idlelab KIND list')".
+ */
+int il_json_load_named(const char *dir, const char *name, const char *kind, const char *noun, json_t **out,
+		       char **path, struct il_err *err);
+
 #endif

@@ -363,27 +363,20 @@ fail:
 
 int il_workload_load(struct il_workload *out, const char *dir, const char *name, struct il_err *err)
 {
-	struct il_buf path = IL_BUF_INIT;
+	char *path;
 	json_t *j;
 	int r;
 
 	memset(out, 0, sizeof(*out));
 	if (!valid_ident(name))
 		return il_err_set(err, IL_EINVAL, "'%s' is not a valid workload name", name);
-	if (il_buf_printf(&path, "%s/%s.json", il_workloads_dir(dir), name))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
-	if ((r = il_json_load(path.p, &j, err))) {
-		if (r == IL_ENOTFOUND)
-			r = il_err_set(err, IL_ENOTFOUND, "workload '%s': no definition '%s' (see 'idlelab workload list')",
-				       name, path.p);
-		il_buf_release(&path);
+	if ((r = il_json_load_named(il_workloads_dir(dir), name, "workload", "definition", &j, &path, err)))
 		return r;
-	}
-	r = il_workload_from_json(out, j, name, path.p, err);
+	if (!(r = il_workload_from_json(out, j, name, path, err)))
+		out->path = path;
+	else
+		free(path);
 	json_decref(j);
-	if (!r)
-		out->path = il_buf_detach(&path);
-	il_buf_release(&path);
 	return r;
 }
 
