@@ -4,14 +4,44 @@
  * optional busy work per token (the linux-pm "6 pair fast ping-pong" test).
  * With no work every CPU idles for very short periods, which is where a
  * governor that picks too deep a state costs latency. Prints usec per loop.
+ *
+ * -c CPU[,CPU...] pins the processes round-robin in creation order (pair 0's
+ * two sides on the first two CPUs, ...). Unpinned, the scheduler decides per
+ * run whether a pair shares a CPU (no idle at all: a token pass is a context
+ * switch) or not (every pass wakes an idle CPU), so on a small machine the
+ * sample is bimodal and its idle counts are noise; pinning the sides apart
+ * makes every pass the cross-CPU wakeup the governor is judged on.
  */
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "wl.h"
 
-static const char *const usage = "[-p PAIRS] [-n LOOPS] [-w WORK_US]";
+static const char *const usage = "[-p PAIRS] [-n LOOPS] [-w WORK_US] [-c CPU[,CPU...]]";
+
+/* Parse "-c" into cpus[] (at most max); "" means no pinning. Exits 2 on a bad list. */
+static int cpu_list(const char *prog, const char *s, int *cpus, int max)
+{
+	int n = 0;
+
+	while (*s) {
+		char num[16];
+		size_t len = strcspn(s, ",");
+
+		if (!len || len >= sizeof(num) || n == max) {
+			fprintf(stderr, "%s: -c: expected CPU numbers separated by commas (at most %d), got '%s'\n",
+				prog, max, s);
+			exit(2);
+		}
+		memcpy(num, s, len);
+		num[len] = 0;
+		cpus[n++] = (int)wl_long(prog, "-c", num, 0, CPU_SETSIZE - 1);
+		s += len + (s[len] == ',');
+	}
+	return n;
+}
 
 static void spin_us(double us)
 {
@@ -43,13 +73,14 @@ int main(int argc, char **argv)
 	double work_us = 0;
 	pid_t *pids;
 	int c, status, fail = 0;
-	int start[2];
+	int start[2], cpus[64], ncpus = 0;
 
-	while ((c = getopt(argc, argv, "p:n:w:")) != -1) {
+	while ((c = getopt(argc, argv, "p:n:w:c:")) != -1) {
 		switch (c) {
 		case 'p': pairs = wl_long(argv[0], "-p", optarg, 1, 4096); break;
 		case 'n': loops = wl_long(argv[0], "-n", optarg, 1, 1000000000L); break;
 		case 'w': work_us = wl_double(argv[0], "-w", optarg, 0, 1e6); break;
+		case 'c': ncpus = cpu_list(argv[0], optarg, cpus, 64); break;
 		default: wl_usage_exit(argv[0], usage);
 		}
 	}
@@ -80,6 +111,17 @@ int main(int argc, char **argv)
 				char b;
 
 				close(start[1]);
+				if (ncpus) {
+					cpu_set_t set;
+
+					CPU_ZERO(&set);
+					CPU_SET(cpus[(p * 2 + side) % ncpus], &set);
+					if (sched_setaffinity(0, sizeof(set), &set)) {
+						fprintf(stderr, "pingpong: -c: cannot pin to CPU %d: %s\n",
+							cpus[(p * 2 + side) % ncpus], strerror(errno));
+						_exit(1);
+					}
+				}
 				if (read(start[0], &b, 1) != 0)
 					_exit(1);
 				_exit(side ? xfer(ab[0], ba[1], loops, work_us, 0) : xfer(ba[0], ab[1], loops, work_us, 1));
@@ -102,6 +144,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("pairs: %ld\n", pairs);
+	printf("pinned_cpus: %d\n", ncpus);
 	printf("loops: %ld\n", loops);
 	printf("elapsed_s: %.6f\n", us / 1e6);
 	printf("usec_per_loop: %.4f\n", us / (double)loops);
