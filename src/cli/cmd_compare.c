@@ -16,7 +16,7 @@
 
 struct cmp_args {
 	const char *ref, *alpha, *min_change, *k, *metric, *test, *level, *fmt, *out;
-	bool holm;
+	bool holm, no_holm;
 	long resamples, seed;
 };
 
@@ -27,7 +27,8 @@ struct cmp_args {
 	IL_OPT_STR(0, "k", &(a).k, "K", "noise threshold: k x the reference's relative standard error (default 2)"), \
 	IL_OPT_STR(0, "metric", &(a).metric, "M[,M...]", "only these metrics (full keys or their last parts)"),   \
 	IL_OPT_STR(0, "test", &(a).test, "mwu|welch", "significance test (default mwu: Mann-Whitney U)"),          \
-	IL_OPT_BOOL(0, "holm", &(a).holm, "Holm-correct p-values across the metrics of each variant"),              \
+	IL_OPT_BOOL(0, "holm", &(a).holm, "Holm-adjust p over the verdict's comparisons (the default)"),            \
+	IL_OPT_BOOL(0, "no-holm", &(a).no_holm, "do not adjust p for multiple comparisons"),                        \
 	IL_OPT_STR(0, "level", &(a).level, "L", "confidence level of the ratio CI (default 0.95)"),                \
 	IL_OPT_NUM(0, "resamples", &(a).resamples, "N", "bootstrap resamples (default 2000)"),                      \
 	IL_OPT_NUM(0, "seed", &(a).seed, "N", "bootstrap seed (default 1)")
@@ -59,7 +60,9 @@ static int make_opts(const struct cmp_args *a, struct il_cmp_opts *o, struct il_
 	if (a->test && strcmp(a->test, "mwu") && strcmp(a->test, "welch"))
 		return il_err_set(err, IL_EINVAL, "--test: expected mwu or welch, got '%s'", a->test);
 	o->test = a->test && !strcmp(a->test, "welch") ? IL_TEST_WELCH : IL_TEST_MWU;
-	o->holm = a->holm;
+	if (a->holm && a->no_holm)
+		return il_err_set(err, IL_EINVAL, "--holm and --no-holm contradict each other");
+	o->holm = !a->no_holm;
 	if (a->resamples < 0 || a->resamples > 1000000)
 		return il_err_set(err, IL_EINVAL, "--resamples: expected 1..1000000");
 	if (a->resamples)

@@ -28,7 +28,11 @@ expect "unknown reference is listed" 1 "reference 'nope' is not one of the varia
 expect "run: text report" 0 "Verdict: no difference above noise" "$IDLELAB" compare "$RUN"
 expect "run: --metric and --ref" 0 "ladder .* ref" "$IDLELAB" compare "$RUN" --metric usec_per_loop --ref ladder
 expect "run: json" 0 '"schema": "idlelab-compare/1"' "$IDLELAB" compare "$RUN" --format json
-expect "run: welch + holm" 0 "Welch t two-sided, alpha 0.05 \\(Holm\\)" "$IDLELAB" compare "$RUN" --test welch --holm
+expect "run: welch, Holm by default" 0 "Welch t two-sided, alpha 0.05, p Holm-adjusted" "$IDLELAB" compare "$RUN" --test welch
+expect "run: --no-holm turns the adjustment off" 0 "alpha 0.05, p not adjusted" "$IDLELAB" compare "$RUN" --no-holm
+expect "run: --holm and --no-holm together are refused" 2 "contradict" "$IDLELAB" compare "$RUN" --holm --no-holm
+expect "run: a differing A/A pair is the first line" 0 "^WARNING: host not quiet: menu / menu-again differ on periodic.idle.idles \\(p=0.013\\)" \
+	"$IDLELAB" compare "$RUN"
 expect "report writes every format" 0 "report.html" "$IDLELAB" report "$RUN"
 for f in txt md csv json html; do
 	cmp -s "$RUN/report.$f" "$SRC/tests/fixtures/journal/run1/report.$f" && ok "report.$f regenerated from the journal alone" ||
