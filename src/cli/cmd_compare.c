@@ -223,13 +223,18 @@ int cmd_report(int argc, char **argv)
 int cmd_tested_by(int argc, char **argv)
 {
 	struct cmp_args a = { .seed = -1 };
-	const char *as = NULL;
+	struct il_tb_opts tb = { 0 };
 	const struct il_opt opts[] = {
 		CMP_OPTS(a),
-		IL_OPT_STR(0, "as", &as, "\"NAME <EMAIL>\"", "who tested (default: user.name/user.email from git config)"),
+		IL_OPT_STR(0, "as", &tb.as, "\"NAME <EMAIL>\"", "who tested (default: user.name/user.email from git config)"),
+		IL_OPT_BOOL(0, "force", &tb.force,
+			    "the trailer even for a run without a kernel under test or on the lab (the output says so)"),
+		IL_OPT_BOOL(0, "full", &tb.full, "everything: the whole report, not the short block (<= 60 lines)"),
 		IL_OPT_END_,
 	};
-	static const char *const usage[] = { "idlelab tested-by RUN_DIR [--as \"Name <email>\"]", NULL };
+	static const char *const usage[] = { "idlelab tested-by RUN_DIR [--as \"Name <email>\"] [--full] [--force]",
+					     "  the trailer only for a run of a kernel under test on a host that is not the lab",
+					     NULL };
 	struct cmp_work w = { 0 };
 	struct il_buf out = IL_BUF_INIT;
 	struct il_err err = { 0 };
@@ -242,7 +247,7 @@ int cmd_tested_by(int argc, char **argv)
 	if (make_opts(&a, &w.o, &w.only, &err))
 		return il_opt_error(opts, usage, "%s", err.msg);
 	if (!(r = il_dataset_add_run(&w.ds, argv[1], NULL, &err)) && !(r = il_compare(&w.c, &w.ds, &w.o, &err)) &&
-	    !(r = il_report_tested_by(&w.c, as, &out, &err)))
+	    !(r = il_report_tested_by(&w.c, &tb, &out, &err)))
 		fputs(il_buf_str(&out), stdout);
 	il_buf_release(&out);
 	return cmp_done(&w, r, &err);
