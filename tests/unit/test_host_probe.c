@@ -3,7 +3,7 @@
  * The probe's environment facts (runners/probe.sh's "idlelab.KEY:VALUE"
  * lines) parsed into the fingerprint: VM evidence (cpuinfo flag, DMI, device
  * tree), cpufreq policies grouped, the tick from the kernel's config, PM QoS
- * holders, idle boot options; and the real script run by busybox's sh.
+ * holders, idle boot options; and the real scripts run by sh and busybox's sh.
  */
 #include "testutil.h"
 
@@ -29,7 +29,7 @@ static json_t *parse(const char *text)
 
 static void assert_json(const json_t *got, const char *want_text)
 {
-	json_t *want = json_loads(want_text, 0, NULL);
+	json_t *want = json_loads(want_text, JSON_DECODE_ANY, NULL);
 	char *g = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 
 	assert_non_null(want);
@@ -91,80 +91,110 @@ static void test_probe__kvm_guest(void **state)
 
 static void test_probe__vm_or_not(void **state)
 {
+	static const struct {
+		const char *what, *lines, *vm, *evidence;
+	} cases[] = {
+		{ "arm64 QEMU virt: the device tree says so", "idlelab.arch:aarch64\nidlelab.hypervisor_flag:0\n"
+		  "idlelab.dt_compatible:linux,dummy-virt \n", "true", "\"device tree linux,dummy-virt (QEMU virt)\"" },
+		{ "a Xen guest on arm64: a hypervisor node in the device tree",
+		  "idlelab.arch:aarch64\nidlelab.dt_compatible:rockchip,rk3399 \n"
+		  "idlelab.dt_hypervisor:xen,xen-4.17 xen,xen \nidlelab.dt_hypervisor_node:1\n",
+		  "true", "\"device tree hypervisor node xen,xen-4.17 xen,xen \"" },
+		{ "bare-metal x86: no flag, a server's DMI", "idlelab.arch:x86_64\nidlelab.hypervisor_flag:0\n"
+		  "idlelab.dmi_vendor:Dell Inc.\nidlelab.dmi_product:PowerEdge R740\nidlelab.detect_virt:none\n",
+		  "false", "null" },
+		{ "an EC2 metal instance is not a VM", "idlelab.arch:x86_64\nidlelab.hypervisor_flag:0\n"
+		  "idlelab.dmi_vendor:Amazon EC2\nidlelab.dmi_product:m5.metal\n", "false", "null" },
+		{ "its virtual siblings are", "idlelab.arch:x86_64\nidlelab.hypervisor_flag:1\n"
+		  "idlelab.dmi_vendor:Amazon EC2\nidlelab.dmi_product:m5.large\n",
+		  "true", "\"cpuinfo hypervisor flag; DMI Amazon EC2 m5.large\"" },
+		{ "an arm64 board with nothing to tell by: unknown, not no", "idlelab.arch:aarch64\nidlelab.hypervisor_flag:0\n",
+		  "null", "null" },
+	};
 	json_t *j;
 
 	(void)state;
-	/* arm64 QEMU virt: the device tree says so; no readable kernel config; the probe not root */
-	j = parse("idlelab.uname_r:6.1.0\nidlelab.arch:aarch64\nidlelab.hypervisor_flag:0\n"
-		  "idlelab.dt_compatible:linux,dummy-virt \nidlelab.kconfig_source:\nidlelab.pm_qos_scan:own\n");
-	assert_true(json_is_true(json_object_get(json_object_get(j, "virtualization"), "vm")));
-	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "virtualization"), "evidence")),
-			    "device tree linux,dummy-virt (QEMU virt)");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct il_buf t = IL_BUF_INIT;
+
+		il_buf_printf(&t, "idlelab.uname_r:6.1.0\n%s", cases[i].lines);
+		j = parse(t.p);
+		print_message("%s\n", cases[i].what);
+		assert_json(json_object_get(json_object_get(j, "virtualization"), "vm"), cases[i].vm);
+		assert_json(json_object_get(json_object_get(j, "virtualization"), "evidence"), cases[i].evidence);
+		json_decref(j);
+		il_buf_release(&t);
+	}
+	/* no readable kernel config, the probe not root, no cpufreq */
+	j = parse("idlelab.uname_r:6.1.0\nidlelab.kconfig_source:\nidlelab.pm_qos_scan:own\n");
 	assert_json(json_object_get(j, "kernel_config"), "{\"source\": null, \"hz\": null, \"tick\": null, \"options\": {}}");
 	assert_json(json_object_get(j, "cpu_dma_latency_holders"), "{\"processes\": [], \"scanned\": \"own\"}");
 	assert_json(json_object_get(json_object_get(j, "cpufreq"), "policies"), "[]");
 	json_decref(j);
-	/* a Xen guest on arm64: a hypervisor node in the device tree */
-	j = parse("idlelab.uname_r:6.1.0\nidlelab.arch:aarch64\nidlelab.dt_compatible:rockchip,rk3399 \n"
-		  "idlelab.dt_hypervisor:xen,xen-4.17 xen,xen \nidlelab.dt_hypervisor_node:1\n");
-	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "virtualization"), "evidence")),
-			    "device tree hypervisor node xen,xen-4.17 xen,xen ");
-	json_decref(j);
-	/* bare-metal x86: no flag, a server's DMI; a periodic tick */
-	j = parse("idlelab.uname_r:6.1.0\nidlelab.arch:x86_64\nidlelab.hypervisor_flag:0\n"
-		  "idlelab.dmi_vendor:Dell Inc.\nidlelab.dmi_product:PowerEdge R740\nidlelab.detect_virt:none\n"
-		  "idlelab.kconfig_source:/proc/config.gz\nidlelab.kconfig.CONFIG_HZ_PERIODIC:y\nidlelab.kconfig.CONFIG_HZ:100\n");
-	assert_true(json_is_false(json_object_get(json_object_get(j, "virtualization"), "vm")));
-	assert_true(json_is_null(json_object_get(json_object_get(j, "virtualization"), "evidence")));
-	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "kernel_config"), "tick")), "periodic");
-	json_decref(j);
-	/* an EC2 metal instance is not a VM; its virtual siblings are */
-	j = parse("idlelab.uname_r:6.1.0\nidlelab.arch:x86_64\nidlelab.hypervisor_flag:0\n"
-		  "idlelab.dmi_vendor:Amazon EC2\nidlelab.dmi_product:m5.metal\n");
-	assert_true(json_is_false(json_object_get(json_object_get(j, "virtualization"), "vm")));
-	json_decref(j);
-	j = parse("idlelab.uname_r:6.1.0\nidlelab.arch:x86_64\nidlelab.hypervisor_flag:1\n"
-		  "idlelab.dmi_vendor:Amazon EC2\nidlelab.dmi_product:m5.large\n");
-	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "virtualization"), "evidence")),
-			    "cpuinfo hypervisor flag; DMI Amazon EC2 m5.large");
-	json_decref(j);
-	/* an arm64 board with nothing to tell by: unknown, not "no" */
-	j = parse("idlelab.uname_r:6.1.0\nidlelab.arch:aarch64\nidlelab.hypervisor_flag:0\n");
-	assert_true(json_is_null(json_object_get(json_object_get(j, "virtualization"), "vm")));
+	/* a periodic tick */
+	j = parse("idlelab.uname_r:6.1.0\nidlelab.kconfig_source:/proc/config.gz\nidlelab.kconfig.CONFIG_HZ_PERIODIC:y\n"
+		  "idlelab.kconfig.CONFIG_HZ:100\n");
+	assert_json(json_object_get(j, "kernel_config"), "{\"source\": \"/proc/config.gz\", \"hz\": 100, \"tick\": "
+							 "\"periodic\", \"options\": {\"CONFIG_HZ_PERIODIC\": \"y\", \"CONFIG_HZ\": \"100\"}}");
 	json_decref(j);
 }
 
-/* The real probe under busybox's sh (the lab's and many boards' only shell). */
-static void test_probe__busybox_sh(void **state)
+/* The real probe (and snapshot) scripts run by shell argv0, parsed; NULL when the shell is not installed. */
+static json_t *run_probe(const char *shell, struct il_snapshot *snap)
 {
 	struct il_buf out = IL_BUF_INIT, errb = IL_BUF_INIT, script = IL_BUF_INIT;
 	struct il_exit ex;
 	struct il_err err = { 0 };
-	json_t *j;
+	json_t *j = NULL;
+	char *argv[] = { (char *)shell, "sh", "-c", NULL, NULL };
 
-	(void)state;
-	if (access("/usr/bin/busybox", X_OK) && access("/bin/busybox", X_OK))
-		TU_SKIP("busybox not installed");
 	il_buf_adds(&script, il_runner_script("probe.sh"));
 	il_buf_adds(&script, il_runner_script("snapshot.sh"));
-	{
-		char *argv[] = { "busybox", "sh", "-c", script.p, NULL };
-
-		assert_int_equal(il_proc_capture(argv, 20000, NULL, &out, &errb, &ex, &err), 0);
-	}
+	argv[3] = script.p;
+	/* "sh -c" as itself, busybox as "busybox sh -c" */
+	assert_int_equal(il_proc_capture(strcmp(shell, "sh") ? argv : argv + 1, 20000, NULL, &out, &errb, &ex, &err), 0);
 	assert_int_equal(ex.code, 0);
-	if (il_probe_parse(out.p, out.len, "here", &j, NULL, &err))
-		fail_msg("%s", err.msg);
-	/* whatever this machine is, every environment field is there, with a verdict or null */
-	assert_non_null(json_object_get(json_object_get(j, "virtualization"), "vm"));
-	assert_true(json_is_array(json_object_get(json_object_get(j, "cpufreq"), "policies")));
-	assert_non_null(json_object_get(json_object_get(j, "kernel_config"), "tick"));
-	assert_true(json_is_array(json_object_get(json_object_get(j, "cpu_dma_latency_holders"), "processes")));
-	assert_non_null(json_string_value(json_object_get(json_object_get(j, "cpu_dma_latency_holders"), "scanned")));
-	json_decref(j);
+	if (il_probe_parse(out.p, out.len, "here", &j, snap, &err))
+		fail_msg("%s: %s", shell, err.msg);
 	il_buf_release(&out);
 	il_buf_release(&errb);
 	il_buf_release(&script);
+	return j;
+}
+
+/* The real probe under the system's sh and busybox's (the lab's and many boards' only shell). */
+static void test_probe__real_scripts(void **state)
+{
+	const char *shells[] = { "sh", "/usr/bin/busybox", "/bin/busybox" };
+	struct il_snapshot snap;
+	struct il_err err = { 0 };
+	json_t *j;
+	bool busybox = false;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(shells) / sizeof(shells[0]); i++) {
+		if (i && (busybox || access(shells[i], X_OK)))
+			continue;
+		busybox |= i > 0;
+		j = run_probe(shells[i], &snap);
+		assert_non_null(json_string_value(json_object_get(json_object_get(j, "kernel"), "release")));
+		assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "cpuidle"), "nstates_total")),
+				 (json_int_t)il_snapshot_nstates(&snap));
+		/* whatever this machine is, every environment field is there, with a verdict or null */
+		assert_non_null(json_object_get(json_object_get(j, "virtualization"), "vm"));
+		assert_true(json_is_array(json_object_get(json_object_get(j, "cpufreq"), "policies")));
+		assert_non_null(json_object_get(json_object_get(j, "kernel_config"), "tick"));
+		assert_true(json_is_array(json_object_get(json_object_get(j, "cpu_dma_latency_holders"), "processes")));
+		assert_non_null(json_string_value(json_object_get(json_object_get(j, "cpu_dma_latency_holders"), "scanned")));
+		json_decref(j);
+		il_snapshot_release(&snap);
+	}
+	if (!busybox)
+		print_message("busybox not installed: the probe was run by sh only\n");
+	/* output that is not from the probe */
+	assert_int_equal(il_probe_parse("hello\n", 6, "here", &j, NULL, &err), IL_EPARSE);
+	assert_int_equal(il_probe_parse("", 0, "here", &j, NULL, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "no kernel release"));
 }
 
 int main(void)
@@ -172,7 +202,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe__kvm_guest),
 		cmocka_unit_test(test_probe__vm_or_not),
-		cmocka_unit_test(test_probe__busybox_sh),
+		cmocka_unit_test(test_probe__real_scripts),
 	};
 
 	return cmocka_run_group_tests_name("host_probe", tests, NULL, NULL);
