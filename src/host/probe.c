@@ -154,11 +154,11 @@ static json_t *kconfig_json(const char *source, json_t *opts)
 
 	if (json_object_size(opts)) {
 		/* exactly one of the three is y in a kernel's config (kernel/time/Kconfig's choice) */
-		if (json_equal(json_object_get(opts, "CONFIG_NO_HZ_FULL"), json_string("y")))
+		if (fact(opts, "CONFIG_NO_HZ_FULL") && !strcmp(fact(opts, "CONFIG_NO_HZ_FULL"), "y"))
 			tick = "nohz_full";
-		else if (json_equal(json_object_get(opts, "CONFIG_NO_HZ_IDLE"), json_string("y")))
+		else if (fact(opts, "CONFIG_NO_HZ_IDLE") && !strcmp(fact(opts, "CONFIG_NO_HZ_IDLE"), "y"))
 			tick = "nohz_idle";
-		else if (json_equal(json_object_get(opts, "CONFIG_HZ_PERIODIC"), json_string("y")))
+		else if (fact(opts, "CONFIG_HZ_PERIODIC") && !strcmp(fact(opts, "CONFIG_HZ_PERIODIC"), "y"))
 			tick = "periodic";
 	}
 	return json_pack("{s:o,s:o,s:o,s:O}", "source", il_json_str(source), "hz",
