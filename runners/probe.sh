@@ -53,6 +53,8 @@ for f in /sys/devices/system/cpu/cpu[0-9]*/power/pm_qos_resume_latency_us; do
 	c=${f#/sys/devices/system/cpu/cpu}; c=${c%%/*}
 	kv "pm_qos.$c" "$(cat "$f")"
 done
+# /proc names are digits and the target a device path: ls's format is safe here
+# shellcheck disable=SC2012
 ls -l /proc/[0-9]*/fd 2>/dev/null | awk '
 	/^\/proc\/[0-9]+\/fd:$/ { split($0, p, "/"); pid = p[3]; next }
 	/ -> \/dev\/cpu_dma_latency$/ { if (!(pid in seen)) { seen[pid] = 1; print pid } }' |
