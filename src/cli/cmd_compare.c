@@ -16,7 +16,7 @@
 
 struct cmp_args {
 	const char *ref, *alpha, *min_change, *k, *metric, *test, *level, *fmt, *out;
-	bool holm;
+	bool holm, no_holm;
 	long resamples, seed;
 };
 
@@ -27,7 +27,8 @@ struct cmp_args {
 	IL_OPT_STR(0, "k", &(a).k, "K", "noise threshold: k x the reference's relative standard error (default 2)"), \
 	IL_OPT_STR(0, "metric", &(a).metric, "M[,M...]", "only these metrics (full keys or their last parts)"),   \
 	IL_OPT_STR(0, "test", &(a).test, "mwu|welch", "significance test (default mwu: Mann-Whitney U)"),          \
-	IL_OPT_BOOL(0, "holm", &(a).holm, "Holm-correct p-values across the metrics of each variant"),              \
+	IL_OPT_BOOL(0, "holm", &(a).holm, "Holm-adjust p over the verdict's comparisons (the default)"),            \
+	IL_OPT_BOOL(0, "no-holm", &(a).no_holm, "do not adjust p for multiple comparisons"),                        \
 	IL_OPT_STR(0, "level", &(a).level, "L", "confidence level of the ratio CI (default 0.95)"),                \
 	IL_OPT_NUM(0, "resamples", &(a).resamples, "N", "bootstrap resamples (default 2000)"),                      \
 	IL_OPT_NUM(0, "seed", &(a).seed, "N", "bootstrap seed (default 1)")
@@ -59,7 +60,9 @@ static int make_opts(const struct cmp_args *a, struct il_cmp_opts *o, struct il_
 	if (a->test && strcmp(a->test, "mwu") && strcmp(a->test, "welch"))
 		return il_err_set(err, IL_EINVAL, "--test: expected mwu or welch, got '%s'", a->test);
 	o->test = a->test && !strcmp(a->test, "welch") ? IL_TEST_WELCH : IL_TEST_MWU;
-	o->holm = a->holm;
+	if (a->holm && a->no_holm)
+		return il_err_set(err, IL_EINVAL, "--holm and --no-holm contradict each other");
+	o->holm = !a->no_holm;
 	if (a->resamples < 0 || a->resamples > 1000000)
 		return il_err_set(err, IL_EINVAL, "--resamples: expected 1..1000000");
 	if (a->resamples)
@@ -220,13 +223,18 @@ int cmd_report(int argc, char **argv)
 int cmd_tested_by(int argc, char **argv)
 {
 	struct cmp_args a = { .seed = -1 };
-	const char *as = NULL;
+	struct il_tb_opts tb = { 0 };
 	const struct il_opt opts[] = {
 		CMP_OPTS(a),
-		IL_OPT_STR(0, "as", &as, "\"NAME <EMAIL>\"", "who tested (default: user.name/user.email from git config)"),
+		IL_OPT_STR(0, "as", &tb.as, "\"NAME <EMAIL>\"", "who tested (default: user.name/user.email from git config)"),
+		IL_OPT_BOOL(0, "force", &tb.force,
+			    "the trailer even for a run without a kernel under test or on the lab (the output says so)"),
+		IL_OPT_BOOL(0, "full", &tb.full, "everything: the whole report, not the short block (<= 60 lines)"),
 		IL_OPT_END_,
 	};
-	static const char *const usage[] = { "idlelab tested-by RUN_DIR [--as \"Name <email>\"]", NULL };
+	static const char *const usage[] = { "idlelab tested-by RUN_DIR [--as \"Name <email>\"] [--full] [--force]",
+					     "  the trailer only for a run of a kernel under test on a host that is not the lab",
+					     NULL };
 	struct cmp_work w = { 0 };
 	struct il_buf out = IL_BUF_INIT;
 	struct il_err err = { 0 };
@@ -239,7 +247,7 @@ int cmd_tested_by(int argc, char **argv)
 	if (make_opts(&a, &w.o, &w.only, &err))
 		return il_opt_error(opts, usage, "%s", err.msg);
 	if (!(r = il_dataset_add_run(&w.ds, argv[1], NULL, &err)) && !(r = il_compare(&w.c, &w.ds, &w.o, &err)) &&
-	    !(r = il_report_tested_by(&w.c, as, &out, &err)))
+	    !(r = il_report_tested_by(&w.c, &tb, &out, &err)))
 		fputs(il_buf_str(&out), stdout);
 	il_buf_release(&out);
 	return cmp_done(&w, r, &err);

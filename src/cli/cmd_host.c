@@ -10,6 +10,7 @@
 #include "host/probe.h"
 #include "lab/labhost.h"
 #include "idle/snapjson.h"
+#include "report/environ.h"
 
 static void print_check(json_t *j)
 {
@@ -46,18 +47,18 @@ static void print_check(json_t *j)
 	}
 	if (!json_integer_value(json_object_get(ci, "nstates_total")))
 		printf("  no idle states on this host: idle counters cannot be measured here\n");
-	printf("  cpufreq %s/%s, hypervisor %s\n",
-	       json_string_value(json_object_get(json_object_get(j, "cpufreq"), "driver")) ?: "-",
-	       json_string_value(json_object_get(json_object_get(j, "cpufreq"), "governor")) ?: "-",
-	       json_is_true(json_object_get(json_object_get(j, "virtualization"), "hypervisor_flag")) ? "yes" : "no");
-	if (json_object_size(json_object_get(j, "cmdline_idle"))) {
-		const char *key;
-		json_t *v;
+	/* the same environment lines a Tested-by discloses */
+	{
+		struct il_buf env = IL_BUF_INIT;
 
-		printf("  idle-relevant boot options:");
-		json_object_foreach(json_object_get(j, "cmdline_idle"), key, v)
-			printf(" %s=%s", key, json_string_value(v));
-		printf("\n");
+		il_report_environment(j, false, &env);
+		for (const char *p = il_buf_str(&env); *p;) {
+			size_t n = strcspn(p, "\n");
+
+			printf("  %.*s\n", (int)n, p);
+			p += n + (p[n] == '\n');
+		}
+		il_buf_release(&env);
 	}
 	printf("  tools:");
 	{

@@ -2,32 +2,218 @@
 /* One-round-trip host probe and its structured fingerprint. */
 #include "host/probe.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "host/runners.h"
 #include "idle/snapjson.h"
 
-/* Boot options that change idle behaviour. */
-static const char *const idle_params[] = { "nohz_full", "isolcpus", "idle", "cpuidle.off", "cpuidle.governor",
-					   "intel_idle.max_cstate", "processor.max_cstate", "nohz", "rcu_nocbs",
-					   "cpuidle_haltpoll.force", "intel_idle.states_off", NULL };
+/* A probe fact, NULL when absent or empty. */
+static const char *fact(const json_t *facts, const char *key)
+{
+	const json_t *v = json_object_get(facts, key);
 
-static json_t *cmdline_facts(const char *cmdline)
+	return json_is_string(v) && *json_string_value(v) ? json_string_value(v) : NULL;
+}
+
+/*
+ * Boot options that change idle behaviour: a name, or a prefix ending in '.'
+ * for every option of that module (intel_idle.max_cstate, .states_off, ...).
+ */
+static const char *const idle_params[] = { "idle",       "nohz",          "nohz_full",   "isolcpus",
+					   "rcu_nocbs",  "cpuidle.off",   "cpuidle.governor",
+					   "processor.max_cstate",        "intel_idle.", "cpuidle_haltpoll.",
+					   "haltpoll.",  NULL };
+
+static bool idle_param(const char *word, size_t n)
+{
+	for (size_t k = 0; idle_params[k]; k++) {
+		size_t l = strlen(idle_params[k]);
+
+		if (idle_params[k][l - 1] == '.' ? n > l && !strncmp(word, idle_params[k], l) :
+						   n == l && !strncmp(word, idle_params[k], l))
+			return true;
+	}
+	return false;
+}
+
+json_t *il_probe_cmdline_idle(const char *cmdline)
 {
 	json_t *o = json_object();
 	struct il_strlist words = { 0 };
 
 	il_strlist_split(&words, cmdline);
-	for (size_t i = 0; i < words.n; i++) {
+	/* what follows "--" goes to init, not to the kernel */
+	for (size_t i = 0; i < words.n && strcmp(words.v[i], "--"); i++) {
 		char *eq = strchr(words.v[i], '=');
 		size_t n = eq ? (size_t)(eq - words.v[i]) : strlen(words.v[i]);
 
-		for (size_t k = 0; idle_params[k]; k++)
-			if (strlen(idle_params[k]) == n && !strncmp(words.v[i], idle_params[k], n))
-				json_object_set_new(o, idle_params[k], json_string(eq ? eq + 1 : ""));
+		if (idle_param(words.v[i], n)) {
+			char *key = il_strndup(words.v[i], n);
+
+			if (key)
+				json_object_set_new(o, key, json_string(eq ? eq + 1 : ""));
+			free(key);
+		}
 	}
 	il_strlist_release(&words);
+	return o;
+}
+
+/* A kernel CPU list from sysfs's related_cpus ("0 1 2 3") or a list ("0-3"), canonical; NULL if neither. */
+static char *cpu_list(const char *s)
+{
+	struct il_cpuset set = { 0 };
+	struct il_buf b = IL_BUF_INIT;
+	char *t = strdup(s ? s : ""), *res = NULL;
+
+	for (char *p = t; p && *p; p++)
+		if (*p == ' ')
+			*p = ',';
+	if (t && *t && !il_cpuset_parse(&set, t, NULL) && !il_cpuset_format(&set, &b))
+		res = il_buf_detach(&b);
+	il_cpuset_release(&set);
+	il_buf_release(&b);
+	free(t);
+	return res;
+}
+
+static int by_int(const void *a, const void *b)
+{
+	return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+/*
+ * cpufreq: cpu0's driver and governor (as before), and every policy grouped
+ * by (driver, governor) with the CPUs they cover: [{"driver": "acpi-cpufreq",
+ * "governor": "performance", "cpus": "0-7", "policies": 8}]; [] without cpufreq.
+ */
+static json_t *cpufreq_json(const json_t *facts, const json_t *pols)
+{
+	json_t *groups = json_array(), *p;
+	const char *k;
+	int *ids = calloc(json_object_size(pols) + 1, sizeof(int));
+	size_t n = 0;
+
+	json_object_foreach((json_t *)pols, k, p)
+		if (ids)
+			ids[n++] = atoi(k);
+	qsort(ids, n, sizeof(int), by_int);
+	for (size_t i = 0; ids && i < n; i++) {
+		char key[16];
+		const char *drv, *gov, *cpus;
+		json_t *g = NULL, *e;
+		size_t j;
+
+		snprintf(key, sizeof(key), "%d", ids[i]);
+		p = json_object_get(pols, key);
+		drv = json_string_value(json_object_get(p, "driver"));
+		gov = json_string_value(json_object_get(p, "governor"));
+		cpus = json_string_value(json_object_get(p, "cpus"));
+		json_array_foreach(groups, j, e)
+			if (json_equal(json_object_get(e, "driver"), json_object_get(p, "driver")) &&
+			    json_equal(json_object_get(e, "governor"), json_object_get(p, "governor")))
+				g = e;
+		if (!g) {
+			g = json_pack("{s:o,s:o,s:s,s:i}", "driver", il_json_str(drv && *drv ? drv : NULL), "governor",
+				      il_json_str(gov && *gov ? gov : NULL), "cpus", "", "policies", 0);
+			json_array_append_new(groups, g);
+		}
+		if (!g)
+			continue;
+		{
+			/* the union of the group's CPUs, kept as a list: "0-3" + "4 5" -> "0-5" */
+			struct il_buf u = IL_BUF_INIT;
+			char *list;
+
+			il_buf_printf(&u, "%s%s%s", json_string_value(json_object_get(g, "cpus")),
+				      *json_string_value(json_object_get(g, "cpus")) ? "," : "", cpus ? cpus : "");
+			list = cpu_list(il_buf_str(&u));
+			json_object_set_new(g, "cpus", json_string(list ? list : ""));
+			json_object_set_new(g, "policies",
+					    json_integer(json_integer_value(json_object_get(g, "policies")) + 1));
+			free(list);
+			il_buf_release(&u);
+		}
+	}
+	free(ids);
+	return json_pack("{s:o,s:o,s:o}", "driver", il_json_str(fact(facts, "cpufreq_driver")), "governor",
+			 il_json_str(fact(facts, "cpufreq_governor")), "policies", groups);
+}
+
+/*
+ * The tick, from the running kernel's config when the probe could read it
+ * (/proc/config.gz or /boot/config-RELEASE): {"source", "hz", "tick":
+ * "nohz_full" | "nohz_idle" | "periodic" | null, "options": {CONFIG_...}}.
+ */
+static json_t *kconfig_json(const char *source, json_t *opts)
+{
+	const char *hz = json_string_value(json_object_get(opts, "CONFIG_HZ"));
+	const char *tick = NULL;
+
+	if (json_object_size(opts)) {
+		/* exactly one of the three is y in a kernel's config (kernel/time/Kconfig's choice) */
+		if (fact(opts, "CONFIG_NO_HZ_FULL") && !strcmp(fact(opts, "CONFIG_NO_HZ_FULL"), "y"))
+			tick = "nohz_full";
+		else if (fact(opts, "CONFIG_NO_HZ_IDLE") && !strcmp(fact(opts, "CONFIG_NO_HZ_IDLE"), "y"))
+			tick = "nohz_idle";
+		else if (fact(opts, "CONFIG_HZ_PERIODIC") && !strcmp(fact(opts, "CONFIG_HZ_PERIODIC"), "y"))
+			tick = "periodic";
+	}
+	return json_pack("{s:o,s:o,s:o,s:O}", "source", il_json_str(source), "hz",
+			 hz && atoi(hz) > 0 ? json_integer(atoi(hz)) : json_null(), "tick", il_json_str(tick), "options",
+			 opts);
+}
+
+/* DMI strings of hypervisors (sys_vendor or product_name, a substring). */
+static const char *const vm_dmi[] = { "QEMU", "KVM", "Bochs", "VMware", "VirtualBox", "innotek", "Xen",
+				      "Virtual Machine", "Parallels", "BHYVE", "Amazon EC2", "Google Compute Engine",
+				      "OpenStack", "Cloud Hypervisor", "Firecracker", NULL };
+
+/*
+ * Whether the host is a VM, with the evidence: {"hypervisor_flag",
+ * "hypervisor_type", "dmi_vendor", "dmi_product", "dt_compatible",
+ * "dt_hypervisor", "detect_virt", "vm": true | false | null (nothing to tell
+ * by), "evidence": "cpuinfo hypervisor flag; DMI QEMU ..." | null}.
+ */
+static json_t *virt_json(const json_t *facts)
+{
+	const char *flag = fact(facts, "hypervisor_flag"), *type = fact(facts, "hypervisor_type");
+	const char *ven = fact(facts, "dmi_vendor"), *prod = fact(facts, "dmi_product");
+	const char *dt = fact(facts, "dt_compatible"), *dth = fact(facts, "dt_hypervisor");
+	const char *dv = fact(facts, "detect_virt"), *arch = fact(facts, "arch");
+	bool x86 = arch && (strstr(arch, "86") != NULL);
+	struct il_buf ev = IL_BUF_INIT;
+	json_t *o;
+	int vm = -1;
+
+	if (flag && strcmp(flag, "0"))
+		il_buf_adds(&ev, "; cpuinfo hypervisor flag"), vm = 1;
+	if (type)
+		il_buf_printf(&ev, "; /sys/hypervisor/type %s", type), vm = 1;
+	/* a cloud's bare-metal instances carry its DMI vendor too ("Amazon EC2", "m5.metal") */
+	for (size_t i = 0; vm_dmi[i] && (ven || prod) && !(prod && strstr(prod, "metal")); i++)
+		if ((ven && strstr(ven, vm_dmi[i])) || (prod && strstr(prod, vm_dmi[i]))) {
+			il_buf_printf(&ev, "; DMI %s%s%s", ven ? ven : "", ven && prod ? " " : "", prod ? prod : "");
+			vm = 1;
+			break;
+		}
+	if (dt && strstr(dt, "linux,dummy-virt"))
+		il_buf_adds(&ev, "; device tree linux,dummy-virt (QEMU virt)"), vm = 1;
+	if (dth || fact(facts, "dt_hypervisor_node"))
+		il_buf_printf(&ev, "; device tree hypervisor node%s%s", dth ? " " : "", dth ? dth : ""), vm = 1;
+	if (dv && strcmp(dv, "none"))
+		il_buf_printf(&ev, "; systemd-detect-virt %s", dv), vm = 1;
+	/* no sign, from a source that would have shown one */
+	if (vm < 0 && ((x86 && flag) || ven || prod || dt || (dv && !strcmp(dv, "none"))))
+		vm = 0;
+	o = json_pack("{s:b,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "hypervisor_flag", flag && strcmp(flag, "0"),
+		      "hypervisor_type", il_json_str(type), "dmi_vendor", il_json_str(ven), "dmi_product", il_json_str(prod),
+		      "dt_compatible", il_json_str(dt), "dt_hypervisor", il_json_str(dth), "detect_virt", il_json_str(dv),
+		      "vm", vm < 0 ? json_null() : json_boolean(vm), "evidence",
+		      ev.len ? json_string(il_buf_str(&ev) + 2) : json_null());
+	il_buf_release(&ev);
 	return o;
 }
 
@@ -89,18 +275,12 @@ static json_t *state_tables(const struct il_snapshot *s)
 	return a;
 }
 
-static const char *fact(const json_t *facts, const char *key)
-{
-	const json_t *v = json_object_get(facts, key);
-
-	return json_is_string(v) && *json_string_value(v) ? json_string_value(v) : NULL;
-}
-
 int il_probe_parse(const char *text, size_t len, const char *host, json_t **out, struct il_snapshot *snap,
 		   struct il_err *err)
 {
 	struct il_buf dump = IL_BUF_INIT, online = IL_BUF_INIT;
 	json_t *facts = json_object(), *tools = json_object(), *qos = json_object(), *o, *ci, *govs;
+	json_t *pols = json_object(), *kconf = json_object(), *holders = json_array();
 	struct il_snapshot s;
 	const char *p = text, *end = text + len;
 	int r;
@@ -120,7 +300,21 @@ int il_probe_parse(const char *text, size_t len, const char *host, json_t **out,
 					json_object_set_new(tools, val, json_true());
 				else if (!strncmp(key, "pm_qos.", 7))
 					json_object_set_new(qos, key + 7, json_string(val));
-				else
+				else if (!strncmp(key, "pm_qos_holder.", 14))
+					json_array_append_new(holders, json_pack("{s:I,s:s}", "pid",
+										 (json_int_t)atoll(key + 14), "comm", val));
+				else if (!strncmp(key, "kconfig.", 8))
+					json_object_set_new(kconf, key + 8, json_string(val));
+				else if (!strncmp(key, "cpufreq.", 8) && strchr(key + 8, '.')) {
+					/* cpufreq.N.FIELD: policy N's driver, governor or cpus */
+					char *dot = strchr(key + 8, '.');
+					json_t *pol;
+
+					*dot = 0;
+					if (!(pol = json_object_get(pols, key + 8)))
+						json_object_set_new(pols, key + 8, pol = json_object());
+					json_object_set_new(pol, dot + 1, json_string(val));
+				} else
 					json_object_set_new(facts, key, json_string(val));
 			}
 			free(key);
@@ -166,16 +360,16 @@ int il_probe_parse(const char *text, size_t len, const char *host, json_t **out,
 	json_object_set_new(ci, "nstates_total", json_integer((json_int_t)il_snapshot_nstates(&s)));
 	json_object_set_new(ci, "state_tables", state_tables(&s));
 	json_object_set_new(o, "cpuidle", ci);
-	json_object_set_new(o, "cpufreq", json_pack("{s:o,s:o}", "driver", il_json_str(fact(facts, "cpufreq_driver")),
-						    "governor", il_json_str(fact(facts, "cpufreq_governor"))));
+	json_object_set_new(o, "cpufreq", cpufreq_json(facts, pols));
+	json_object_set_new(o, "kernel_config", kconfig_json(fact(facts, "kconfig_source"), kconf));
 	json_object_set_new(o, "cmdline", il_json_str(fact(facts, "cmdline")));
-	json_object_set_new(o, "cmdline_idle", cmdline_facts(fact(facts, "cmdline") ? fact(facts, "cmdline") : ""));
+	json_object_set_new(o, "cmdline_idle", il_probe_cmdline_idle(fact(facts, "cmdline") ? fact(facts, "cmdline") : ""));
 	json_object_set_new(o, "pm_qos_resume_latency_us", qos);
 	qos = NULL;
-	json_object_set_new(o, "virtualization",
-			    json_pack("{s:b,s:o}", "hypervisor_flag",
-				      fact(facts, "hypervisor_flag") && strcmp(fact(facts, "hypervisor_flag"), "0"),
-				      "hypervisor_type", il_json_str(fact(facts, "hypervisor_type"))));
+	/* "scanned": "all" (root saw every process's descriptors) or "own" (only this user's) */
+	json_object_set_new(o, "cpu_dma_latency_holders", json_pack("{s:O,s:o}", "processes", holders, "scanned",
+								    il_json_str(fact(facts, "pm_qos_scan"))));
+	json_object_set_new(o, "virtualization", virt_json(facts));
 	json_object_set_new(o, "tools", tools);
 	tools = NULL;
 	json_object_set_new(o, "energy_zones", json_integer((json_int_t)s.nzones));
@@ -186,6 +380,9 @@ int il_probe_parse(const char *text, size_t len, const char *host, json_t **out,
 		il_snapshot_release(&s);
 	r = 0;
 fail:
+	json_decref(pols);
+	json_decref(kconf);
+	json_decref(holders);
 	json_decref(facts);
 	json_decref(tools);
 	json_decref(qos);

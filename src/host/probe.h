@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Host probe: the "idle environment fingerprint" (kernel, CPUs, cpuidle
- * driver/governor/state tables, cpufreq, idle-relevant boot options, PM QoS,
- * virtualization, workload tools) gathered in ONE remote exec.
+ * driver/governor/state tables, cpufreq policies, idle-relevant boot
+ * options, the tick (HZ, NO_HZ from the kernel's config), PM QoS (resume
+ * latency limits, /dev/cpu_dma_latency holders), virtualization, workload
+ * tools) gathered in ONE remote exec: runners/probe.sh prints
+ * "idlelab.KEY:VALUE" lines before the sysfs dump.
  */
 #ifndef IL_HOST_PROBE_H
 #define IL_HOST_PROBE_H
@@ -17,6 +20,13 @@
  * reference); if snap is non-NULL it receives the cpuidle snapshot too.
  */
 int il_probe_run(struct il_transport *t, json_t **out, struct il_snapshot *snap, struct il_err *err);
+
+/*
+ * The idle-relevant options of a kernel command line ({"nohz_full": "2-3",
+ * "intel_idle.max_cstate": "1", ...}; words after "--" go to init and are
+ * not looked at). New reference, or NULL on OOM.
+ */
+json_t *il_probe_cmdline_idle(const char *cmdline);
 
 /* Parse probe output (facts + dump) into the fingerprint; exposed for tests. */
 int il_probe_parse(const char *text, size_t len, const char *host, json_t **out, struct il_snapshot *snap,

@@ -47,6 +47,12 @@ int il_lab_host_load(struct il_host_cfg *out, const struct il_paths *paths, cons
 	return r;
 }
 
+const char *il_lab_host_kind(const struct il_host_cfg *h)
+{
+	/* boot.lab is set only by il_lab_host (built-in instances) and by a host file's "labvm" key */
+	return h->boot.lab ? "lab" : h->local ? "local" : "ssh";
+}
+
 /* the instance keeps its size */
 static int restart(const char *cache_dir, const char *name, const char *image, int timeout_s, struct il_err *err)
 {

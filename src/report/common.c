@@ -55,10 +55,11 @@ int il_report_wrap(struct il_buf *b, const char *text, size_t width, size_t inde
 bool il_report_on_lab(const struct il_dataset *ds)
 {
 	const char *host;
-	json_t *fp;
+	json_t *kind;
 
-	json_object_foreach(json_object_get(ds->meta, "fingerprints"), host, fp)
-		if (!strncmp(host, "labvm", 5))
+	/* the journal's host kind, never the host's name: a host called "labvm-x" may be real hardware */
+	json_object_foreach(json_object_get(ds->meta, "host_kinds"), host, kind)
+		if (json_is_string(kind) && !strcmp(json_string_value(kind), "lab"))
 			return true;
 	return false;
 }

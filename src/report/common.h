@@ -16,6 +16,7 @@
 #define IL_LAB_CAVEAT \
 	"Measured on idlelab's QEMU lab host (arm64, TCG): governor decisions and idle counters are real; every idle " \
 	"state is WFI underneath, so power and exit-latency differences are not."
+/* Whether a host record of the run says kind "lab" (journals before the field have none: false). */
 bool il_report_on_lab(const struct il_dataset *ds);
 
 /* A number in at most ~10 characters, "-" for NaN; written into buf, returned. */

@@ -168,7 +168,15 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 		       ".l{font-size:12px}.v{font-size:12px}.vb{fill:#1a7f37}.vw{fill:#cf222e}.vn{fill:#555}"
 		       "pre{font-size:12px;background:#f6f8fa;padding:1em;overflow:auto}</style></head><body>\n<h1>");
 	esc(b, ds->title ? ds->title : "comparison");
-	il_buf_adds(b, "</h1>\n<p><b>Verdict:</b> ");
+	il_buf_adds(b, "</h1>\n");
+	if (il_compare_aa_warning(c, &s)) {
+		il_buf_adds(b, "<p class=worse><b>Warning:</b> ");
+		esc(b, il_buf_str(&s));
+		il_buf_adds(b, "</p>\n");
+	}
+	il_buf_carry(b, &s);
+	il_buf_reset(&s);
+	il_buf_adds(b, "<p><b>Verdict:</b> ");
 	il_compare_sentence(c, &s);
 	esc(b, il_buf_str(&s));
 	il_buf_carry(b, &s);

@@ -12,6 +12,17 @@ static json_t *num(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* The keys of the metrics the A/A pair made unreliable. */
+static json_t *unreliable_keys(const struct il_cmp *c)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < c->nmet; i++)
+		if (c->unreliable[i])
+			json_array_append_new(a, json_string(c->ds->met[c->met[i]].key));
+	return a;
+}
+
 json_t *il_report_json(const struct il_cmp *c)
 {
 	const struct il_dataset *ds = c->ds;
@@ -27,8 +38,9 @@ json_t *il_report_json(const struct il_cmp *c)
 	json_object_set_new(o, "alpha", json_real(c->o.alpha));
 	json_object_set_new(o, "holm", json_boolean(c->o.holm));
 	json_object_set_new(o, "ci_level", json_real(c->o.level));
-	json_object_set_new(o, "noise", json_pack("{s:f,s:f,s:o}", "floor_pct", c->o.floor_pct, "k", c->o.k, "aa_pair",
-						  c->aa >= 0 ? json_pack("[s,s]", ds->var[c->ref], ds->var[c->aa]) : json_null()));
+	json_object_set_new(o, "noise", json_pack("{s:f,s:f,s:o,s:o}", "floor_pct", c->o.floor_pct, "k", c->o.k, "aa_pair",
+						  c->aa >= 0 ? json_pack("[s,s]", ds->var[c->ref], ds->var[c->aa]) : json_null(),
+						  "unreliable", unreliable_keys(c)));
 	json_object_set_new(o, "samples", json_pack("{s:I,s:I}", "counted", (json_int_t)ds->counted, "not_counted",
 						    (json_int_t)ds->skipped));
 	for (size_t v = 0; v < ds->nvar; v++)
@@ -52,11 +64,11 @@ json_t *il_report_json(const struct il_cmp *c)
 			for (size_t k = 0; k < m->var[v].n; k++)
 				json_array_append_new(values, json_real(m->var[v].v[k]));
 			json_array_append_new(
-				va, json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:s,s:o,s:o}",
+				va, json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:s,s:o,s:o}",
 					      "variant", ds->var[v], "n", (json_int_t)x->d.n, "mean", num(x->d.mean),
 					      "median", num(x->d.median), "stdev", num(x->d.stdev), "cv", num(x->d.cv), "min",
 					      num(x->d.min), "max", num(x->d.max), "change_pct", num(x->change_pct),
-					      "p_value", num(x->p), "ci_low", num(x->ci_lo), "ci_high", num(x->ci_hi),
+					      "p_value", num(x->p), "p_raw", num(x->p_raw), "ci_low", num(x->ci_lo), "ci_high", num(x->ci_hi),
 					      "ci_method", x->ci_method ? json_string(x->ci_method) : json_null(),
 					      "threshold_pct", num(x->threshold_pct), "verdict", x->verdict, "why", x->why,
 					      "n_needed", x->n_needed ? json_integer((json_int_t)x->n_needed) : json_null(),
@@ -75,9 +87,10 @@ json_t *il_report_json(const struct il_cmp *c)
 	}
 	json_object_set_new(o, "residency", res);
 	il_compare_sentence(c, &s);
-	sum = json_pack("{s:I,s:I,s:I,s:I,s:I,s:s}", "better", (json_int_t)c->nbetter, "worse", (json_int_t)c->nworse,
-			"changed", (json_int_t)c->nchanged, "noise", (json_int_t)c->nnoise, "untestable",
-			(json_int_t)c->nunknown, "sentence", il_buf_str(&s));
+	sum = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:s}", "better", (json_int_t)c->nbetter, "worse",
+			(json_int_t)c->nworse, "changed", (json_int_t)c->nchanged, "noise", (json_int_t)c->nnoise,
+			"untestable", (json_int_t)c->nunknown, "unreliable", (json_int_t)c->nunrel, "holm_family",
+			(json_int_t)c->nfamily, "sentence", il_buf_str(&s));
 	json_object_set_new(o, "summary", sum);
 	if (!il_buf_ok(&s)) {
 		json_decref(o);

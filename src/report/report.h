@@ -24,11 +24,21 @@ const char *il_fmt_ext(enum il_fmt f);
 /* Render c in format f, appended to out. */
 int il_report_render(const struct il_cmp *c, enum il_fmt f, struct il_buf *out, struct il_err *err);
 
+/* What `idlelab tested-by` asks for. */
+struct il_tb_opts {
+	const char *as;   /* "Name <email>", or NULL for user.name/user.email from git config */
+	bool force;       /* the trailer even where the rules say evidence only (the output says so and why) */
+	bool full;        /* everything: the whole text report and command line, not the <= 60-line block */
+};
+
 /*
- * The Tested-by evidence block: platform, kernels, governors, workloads,
- * iterations, the compact table, the verdict in words, and the trailer.
- * as: "Name <email>", or NULL for user.name/user.email from git config.
+ * The Tested-by block: "host not quiet" first when the A/A pair differs,
+ * then whether this is a Tested-by at all (the rules: a kernel under test
+ * was measured, no host is the emulated lab; else "Evidence, not a
+ * Tested-by" with the rules that failed), platform and environment,
+ * kernels, governors, workloads, iterations, the key metrics, the verdict in
+ * words, and the trailer once, at the end, when it is due (or forced).
  */
-int il_report_tested_by(const struct il_cmp *c, const char *as, struct il_buf *out, struct il_err *err);
+int il_report_tested_by(const struct il_cmp *c, const struct il_tb_opts *o, struct il_buf *out, struct il_err *err);
 
 #endif

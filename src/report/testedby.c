@@ -1,15 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The Tested-by evidence block for a reply on linux-pm: what was tested on
- * what, how often, the compact table, the verdict in words, and the trailer
- * (identity from git config through libgit2, or --as).
+ * The Tested-by block for a reply on linux-pm: what was tested on what
+ * (platform, environment, kernels, governors, workloads, iterations), the
+ * key metrics, the verdict in words, and the trailer once, at the end
+ * (identity from git config through libgit2, or --as). The trailer is only
+ * given for a run that measured a commit or series under test on a host
+ * that is not the emulated lab; otherwise the block is evidence, and says
+ * which rule failed (--force gives the trailer anyway and says so).
  */
 #include "report/report.h"
 
 #include <git2.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "report/environ.h"
+
+/* The short block's limit: a reply's evidence, not the report (--full has everything). */
+#define IL_TB_MAX_LINES 60
+
+static int check_as(const char *as, struct il_err *err)
+{
+	const char *lt = strchr(as, '<'), *at = lt ? strchr(lt, '@') : NULL, *gt = at ? strchr(at, '>') : NULL;
+
+	if (!lt || lt == as || !at || !gt || gt[1] || strchr(as, '\n'))
+		return il_err_set(err, IL_EINVAL, "--as: expected \"Name <email>\", got '%s'", as);
+	return 0;
+}
 
 static int identity(const char *as, struct il_buf *out, struct il_err *err)
 {
@@ -17,13 +36,8 @@ static int identity(const char *as, struct il_buf *out, struct il_err *err)
 	git_buf name = { 0 }, mail = { 0 };
 	int r = 0;
 
-	if (as) {
-		const char *lt = strchr(as, '<'), *at = lt ? strchr(lt, '@') : NULL, *gt = at ? strchr(at, '>') : NULL;
-
-		if (!lt || lt == as || !at || !gt || gt[1] || strchr(as, '\n'))
-			return il_err_set(err, IL_EINVAL, "--as: expected \"Name <email>\", got '%s'", as);
-		return il_buf_adds(out, as) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
-	}
+	if (as)
+		return check_as(as, err) ? IL_EINVAL : il_buf_adds(out, as) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
 	git_libgit2_init();
 	if (git_config_open_default(&cfg) < 0 || git_config_get_string_buf(&name, cfg, "user.name") < 0 ||
 	    git_config_get_string_buf(&mail, cfg, "user.email") < 0)
@@ -46,31 +60,129 @@ static const char *str(const json_t *j, const char *key)
 	return s ? s : "?";
 }
 
-int il_report_tested_by(const struct il_cmp *c, const char *as, struct il_buf *b, struct il_err *err)
+static size_t count_lines(const struct il_buf *b)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->len; i++)
+		n += b->p[i] == '\n';
+	return n;
+}
+
+/* Whether variant v has any counted sample. */
+static bool measured(const struct il_dataset *ds, int v)
+{
+	for (size_t m = 0; v >= 0 && m < ds->nmet; m++)
+		if (ds->met[m].var[v].n)
+			return true;
+	return false;
+}
+
+/*
+ * Why this run earns no Tested-by: one sentence per rule that failed, pushed
+ * to why (empty: the trailer is due). A Tested-by vouches for a commit or
+ * series on real hardware, so: (1) some kernel of the run is a commit under
+ * test (not the host's running kernel) and has counted samples; (2) no host
+ * is the emulated lab, by the journal's host kind (a journal without kinds
+ * cannot tell, so it fails too).
+ */
+static int rules(const struct il_cmp *c, struct il_strlist *why)
+{
+	const struct il_dataset *ds = c->ds;
+	json_t *rs = json_object_get(ds->meta, "run_start"), *kinds = json_object_get(ds->meta, "host_kinds");
+	json_t *e, *v, *fp;
+	struct il_buf b = IL_BUF_INIT, names = IL_BUF_INIT;
+	const char *host;
+	size_t i, k, under = 0, with_samples = 0;
+	int r = 0;
+
+	json_array_foreach(json_object_get(rs, "kernels"), i, e) {
+		if (json_is_true(json_object_get(e, "running")) || !json_is_string(json_object_get(e, "commit")))
+			continue;
+		under++;
+		il_buf_printf(&names, "%s%s", under > 1 ? ", " : "", str(e, "name"));
+		json_array_foreach(json_object_get(rs, "variants"), k, v)
+			if (json_equal(json_object_get(v, "kernel"), json_object_get(e, "name")) &&
+			    measured(ds, il_dataset_var(ds, str(v, "label"))))
+				with_samples++;
+	}
+	if (!under) {
+		json_object_foreach(json_object_get(ds->meta, "fingerprints"), host, fp)
+			il_buf_printf(&b, "%s%s", b.len ? ", " : "", str(json_object_get(fp, "kernel"), "release"));
+		il_buf_printf(&names, "no kernel under test: every sample ran on the host's own kernel (%s), which has "
+				      "no commit id; a Tested-by is for a commit or a series - name it in the plan's "
+				      "kernels (docs/kernels.md)",
+			      b.len ? il_buf_str(&b) : "release not recorded");
+		r |= il_strlist_push(why, il_buf_str(&names));
+	} else if (!with_samples) {
+		il_buf_reset(&b);
+		il_buf_printf(&b, "the kernels under test (%s) have no counted sample: they did not build or boot, or "
+				  "every sample failed",
+			      il_buf_str(&names));
+		r |= il_strlist_push(why, il_buf_str(&b));
+	}
+	json_object_foreach(json_object_get(ds->meta, "fingerprints"), host, fp) {
+		const char *kind = json_string_value(json_object_get(kinds, host));
+
+		il_buf_reset(&b);
+		if (!kind)
+			il_buf_printf(&b, "host %s: its kind is not recorded (a journal from before idlelab recorded it), so "
+					  "it cannot be told apart from the emulated lab",
+				      host);
+		else if (!strcmp(kind, "lab"))
+			il_buf_printf(&b, "host %s is idlelab's emulated lab VM (QEMU TCG): governor decisions and idle "
+					  "counters are real, but every idle state is WFI underneath - evidence of "
+					  "behaviour, not a test of the patch on hardware",
+				      host);
+		else
+			continue;
+		r |= il_strlist_push(why, il_buf_str(&b));
+	}
+	il_buf_release(&b);
+	il_buf_release(&names);
+	return r ? IL_ENOMEM : 0;
+}
+
+/* The rules' verdict at the top: evidence only, or forced and why it would not have been given. */
+static void rules_block(const struct il_strlist *why, bool force, struct il_buf *b)
+{
+	struct il_buf t = IL_BUF_INIT;
+
+	if (!why->n)
+		return;
+	il_buf_adds(b, force ? "Forced (--force): a Tested-by, although otherwise this is evidence, not a Tested-by:\n" :
+			       "Evidence, not a Tested-by:\n");
+	for (size_t i = 0; i < why->n; i++) {
+		il_buf_reset(&t);
+		il_buf_printf(&t, "- %s", why->v[i]);
+		il_buf_adds(b, "  ");
+		il_report_wrap(b, il_buf_str(&t), 98, 4);
+		il_buf_adds(b, "\n");
+	}
+	if (!force)
+		il_buf_adds(b, "  (no trailer; 'idlelab tested-by --force' gives one anyway and says so)\n");
+	il_buf_adds(b, "\n");
+	il_buf_carry(b, &t);
+	il_buf_release(&t);
+}
+
+static void what_and_where(const struct il_cmp *c, bool full, struct il_buf *b)
 {
 	const struct il_dataset *ds = c->ds;
 	json_t *rs = json_object_get(ds->meta, "run_start"), *fps = json_object_get(ds->meta, "fingerprints"), *fp, *e;
-	struct il_buf who = IL_BUF_INIT;
-	const char *host;
+	json_t *kinds = json_object_get(ds->meta, "host_kinds");
+	struct il_buf line = IL_BUF_INIT;
+	const char *host, *label;
 	size_t i;
-	int r;
 
-	if (!rs)
-		return il_err_set(err, IL_EINVAL, "tested-by needs a run directory (a journal with a run-start record)");
-	if ((r = identity(as, &who, err)))
-		return r;
-	il_buf_printf(b, "Tested-by: %s\n\n", il_buf_str(&who));
 	json_object_foreach(fps, host, fp) {
 		json_t *ci = json_object_get(fp, "cpuidle"), *k = json_object_get(fp, "kernel");
 
-		il_buf_printf(b, "Platform: %s (%s), CPUs %s, host %s\n",
+		il_buf_printf(b, "Platform: %s (%s), CPUs %s, host %s (%s)\n",
 			      json_is_string(json_object_get(fp, "cpu_model")) ? str(fp, "cpu_model") : "CPU model not reported",
-			      str(k, "arch"),
-			      str(fp, "online_cpus"), host);
-		if (json_array_size(json_object_get(rs, "kernels")))
-			il_buf_printf(b, "Host's own kernel: %s (%s); the kernels measured are listed below\n",
-				      str(k, "release"), str(k, "version"));
-		else
+			      str(k, "arch"), str(fp, "online_cpus"), host,
+			      json_is_string(json_object_get(kinds, host)) ? str(kinds, host) : "kind not recorded");
+		if (!json_array_size(json_object_get(rs, "kernels")))
 			il_buf_printf(b, "Kernel: %s (%s) - the running kernel, no commit id recorded\n", str(k, "release"),
 				      str(k, "version"));
 		il_buf_printf(b, "cpuidle: driver %s, states:", json_is_string(json_object_get(ci, "driver")) ?
@@ -80,10 +192,9 @@ int il_report_tested_by(const struct il_cmp *c, const char *as, struct il_buf *b
 				      (long long)json_integer_value(json_object_get(e, "latency_us")),
 				      (long long)json_integer_value(json_object_get(e, "residency_us")));
 		il_buf_adds(b, "\n");
+		il_report_environment(fp, full, b);
 	}
 	if (json_array_size(json_object_get(rs, "kernels"))) {
-		struct il_buf line = IL_BUF_INIT;
-
 		il_buf_adds(&line, "Kernels:");
 		json_array_foreach(json_object_get(rs, "kernels"), i, e) {
 			if (json_is_true(json_object_get(e, "running")))
@@ -94,57 +205,54 @@ int il_report_tested_by(const struct il_cmp *c, const char *as, struct il_buf *b
 					      json_is_string(json_object_get(e, "subject")) ? str(e, "subject") : "");
 		}
 		il_report_wrap(b, il_buf_str(&line), 100, 2);
-		il_buf_carry(b, &line);
 		il_buf_adds(b, "\n");
-		il_buf_release(&line);
-	}
-	{
-		struct il_buf line = IL_BUF_INIT;
-		const char *label;
-
-		il_buf_adds(&line, "Governors:");
-		json_array_foreach(json_object_get(rs, "variants"), i, e) {
-			json_t *d = json_object_get(e, "disable"), *x;
-			const char *gov = json_is_string(json_object_get(e, "governor")) ? str(e, "governor") : NULL;
-			bool paren = (gov && strcmp(gov, str(e, "label"))) || json_array_size(d);
-			size_t k;
-
-			il_buf_printf(&line, "%s %s", i ? "," : "", str(e, "label"));
-			if (paren)
-				il_buf_printf(&line, " (%s", gov && strcmp(gov, str(e, "label")) ? gov : "");
-			json_array_foreach(d, k, x)
-				il_buf_printf(&line, "%s%s disabled", k ? ", " : gov && strcmp(gov, str(e, "label")) ? "; " : "",
-					      json_is_string(x) ? json_string_value(x) : "?");
-			if (paren)
-				il_buf_adds(&line, ")");
-			if (!strcmp(str(e, "label"), ds->var[c->ref]))
-				il_buf_adds(&line, " [reference]");
-		}
-		il_report_wrap(b, il_buf_str(&line), 100, 2);
 		il_buf_carry(b, &line);
 		il_buf_reset(&line);
-		il_buf_adds(&line, "\nWorkloads:");
-		i = 0;
-		json_object_foreach(json_object_get(rs, "workloads"), label, e) {
-			const char *pk;
-			json_t *pv;
-			bool first = true;
-
-			il_buf_printf(&line, "%s %s", i++ ? ";" : "", label);
-			if (strcmp(label, str(e, "workload")))
-				il_buf_printf(&line, " (%s)", str(e, "workload"));
-			json_object_foreach(json_object_get(e, "params"), pk, pv) {
-				char *v = json_dumps(pv, JSON_ENCODE_ANY | JSON_REAL_PRECISION(6));
-
-				il_buf_printf(&line, "%s%s=%s", first ? ": " : " ", pk, v ? v : "?");
-				first = false;
-				free(v);
-			}
-		}
-		il_report_wrap(b, il_buf_str(&line), 100, 2);
-		il_buf_carry(b, &line);
-		il_buf_release(&line);
 	}
+	il_buf_adds(&line, "Governors:");
+	json_array_foreach(json_object_get(rs, "variants"), i, e) {
+		json_t *d = json_object_get(e, "disable"), *x;
+		const char *gov = json_is_string(json_object_get(e, "governor")) ? str(e, "governor") : NULL;
+		size_t n = strcspn(str(e, "label"), "@"); /* "menu@teo-1": governor config "menu" on kernel teo-1 */
+		bool other = gov && (strlen(gov) != n || strncmp(gov, str(e, "label"), n));
+		bool paren = other || json_array_size(d);
+		size_t k;
+
+		il_buf_printf(&line, "%s %s", i ? "," : "", str(e, "label"));
+		if (paren)
+			il_buf_printf(&line, " (%s", other ? gov : "");
+		json_array_foreach(d, k, x)
+			il_buf_printf(&line, "%s%s disabled", k ? ", " : other ? "; " : "",
+				      json_is_string(x) ? json_string_value(x) : "?");
+		if (paren)
+			il_buf_adds(&line, ")");
+		if (!strcmp(str(e, "label"), ds->var[c->ref]))
+			il_buf_adds(&line, " [reference]");
+	}
+	il_report_wrap(b, il_buf_str(&line), 100, 2);
+	il_buf_carry(b, &line);
+	il_buf_reset(&line);
+	il_buf_adds(&line, "\nWorkloads:");
+	i = 0;
+	json_object_foreach(json_object_get(rs, "workloads"), label, e) {
+		const char *pk;
+		json_t *pv;
+		bool first = true;
+
+		il_buf_printf(&line, "%s %s", i++ ? ";" : "", label);
+		if (strcmp(label, str(e, "workload")))
+			il_buf_printf(&line, " (%s)", str(e, "workload"));
+		json_object_foreach(json_object_get(e, "params"), pk, pv) {
+			char *v = json_dumps(pv, JSON_ENCODE_ANY | JSON_REAL_PRECISION(6));
+
+			il_buf_printf(&line, "%s%s=%s", first ? ": " : " ", pk, v ? v : "?");
+			first = false;
+			free(v);
+		}
+	}
+	il_report_wrap(b, il_buf_str(&line), 100, 2);
+	il_buf_carry(b, &line);
+	il_buf_release(&line);
 	if (il_report_on_lab(ds)) {
 		il_buf_adds(b, "\n");
 		il_report_wrap(b, "Note: " IL_LAB_CAVEAT, 100, 2);
@@ -152,9 +260,155 @@ int il_report_tested_by(const struct il_cmp *c, const char *as, struct il_buf *b
 	il_buf_printf(b, "\nIterations: %lld per variant and workload (+%lld warmup), order %s; %zu samples counted\n\n",
 		      (long long)json_integer_value(json_object_get(rs, "iterations")),
 		      (long long)json_integer_value(json_object_get(rs, "warmup")), str(rs, "order"), ds->counted);
-	il_report_text(c, b, true);
-	il_buf_printf(b, "\nTested-by: %s\n", il_buf_str(&who));
+}
+
+/* Idle metrics a reply names when they are not noise: misses, too deep (aboves), too shallow (belows). */
+static bool idle_key(const char *metric)
+{
+	static const char *const keys[] = { "idle.idle_miss",     "idle.miss_ratio", "idle.miss_pct",
+					    "idle.aboves",        "idle.belows",     "idle.too_deep_pct",
+					    "idle.too_shallow_pct", NULL };
+
+	for (size_t i = 0; keys[i]; i++)
+		if (!strcmp(metric, keys[i]))
+			return true;
+	return false;
+}
+
+/* The workload's score: its first metric in the run-start record. */
+static bool primary(const struct il_dataset *ds, const struct il_mseries *m)
+{
+	json_t *ms = json_object_get(json_object_get(json_object_get(json_object_get(ds->meta, "run_start"), "workloads"),
+						     m->group),
+				     "metrics");
+
+	return !m->idle && !strcmp(str(json_array_get(ms, 0), "name"), m->metric);
+}
+
+static bool finding(const struct il_cmp *c, size_t i)
+{
+	for (size_t v = 0; v < c->ds->nvar; v++) {
+		const char *vd = il_cmp_res(c, i, v)->verdict;
+
+		if ((int)v != c->aa && (!strcmp(vd, "better") || !strcmp(vd, "worse") || !strcmp(vd, "changed")))
+			return true;
+	}
+	return false;
+}
+
+/* One key metric: a line naming it and the reference's mean, then one per other variant. */
+static void key_metric(const struct il_cmp *c, size_t i, struct il_buf *b)
+{
+	const struct il_dataset *ds = c->ds;
+	const struct il_mseries *m = &ds->met[c->met[i]];
+	char n1[32], ch[16], p[16];
+
+	il_buf_printf(b, "%s (%s%s%s): %s %s [reference]\n", m->key, m->unit, *m->unit ? ", " : "",
+		      m->better == IL_BETTER_HIGHER ? "higher is better" :
+		      m->better == IL_BETTER_LOWER  ? "lower is better" :
+						      "no direction",
+		      ds->var[c->ref], il_fmt_num(n1, sizeof(n1), il_cmp_res(c, i, (size_t)c->ref)->d.mean));
+	for (size_t v = 0; v < ds->nvar; v++) {
+		const struct il_mres *x = il_cmp_res(c, i, v);
+
+		if ((int)v == c->ref)
+			continue;
+		snprintf(ch, sizeof(ch), isfinite(x->change_pct) ? "%+.1f%%" : "-", x->change_pct);
+		snprintf(p, sizeof(p), isfinite(x->p) ? "p=%.2g" : "-", x->p);
+		il_buf_printf(b, "  %-24.24s %10s %8s %9s  %s%s\n", ds->var[v], il_fmt_num(n1, sizeof(n1), x->d.mean), ch, p,
+			      x->verdict, (int)v == c->aa ? " (A/A)" : "");
+	}
+}
+
+/*
+ * The key metrics within budget lines: each workload's score, then every
+ * workload metric and idle miss / too-deep / too-shallow metric that is not
+ * noise, in the dataset's order; whole blocks only, and a line saying what
+ * --full adds when some did not fit.
+ */
+static void key_metrics(const struct il_cmp *c, size_t budget, struct il_buf *b)
+{
+	const struct il_dataset *ds = c->ds;
+	size_t block = ds->nvar, used = 1, left = 0; /* a block: its name line and one per other variant */
+
+	il_buf_adds(b, "Key metrics (each workload's score, and what is not noise; --full for every metric):\n");
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < c->nmet; i++) {
+			const struct il_mseries *m = &ds->met[c->met[i]];
+			bool p = primary(ds, m);
+
+			if (pass == 0 ? !p : p || !((!m->idle || idle_key(m->metric)) && finding(c, i)))
+				continue;
+			if (used + block + 1 > budget) {
+				left++;
+				continue;
+			}
+			key_metric(c, i, b);
+			used += block;
+		}
+	if (left)
+		il_buf_printf(b, "  ... %zu more key metric%s: idlelab tested-by --full\n", left, left > 1 ? "s" : "");
+}
+
+int il_report_tested_by(const struct il_cmp *c, const struct il_tb_opts *o, struct il_buf *b, struct il_err *err)
+{
+	const struct il_dataset *ds = c->ds;
+	struct il_buf who = IL_BUF_INIT, head = IL_BUF_INIT, tail = IL_BUF_INIT, s = IL_BUF_INIT;
+	struct il_strlist why = { 0 };
+	bool trailer;
+	int r;
+
+	if (!json_object_get(ds->meta, "run_start"))
+		return il_err_set(err, IL_EINVAL, "tested-by needs a run directory (a journal with a run-start record)");
+	if (o->as && (r = check_as(o->as, err)))
+		return r;
+	if ((r = rules(c, &why))) {
+		il_strlist_release(&why);
+		return il_err_set(err, r, "out of memory");
+	}
+	trailer = !why.n || o->force;
+	if (trailer && (r = identity(o->as, &who, err))) {
+		il_strlist_release(&why);
+		return r;
+	}
+	/* first: a host that was not quiet, then whether this is a Tested-by at all */
+	il_buf_adds(&s, "WARNING: ");
+	if (il_compare_aa_warning(c, &s)) {
+		il_report_wrap(&head, il_buf_str(&s), 100, 2);
+		il_buf_adds(&head, "\n\n");
+	}
+	il_buf_carry(&head, &s);
+	rules_block(&why, o->force, &head);
+	what_and_where(c, o->full, &head);
+	il_buf_reset(&s);
+	il_buf_adds(&s, "Verdict: ");
+	il_compare_sentence(c, &s);
+	il_buf_adds(&tail, "\n");
+	il_report_wrap(&tail, il_buf_str(&s), 100, 2);
+	il_buf_adds(&tail, "\n");
+	il_buf_carry(&tail, &s);
+	/* the trailer once, at the very end: where a maintainer's tools pick it up */
+	if (trailer)
+		il_buf_printf(&tail, "\nTested-by: %s\n", il_buf_str(&who));
+	il_buf_add(b, head.p ? head.p : "", head.len);
+	if (o->full) {
+		il_report_text(c, b, false);
+		/* the text report ends with the verdict already */
+		if (trailer)
+			il_buf_printf(b, "\nTested-by: %s\n", il_buf_str(&who));
+	} else {
+		size_t fixed = count_lines(&head) + count_lines(&tail);
+
+		key_metrics(c, fixed < IL_TB_MAX_LINES ? IL_TB_MAX_LINES - fixed : 0, b);
+		il_buf_add(b, tail.p ? tail.p : "", tail.len);
+	}
+	il_buf_carry(b, &head);
+	il_buf_carry(b, &tail);
 	il_buf_release(&who);
+	il_buf_release(&head);
+	il_buf_release(&tail);
+	il_buf_release(&s);
+	il_strlist_release(&why);
 	r = il_buf_error(b);
 	return r == IL_ETOOBIG ? il_err_set(err, r, "report too large") : r ? il_err_set(err, r, "out of memory") : 0;
 }

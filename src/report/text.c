@@ -32,12 +32,22 @@ static const char *better_word(enum il_better b)
 static void header(const struct il_cmp *c, struct il_buf *b, const char *pre)
 {
 	const struct il_dataset *ds = c->ds;
+	struct il_buf w = IL_BUF_INIT;
 
+	/* first, so nobody reads a finding before learning the host was not quiet */
+	il_buf_adds(&w, "WARNING: ");
+	if (il_compare_aa_warning(c, &w)) {
+		il_buf_adds(b, pre);
+		il_report_wrap(b, il_buf_str(&w), 100 - strlen(pre), 2);
+		il_buf_adds(b, "\n");
+	}
+	il_buf_carry(b, &w);
+	il_buf_release(&w);
 	il_buf_printf(b, "%sidlelab compare: %s; reference %s; %zu samples counted, %zu not (warmup/failed)\n", pre,
 		      ds->title ? ds->title : "(numbers)", ds->var[c->ref], ds->counted, ds->skipped);
-	il_buf_printf(b, "%s%s two-sided, alpha %g%s; noise threshold max(%.1f%% floor, %g x reference RSE)\n", pre,
-		      c->o.test == IL_TEST_MWU ? "Mann-Whitney U" : "Welch t", c->o.alpha, c->o.holm ? " (Holm)" : "",
-		      c->o.floor_pct, c->o.k);
+	il_buf_printf(b, "%s%s two-sided, alpha %g, %s; noise threshold max(%.1f%% floor, %g x ref. RSE)\n", pre,
+		      c->o.test == IL_TEST_MWU ? "Mann-Whitney U" : "Welch t", c->o.alpha,
+		      c->o.holm ? "p Holm-adjusted" : "p not adjusted", c->o.floor_pct, c->o.k);
 	if (c->aa >= 0)
 		il_buf_printf(b, "%sA/A pair %s / %s raises each metric's floor to the change it showed\n", pre,
 			      ds->var[c->ref], ds->var[c->aa]);

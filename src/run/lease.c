@@ -292,6 +292,8 @@ int il_lease_take(struct il_lease *h, const struct il_run_ctx *c, const char *na
 	rec = il_rec_new(IL_REC_HOST);
 	il_rec_set(rec, IL_RF_HOST_HOST, json_string(name));
 	il_rec_set_copy(rec, IL_RF_HOST_FINGERPRINT, fp);
+	/* what reports key the lab caveat and the Tested-by rule on: never the host's name */
+	il_rec_set(rec, IL_RF_HOST_KIND, json_string(il_lab_host_kind(&h->cfg)));
 	if ((rc = il_run_journal(c, rec, err)))
 		goto out;
 	/* governors must be ones the host offers */

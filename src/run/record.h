@@ -48,6 +48,7 @@
 	X(RUN_START, VERSION, "idlelab_version")      \
 	X(HOST, HOST, "host")                         \
 	X(HOST, FINGERPRINT, "fingerprint")           \
+	X(HOST, KIND, "kind")                         \
 	X(SAMPLE, SEQ, "seq")                         \
 	X(SAMPLE, ATTEMPT, "attempt")                 \
 	X(SAMPLE, FINAL, "final")                     \

@@ -11,6 +11,7 @@ void il_compare_release(struct il_cmp *c)
 {
 	free(c->met);
 	free(c->r);
+	free(c->unreliable);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -60,6 +61,112 @@ static double change_of(const struct il_desc *r, const struct il_desc *v)
 	return (v->mean - r->mean) / fabs(r->mean) * 100;
 }
 
+/* Both sides one and the same constant (no idle misses at all, say): p = 1 by construction. */
+static bool constant_pair(const struct il_mres *rr, const struct il_mres *x)
+{
+	return rr->d.min == rr->d.max && x->d.min == x->d.max && rr->d.min == x->d.min;
+}
+
+/*
+ * Holm's step-down adjustment over the comparisons of the verdict: every
+ * variant but the reference and its A/A partner, on every metric the A/A
+ * pair did not make unreliable, where a p-value was computed. Comparisons
+ * that cannot reach alpha whatever the data (too few samples: no p; both
+ * sides the same constant) are left out, as Tarone's refinement of the
+ * Bonferroni family does: counting them would only weaken the others.
+ */
+static int holm_family(struct il_cmp *c)
+{
+	size_t nv = c->ds->nvar, k = 0;
+	double *p = malloc((c->nmet * nv + 1) * sizeof(*p));
+	struct il_mres **ix = malloc((c->nmet * nv + 1) * sizeof(*ix));
+
+	if (!p || !ix) {
+		free(p);
+		free(ix);
+		return IL_ENOMEM;
+	}
+	for (size_t i = 0; i < c->nmet; i++)
+		for (size_t v = 0; v < nv; v++) {
+			struct il_mres *x = &c->r[i * nv + v];
+
+			if ((int)v != c->ref && (int)v != c->aa && !c->unreliable[i] && isfinite(x->p) &&
+			    !constant_pair(&c->r[i * nv + (size_t)c->ref], x))
+				ix[k] = x, p[k++] = x->p;
+		}
+	il_holm(p, k);
+	for (size_t j = 0; j < k; j++)
+		ix[j]->p = p[j];
+	c->nfamily = k;
+	free(p);
+	free(ix);
+	return 0;
+}
+
+/* The verdict of one comparison x against the reference rr, counted when it is one of the verdict's. */
+static void judge(struct il_cmp *c, const struct il_mseries *m, const struct il_mres *rr, struct il_mres *x,
+		  bool unreliable, bool aa)
+{
+	const struct il_cmp_opts *o = &c->o;
+	double ch = x->change_pct;
+	bool sig = isfinite(x->p) && x->p < o->alpha && !isnan(ch) && fabs(ch) >= x->threshold_pct;
+
+	if (unreliable) {
+		/* not a finding either way: the A/A pair showed the host drifts on this metric */
+		x->verdict = "unreliable";
+		if (aa)
+			snprintf(x->why, sizeof(x->why), "the A/A pair differs: p=%.3g < %g and |%+.1f%%| >= noise %.1f%%",
+				 x->p_raw, o->alpha, ch, x->threshold_pct);
+		else
+			snprintf(x->why, sizeof(x->why), "the A/A pair differs on this metric: the host is not quiet");
+		if (!aa)
+			c->nunrel++;
+		return;
+	}
+	if (!isfinite(x->p)) {
+		if (!aa)
+			c->nunknown++;
+		return;
+	}
+	/* an infinite change (the reference's mean is 0) is beyond any noise threshold */
+	if (sig) {
+		bool up = ch > 0;
+
+		x->verdict = m->better == IL_BETTER_NONE ? "changed" :
+			     (up == (m->better == IL_BETTER_HIGHER)) ? "better" : "worse";
+		snprintf(x->why, sizeof(x->why), "p=%.3g < %g and |%+.1f%%| >= noise %.1f%%", x->p, o->alpha, ch,
+			 x->threshold_pct);
+		if (aa)
+			return;
+		if (!strcmp(x->verdict, "changed"))
+			c->nchanged++;
+		else if (!strcmp(x->verdict, "better"))
+			c->nbetter++;
+		else
+			c->nworse++;
+		return;
+	}
+	x->verdict = "~";
+	if (!aa)
+		c->nnoise++;
+	if (x->p >= o->alpha)
+		snprintf(x->why, sizeof(x->why), "p=%.3g >= %g", x->p, o->alpha);
+	else
+		snprintf(x->why, sizeof(x->why), "|%+.1f%%| < noise %.1f%%", ch, x->threshold_pct);
+	{
+		/* per side, for 80% power at alpha, MWU efficiency 0.955 vs the t-test */
+		double sd = sqrt((rr->d.stdev * rr->d.stdev + x->d.stdev * x->d.stdev) / 2);
+		double delta = fmax(isfinite(ch) ? fabs(ch) : 0, o->floor_pct) / 100 * fabs(rr->d.mean);
+		double z = il_norm_isf(o->alpha / 2) + 0.8416212335729143;
+
+		if (delta > 0 && isfinite(sd)) {
+			double n = ceil(2 * z * z * sd * sd / (delta * delta) / 0.955);
+
+			x->n_needed = n < 1e9 ? (size_t)(n < 2 ? 2 : n) : 1000000000;
+		}
+	}
+}
+
 int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cmp_opts *o, struct il_err *err)
 {
 	const char *ref = o->ref ? o->ref : ds->reference;
@@ -88,7 +195,8 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 		c->aa = il_dataset_var(ds, ds->aa);
 	c->met = calloc(ds->nmet, sizeof(*c->met));
 	c->r = calloc(ds->nmet * nv, sizeof(*c->r));
-	if (!c->met || !c->r) {
+	c->unreliable = calloc(ds->nmet, sizeof(*c->unreliable));
+	if (!c->met || !c->r || !c->unreliable) {
 		il_compare_release(c);
 		return il_err_set(err, IL_ENOMEM, "out of memory");
 	}
@@ -106,7 +214,7 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 		double aa_change = NAN;
 
 		il_desc_compute(rv->v, rv->n, &rr->d);
-		rr->change_pct = rr->p = rr->ci_lo = rr->ci_hi = rr->threshold_pct = NAN;
+		rr->change_pct = rr->p = rr->p_raw = rr->ci_lo = rr->ci_hi = rr->threshold_pct = NAN;
 		rr->verdict = "ref";
 		snprintf(rr->why, sizeof(rr->why), "reference");
 		if (c->aa >= 0 && m->var[c->aa].n) {
@@ -125,7 +233,7 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 				continue;
 			il_desc_compute(xv->v, xv->n, &x->d);
 			x->change_pct = xv->n && rv->n ? change_of(&rr->d, &x->d) : NAN;
-			x->p = x->ci_lo = x->ci_hi = NAN;
+			x->p = x->p_raw = x->ci_lo = x->ci_hi = NAN;
 			x->ci_method = NULL;
 			x->verdict = "?";
 			if ((int)v != c->aa && isfinite(aa_change) && aa_change > floor)
@@ -150,7 +258,7 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 				il_compare_release(c);
 				return r;
 			}
-			x->p = t.p;
+			x->p = x->p_raw = t.p;
 			if (rr->d.mean != 0) {
 				struct il_err e2 = { 0 };
 
@@ -161,72 +269,27 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 			}
 		}
 	}
-	if (o->holm) {
-		double *p = malloc(c->nmet * sizeof(*p));
-		size_t *ix = malloc(c->nmet * sizeof(*ix));
+	/* the A/A check, on the test's own p: adjusting it would hide a noisy host */
+	for (size_t i = 0; c->aa >= 0 && i < c->nmet; i++) {
+		const struct il_mres *x = &c->r[i * nv + (size_t)c->aa];
 
-		for (size_t v = 0; p && ix && v < nv; v++) {
-			size_t k = 0;
-
-			for (size_t i = 0; i < c->nmet; i++)
-				if (isfinite(c->r[i * nv + v].p))
-					ix[k] = i, p[k++] = c->r[i * nv + v].p;
-			il_holm(p, k);
-			for (size_t j = 0; j < k; j++)
-				c->r[ix[j] * nv + v].p = p[j];
+		if (isfinite(x->p_raw) && x->p_raw < o->alpha && !isnan(x->change_pct) &&
+		    fabs(x->change_pct) >= x->threshold_pct) {
+			c->unreliable[i] = true;
+			c->nunreliable++;
 		}
-		free(p);
-		free(ix);
+	}
+	if (o->holm && (r = holm_family(c))) {
+		il_compare_release(c);
+		return il_err_set(err, r, "out of memory");
 	}
 	for (size_t i = 0; i < c->nmet; i++) {
 		const struct il_mseries *m = &ds->met[c->met[i]];
 		const struct il_mres *rr = &c->r[i * nv + (size_t)c->ref];
 
-		for (size_t v = 0; v < nv; v++) {
-			struct il_mres *x = &c->r[i * nv + v];
-			double ch = x->change_pct;
-
-			if ((int)v == c->ref)
-				continue;
-			if (!isfinite(x->p)) {
-				c->nunknown++;
-				continue;
-			}
-			/* an infinite change (the reference's mean is 0) is beyond any noise threshold */
-			if (x->p < o->alpha && !isnan(ch) && fabs(ch) >= x->threshold_pct) {
-				bool up = ch > 0;
-
-				x->verdict = m->better == IL_BETTER_NONE ? "changed" :
-					     (up == (m->better == IL_BETTER_HIGHER)) ? "better" : "worse";
-				snprintf(x->why, sizeof(x->why), "p=%.3g < %g and |%+.1f%%| >= noise %.1f%%", x->p, o->alpha,
-					 ch, x->threshold_pct);
-				if (!strcmp(x->verdict, "changed"))
-					c->nchanged++;
-				else if (!strcmp(x->verdict, "better"))
-					c->nbetter++;
-				else
-					c->nworse++;
-				continue;
-			}
-			x->verdict = "~";
-			c->nnoise++;
-			if (x->p >= o->alpha)
-				snprintf(x->why, sizeof(x->why), "p=%.3g >= %g", x->p, o->alpha);
-			else
-				snprintf(x->why, sizeof(x->why), "|%+.1f%%| < noise %.1f%%", ch, x->threshold_pct);
-			{
-				/* per side, for 80% power at alpha, MWU efficiency 0.955 vs the t-test */
-				double sd = sqrt((rr->d.stdev * rr->d.stdev + x->d.stdev * x->d.stdev) / 2);
-				double delta = fmax(isfinite(ch) ? fabs(ch) : 0, o->floor_pct) / 100 * fabs(rr->d.mean);
-				double z = il_norm_isf(o->alpha / 2) + 0.8416212335729143;
-
-				if (delta > 0 && isfinite(sd)) {
-					double n = ceil(2 * z * z * sd * sd / (delta * delta) / 0.955);
-
-					x->n_needed = n < 1e9 ? (size_t)(n < 2 ? 2 : n) : 1000000000;
-				}
-			}
-		}
+		for (size_t v = 0; v < nv; v++)
+			if ((int)v != c->ref)
+				judge(c, m, rr, &c->r[i * nv + v], c->unreliable[i], (int)v == c->aa);
 	}
 	return 0;
 }
@@ -235,7 +298,7 @@ int il_compare_sentence(const struct il_cmp *c, struct il_buf *b)
 {
 	const struct il_dataset *ds = c->ds;
 	size_t total = c->nbetter + c->nworse + c->nchanged + c->nnoise, listed = 0;
-	size_t others = ds->nvar > 1 ? ds->nvar - 1 : 0;
+	size_t others = ds->nvar > 1 + (c->aa >= 0) ? ds->nvar - 1 - (c->aa >= 0) : 0;
 	const char *unit = others > 1 ? "comparisons" : "metrics";
 	int r = 0;
 
@@ -243,13 +306,20 @@ int il_compare_sentence(const struct il_cmp *c, struct il_buf *b)
 		r |= il_buf_printf(b, "no difference above noise in %zu of %zu %s", c->nnoise, total, unit);
 	else
 		r |= il_buf_adds(b, "no metric could be tested");
+	if (total && c->o.holm && c->nfamily == total)
+		r |= il_buf_printf(b, " (p Holm-adjusted over all %zu)", total);
+	else if (total && c->o.holm)
+		r |= il_buf_printf(b, " (p Holm-adjusted over the %zu whose values vary)", c->nfamily);
+	else if (total)
+		r |= il_buf_adds(b, " (p not adjusted for multiple comparisons)");
 	for (size_t i = 0; i < c->nmet; i++) {
 		const struct il_mseries *m = &ds->met[c->met[i]];
 
 		for (size_t v = 0; v < ds->nvar; v++) {
 			const struct il_mres *x = il_cmp_res(c, i, v);
 
-			if (strcmp(x->verdict, "better") && strcmp(x->verdict, "worse") && strcmp(x->verdict, "changed"))
+			if ((int)v == c->aa ||
+			    (strcmp(x->verdict, "better") && strcmp(x->verdict, "worse") && strcmp(x->verdict, "changed")))
 				continue;
 			if (listed++ == 8) {
 				r |= il_buf_adds(b, "; and more (see the table)");
@@ -264,8 +334,33 @@ int il_compare_sentence(const struct il_cmp *c, struct il_buf *b)
 		}
 	}
 done:
+	if (c->nunreliable)
+		r |= il_buf_printf(b, "; %zu metric%s unreliable (the A/A pair %s / %s differs: host not quiet)",
+				   c->nunreliable, c->nunreliable > 1 ? "s" : "", ds->var[c->ref], ds->var[c->aa]);
 	if (c->nunknown)
 		r |= il_buf_printf(b, "; %zu %s could not be tested (too few samples)", c->nunknown, unit);
 	r |= il_buf_adds(b, ".");
 	return r ? IL_ENOMEM : 0;
+}
+
+bool il_compare_aa_warning(const struct il_cmp *c, struct il_buf *b)
+{
+	const struct il_dataset *ds = c->ds;
+	size_t listed = 0;
+
+	if (!c->nunreliable)
+		return false;
+	il_buf_printf(b, "host not quiet: %s / %s differ on", ds->var[c->ref], ds->var[c->aa]);
+	for (size_t i = 0; i < c->nmet; i++) {
+		if (!c->unreliable[i])
+			continue;
+		if (listed++ == 6) {
+			il_buf_printf(b, " and %zu more", c->nunreliable - 6);
+			break;
+		}
+		il_buf_printf(b, "%s %s (p=%.2g)", listed > 1 ? "," : "", ds->met[c->met[i]].key,
+			      il_cmp_res(c, i, (size_t)c->aa)->p_raw);
+	}
+	il_buf_printf(b, "; %s marked unreliable", c->nunreliable > 1 ? "those metrics are" : "that metric is");
+	return true;
 }

@@ -416,6 +416,14 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 			json_object_set_new(ds->meta, "fingerprints", fps = json_object());
 		if (json_is_string(json_object_get(rec, "host")))
 			json_object_set(fps, json_string_value(json_object_get(rec, "host")), json_object_get(rec, "fingerprint"));
+		/* the host's kind ("local", "ssh", "lab"): absent in journals older than the field */
+		if (json_is_string(json_object_get(rec, "host")) && json_is_string(json_object_get(rec, "kind"))) {
+			json_t *kinds = json_object_get(ds->meta, "host_kinds");
+
+			if (!kinds)
+				json_object_set_new(ds->meta, "host_kinds", kinds = json_object());
+			json_object_set(kinds, json_string_value(json_object_get(rec, "host")), json_object_get(rec, "kind"));
+		}
 		return 0;
 	}
 	if (kind != IL_REC_SAMPLE)

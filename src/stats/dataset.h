@@ -59,7 +59,7 @@ struct il_dataset {
 	size_t nres;
 	struct il_resid *res;
 	size_t counted, skipped;/* samples used / final samples not counted (warmup, failed, ...) */
-	json_t *meta;       /* {"plan": ..., "fingerprints": {host: ...}, "kernels": {...}} or null */
+	json_t *meta;       /* {"run_start": ..., "fingerprints": {host: ...}, "host_kinds": {host: kind}} or null */
 };
 
 /*

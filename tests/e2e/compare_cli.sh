@@ -28,7 +28,11 @@ expect "unknown reference is listed" 1 "reference 'nope' is not one of the varia
 expect "run: text report" 0 "Verdict: no difference above noise" "$IDLELAB" compare "$RUN"
 expect "run: --metric and --ref" 0 "ladder .* ref" "$IDLELAB" compare "$RUN" --metric usec_per_loop --ref ladder
 expect "run: json" 0 '"schema": "idlelab-compare/1"' "$IDLELAB" compare "$RUN" --format json
-expect "run: welch + holm" 0 "Welch t two-sided, alpha 0.05 \\(Holm\\)" "$IDLELAB" compare "$RUN" --test welch --holm
+expect "run: welch, Holm by default" 0 "Welch t two-sided, alpha 0.05, p Holm-adjusted" "$IDLELAB" compare "$RUN" --test welch
+expect "run: --no-holm turns the adjustment off" 0 "alpha 0.05, p not adjusted" "$IDLELAB" compare "$RUN" --no-holm
+expect "run: --holm and --no-holm together are refused" 2 "contradict" "$IDLELAB" compare "$RUN" --holm --no-holm
+expect "run: a differing A/A pair is the first line" 0 "^WARNING: host not quiet: menu / menu-again differ on periodic.idle.idles \\(p=0.013\\)" \
+	"$IDLELAB" compare "$RUN"
 expect "report writes every format" 0 "report.html" "$IDLELAB" report "$RUN"
 for f in txt md csv json html; do
 	cmp -s "$RUN/report.$f" "$SRC/tests/fixtures/journal/run1/report.$f" && ok "report.$f regenerated from the journal alone" ||
@@ -41,15 +45,42 @@ rows = list(csv.reader(open(sys.argv[1], newline='')))
 assert rows[0][0] == 'kind' and all(len(r) == len(rows[0]) for r in rows), 'ragged'
 print(len(rows))" "$RUN/report.csv" >/dev/null && ok "report.csv is rectangular RFC 4180" || bad "report.csv is rectangular RFC 4180"
 
-# Tested-by: identity from git config through libgit2
+# Tested-by: a run of two built kernels on an SSH host gets the trailer, once, at the end;
+# the identity comes from git config through libgit2
+PATCHED=$E2E_TMP/patched
+mkdir -p "$PATCHED"
+cp "$SRC/tests/fixtures/journal/patched/journal.jsonl" "$PATCHED/"
 mkdir -p "$E2E_TMP/home"
 printf '[user]\n\tname = Pat Tester\n\temail = pat@example.org\n' > "$E2E_TMP/home/.gitconfig"
 expect "tested-by from git config" 0 "^Tested-by: Pat Tester <pat@example.org>" \
-	env HOME="$E2E_TMP/home" XDG_CONFIG_HOME="$E2E_TMP/home/.config" "$IDLELAB" tested-by "$RUN"
+	env HOME="$E2E_TMP/home" XDG_CONFIG_HOME="$E2E_TMP/home/.config" "$IDLELAB" tested-by "$PATCHED"
+out=$("$IDLELAB" tested-by "$PATCHED" --as "A B <a@b.org>")
+[ "$(printf '%s\n' "$out" | grep -c '^Tested-by: ')" = 1 ] && [ "$(printf '%s\n' "$out" | tail -n 1)" = "Tested-by: A B <a@b.org>" ] &&
+	ok "tested-by: the trailer once, as the last line" || bad "tested-by: the trailer once, as the last line" "$out"
+[ "$(printf '%s\n' "$out" | wc -l)" -le 60 ] && ok "tested-by: at most 60 lines by default" ||
+	bad "tested-by: at most 60 lines by default" "$(printf '%s\n' "$out" | wc -l) lines"
+[ "$("$IDLELAB" tested-by "$PATCHED" --as "A B <a@b.org>" --full | wc -l)" -gt 60 ] && ok "tested-by --full: everything" ||
+	bad "tested-by --full: everything"
+expect "tested-by discloses the environment" 0 "^Tick: HZ=250, NO_HZ_FULL" "$IDLELAB" tested-by "$PATCHED" --as "A B <a@b.org>"
 mkdir -p "$E2E_TMP/empty"
 expect "tested-by without identity says what to do" 1 "give --as" \
+	env HOME="$E2E_TMP/empty" XDG_CONFIG_HOME="$E2E_TMP/empty/.config" GIT_CONFIG_NOSYSTEM=1 "$IDLELAB" tested-by "$PATCHED"
+expect "tested-by --as" 0 "Governors: menu@v6.18-rc4 \\[reference\\]" "$IDLELAB" tested-by "$PATCHED" --as "A B <a@b.org>"
+# the host's own kernel only: evidence, not a Tested-by (and no identity needed for that)
+expect "tested-by: no kernel under test, no trailer" 0 "^  - no kernel under test" \
 	env HOME="$E2E_TMP/empty" XDG_CONFIG_HOME="$E2E_TMP/empty/.config" GIT_CONFIG_NOSYSTEM=1 "$IDLELAB" tested-by "$RUN"
-expect "tested-by --as" 0 "Governors: menu \\[reference\\]" "$IDLELAB" tested-by "$RUN" --as "A B <a@b.org>"
+"$IDLELAB" tested-by "$RUN" --as "A B <a@b.org>" | grep -q '^Tested-by: ' && bad "tested-by: evidence has no trailer line" ||
+	ok "tested-by: evidence has no trailer line"
+expect "tested-by: a differing A/A pair comes first" 0 "^WARNING: host not quiet" "$IDLELAB" tested-by "$RUN" --as "A B <a@b.org>"
+# the emulated lab, by the host record's kind: evidence; --force gives the trailer and says why it would not
+LAB=$E2E_TMP/lab
+mkdir -p "$LAB"
+sed 's/"kind":"ssh"/"kind":"lab"/' "$PATCHED/journal.jsonl" > "$LAB/journal.jsonl"
+expect "tested-by: the lab is evidence" 0 "^  - host kvm7 is idlelab's emulated lab VM" "$IDLELAB" tested-by "$LAB" --as "A B <a@b.org>"
+expect "tested-by --force says it was forced" 0 "^Forced \\(--force\\): a Tested-by, although otherwise this is evidence" \
+	"$IDLELAB" tested-by "$LAB" --as "A B <a@b.org>" --force
+[ "$("$IDLELAB" tested-by "$LAB" --as "A B <a@b.org>" --force | tail -n 1)" = "Tested-by: A B <a@b.org>" ] &&
+	ok "tested-by --force: the trailer at the end" || bad "tested-by --force: the trailer at the end"
 
 # the HTML report in a real browser
 CHROME=$(command -v chromium || command -v chromium-browser || true)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Host inventory files, the quoting function, and probe output parsing. */
+/* Host inventory files, the quoting function, and the idle boot options of probe output. */
 #include "testutil.h"
 
 #include <stdio.h>
@@ -9,7 +9,6 @@
 #include "host/inventory.h"
 #include "host/probe.h"
 #include "host/quote.h"
-#include "host/runners.h"
 #include "util/proc.h"
 
 static void write_host(const char *dir, const char *name, const char *json)
@@ -115,47 +114,19 @@ static void test_quote__roundtrip_through_sh(void **state)
 	il_buf_release(&errb);
 }
 
-static void test_probe__parse_local_output(void **state)
+/* Idle-relevant boot options are picked out (tests/unit/test_host_probe.c has the rest of the probe). */
+static void test_probe__cmdline_idle(void **state)
 {
-	struct il_buf out = IL_BUF_INIT, errb = IL_BUF_INIT, script = IL_BUF_INIT;
-	struct il_snapshot snap;
-	struct il_exit ex;
+	static const char txt[] = "idlelab.uname_r:6.1.0\nidlelab.cmdline:ro quiet nohz_full=2-3 idle=poll cpuidle.off=1\n";
 	struct il_err err = { 0 };
 	json_t *j;
 
 	(void)state;
-	il_buf_adds(&script, il_runner_script("probe.sh"));
-	il_buf_adds(&script, il_runner_script("snapshot.sh"));
-	{
-		char *argv[] = { "sh", "-c", script.p, NULL };
-
-		assert_int_equal(il_proc_capture(argv, 10000, NULL, &out, &errb, &ex, &err), 0);
-	}
-	assert_int_equal(ex.code, 0);
-	if (il_probe_parse(out.p, out.len, "here", &j, &snap, &err))
-		fail_msg("%s", err.msg);
-	assert_non_null(json_string_value(json_object_get(json_object_get(j, "kernel"), "release")));
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "cpuidle"), "nstates_total")),
-			 (json_int_t)il_snapshot_nstates(&snap));
+	assert_int_equal(il_probe_parse(txt, sizeof(txt) - 1, "x", &j, NULL, &err), 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "cmdline_idle"), "nohz_full")), "2-3");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "cmdline_idle"), "idle")), "poll");
+	assert_null(json_object_get(json_object_get(j, "cmdline_idle"), "quiet"));
 	json_decref(j);
-	il_snapshot_release(&snap);
-	/* output that is not from the probe */
-	assert_int_equal(il_probe_parse("hello\n", 6, "here", &j, NULL, &err), IL_EPARSE);
-	assert_int_equal(il_probe_parse("", 0, "here", &j, NULL, &err), IL_EPARSE);
-	assert_non_null(strstr(err.msg, "no kernel release"));
-	/* idle-relevant boot options are picked out */
-	{
-		static const char txt[] = "idlelab.uname_r:6.1.0\nidlelab.cmdline:ro quiet nohz_full=2-3 idle=poll cpuidle.off=1\n";
-
-		assert_int_equal(il_probe_parse(txt, sizeof(txt) - 1, "x", &j, NULL, &err), 0);
-		assert_string_equal(json_string_value(json_object_get(json_object_get(j, "cmdline_idle"), "nohz_full")), "2-3");
-		assert_string_equal(json_string_value(json_object_get(json_object_get(j, "cmdline_idle"), "idle")), "poll");
-		assert_null(json_object_get(json_object_get(j, "cmdline_idle"), "quiet"));
-		json_decref(j);
-	}
-	il_buf_release(&out);
-	il_buf_release(&errb);
-	il_buf_release(&script);
 }
 
 int main(void)
@@ -164,7 +135,7 @@ int main(void)
 		cmocka_unit_test(test_inventory__load_and_defaults),
 		cmocka_unit_test(test_inventory__errors_name_file_and_path),
 		cmocka_unit_test(test_quote__roundtrip_through_sh),
-		cmocka_unit_test(test_probe__parse_local_output),
+		cmocka_unit_test(test_probe__cmdline_idle),
 	};
 
 	return cmocka_run_group_tests_name("host_inventory", tests, NULL, NULL);

@@ -2,25 +2,38 @@
 /*
  * Reports from a real run journal (tests/fixtures/journal/run1, captured on
  * a haltpoll VM): every format against its golden file, the text report's
- * width, HTML escaping of hostile labels, Tested-by, and malformed journals.
+ * width, HTML escaping of hostile labels, malformed journals; the A/A check
+ * and Holm's adjustment; and Tested-by's rules on run1 (the host's own
+ * kernel, a journal from before host kinds and the environment probe) and
+ * on the journals derive.py makes from it (patched/: two built kernels on
+ * an SSH host; running/: the host's own kernel on it).
  */
 #include "testutil.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/environ.h"
 #include "report/report.h"
 #include "stats/compare.h"
 #include "stats/dataset.h"
 
-static const char *run1(const char *file)
+/* tests/fixtures/journal/RUN[/FILE]; a static buffer */
+static const char *fixture(const char *run, const char *file)
 {
 	static char path[4096];
 	const char *src = getenv("IL_SRCDIR");
 
-	snprintf(path, sizeof(path), "%s/tests/fixtures/journal/run1%s%s", src ? src : ".", file ? "/" : "", file ? file : "");
+	snprintf(path, sizeof(path), "%s/tests/fixtures/journal/%s%s%s", src ? src : ".", run, file ? "/" : "",
+		 file ? file : "");
 	return path;
+}
+
+static const char *run1(const char *file)
+{
+	return fixture("run1", file);
 }
 
 static void load(struct il_dataset *ds, struct il_cmp *c, const char *dir)
@@ -64,13 +77,28 @@ static void test_report__golden_files(void **state)
 		char *golden;
 		size_t glen;
 
-		assert_int_equal(il_report_tested_by(&c, "Test Person <test@example.org>", &out, &err), 0);
+		assert_int_equal(il_report_tested_by(&c, &(struct il_tb_opts){ .as = "Test Person <test@example.org>" }, &out,
+						     &err),
+				 0);
 		golden = tu_read(run1("tested-by.txt"), &glen);
 		assert_int_equal(glen, out.len);
 		assert_memory_equal(golden, out.p, glen);
 		free(golden);
-		assert_int_equal(il_report_tested_by(&c, "no email here", &out, &err), IL_EINVAL);
+		assert_int_equal(il_report_tested_by(&c, &(struct il_tb_opts){ .as = "no email here" }, &out, &err),
+				 IL_EINVAL);
 		assert_non_null(strstr(err.msg, "Name <email>"));
+		il_buf_reset(&out);
+		il_compare_release(&c);
+		il_dataset_release(&ds);
+		/* a Tested-by that is due: two built kernels on an SSH host */
+		load(&ds, &c, fixture("patched", NULL));
+		assert_int_equal(il_report_tested_by(&c, &(struct il_tb_opts){ .as = "Test Person <test@example.org>" }, &out,
+						     &err),
+				 0);
+		golden = tu_read(fixture("patched", "tested-by.txt"), &glen);
+		if (glen != out.len || memcmp(golden, out.p, glen))
+			fail_msg("patched/tested-by.txt differs from the golden file (update-golden.sh)");
+		free(golden);
 		il_buf_release(&out);
 	}
 	il_compare_release(&c);
@@ -87,7 +115,7 @@ static void test_report__text_fits_mail(void **state)
 	(void)state;
 	load(&ds, &c, run1(NULL));
 	assert_int_equal(il_report_text(&c, &out, false), 0);
-	assert_int_equal(il_report_tested_by(&c, "T <t@e.org>", &out, NULL), 0);
+	assert_int_equal(il_report_tested_by(&c, &(struct il_tb_opts){ .as = "T <t@e.org>" }, &out, NULL), 0);
 	for (p = out.p; *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
@@ -228,6 +256,343 @@ static void test_report__malformed_journals(void **state)
 	}
 }
 
+/* ---- the A/A check, Holm, Tested-by ---- */
+
+/* The Tested-by of a run directory, with opts; the caller frees the text. */
+static char *tested_by(const char *dir, const struct il_tb_opts *o)
+{
+	struct il_dataset ds;
+	struct il_cmp c;
+	struct il_buf out = IL_BUF_INIT;
+	struct il_err err = { 0 };
+
+	load(&ds, &c, dir);
+	if (il_report_tested_by(&c, o, &out, &err))
+		fail_msg("%s", err.msg);
+	il_compare_release(&c);
+	il_dataset_release(&ds);
+	return il_buf_detach(&out);
+}
+
+static size_t lines_of(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* How many lines start with "Tested-by: " */
+static size_t trailers(const char *s)
+{
+	size_t n = 0;
+
+	for (const char *p = s; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		n += !strncmp(p, "Tested-by: ", 11);
+	return n;
+}
+
+static const struct il_tb_opts as_test = { .as = "Test Person <test@example.org>" };
+
+static void test_aa__differing_pair_is_a_warning_not_a_finding(void **state)
+{
+	struct il_dataset ds;
+	struct il_cmp c;
+	struct il_buf out = IL_BUF_INIT;
+	size_t idles = 0, ladder;
+
+	(void)state;
+	load(&ds, &c, run1(NULL));
+	/* menu vs menu-again, periodic.idle.idles: -8.9%, raw p 0.0127 < 0.05 and beyond its 2.2% threshold */
+	assert_int_equal(c.nunreliable, 1);
+	while (strcmp(ds.met[c.met[idles]].key, "periodic.idle.idles"))
+		idles++;
+	assert_true(c.unreliable[idles]);
+	ladder = (size_t)il_dataset_var(&ds, "ladder");
+	/* ladder's -21.9% (p 0.0049) was a finding before; on an unreliable metric it is not */
+	assert_string_equal(il_cmp_res(&c, idles, ladder)->verdict, "unreliable");
+	assert_true(fabs(il_cmp_res(&c, idles, (size_t)c.aa)->p_raw - 0.0127) < 0.0005);
+	il_compare_sentence(&c, &out);
+	assert_non_null(strstr(out.p, "; 1 metric unreliable (the A/A pair menu / menu-again differs: host not quiet)."));
+	assert_null(strstr(out.p, "periodic.idle.idles changed"));
+	il_buf_reset(&out);
+	assert_int_equal(il_report_text(&c, &out, false), 0);
+	/* the first line of the text report, before any table */
+	assert_true(!strncmp(out.p, "WARNING: host not quiet: menu / menu-again differ on periodic.idle.idles (p=0.013)",
+			     81));
+	assert_non_null(strstr(out.p, "  ladder          6     78.667   9.6%  -21.9%"));
+	assert_non_null(strstr(strstr(out.p, "periodic.idle.idles (count"), "unreliable\n"));
+	il_buf_reset(&out);
+	assert_int_equal(il_report_md(&c, &out), 0);
+	assert_non_null(strstr(out.p, "# idlelab comparison: teo-menu-fixture\n\n> WARNING: host not quiet: menu / menu-again"));
+	il_buf_release(&out);
+	il_compare_release(&c);
+	il_dataset_release(&ds);
+	/* and at the top of the Tested-by */
+	{
+		char *tb = tested_by(run1(NULL), &as_test);
+
+		assert_true(!strncmp(tb, "WARNING: host not quiet: menu / menu-again differ on periodic.idle.idles", 72));
+		free(tb);
+	}
+}
+
+/* Two variants, each 2 of 25 pairs out of order against the reference: p = 0.0317 alone, 0.0635 after Holm. */
+static void test_holm__default_changes_a_borderline_verdict(void **state)
+{
+	char *dir = tu_tmpdir(), a[600], b[600], d[600];
+	struct il_dataset ds = { 0 };
+	struct il_cmp c;
+	struct il_cmp_opts o = IL_CMP_OPTS_INIT;
+	struct il_err err = { 0 };
+	struct il_buf s = IL_BUF_INIT;
+
+	(void)state;
+	tu_write(dir, "/ref.txt", "10\n11\n12\n13\n14\n");
+	/* 13 and 14 exceed 12.5, 12.5 and no other: U = 2; no ties, 5 vs 5, so the exact distribution */
+	tu_write(dir, "/b.txt", "12.5\n15\n16\n17\n18\n");
+	tu_write(dir, "/c.txt", "12.6\n15.1\n16.1\n17.1\n18.1\n");
+	snprintf(a, sizeof(a), "%s/ref.txt", dir);
+	snprintf(b, sizeof(b), "%s/b.txt", dir);
+	snprintf(d, sizeof(d), "%s/c.txt", dir);
+	assert_int_equal(il_dataset_add_file(&ds, a, "ref", &err), 0);
+	assert_int_equal(il_dataset_add_file(&ds, b, "b", &err), 0);
+	assert_int_equal(il_dataset_add_file(&ds, d, "c", &err), 0);
+	assert_true(o.holm); /* the default */
+	o.holm = false;
+	assert_int_equal(il_compare(&c, &ds, &o, &err), 0);
+	/* P(U <= 2) = (1 + 1 + 2) / C(10,5) = 4/252; two-sided 8/252 = 0.031746 */
+	assert_true(fabs(il_cmp_res(&c, 0, 1)->p - 8.0 / 252) < 1e-9);
+	assert_string_equal(il_cmp_res(&c, 0, 1)->verdict, "changed");
+	assert_string_equal(il_cmp_res(&c, 0, 2)->verdict, "changed");
+	il_compare_sentence(&c, &s);
+	assert_non_null(strstr(s.p, "(p not adjusted for multiple comparisons)"));
+	il_compare_release(&c);
+	il_buf_reset(&s);
+	o.holm = true;
+	assert_int_equal(il_compare(&c, &ds, &o, &err), 0);
+	/* Holm over the 2: the smaller p times 2 = 16/252 = 0.063492, the next max(1 x 8/252, that) */
+	assert_true(fabs(il_cmp_res(&c, 0, 1)->p - 16.0 / 252) < 1e-9);
+	assert_true(fabs(il_cmp_res(&c, 0, 2)->p - 16.0 / 252) < 1e-9);
+	assert_true(fabs(il_cmp_res(&c, 0, 2)->p_raw - 8.0 / 252) < 1e-9);
+	assert_string_equal(il_cmp_res(&c, 0, 1)->verdict, "~");
+	assert_string_equal(il_cmp_res(&c, 0, 2)->verdict, "~");
+	assert_int_equal(c.nfamily, 2);
+	il_compare_sentence(&c, &s);
+	assert_string_equal(s.p, "no difference above noise in 2 of 2 comparisons (p Holm-adjusted over all 2).");
+	il_buf_release(&s);
+	il_compare_release(&c);
+	il_dataset_release(&ds);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_testedby__trailer_once_at_the_end(void **state)
+{
+	char *tb = tested_by(fixture("patched", NULL), &as_test);
+	const char *last;
+
+	(void)state;
+	/* kernels v6.18-rc4 and teo-1 (commits), host kind ssh: a Tested-by */
+	assert_int_equal(trailers(tb), 1);
+	last = strstr(tb, "\nTested-by: ");
+	assert_non_null(last);
+	assert_string_equal(last, "\nTested-by: Test Person <test@example.org>\n");
+	assert_null(strstr(tb, "Evidence, not a Tested-by"));
+	assert_null(strstr(tb, "WARNING"));
+	assert_non_null(strstr(tb, "Kernels: v6.18-rc4 (commit 6146a0f1dfae); teo-1 (commit 8f627f86062e, cpuidle: "));
+	free(tb);
+}
+
+static void test_testedby__no_trailer_for_the_running_kernel(void **state)
+{
+	char *tb = tested_by(fixture("running", NULL), &as_test);
+
+	(void)state;
+	assert_int_equal(trailers(tb), 0);
+	assert_non_null(strstr(tb, "Evidence, not a Tested-by:\n  - no kernel under test: every sample ran on the "
+				   "host's own kernel (6.18.44-fc-v769)"));
+	/* the host's kind is recorded (ssh): that rule holds */
+	assert_null(strstr(tb, "emulated lab"));
+	free(tb);
+	/* the old journal: neither rule can be met, and no identity is needed for evidence */
+	tb = tested_by(run1(NULL), &(struct il_tb_opts){ 0 });
+	assert_int_equal(trailers(tb), 0);
+	assert_non_null(strstr(tb, "  - host local: its kind is not recorded"));
+	free(tb);
+}
+
+static void test_testedby__no_trailer_on_the_lab(void **state)
+{
+	char *dir = tu_tmpdir(), *jp, *tb;
+
+	(void)state;
+	jp = copy_journal(fixture("patched", "journal.jsonl"), dir, "\"kind\":\"ssh\"", "\"kind\":\"lab\"");
+	tb = tested_by(dir, &as_test);
+	assert_int_equal(trailers(tb), 0);
+	assert_true(!strncmp(tb, "Evidence, not a Tested-by:\n  - host kvm7 is idlelab's emulated lab VM (QEMU TCG)", 79));
+	assert_non_null(strstr(tb, "Note: " "Measured on idlelab's QEMU lab host"));
+	free(tb);
+	/* --force: the trailer, at the end, and the output says it was forced and why it would not have been */
+	tb = tested_by(dir, &(struct il_tb_opts){ .as = as_test.as, .force = true });
+	assert_int_equal(trailers(tb), 1);
+	assert_true(!strncmp(tb, "Forced (--force): a Tested-by, although otherwise this is evidence, not a Tested-by:\n"
+				 "  - host kvm7 is idlelab's emulated lab VM",
+			     127));
+	assert_non_null(strstr(tb, "\nTested-by: Test Person <test@example.org>\n"));
+	assert_string_equal(strstr(tb, "\nTested-by: "), "\nTested-by: Test Person <test@example.org>\n");
+	free(tb);
+	free(jp);
+	tu_rmtree(dir);
+	free(dir);
+	/* a host NAMED like the lab but of kind ssh is not the lab: the caveat comes from the kind */
+	dir = tu_tmpdir();
+	jp = copy_journal(fixture("patched", "journal.jsonl"), dir, "kvm7", "labvm-rack3");
+	tb = tested_by(dir, &as_test);
+	assert_int_equal(trailers(tb), 1);
+	assert_null(strstr(tb, "QEMU lab host"));
+	assert_non_null(strstr(tb, "host labvm-rack3 (ssh)"));
+	free(tb);
+	free(jp);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_testedby__short_by_default(void **state)
+{
+	char *tb = tested_by(fixture("patched", NULL), &as_test);
+	char *full = tested_by(fixture("patched", NULL), &(struct il_tb_opts){ .as = as_test.as, .full = true });
+
+	(void)state;
+	assert_true(lines_of(tb) <= 60);
+	assert_true(lines_of(full) > 60);
+	/* each workload's score; a residency share only with --full (and the command line) */
+	assert_non_null(strstr(tb, "pingpong.usec_per_loop (us, lower is better): menu@v6.18-rc4 4.126 [reference]\n"));
+	assert_non_null(strstr(tb, "periodic.wakeup_lat_avg_us (us, lower is better)"));
+	assert_null(strstr(tb, "periodic.wakeup_lat_p99_us"));
+	assert_null(strstr(tb, "usage_share"));
+	assert_null(strstr(tb, "Kernel command line:"));
+	assert_non_null(strstr(full, "periodic.idle.state.POLL.usage_share"));
+	assert_non_null(strstr(full, "Kernel command line: BOOT_IMAGE=/vmlinuz-"));
+	assert_int_equal(trailers(full), 1);
+	assert_string_equal(strstr(full, "\nTested-by: "), "\nTested-by: Test Person <test@example.org>\n");
+	free(tb);
+	free(full);
+	/*
+	 * A wide run, 12 metrics x 6 variants all different: 12 blocks of 6 lines
+	 * do not fit; whole blocks up to 60 lines, then what --full adds.
+	 */
+	{
+		char *dir = tu_tmpdir(), path[700];
+		struct il_buf j = IL_BUF_INIT;
+		struct il_dataset ds = { 0 };
+		struct il_cmp c;
+		struct il_cmp_opts o = IL_CMP_OPTS_INIT;
+		struct il_buf out = IL_BUF_INIT;
+		struct il_err err = { 0 };
+		int seq = 0;
+
+		il_buf_adds(&j, "{\"type\":\"run-start\",\"plan_name\":\"wide\",\"reference\":\"g0\",\"variants\":[");
+		for (int v = 0; v < 6; v++)
+			il_buf_printf(&j, "%s{\"label\":\"g%d\",\"kernel\":\"k%d\",\"governor\":\"menu\",\"disable\":[]}",
+				      v ? "," : "", v, v);
+		il_buf_adds(&j, "],\"kernels\":[");
+		for (int v = 0; v < 6; v++)
+			il_buf_printf(&j, "%s{\"name\":\"k%d\",\"commit\":\"%040d\"}", v ? "," : "", v, v);
+		il_buf_adds(&j, "],\"workloads\":{\"w\":{\"workload\":\"w\",\"params\":{},\"metrics\":[");
+		for (int m = 0; m < 12; m++)
+			il_buf_printf(&j, "%s{\"name\":\"m%02d\",\"unit\":\"us\",\"better\":\"lower\"}", m ? "," : "", m);
+		il_buf_adds(&j, "]}},\"iterations\":6,\"warmup\":0,\"order\":\"interleave\"}\n"
+				"{\"type\":\"host\",\"host\":\"h\",\"kind\":\"ssh\",\"fingerprint\":{}}\n");
+		for (int i = 0; i < 6; i++)
+			for (int v = 0; v < 6; v++) {
+				il_buf_printf(&j, "{\"type\":\"sample\",\"seq\":%d,\"final\":true,\"status\":\"ok\","
+						  "\"variant\":\"g%d\",\"workload\":\"w\",\"iteration\":%d,\"metrics\":{",
+					      seq++, v, i);
+				/* variant v's values 10v% above g0's, never overlapping: every comparison a finding */
+				for (int m = 0; m < 12; m++)
+					il_buf_printf(&j, "%s\"m%02d\":%g", m ? "," : "", m, 100 * (1 + 0.1 * v) + 0.1 * i);
+				il_buf_adds(&j, "}}\n");
+			}
+		snprintf(path, sizeof(path), "%s/journal.jsonl", dir);
+		write_raw(path, il_buf_str(&j));
+		if (il_dataset_add_run(&ds, dir, NULL, &err))
+			fail_msg("%s", err.msg);
+		o.holm = false;
+		assert_int_equal(il_compare(&c, &ds, &o, &err), 0);
+		assert_int_equal(c.nworse, 60);
+		assert_int_equal(il_report_tested_by(&c, &as_test, &out, &err), 0);
+		assert_true(lines_of(out.p) <= 60);
+		assert_non_null(strstr(out.p, "w.m00 (us, lower is better): g0 100.25 [reference]\n"));
+		assert_non_null(strstr(out.p, " more key metrics: idlelab tested-by --full\n"));
+		assert_null(strstr(out.p, "w.m11 (us"));
+		assert_string_equal(strstr(out.p, "\nTested-by: "), "\nTested-by: Test Person <test@example.org>\n");
+		il_buf_release(&out);
+		il_buf_release(&j);
+		il_compare_release(&c);
+		il_dataset_release(&ds);
+		tu_rmtree(dir);
+		free(dir);
+	}
+}
+
+static void test_testedby__environment(void **state)
+{
+	char *tb = tested_by(fixture("patched", NULL), &as_test);
+
+	(void)state;
+	assert_non_null(strstr(tb, "\nVM: yes (cpuinfo hypervisor flag; DMI QEMU Standard PC (Q35 + ICH9, 2009); "
+				   "systemd-detect-virt kvm)\n"));
+	assert_non_null(strstr(tb, "\nIdle boot options: cpuidle_haltpoll.force=1 haltpoll.guest_halt_poll_ns=200000 "
+				   "nohz_full=1\n  rcu_nocbs=1\n"));
+	assert_non_null(strstr(tb, "\ncpufreq: none (no cpufreq policy"));
+	assert_non_null(strstr(tb, "\nTick: HZ=250, NO_HZ_FULL (from /boot/config-6.18.0-rc4-il8f627f86)\n"));
+	assert_non_null(strstr(tb, "\nPM QoS: /dev/cpu_dma_latency held by tuned (pid 812); no CPU resume latency limit\n"));
+	free(tb);
+	/* an old journal: what it lacks is "not recorded" */
+	tb = tested_by(run1(NULL), &as_test);
+	assert_non_null(strstr(tb, "\nVM: yes (cpuinfo hypervisor flag; DMI and device tree not recorded)\n"));
+	/* today's list of idle options, read from the recorded command line (haltpoll.* is new) */
+	assert_non_null(strstr(tb, "\nIdle boot options: cpuidle_haltpoll.force=1 haltpoll.guest_halt_poll_ns=0\n"));
+	assert_non_null(strstr(tb, "\ncpufreq: none on cpu0 (other CPUs not recorded)\n"));
+	assert_non_null(strstr(tb, "\nTick: HZ and NO_HZ not recorded\n"));
+	assert_non_null(strstr(tb, "\nPM QoS: /dev/cpu_dma_latency holders not recorded; no CPU resume latency limit\n"));
+	free(tb);
+}
+
+/* The environment lines from fingerprints of other shapes: limits per CPU, cpufreq groups, not root. */
+static void test_environment__shapes(void **state)
+{
+	static const char fp[] =
+		"{\"virtualization\": {\"hypervisor_flag\": false, \"vm\": false, \"evidence\": null},"
+		" \"cmdline\": \"ro intel_idle.max_cstate=1 processor.max_cstate=1 idle=poll quiet -- nohz_full=3\","
+		" \"cpufreq\": {\"driver\": \"intel_pstate\", \"governor\": \"powersave\", \"policies\": ["
+		"  {\"driver\": \"intel_pstate\", \"governor\": \"powersave\", \"cpus\": \"0-3\", \"policies\": 4},"
+		"  {\"driver\": \"intel_pstate\", \"governor\": \"performance\", \"cpus\": \"4\", \"policies\": 1}]},"
+		" \"kernel_config\": {\"source\": null, \"hz\": null, \"tick\": null, \"options\": {}},"
+		" \"pm_qos_resume_latency_us\": {\"0\": \"0\", \"1\": \"20\", \"2\": \"n/a\", \"3\": \"20\"},"
+		" \"cpu_dma_latency_holders\": {\"processes\": [], \"scanned\": \"own\"}}";
+	json_t *j = json_loads(fp, 0, NULL);
+	struct il_buf out = IL_BUF_INIT;
+
+	(void)state;
+	assert_non_null(j);
+	assert_int_equal(il_report_environment(j, false, &out), 0);
+	assert_string_equal(out.p,
+			    "VM: no (no cpuinfo hypervisor flag, DMI or device tree sign of a hypervisor)\n"
+			    /* what follows "--" is init's, not the kernel's */
+			    "Idle boot options: intel_idle.max_cstate=1 processor.max_cstate=1 idle=poll\n"
+			    "cpufreq: intel_pstate powersave on CPUs 0-3 (4 policies); intel_pstate performance on CPU 4 (1\n"
+			    "  policy)\n"
+			    "Tick: HZ unknown, NO_HZ unknown (neither /proc/config.gz nor /boot/config-RELEASE was readable)\n"
+			    "PM QoS: no process holds /dev/cpu_dma_latency (the probe was not root: only its own user's processes\n"
+			    "  were seen); CPUs 1,3: resume latency limit 20 us; CPU 2: resume latency limit 0 us (no idle state\n"
+			    "  but polling)\n");
+	il_buf_release(&out);
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +600,14 @@ int main(void)
 		cmocka_unit_test(test_report__text_fits_mail),
 		cmocka_unit_test(test_report__html_escapes_everything),
 		cmocka_unit_test(test_report__malformed_journals),
+		cmocka_unit_test(test_aa__differing_pair_is_a_warning_not_a_finding),
+		cmocka_unit_test(test_holm__default_changes_a_borderline_verdict),
+		cmocka_unit_test(test_testedby__trailer_once_at_the_end),
+		cmocka_unit_test(test_testedby__no_trailer_for_the_running_kernel),
+		cmocka_unit_test(test_testedby__no_trailer_on_the_lab),
+		cmocka_unit_test(test_testedby__short_by_default),
+		cmocka_unit_test(test_testedby__environment),
+		cmocka_unit_test(test_environment__shapes),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lab/labhost.h"
 #include "run/engine.h"
 #include "run/journal.h"
 #include "run/plan.h"
@@ -320,7 +321,7 @@ static void teardown_fixture(struct fixture_run *f)
 }
 
 struct tally {
-	size_t final_n, ok, warmup, interrupted, nonfinal;
+	size_t final_n, ok, warmup, interrupted, nonfinal, hosts;
 	bool seen[64];
 	bool dup;
 };
@@ -334,6 +335,11 @@ static int tally_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 	(void)line, (void)err;
 	if (!strcmp(type, "interrupted"))
 		t->interrupted++;
+	if (!strcmp(type, "host")) {
+		/* the built-in local host is of kind "local" (the lab's kind comes from lab/labhost.c) */
+		assert_string_equal(json_string_value(json_object_get(rec, "kind")), "local");
+		t->hosts++;
+	}
 	if (strcmp(type, "sample"))
 		return 0;
 	if (!json_is_true(json_object_get(rec, "final"))) {
@@ -405,6 +411,7 @@ static void test_engine__fixture_run_interrupt_resume(void **state)
 	assert_int_equal(il_journal_each(journal, tally_rec, &t, NULL, &err), 0);
 	assert_int_equal(t.final_n, 3);
 	assert_int_equal(t.interrupted, 1);
+	assert_int_equal(t.hosts, 1);
 	assert_restored(&f);
 	/* resume: exactly the planned samples, none twice */
 	f.stop = 0;
@@ -495,6 +502,43 @@ static void test_record__schema_one_list(void **state)
 	assert_string_equal(il_rundir_name(IL_RUNDIR_JOURNAL), "journal.jsonl");
 }
 
+/* The journal's host kind comes from how the host was loaded, never from its name. */
+static void test_lease__host_kind(void **state)
+{
+	char *dir = tu_tmpdir();
+	struct il_paths paths = { 0 };
+	struct il_host_cfg h;
+	struct il_err err = { 0 };
+
+	(void)state;
+	paths.hosts_dir = dir;
+	paths.cache_dir = dir;
+	tu_write(dir, "/labvm-real.json", "{\"address\": \"127.0.0.1\"}");
+	/* a running lab instance as lab.c leaves it: state.json in the cache's lab/run/NAME */
+	tu_write(dir, "/lab/run/labvm/state.json", "{\"port\": 2222, \"identity\": \"/k\", \"known_hosts\": \"/kh\"}");
+	assert_int_equal(il_lab_host_load(&h, &paths, "local", &err), 0);
+	assert_string_equal(il_lab_host_kind(&h), "local");
+	il_host_release(&h);
+	/* named like a lab instance, but an SSH host of the inventory */
+	assert_int_equal(il_lab_host_load(&h, &paths, "labvm-real", &err), 0);
+	assert_string_equal(il_lab_host_kind(&h), "ssh");
+	il_host_release(&h);
+	/* the built-in lab host, loaded from its running instance */
+	if (il_lab_host_load(&h, &paths, "labvm", &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(h.port, 2222);
+	assert_string_equal(il_lab_host_kind(&h), "lab");
+	il_host_release(&h);
+	/* a host file with "labvm" is the lab too, whatever its name */
+	tu_write(dir, "/bench7.json", "{\"labvm\": \"labvm\"}");
+	if (il_lab_host_load(&h, &paths, "bench7", &err))
+		fail_msg("%s", err.msg);
+	assert_string_equal(il_lab_host_kind(&h), "lab");
+	il_host_release(&h);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -506,6 +550,7 @@ int main(void)
 		cmocka_unit_test(test_runner__frames),
 		cmocka_unit_test(test_engine__fixture_run_interrupt_resume),
 		cmocka_unit_test(test_engine__host_validation),
+		cmocka_unit_test(test_lease__host_kind),
 	};
 
 	return cmocka_run_group_tests_name("run", tests, NULL, NULL);
