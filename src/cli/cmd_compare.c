@@ -15,7 +15,7 @@
 #include "stats/dataset.h"
 
 struct cmp_args {
-	const char *ref, *alpha, *min_change, *k, *metric, *test, *level, *fmt, *out;
+	const char *ref, *alpha, *min_change, *k, *metric, *max_cv, *test, *level, *fmt, *out;
 	bool holm, no_holm;
 	long resamples, seed;
 };
@@ -26,6 +26,7 @@ struct cmp_args {
 	IL_OPT_STR(0, "min-change", &(a).min_change, "PCT", "noise floor in percent (default 2%)"),                \
 	IL_OPT_STR(0, "k", &(a).k, "K", "noise threshold: k x the reference's relative standard error (default 2)"), \
 	IL_OPT_STR(0, "metric", &(a).metric, "M[,M...]", "only these metrics (full keys or their last parts)"),   \
+	IL_OPT_STR(0, "max-cv", &(a).max_cv, "PCT", "leave out metrics whose CV exceeds PCT in a variant (says which)"), \
 	IL_OPT_STR(0, "test", &(a).test, "mwu|welch", "significance test (default mwu: Mann-Whitney U)"),          \
 	IL_OPT_BOOL(0, "holm", &(a).holm, "Holm-adjust p over the verdict's comparisons (the default)"),            \
 	IL_OPT_BOOL(0, "no-holm", &(a).no_holm, "do not adjust p for multiple comparisons"),                        \
@@ -55,8 +56,11 @@ static int make_opts(const struct cmp_args *a, struct il_cmp_opts *o, struct il_
 	o->ref = a->ref;
 	if ((r = num_arg("alpha", a->alpha, false, &o->alpha, err)) ||
 	    (r = num_arg("min-change", a->min_change, true, &o->floor_pct, err)) ||
-	    (r = num_arg("k", a->k, false, &o->k, err)) || (r = num_arg("level", a->level, false, &o->level, err)))
+	    (r = num_arg("k", a->k, false, &o->k, err)) || (r = num_arg("level", a->level, false, &o->level, err)) ||
+	    (r = num_arg("max-cv", a->max_cv, true, &o->max_cv_pct, err)))
 		return r;
+	if (a->max_cv && !(o->max_cv_pct > 0))
+		return il_err_set(err, IL_EINVAL, "--max-cv: expected a percentage above 0, got '%s'", a->max_cv);
 	if (a->test && strcmp(a->test, "mwu") && strcmp(a->test, "welch"))
 		return il_err_set(err, IL_EINVAL, "--test: expected mwu or welch, got '%s'", a->test);
 	o->test = a->test && !strcmp(a->test, "welch") ? IL_TEST_WELCH : IL_TEST_MWU;

@@ -176,6 +176,13 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 	}
 	il_buf_carry(b, &s);
 	il_buf_reset(&s);
+	if (il_compare_dropped_note(c, &s)) {
+		il_buf_adds(b, "<p class=u>");
+		esc(b, il_buf_str(&s));
+		il_buf_adds(b, "</p>\n");
+	}
+	il_buf_carry(b, &s);
+	il_buf_reset(&s);
 	il_buf_adds(b, "<p><b>Verdict:</b> ");
 	il_compare_sentence(c, &s);
 	esc(b, il_buf_str(&s));

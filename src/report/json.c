@@ -7,6 +7,20 @@
 
 #include "idle/snapjson.h"
 
+/* Metrics left out by --max-cv: [{key, variant, cv}] (cv null when the mean was 0). */
+static json_t *dropped_json(const struct il_cmp *c)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < c->ndropped; i++) {
+		const struct il_cmp_dropped *d = &c->dropped[i];
+
+		json_array_append_new(a, json_pack("{s:s,s:s,s:o}", "key", c->ds->met[d->met].key, "variant",
+						   c->ds->var[d->var], "cv", isfinite(d->cv) ? json_real(d->cv) : json_null()));
+	}
+	return a;
+}
+
 static json_t *num(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
@@ -41,6 +55,8 @@ json_t *il_report_json(const struct il_cmp *c)
 	json_object_set_new(o, "noise", json_pack("{s:f,s:f,s:o,s:o}", "floor_pct", c->o.floor_pct, "k", c->o.k, "aa_pair",
 						  c->aa >= 0 ? json_pack("[s,s]", ds->var[c->ref], ds->var[c->aa]) : json_null(),
 						  "unreliable", unreliable_keys(c)));
+	json_object_set_new(o, "max_cv_pct", c->o.max_cv_pct > 0 ? json_real(c->o.max_cv_pct) : json_null());
+	json_object_set_new(o, "dropped", dropped_json(c));
 	json_object_set_new(o, "samples", json_pack("{s:I,s:I}", "counted", (json_int_t)ds->counted, "not_counted",
 						    (json_int_t)ds->skipped));
 	for (size_t v = 0; v < ds->nvar; v++)

@@ -56,6 +56,13 @@ static void header(const struct il_cmp *c, struct il_buf *b, const char *pre)
 		il_report_wrap(b, IL_LAB_CAVEAT, 100 - strlen(pre), 2);
 		il_buf_adds(b, "\n");
 	}
+	if (il_compare_dropped_note(c, &w)) {
+		il_buf_adds(b, pre);
+		il_report_wrap(b, il_buf_str(&w), 100 - strlen(pre), 2);
+		il_buf_adds(b, "\n");
+	}
+	il_buf_carry(b, &w);
+	il_buf_release(&w);
 }
 
 static const char *cut(char *buf, size_t n, const char *s, size_t w)

@@ -12,6 +12,7 @@ void il_compare_release(struct il_cmp *c)
 	free(c->met);
 	free(c->r);
 	free(c->unreliable);
+	free(c->dropped);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -33,6 +34,53 @@ static bool wanted(const struct il_cmp_opts *o, const struct il_mseries *m)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * The noisiest variant of metric m when its CV is above the limit: a metric
+ * whose samples scatter by more than a quarter of their mean (the demo's
+ * limit) measures the host's noise more than the governor, so a report asked
+ * to be clean (--max-cv) leaves it out and says so rather than print it.
+ */
+static bool too_noisy(const struct il_cmp_opts *o, const struct il_mseries *m, size_t nv, struct il_cmp_dropped *out)
+{
+	bool noisy = false;
+
+	if (!(o->max_cv_pct > 0))
+		return false;
+	for (size_t v = 0; v < nv; v++) {
+		struct il_desc d;
+
+		if (m->var[v].n < 2)
+			continue;
+		il_desc_compute(m->var[v].v, m->var[v].n, &d);
+		/* a mean of 0 with scatter has an infinite CV; all zeros is perfectly quiet */
+		double cv = isnan(d.cv) ? (d.stdev > 0 ? INFINITY : 0) : d.cv;
+
+		if (cv * 100 > o->max_cv_pct && (!noisy || cv > out->cv)) {
+			noisy = true;
+			out->var = v;
+			out->cv = cv;
+		}
+	}
+	return noisy;
+}
+
+bool il_compare_dropped_note(const struct il_cmp *c, struct il_buf *b)
+{
+	if (!c->ndropped)
+		return false;
+	il_buf_printf(b, "metrics left out, CV above %g%% (a metric of noise on this host):", c->o.max_cv_pct);
+	for (size_t i = 0; i < c->ndropped; i++) {
+		const struct il_cmp_dropped *d = &c->dropped[i];
+
+		if (isfinite(d->cv))
+			il_buf_printf(b, "%s %s (%s %.0f%%)", i ? "," : "", c->ds->met[d->met].key, c->ds->var[d->var],
+				      d->cv * 100);
+		else
+			il_buf_printf(b, "%s %s (%s: mean 0)", i ? "," : "", c->ds->met[d->met].key, c->ds->var[d->var]);
+	}
+	return true;
 }
 
 /* Smallest equal n per side at which the two-sided exact U test can reach alpha. */
@@ -196,16 +244,24 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 	c->met = calloc(ds->nmet, sizeof(*c->met));
 	c->r = calloc(ds->nmet * nv, sizeof(*c->r));
 	c->unreliable = calloc(ds->nmet, sizeof(*c->unreliable));
-	if (!c->met || !c->r || !c->unreliable) {
+	c->dropped = calloc(ds->nmet, sizeof(*c->dropped));
+	if (!c->met || !c->r || !c->unreliable || !c->dropped) {
 		il_compare_release(c);
 		return il_err_set(err, IL_ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < ds->nmet; i++)
-		if (wanted(o, &ds->met[i]))
+	for (size_t i = 0; i < ds->nmet; i++) {
+		if (!wanted(o, &ds->met[i]))
+			continue;
+		if (too_noisy(o, &ds->met[i], nv, &c->dropped[c->ndropped]))
+			c->dropped[c->ndropped++].met = i;
+		else
 			c->met[c->nmet++] = i;
+	}
 	if (!c->nmet) {
+		r = il_err_set(err, IL_EINVAL, c->ndropped ? "every selected metric has a CV above %g%%" :
+						       "no metric matches the --metric selection", o->max_cv_pct);
 		il_compare_release(c);
-		return il_err_set(err, IL_EINVAL, "no metric matches the --metric selection");
+		return r;
 	}
 	for (size_t i = 0; i < c->nmet; i++) {
 		const struct il_mseries *m = &ds->met[c->met[i]];

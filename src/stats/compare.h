@@ -38,8 +38,16 @@ struct il_cmp_opts {
 	unsigned resamples;       /* bootstrap resamples, 2000 */
 	uint64_t seed;
 	const struct il_strlist *only; /* metric keys (or key suffixes) to keep; NULL: all */
+	double max_cv_pct;        /* drop a metric when a variant's CV exceeds this; 0: keep all */
 };
-#define IL_CMP_OPTS_INIT { NULL, 0.05, 2.0, 2.0, IL_TEST_MWU, true, 0.95, 2000, 1, NULL }
+#define IL_CMP_OPTS_INIT { NULL, 0.05, 2.0, 2.0, IL_TEST_MWU, true, 0.95, 2000, 1, NULL, 0 }
+
+/* A metric left out by max_cv_pct: its noisiest variant and that variant's CV (a fraction). */
+struct il_cmp_dropped {
+	size_t met;               /* index into ds->met */
+	size_t var;
+	double cv;
+};
 
 struct il_mres {
 	struct il_desc d;
@@ -65,12 +73,20 @@ struct il_cmp {
 	bool *unreliable;             /* [nmet]: the A/A pair differs on this metric (host not quiet) */
 	size_t nunreliable;           /* metrics that are */
 	size_t nfamily;               /* comparisons Holm adjusted over (0 without --holm) */
+	size_t ndropped;              /* metrics selected but left out for their CV (o.max_cv_pct) */
+	struct il_cmp_dropped *dropped;
 	/* the verdict's comparisons (neither the reference nor its A/A partner), by outcome */
 	size_t nbetter, nworse, nchanged, nnoise, nunknown, nunrel;
 };
 
 int il_compare(struct il_cmp *out, const struct il_dataset *ds, const struct il_cmp_opts *o, struct il_err *err);
 void il_compare_release(struct il_cmp *c);
+
+/*
+ * "metrics left out, CV above 25% (a metric of noise on this host): a.b (menu 96%), ..."
+ * into b when some were; false (b untouched) when none were.
+ */
+bool il_compare_dropped_note(const struct il_cmp *c, struct il_buf *b);
 /* Result of kept metric i for variant v. */
 const struct il_mres *il_cmp_res(const struct il_cmp *c, size_t i, size_t v);
 
