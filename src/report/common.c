@@ -27,6 +27,35 @@ const char *il_fmt_num(char *buf, size_t n, double v)
 	return buf;
 }
 
+void il_report_md_cell(struct il_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|' || *s == '\\' || *s == '*' || *s == '_' || *s == '`' || *s == '<' || *s == '>' || *s == '[' ||
+		    *s == ']')
+			il_buf_printf(b, "\\%c", *s);
+		else if (*s == '\n')
+			il_buf_adds(b, " ");
+		else
+			il_buf_add(b, s, 1);
+	}
+}
+
+void il_report_csv_field(struct il_buf *b, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		il_buf_adds(b, s);
+		return;
+	}
+	il_buf_adds(b, "\"");
+	for (; *s; s++) {
+		if (*s == '"')
+			il_buf_adds(b, "\"\"");
+		else
+			il_buf_add(b, s, 1);
+	}
+	il_buf_adds(b, "\"");
+}
+
 int il_report_wrap(struct il_buf *b, const char *text, size_t width, size_t indent)
 {
 	size_t col = 0;
