@@ -324,9 +324,9 @@ static int build_states(const struct il_cmp *c, struct il_vout *o)
 		char col[96];
 
 		snprintf(col, sizeof(col), "%s %%", ks.k.v[k]);
-		il_vtab_col(o, t, col, IL_VK_PCT1);
+		il_vtab_col(o, t, col, IL_VK_FIX1);
 	}
-	il_vtab_col(o, t, "watts", IL_VK_NUM);
+	il_vtab_col(o, t, "watts", IL_VK_FIX1);
 	for (size_t i = 0; !r && i < g.n; i++) {
 		const struct il_mseries *m = score_of(ds, g.v[i]);
 		double ref = m ? mean_of(&m->var[c->ref]) : NAN;
@@ -441,15 +441,15 @@ static int build_clusters(const struct il_cmp *c, struct il_vout *o)
 	il_vtab_col(o, res, "cluster", IL_VK_TEXT);
 	il_vtab_col(o, res, "state", IL_VK_TEXT);
 	il_vtab_col(o, res, "time_s", IL_VK_FIX3);
-	il_vtab_col(o, res, "time %", IL_VK_PCT1);
+	il_vtab_col(o, res, "time %", IL_VK_FIX1);
 	mis = il_vout_table(o, "misses", "per cluster: too deep % (aboves) and too shallow % (belows) of idle entries");
 	il_vtab_col(o, mis, "test", IL_VK_TEXT);
 	il_vtab_col(o, mis, "gov", IL_VK_TEXT);
 	il_vtab_col(o, mis, "cluster", IL_VK_TEXT);
 	il_vtab_col(o, mis, "cpus", IL_VK_TEXT);
 	il_vtab_col(o, mis, "idles", IL_VK_COUNT);
-	il_vtab_col(o, mis, "too deep %", IL_VK_PCT2);
-	il_vtab_col(o, mis, "too shallow %", IL_VK_PCT2);
+	il_vtab_col(o, mis, "too deep %", IL_VK_FIX2);
+	il_vtab_col(o, mis, "too shallow %", IL_VK_FIX2);
 	for (size_t i = 0; !r && i < g.n; i++)
 		for (size_t v = 0; !r && v < ds->nvar; v++)
 			for (size_t l = 0; !r && l < labels.n; l++) {
@@ -566,9 +566,9 @@ static int build_misses(const struct il_cmp *c, struct il_vout *o)
 	il_vtab_col(o, use, "below", IL_VK_COUNT);
 	if (poll)
 		il_vtab_col(o, use, "poll_to", IL_VK_COUNT);
-	il_vtab_col(o, use, "above %", IL_VK_PCT2);
-	il_vtab_col(o, use, "below %", IL_VK_PCT2);
-	il_vtab_col(o, use, "miss %", IL_VK_PCT2);
+	il_vtab_col(o, use, "above %", IL_VK_FIX2);
+	il_vtab_col(o, use, "below %", IL_VK_FIX2);
+	il_vtab_col(o, use, "miss %", IL_VK_FIX2);
 	for (size_t i = 0; !r && i < g.n; i++)
 		for (size_t v = 0; v < ds->nvar; v++) {
 			double tot = 0, ab = 0, be = 0;

@@ -129,8 +129,8 @@ void il_vout_release(struct il_vout *o)
 static const char *cell_text(char *buf, size_t n, enum il_vkind k, const struct il_vcell *c)
 {
 	static const char *const fmt[] = {
-		[IL_VK_COUNT] = "%.0f", [IL_VK_FIX3] = "%.3f", [IL_VK_PCT1] = "%.1f",
-		[IL_VK_PCT2] = "%.2f",  [IL_VK_CHG0] = "%.0f", [IL_VK_CHG1] = "%+.1f",
+		[IL_VK_COUNT] = "%.0f", [IL_VK_FIX3] = "%.3f", [IL_VK_FIX1] = "%.1f",
+		[IL_VK_FIX2] = "%.2f",  [IL_VK_CHG0] = "%.0f", [IL_VK_CHG1] = "%+.1f",
 	};
 
 	if (k == IL_VK_TEXT)

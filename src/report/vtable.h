@@ -24,9 +24,9 @@ enum il_vkind {
 	IL_VK_TEXT,   /* a string */
 	IL_VK_COUNT,  /* an integer-valued number: %.0f */
 	IL_VK_NUM,    /* il_fmt_num: at most ~10 characters */
+	IL_VK_FIX1,   /* %.1f: percentages, watts */
+	IL_VK_FIX2,   /* %.2f: small percentages (miss rates) */
 	IL_VK_FIX3,   /* %.3f: ratios, microseconds, seconds */
-	IL_VK_PCT1,   /* %.1f: a percentage */
-	IL_VK_PCT2,   /* %.2f: a small percentage (miss rates) */
 	IL_VK_CHG0,   /* %.0f of a signed change in percent, as the seed tables print it ("-0" included) */
 	IL_VK_CHG1,   /* %+.1f: a signed change in percent */
 };
