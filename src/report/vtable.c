@@ -260,6 +260,14 @@ int il_vout_csv(const struct il_vout *o, struct il_buf *b)
 			il_buf_adds(b, "\r\n");
 		}
 	}
+	/* the notes too: "no clusters: ..." is the answer when there is no table */
+	if (o->notes.n)
+		il_buf_adds(b, "table,note\r\n");
+	for (size_t i = 0; i < o->notes.n; i++) {
+		il_buf_adds(b, "notes,");
+		il_report_csv_field(b, o->notes.v[i]);
+		il_buf_adds(b, "\r\n");
+	}
 	return il_buf_error(b);
 }
 

@@ -4,7 +4,8 @@
  * (report/views.c builds one per view; this file renders it). Every format
  * carries the same cells: text (columns aligned, numbers right), GitHub
  * Markdown, CSV (RFC 4180: each table has its header row, and every row
- * starts with the table's name, so one file holds several tables) and JSON
+ * starts with the table's name, so one file holds several tables; the
+ * notes are a last table "notes") and JSON
  * (schema idlelab-view/1, docs/report.md). A column's kind says how text
  * and Markdown print its numbers; CSV and JSON carry them unrounded.
  *
@@ -67,7 +68,7 @@ void il_vout_release(struct il_vout *o);
 
 /* The tables as aligned text (md: GitHub tables under "### title"), then the notes. */
 int il_vout_text(const struct il_vout *o, bool md, struct il_buf *out);
-/* The tables as CSV: per table a header row "table,COL,...", then "NAME,CELL,..." rows. */
+/* The tables as CSV: per table a header row "table,COL,...", then "NAME,CELL,..." rows; the notes as table "notes". */
 int il_vout_csv(const struct il_vout *o, struct il_buf *out);
 /* {"tables": [{name, title, columns: [{name, kind}], rows: [[...]]}], "notes": [...]} (caller owns; NULL: no memory). */
 json_t *il_vout_json(const struct il_vout *o);

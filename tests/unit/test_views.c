@@ -77,7 +77,7 @@ static void test_views__golden_files(void **state)
 			assert_int_equal(il_report_view(&r.c, v, fmts[f], &out, &err), 0);
 			snprintf(name, sizeof(name), "view-%s.%s", view, il_fmt_ext(fmts[f]));
 			golden = tu_read(fixture(path, name), &glen);
-			if (glen != out.len || memcmp(golden, out.p, glen))
+			if (glen != out.len || !glen || memcmp(golden, out.p, glen))
 				fail_msg("%s/%s differs from the golden file (tests/fixtures/views/update-golden.sh "
 					 "regenerates it after an intended change)", dir, name);
 			free(golden);
