@@ -267,7 +267,8 @@ static int cyclictest_any(const char *text, size_t len, const char *label, json_
 			r = il_err_set(err, IL_EPARSE, "%s: thread line without Min/Act/Avg/Max: '%s'", label, s);
 		else if ((avg - act - 4 >= 8) != nsecs)
 			r = il_err_set(err, IL_EPARSE, "%s: '%s' is cyclictest output %s --nsecs (its Act: field is %d wide); "
-				       "parse it with the %s parser", label, s, nsecs ? "without" : "with", (int)(avg - act - 4),
+				       "parse it with the %s parser (idlelab workload parse --parser %s)", label, s,
+				       nsecs ? "without" : "with", (int)(avg - act - 4), nsecs ? "cyclictest" : "cyclictest-ns",
 				       nsecs ? "cyclictest" : "cyclictest-ns");
 		else
 			t[n] = (struct ct_thread){ true, a * scale, b * scale, c * scale };
