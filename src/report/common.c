@@ -56,6 +56,21 @@ void il_report_csv_field(struct il_buf *b, const char *s)
 	il_buf_adds(b, "\"");
 }
 
+int il_report_pick(const char *s, const char *(*name)(int i), int n, const char *what, int *out, struct il_err *err)
+{
+	char known[160] = "";
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s, name(i))) {
+			*out = i;
+			return 0;
+		}
+	for (int i = 0; i < n; i++)
+		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", !i ? "" : i == n - 1 ? " or " : ", ",
+			 name(i));
+	return il_err_set(err, IL_EINVAL, "unknown %s '%s' (%s)", what, s, known);
+}
+
 int il_report_wrap(struct il_buf *b, const char *text, size_t width, size_t indent)
 {
 	size_t col = 0;

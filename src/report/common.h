@@ -26,6 +26,12 @@ void il_report_md_cell(struct il_buf *b, const char *s);
 /* s as one CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF (quotes doubled). */
 void il_report_csv_field(struct il_buf *b, const char *s);
 
+/*
+ * The index of s among the n names name(0..n-1) in *out, or IL_EINVAL with
+ * "unknown WHAT 's' (a, b or c)": how a format or a view is chosen by name.
+ */
+int il_report_pick(const char *s, const char *(*name)(int i), int n, const char *what, int *out, struct il_err *err);
+
 /* Append text word-wrapped at width columns, continuation lines indented by indent spaces. */
 int il_report_wrap(struct il_buf *out, const char *text, size_t width, size_t indent);
 

@@ -155,6 +155,24 @@ static const json_t *state_in(const json_t *states, const char *k)
 	return NULL;
 }
 
+/* A table whose rows start with the workload label and the variant: columns "test" and "gov". */
+static struct il_vtab *tg_table(struct il_vout *o, const char *name, const char *title)
+{
+	struct il_vtab *t = il_vout_table(o, name, title);
+
+	il_vtab_col(o, t, "test", IL_VK_TEXT);
+	il_vtab_col(o, t, "gov", IL_VK_TEXT);
+	return t;
+}
+
+/* A new row of a tg_table, its first cells filled. */
+static void tg_row(struct il_vout *o, struct il_vtab *t, const char *group, const char *variant)
+{
+	il_vtab_row(o, t);
+	il_vtab_s(o, t, group);
+	il_vtab_s(o, t, variant);
+}
+
 /* ---- iterations: Loehle's per-iteration tables ---- */
 
 /* The table an iterations row goes in: its matrix's base label, or "" for plain workloads. */
@@ -312,10 +330,8 @@ static int build_states(const struct il_cmp *c, struct il_vout *o)
 		if (m && !score)
 			score = m->metric;
 	}
-	t = il_vout_table(o, "states", "per variant: mean score, change vs the reference, idle state usage (% of "
-			  "entries), package power");
-	il_vtab_col(o, t, "test", IL_VK_TEXT);
-	il_vtab_col(o, t, "gov", IL_VK_TEXT);
+	t = tg_table(o, "states", "per variant: mean score, change vs the reference, idle state usage (% of entries), "
+		     "package power");
 	il_vtab_col(o, t, "n", IL_VK_COUNT);
 	il_vtab_col(o, t, same && score ? score : "score", IL_VK_NUM);
 	il_vtab_col(o, t, "%change", IL_VK_CHG1);
@@ -351,9 +367,7 @@ static int build_states(const struct il_cmp *c, struct il_vout *o)
 								    "usage_share"));
 			}
 			if (n) {
-				il_vtab_row(o, t);
-				il_vtab_s(o, t, g.v[i]);
-				il_vtab_s(o, t, ds->var[v]);
+				tg_row(o, t, g.v[i], ds->var[v]);
 				il_vtab_n(o, t, (double)n);
 				il_vtab_n(o, t, m ? mean_of(&m->var[v]) : NAN);
 				il_vtab_n(o, t, (int)v == c->ref || !m ? NAN : change(mean_of(&m->var[v]), ref));
@@ -435,16 +449,12 @@ static int build_clusters(const struct il_cmp *c, struct il_vout *o)
 			     "see the states view for the whole host");
 		goto out;
 	}
-	res = il_vout_table(o, "residency", "per cluster: residency per idle state (mean per sample)");
-	il_vtab_col(o, res, "test", IL_VK_TEXT);
-	il_vtab_col(o, res, "gov", IL_VK_TEXT);
+	res = tg_table(o, "residency", "per cluster: residency per idle state (mean per sample)");
 	il_vtab_col(o, res, "cluster", IL_VK_TEXT);
 	il_vtab_col(o, res, "state", IL_VK_TEXT);
 	il_vtab_col(o, res, "time_s", IL_VK_FIX3);
 	il_vtab_col(o, res, "time %", IL_VK_FIX1);
-	mis = il_vout_table(o, "misses", "per cluster: too deep % (aboves) and too shallow % (belows) of idle entries");
-	il_vtab_col(o, mis, "test", IL_VK_TEXT);
-	il_vtab_col(o, mis, "gov", IL_VK_TEXT);
+	mis = tg_table(o, "misses", "per cluster: too deep % (aboves) and too shallow % (belows) of idle entries");
 	il_vtab_col(o, mis, "cluster", IL_VK_TEXT);
 	il_vtab_col(o, mis, "cpus", IL_VK_TEXT);
 	il_vtab_col(o, mis, "idles", IL_VK_COUNT);
@@ -483,18 +493,14 @@ static int build_clusters(const struct il_cmp *c, struct il_vout *o)
 						avg_add(&ts, jnum(st, "time_us") / 1e6);
 						avg_add(&tt, 100 * jnum(st, "time_share"));
 					}
-					il_vtab_row(o, res);
-					il_vtab_s(o, res, g.v[i]);
-					il_vtab_s(o, res, ds->var[v]);
+					tg_row(o, res, g.v[i], ds->var[v]);
 					il_vtab_s(o, res, labels.v[l]);
 					il_vtab_s(o, res, ks.k.v[k]);
 					il_vtab_n(o, res, avg_get(&ts));
 					il_vtab_n(o, res, avg_get(&tt));
 				}
 				if (n) {
-					il_vtab_row(o, mis);
-					il_vtab_s(o, mis, g.v[i]);
-					il_vtab_s(o, mis, ds->var[v]);
+					tg_row(o, mis, g.v[i], ds->var[v]);
 					il_vtab_s(o, mis, labels.v[l]);
 					il_vtab_s(o, mis, cpus);
 					il_vtab_n(o, mis, idles / (double)n);
@@ -557,9 +563,7 @@ static int build_misses(const struct il_cmp *c, struct il_vout *o)
 				il_vtab_s(o, met, verdict_of(c, m, v));
 			}
 		}
-	use = il_vout_table(o, "idle", "idle state usage (mean per sample) and misses (% of all entries)");
-	il_vtab_col(o, use, "test", IL_VK_TEXT);
-	il_vtab_col(o, use, "gov", IL_VK_TEXT);
+	use = tg_table(o, "idle", "idle state usage (mean per sample) and misses (% of all entries)");
 	il_vtab_col(o, use, "n", IL_VK_COUNT);
 	il_vtab_col(o, use, "total", IL_VK_COUNT);
 	il_vtab_col(o, use, "above", IL_VK_COUNT);
@@ -587,9 +591,7 @@ static int build_misses(const struct il_cmp *c, struct il_vout *o)
 			}
 			if (!n)
 				continue;
-			il_vtab_row(o, use);
-			il_vtab_s(o, use, g.v[i]);
-			il_vtab_s(o, use, ds->var[v]);
+			tg_row(o, use, g.v[i], ds->var[v]);
 			il_vtab_n(o, use, (double)n);
 			il_vtab_n(o, use, tot / (double)n);
 			il_vtab_n(o, use, ab / (double)n);
@@ -651,9 +653,7 @@ static int build_latency(const struct il_cmp *c, struct il_vout *o)
 		if (!avg && !max)
 			continue;
 		if (!lat) {
-			lat = il_vout_table(o, "latency", "wakeup latency (us): mean per variant, change vs the reference");
-			il_vtab_col(o, lat, "test", IL_VK_TEXT);
-			il_vtab_col(o, lat, "gov", IL_VK_TEXT);
+			lat = tg_table(o, "latency", "wakeup latency (us): mean per variant, change vs the reference");
 			il_vtab_col(o, lat, "n", IL_VK_COUNT);
 			il_vtab_col(o, lat, "avg", IL_VK_FIX3);
 			il_vtab_col(o, lat, "%change", IL_VK_CHG1);
@@ -666,9 +666,7 @@ static int build_latency(const struct il_cmp *c, struct il_vout *o)
 
 			if (!(a && a->n) && !(m && m->n))
 				continue;
-			il_vtab_row(o, lat);
-			il_vtab_s(o, lat, g.v[i]);
-			il_vtab_s(o, lat, ds->var[v]);
+			tg_row(o, lat, g.v[i], ds->var[v]);
 			il_vtab_n(o, lat, (double)(a && a->n ? a->n : m->n));
 			il_vtab_n(o, lat, a ? mean_of(a) : NAN);
 			il_vtab_n(o, lat, a && (int)v != c->ref ? change(mean_of(a), mean_of(&avg->var[c->ref])) : NAN);
@@ -738,19 +736,18 @@ static const struct {
 	[IL_VIEW_LATENCY] = { "latency", "the nohz_full cyclictest reply", build_latency },
 };
 
+static const char *view_name(int i)
+{
+	return views[i].name;
+}
+
 int il_view_parse(const char *s, enum il_view *out, struct il_err *err)
 {
-	char known[128] = "";
+	int i, r = il_report_pick(s, view_name, IL_NVIEW, "view", &i, err);
 
-	for (int i = 0; i < IL_NVIEW; i++)
-		if (!strcmp(s, views[i].name)) {
-			*out = (enum il_view)i;
-			return 0;
-		}
-	for (int i = 0; i < IL_NVIEW; i++)
-		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
-			 !i ? "" : i == IL_NVIEW - 1 ? " or " : ", ", views[i].name);
-	return il_err_set(err, IL_EINVAL, "unknown view '%s' (%s)", s, known);
+	if (!r)
+		*out = (enum il_view)i;
+	return r;
 }
 
 const char *il_view_name(enum il_view v)

@@ -15,24 +15,15 @@
 #include "run/plan.h"
 #include "run/record.h"
 
-static const char *wl_dir(void)
-{
-	static char path[4096];
-	const char *src = getenv("IL_SRCDIR");
-
-	snprintf(path, sizeof(path), "%s/workloads", src ? src : ".");
-	return path;
-}
-
-static int plan_from(const char *text, struct il_plan *p, struct il_err *err)
+/* The plan of text (a test's own JSON), or the error il_plan_from_json gives for it in err. */
+static int plan_of(const char *text, struct il_plan *p, struct il_err *err)
 {
 	json_error_t je;
 	json_t *j = json_loads(text, 0, &je);
-	int r;
+	int r = j ? il_plan_from_json(p, j, tu_srcpath("workloads"), "plan.json", err) : -1;
 
 	if (!j)
 		fail_msg("bad test JSON: %s", je.text);
-	r = il_plan_from_json(p, j, wl_dir(), "plan.json", err);
 	json_decref(j);
 	return r;
 }
@@ -57,7 +48,7 @@ static void test_pmatrix__one_parameter(void **state)
 
 	(void)state;
 	/* Loehle's fio table: one workload per device, the device a column of the view */
-	if (plan_from("{\"name\":\"x\",\"host\":\"local\",\"workloads\":[\"periodic\",{\"workload\":\"fio\",\"params\":"
+	if (plan_of("{\"name\":\"x\",\"host\":\"local\",\"workloads\":[\"periodic\",{\"workload\":\"fio\",\"params\":"
 		      "{\"runtime\":5},\"matrix\":{\"filename\":[\"/dev/mmcblk1\",\"/dev/nvme0n1\",\"/dev/sda\"]}}],"
 		      "\"iterations\":3}",
 		      &p, &err))
@@ -91,7 +82,7 @@ static void test_pmatrix__cross_product(void **state)
 
 	(void)state;
 	/* 2 x 2: the first parameter varies slowest, as nested loops in the plan's order */
-	if (plan_from("{\"name\":\"x\",\"host\":\"local\",\"workloads\":[{\"workload\":\"fio\",\"label\":\"f\",\"matrix\":"
+	if (plan_of("{\"name\":\"x\",\"host\":\"local\",\"workloads\":[{\"workload\":\"fio\",\"label\":\"f\",\"matrix\":"
 		      "{\"rw\":[\"read\",\"randread\"],\"iodepth\":[1,4]}}],\"governors\":[\"A\",\"B\"],\"iterations\":2}",
 		      &p, &err))
 		fail_msg("%s", err.msg);
@@ -146,7 +137,7 @@ static void test_pmatrix__errors_name_the_path(void **state)
 		char text[1024];
 
 		snprintf(text, sizeof(text), "{\"name\":\"x\",\"workloads\":[\"periodic\",%s]}", bad[i].workloads);
-		assert_int_not_equal(plan_from(text, &p, &err), 0);
+		assert_int_not_equal(plan_of(text, &p, &err), 0);
 		if (!strstr(err.msg, bad[i].msg))
 			fail_msg("case %zu: got '%s', expected '%s'", i, err.msg, bad[i].msg);
 	}
@@ -161,7 +152,7 @@ static void test_pmatrix__pattern_metrics_bound(void **state)
 
 	(void)state;
 	/* one lat_max_tN_us per cyclictest thread, declared by name in the journal */
-	if (plan_from("{\"name\":\"x\",\"host\":\"local\",\"workloads\":[{\"workload\":\"cyclictest\",\"matrix\":"
+	if (plan_of("{\"name\":\"x\",\"host\":\"local\",\"workloads\":[{\"workload\":\"cyclictest\",\"matrix\":"
 		      "{\"threads\":[2,3]}}]}",
 		      &p, &err))
 		fail_msg("%s", err.msg);

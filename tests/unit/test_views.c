@@ -21,11 +21,10 @@
 
 static const char *fixture(const char *dir, const char *file)
 {
-	static char path[4096];
-	const char *src = getenv("IL_SRCDIR");
+	char rel[512];
 
-	snprintf(path, sizeof(path), "%s/tests/fixtures/%s%s%s", src ? src : ".", dir, file ? "/" : "", file ? file : "");
-	return path;
+	snprintf(rel, sizeof(rel), "tests/fixtures/%s%s%s", dir, file ? "/" : "", file ? file : "");
+	return tu_srcpath(rel);
 }
 
 struct run {
