@@ -158,7 +158,7 @@ int cmd_compare(int argc, char **argv)
 		IL_OPT_END_,
 	};
 	static const char *const usage[] = {
-		"idlelab compare A B [C ...] [--ref NAME] [--alpha 0.05] [--min-change 2%] [--metric M] [--format F] [--view V] [-o FILE]",
+		"idlelab compare A B [C ...] [--ref NAME] [--alpha 0.05] [--metric M] [--format F] [--view V] [-o FILE]",
 		"  each argument is a run directory (variants from its journal) or a file of numbers, one per line", NULL
 	};
 	struct cmp_work w = { 0 };

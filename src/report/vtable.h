@@ -70,7 +70,10 @@ void il_vout_release(struct il_vout *o);
 int il_vout_text(const struct il_vout *o, bool md, struct il_buf *out);
 /* The tables as CSV: per table a header row "table,COL,...", then "NAME,CELL,..." rows; the notes as table "notes". */
 int il_vout_csv(const struct il_vout *o, struct il_buf *out);
-/* {"tables": [{name, title, columns: [{name, kind}], rows: [[...]]}], "notes": [...]} (caller owns; NULL: no memory). */
+/*
+ * {"tables": [{name, title, columns: [{name, kind}], rows: [[...]]}], "notes": [...]}
+ * (the caller owns it; NULL: out of memory).
+ */
 json_t *il_vout_json(const struct il_vout *o);
 
 #endif

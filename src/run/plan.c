@@ -150,8 +150,8 @@ static int add_workload(struct il_plan *p, size_t i, const char *name, const cha
 	for (size_t n = 0; !r && n + 1 < p->nwl; n++)
 		if (!strcmp(p->wl[n].label, lab))
 			r = il_err_set(err, IL_EPARSE, "%s: workloads[%zu]: label '%s' is used twice", label, i, lab);
-	if (!r && (!all || (values && json_is_object(all) && json_object_update(all, (json_t *)values)) || !(w->label = strdup(lab)) ||
-		   !(w->name = strdup(name))))
+	if (!r && (!all || (values && json_is_object(all) && json_object_update(all, (json_t *)values)) ||
+		   !(w->label = strdup(lab)) || !(w->name = strdup(name))))
 		r = il_err_set(err, IL_ENOMEM, "out of memory");
 	snprintf(path, sizeof(path), "workloads[%zu].params", i);
 	if (!r && (r = il_workload_load(&w->def, wl_dir, name, err)))

@@ -27,7 +27,7 @@ struct il_plan_wl {
 	char *name;
 	json_t *params;           /* resolved: every parameter, defaults filled in */
 	struct il_workload def;   /* its pattern metrics bound to params (il_workload_bind_metrics) */
-	json_t *matrix;           /* from a matrix entry: {"base": LABEL, "params": {name: value}} (run/pmatrix.h); else NULL */
+	json_t *matrix;           /* from a matrix entry: {"base": LABEL, "params": {name: value}} (run/pmatrix.h) */
 };
 
 struct il_plan {

@@ -6,9 +6,12 @@
  * are util/template strings ("{name}" anywhere, "{{"/"}}" literal braces);
  * a string parameter must be a whole element, integers and numbers may be
  * pasted into text; {"if": PARAM, "then": [...], "else": [...]} (PARAM true,
- * a non-zero number or a non-empty string) and {"concat": [...]} remain. Each element stays one argument, so a value can
- * never become shell syntax or a second argument. Validation goes through
- * util/jfields: "LABEL: PATH: expected WHAT".
+ * a non-zero number or a non-empty string) and {"concat": [...]} remain.
+ * Each element stays one argument, so a value can never become shell syntax
+ * or a second argument. A metric may be a pattern, one per value of an
+ * integer parameter ("lat_max_t{n}_us", "count": "threads"), which a plan
+ * binds to its params. Validation goes through util/jfields: "LABEL: PATH:
+ * expected WHAT".
  */
 #ifndef IL_WORKLOAD_DEF_H
 #define IL_WORKLOAD_DEF_H
