@@ -11,11 +11,12 @@
 #include "cli/cli.h"
 #include "cli/opt.h"
 #include "report/report.h"
+#include "report/views.h"
 #include "stats/compare.h"
 #include "stats/dataset.h"
 
 struct cmp_args {
-	const char *ref, *alpha, *min_change, *k, *metric, *max_cv, *test, *level, *fmt, *out;
+	const char *ref, *alpha, *min_change, *k, *metric, *max_cv, *test, *level, *fmt, *out, *view;
 	bool holm, no_holm;
 	long resamples, seed;
 };
@@ -33,6 +34,10 @@ struct cmp_args {
 	IL_OPT_STR(0, "level", &(a).level, "L", "confidence level of the ratio CI (default 0.95)"),                \
 	IL_OPT_NUM(0, "resamples", &(a).resamples, "N", "bootstrap resamples (default 2000)"),                      \
 	IL_OPT_NUM(0, "seed", &(a).seed, "N", "bootstrap seed (default 1)")
+
+/* --view: one of the seed threads' table shapes instead of the report (report/views.h) */
+#define VIEW_OPT(a) \
+	IL_OPT_STR(0, "view", &(a).view, "iterations|states|clusters|misses|latency", "a seed table's shape (docs/report.md)")
 
 static int num_arg(const char *name, const char *s, bool pct, double *out, struct il_err *err)
 {
@@ -154,32 +159,35 @@ int cmd_compare(int argc, char **argv)
 	const struct il_opt opts[] = {
 		CMP_OPTS(a),
 		IL_OPT_STR(0, "format", &a.fmt, "text|md|csv|json|html", "output format (default text)"),
+		VIEW_OPT(a),
 		IL_OPT_STR('o', "output", &a.out, "FILE", "write to FILE instead of stdout"),
 		IL_OPT_STR(0, "better", &better, "higher|lower", "direction of the numbers in plain files (default none)"),
 		IL_OPT_END_,
 	};
 	static const char *const usage[] = {
-		"idlelab compare A B [C ...] [--ref NAME] [--alpha 0.05] [--min-change 2%] [--metric M] [--format F] [-o FILE]",
+		"idlelab compare A B [C ...] [--ref NAME] [--alpha 0.05] [--metric M] [--format F] [--view V] [-o FILE]",
 		"  each argument is a run directory (variants from its journal) or a file of numbers, one per line", NULL
 	};
 	struct cmp_work w = { 0 };
 	struct il_buf out = IL_BUF_INIT;
 	struct il_err err = { 0 };
 	enum il_fmt f = IL_FMT_TEXT;
+	enum il_view view;
 	int nargs, r;
 
 	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
 	if (!nargs)
 		return il_opt_error(opts, usage, "nothing to compare");
-	if ((a.fmt && il_fmt_parse(a.fmt, &f, &err)) || make_opts(&a, &w.o, &w.only, &err))
+	if ((a.fmt && il_fmt_parse(a.fmt, &f, &err)) || (a.view && il_view_parse(a.view, &view, &err)) ||
+	    make_opts(&a, &w.o, &w.only, &err))
 		return il_opt_error(opts, usage, "%s", err.msg);
 	if (better && strcmp(better, "higher") && strcmp(better, "lower"))
 		return il_opt_error(opts, usage, "--better: expected higher or lower, got '%s'", better);
 	if (!(r = load(&w.ds, argv + 1, nargs, &err)) && better)
 		il_dataset_file_direction(&w.ds, !strcmp(better, "higher") ? IL_BETTER_HIGHER : IL_BETTER_LOWER);
 	if (!r && !(r = il_compare(&w.c, &w.ds, &w.o, &err)) &&
-	    !(r = il_report_render(&w.c, f, &out, &err)))
+	    !(r = a.view ? il_report_view(&w.c, view, f, &out, &err) : il_report_render(&w.c, f, &out, &err)))
 		r = il_cli_output(a.out, il_buf_str(&out), out.len, &err);
 	il_buf_release(&out);
 	return cmp_done(&w, r, &err);
@@ -191,31 +199,39 @@ int cmd_report(int argc, char **argv)
 	const struct il_opt opts[] = {
 		CMP_OPTS(a),
 		IL_OPT_STR(0, "format", &a.fmt, "text|md|csv|json|html", "only this format (default: all)"),
+		VIEW_OPT(a),
 		IL_OPT_END_,
 	};
-	static const char *const usage[] = { "idlelab report RUN_DIR [--format F] [compare options]",
+	static const char *const usage[] = { "idlelab report RUN_DIR [--format F] [--view V] [compare options]",
 					     "  writes report.{txt,md,csv,json,html} into RUN_DIR, from journal.jsonl alone",
-					     NULL };
+					     "  (--view V: view-V.{txt,md,csv,json} instead)", NULL };
 	struct cmp_work w = { 0 };
 	struct il_err err = { 0 };
 	enum il_fmt f = IL_FMT_TEXT;
+	enum il_view view;
 	int nargs, r;
 
 	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
 	if (nargs != 1)
 		return il_opt_error(opts, usage, "expected one run directory");
-	if ((a.fmt && il_fmt_parse(a.fmt, &f, &err)) || make_opts(&a, &w.o, &w.only, &err))
+	if ((a.fmt && il_fmt_parse(a.fmt, &f, &err)) || (a.view && il_view_parse(a.view, &view, &err)) ||
+	    make_opts(&a, &w.o, &w.only, &err))
 		return il_opt_error(opts, usage, "%s", err.msg);
 	if (!(r = il_dataset_add_run(&w.ds, argv[1], NULL, &err)) && !(r = il_compare(&w.c, &w.ds, &w.o, &err))) {
 		for (int i = 0; i < IL_NFMT && !r; i++) {
 			struct il_buf out = IL_BUF_INIT;
 			char path[4096];
 
-			if (a.fmt && (enum il_fmt)i != f)
+			if ((a.fmt && (enum il_fmt)i != f) || (a.view && !a.fmt && (enum il_fmt)i == IL_FMT_HTML))
 				continue;
-			snprintf(path, sizeof(path), "%s/report.%s", argv[1], il_fmt_ext((enum il_fmt)i));
-			if (!(r = il_report_render(&w.c, (enum il_fmt)i, &out, &err)) &&
+			if (a.view)
+				snprintf(path, sizeof(path), "%s/view-%s.%s", argv[1], il_view_name(view),
+					 il_fmt_ext((enum il_fmt)i));
+			else
+				snprintf(path, sizeof(path), "%s/report.%s", argv[1], il_fmt_ext((enum il_fmt)i));
+			if (!(r = a.view ? il_report_view(&w.c, view, (enum il_fmt)i, &out, &err) :
+					   il_report_render(&w.c, (enum il_fmt)i, &out, &err)) &&
 			    !(r = il_write_file_atomic(path, il_buf_str(&out), out.len, &err)))
 				printf("%s\n", path);
 			il_buf_release(&out);

@@ -2,6 +2,7 @@
 /* `idlelab workload list|show|parse`: workload definitions and score parsers. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -15,14 +16,17 @@ int cmd_workload(int argc, char **argv)
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };
 	bool json = false;
+	const char *parser = NULL;
 	const struct il_opt opts[] = {
 		IL_OPT_STR(0, "workloads-dir", &dirs.workloads, "DIR", "definitions directory (default $IDLELAB_WORKLOADS or ./workloads)"),
 		IL_OPT_BOOL(0, "json", &json, "JSON output (parse)"),
+		IL_OPT_STR(0, "parser", &parser, "P", "parse with parser P, not the definition's (an output saved with "
+			   "other options, e.g. cyclictest without --nsecs: cyclictest)"),
 		IL_OPT_END_,
 	};
 	static const char *const usage[] = { "idlelab workload list [--workloads-dir DIR]",
 					     "idlelab workload show NAME",
-					     "idlelab workload parse NAME FILE [--json]", NULL };
+					     "idlelab workload parse NAME FILE [--json] [--parser P]", NULL };
 	struct il_err err = { 0 };
 	struct il_workload w;
 	int nargs, r;
@@ -60,7 +64,15 @@ int cmd_workload(int argc, char **argv)
 
 		if (il_workload_load(&w, paths.workloads_dir, argv[2], &err))
 			return il_cli_fail(&err);
-		r = il_buf_read_file(&b, argv[3], (size_t)256 << 20, &err);
+		if (parser && !il_parser_exists(parser)) {
+			il_workload_release(&w);
+			return il_opt_error(opts, usage, "--parser: no parser named '%s'", parser);
+		}
+		if (parser) {
+			free(w.parser);
+			w.parser = strdup(parser);
+		}
+		r = w.parser ? il_buf_read_file(&b, argv[3], (size_t)256 << 20, &err) : il_err_set(&err, IL_ENOMEM, "out of memory");
 		if (!r)
 			r = il_workload_parse(&w, il_buf_str(&b), b.len, argv[3], &m, &err);
 		il_buf_release(&b);
@@ -68,10 +80,17 @@ int cmd_workload(int argc, char **argv)
 			r = il_cli_output_json(NULL, m, &err);
 			m = NULL;
 		} else if (!r) {
-			for (size_t i = 0; i < w.nmetrics; i++)
-				printf("%-24s %14.6g %s (%s is better)\n", w.metrics[i].name,
-				       json_number_value(json_object_get(m, w.metrics[i].name)), w.metrics[i].unit,
-				       w.metrics[i].higher_better ? "higher" : "lower");
+			const char *key;
+			json_t *v;
+
+			/* every value, with its metric's unit: a pattern metric has one per thread */
+			json_object_foreach(m, key, v)
+				for (size_t i = 0; i < w.nmetrics; i++)
+					if (il_workload_metric_matches(&w.metrics[i], key)) {
+						printf("%-24s %14.6g %s (%s is better)\n", key, json_number_value(v),
+						       w.metrics[i].unit, w.metrics[i].higher_better ? "higher" : "lower");
+						break;
+					}
 		}
 		json_decref(m);
 		il_workload_release(&w);

@@ -27,6 +27,50 @@ const char *il_fmt_num(char *buf, size_t n, double v)
 	return buf;
 }
 
+void il_report_md_cell(struct il_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|' || *s == '\\' || *s == '*' || *s == '_' || *s == '`' || *s == '<' || *s == '>' || *s == '[' ||
+		    *s == ']')
+			il_buf_printf(b, "\\%c", *s);
+		else if (*s == '\n')
+			il_buf_adds(b, " ");
+		else
+			il_buf_add(b, s, 1);
+	}
+}
+
+void il_report_csv_field(struct il_buf *b, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		il_buf_adds(b, s);
+		return;
+	}
+	il_buf_adds(b, "\"");
+	for (; *s; s++) {
+		if (*s == '"')
+			il_buf_adds(b, "\"\"");
+		else
+			il_buf_add(b, s, 1);
+	}
+	il_buf_adds(b, "\"");
+}
+
+int il_report_pick(const char *s, const char *(*name)(int i), int n, const char *what, int *out, struct il_err *err)
+{
+	char known[160] = "";
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s, name(i))) {
+			*out = i;
+			return 0;
+		}
+	for (int i = 0; i < n; i++)
+		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", !i ? "" : i == n - 1 ? " or " : ", ",
+			 name(i));
+	return il_err_set(err, IL_EINVAL, "unknown %s '%s' (%s)", what, s, known);
+}
+
 int il_report_wrap(struct il_buf *b, const char *text, size_t width, size_t indent)
 {
 	size_t col = 0;

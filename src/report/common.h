@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Helpers every report renderer shares (report/common.c): numbers in at most
- * ~10 characters, word wrapping, and whether a dataset comes from the QEMU
+ * ~10 characters, word wrapping, Markdown and CSV cells, and whether a dataset comes from the QEMU
  * lab host (then each report says IL_LAB_CAVEAT). Nothing here allocates
  * except into the caller's il_buf.
  */
@@ -21,6 +21,17 @@ bool il_report_on_lab(const struct il_dataset *ds);
 
 /* A number in at most ~10 characters, "-" for NaN; written into buf, returned. */
 const char *il_fmt_num(char *buf, size_t n, double v);
+
+/* s as one GitHub Markdown table cell: markup characters escaped, newlines as spaces. */
+void il_report_md_cell(struct il_buf *b, const char *s);
+/* s as one CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF (quotes doubled). */
+void il_report_csv_field(struct il_buf *b, const char *s);
+
+/*
+ * The index of s among the n names name(0..n-1) in *out, or IL_EINVAL with
+ * "unknown WHAT 's' (a, b or c)": how a format or a view is chosen by name.
+ */
+int il_report_pick(const char *s, const char *(*name)(int i), int n, const char *what, int *out, struct il_err *err);
 
 /* Append text word-wrapped at width columns, continuation lines indented by indent spaces. */
 int il_report_wrap(struct il_buf *out, const char *text, size_t width, size_t indent);

@@ -5,23 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-/* A field, quoted when it holds a comma, quote, CR or LF (quotes doubled). */
-static void field(struct il_buf *b, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		il_buf_adds(b, s);
-		return;
-	}
-	il_buf_adds(b, "\"");
-	for (; *s; s++) {
-		if (*s == '"')
-			il_buf_adds(b, "\"\"");
-		else
-			il_buf_add(b, s, 1);
-	}
-	il_buf_adds(b, "\"");
-}
-
 static void num(struct il_buf *b, double v)
 {
 	if (isfinite(v))
@@ -35,13 +18,13 @@ static void row_start(struct il_buf *b, const char *kind, const struct il_mserie
 		      const char *variant)
 {
 	il_buf_printf(b, "%s,", kind);
-	field(b, m->group);
+	il_report_csv_field(b, m->group);
 	il_buf_adds(b, ",");
-	field(b, m->metric);
+	il_report_csv_field(b, m->metric);
 	il_buf_adds(b, ",");
-	field(b, m->unit);
+	il_report_csv_field(b, m->unit);
 	il_buf_printf(b, ",%s,", better);
-	field(b, variant);
+	il_report_csv_field(b, variant);
 }
 
 int il_report_csv(const struct il_cmp *c, struct il_buf *b)
@@ -68,7 +51,7 @@ int il_report_csv(const struct il_cmp *c, struct il_buf *b)
 				num(b, x->d.max), num(b, x->change_pct), num(b, x->p), num(b, x->ci_lo), num(b, x->ci_hi),
 				num(b, x->threshold_pct);
 			il_buf_adds(b, ",");
-			field(b, x->verdict);
+			il_report_csv_field(b, x->verdict);
 			il_buf_adds(b, "\r\n");
 		}
 	}

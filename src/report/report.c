@@ -21,19 +21,18 @@ static const struct {
 	[IL_FMT_HTML] = { "html", "html", il_report_html },
 };
 
+static const char *fmt_name(int i)
+{
+	return formats[i].name;
+}
+
 int il_fmt_parse(const char *s, enum il_fmt *out, struct il_err *err)
 {
-	char known[128] = "";
+	int i, r = il_report_pick(s, fmt_name, IL_NFMT, "format", &i, err);
 
-	for (int i = 0; i < IL_NFMT; i++)
-		if (!strcmp(s, formats[i].name)) {
-			*out = (enum il_fmt)i;
-			return 0;
-		}
-	for (int i = 0; i < IL_NFMT; i++)
-		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
-			 !i ? "" : i == IL_NFMT - 1 ? " or " : ", ", formats[i].name);
-	return il_err_set(err, IL_EINVAL, "unknown format '%s' (%s)", s, known);
+	if (!r)
+		*out = (enum il_fmt)i;
+	return r;
 }
 
 const char *il_fmt_name(enum il_fmt f)

@@ -171,26 +171,13 @@ int il_report_text(const struct il_cmp *c, struct il_buf *b, bool compact)
 	return il_buf_error(b);
 }
 
-static void md_cell(struct il_buf *b, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '|' || *s == '\\' || *s == '*' || *s == '_' || *s == '`' || *s == '<' || *s == '>' || *s == '[' ||
-		    *s == ']')
-			il_buf_printf(b, "\\%c", *s);
-		else if (*s == '\n')
-			il_buf_adds(b, " ");
-		else
-			il_buf_add(b, s, 1);
-	}
-}
-
 int il_report_md(const struct il_cmp *c, struct il_buf *b)
 {
 	const struct il_dataset *ds = c->ds;
 	char n1[32], n2[32], n3[32], n4[32], n5[32];
 
 	il_buf_adds(b, "# idlelab comparison: ");
-	md_cell(b, ds->title ? ds->title : "numbers");
+	il_report_md_cell(b, ds->title ? ds->title : "numbers");
 	il_buf_adds(b, "\n\n");
 	header(c, b, "> ");
 	il_buf_adds(b, "\n**Verdict:** ");
@@ -198,7 +185,7 @@ int il_report_md(const struct il_cmp *c, struct il_buf *b)
 		struct il_buf s = IL_BUF_INIT;
 
 		il_compare_sentence(c, &s);
-		md_cell(b, il_buf_str(&s));
+		il_report_md_cell(b, il_buf_str(&s));
 		il_buf_carry(b, &s);
 		il_buf_release(&s);
 	}
@@ -211,9 +198,9 @@ int il_report_md(const struct il_cmp *c, struct il_buf *b)
 			const struct il_mres *x = il_cmp_res(c, i, v);
 
 			il_buf_adds(b, "| ");
-			md_cell(b, m->key);
+			il_report_md_cell(b, m->key);
 			il_buf_adds(b, " | ");
-			md_cell(b, ds->var[v]);
+			il_report_md_cell(b, ds->var[v]);
 			il_buf_printf(b, " | %zu | %s | %s | %s | %s | ", x->d.n, il_fmt_num(n1, 32, x->d.mean),
 				      isfinite(x->d.cv) ? (snprintf(n2, 32, "%.1f%%", x->d.cv * 100), n2) : "-",
 				      isfinite(x->change_pct) ? (snprintf(n3, 32, "%+.1f%%", x->change_pct), n3) : "-",
@@ -223,7 +210,7 @@ int il_report_md(const struct il_cmp *c, struct il_buf *b)
 			else
 				il_buf_adds(b, "-");
 			il_buf_printf(b, " | %s | ", isfinite(x->threshold_pct) ? (snprintf(n5, 32, "%.1f%%", x->threshold_pct), n5) : "-");
-			md_cell(b, x->verdict);
+			il_report_md_cell(b, x->verdict);
 			il_buf_adds(b, " |\n");
 		}
 	}
@@ -234,9 +221,9 @@ int il_report_md(const struct il_cmp *c, struct il_buf *b)
 			const struct il_row *r = &ds->rows[i];
 
 			il_buf_adds(b, "| ");
-			md_cell(b, r->group);
+			il_report_md_cell(b, r->group);
 			il_buf_adds(b, " | ");
-			md_cell(b, r->variant);
+			il_report_md_cell(b, r->variant);
 			il_buf_printf(b, " | %d | %s | %s | %s | %s | %s | %s |\n", r->iteration, il_fmt_num(n1, 32, r->score),
 				      il_fmt_num(n2, 32, r->idles), il_fmt_num(n3, 32, r->idle_miss),
 				      isfinite(r->ratio) ? (snprintf(n4, 32, "%.3f", r->ratio), n4) : "-",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Plan loading/validation and matrix expansion. */
 #include "run/plan.h"
+#include "run/pmatrix.h"
 #include "util/str.h"
 #include "util/jfields.h"
 #include "util/jsonfile.h"
@@ -25,6 +26,7 @@ void il_plan_release(struct il_plan *p)
 		free(p->wl[i].label);
 		free(p->wl[i].name);
 		json_decref(p->wl[i].params);
+		json_decref(p->wl[i].matrix);
 		il_workload_release(&p->wl[i].def);
 	}
 	IL_FREE_ALL(p->wl, p->cpus, p->reference, p->cpufreq_governor);
@@ -41,12 +43,13 @@ static bool plain_word(const char *s)
 #define FAIL(...) do { r = il_err_set(err, IL_EPARSE, __VA_ARGS__); goto fail; } while (0)
 #define OOM() do { r = il_err_set(err, IL_ENOMEM, "out of memory"); goto fail; } while (0)
 
-/* a as a non-empty array (else an error naming key) and *mem zeroed room for its elements of size bytes. */
-static int array_room(const json_t *a, const char *key, size_t size, void **mem, const char *label, struct il_err *err)
+/* a as a non-empty array (else an error naming key) and *mem zeroed room for n elements of size bytes. */
+static int array_room(const json_t *a, const char *key, size_t n, size_t size, void **mem, const char *label,
+		      struct il_err *err)
 {
 	if (!json_is_array(a) || !json_array_size(a))
 		return il_err_set(err, IL_EPARSE, "%s: %s: expected a non-empty array", label, key);
-	*mem = calloc(json_array_size(a), size);
+	*mem = calloc(n, size);
 	return *mem ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
 }
 
@@ -64,7 +67,7 @@ static int parse_govs(struct il_plan *p, const json_t *a, const char *label, str
 		p->ngov = 1;
 		return 0;
 	}
-	if ((r = array_room(a, "governors", sizeof(*p->gov), &mem, label, err)))
+	if ((r = array_room(a, "governors", json_array_size(a), sizeof(*p->gov), &mem, label, err)))
 		return r;
 	p->gov = mem;
 	json_array_foreach(a, i, e) {
@@ -127,29 +130,82 @@ fail:
 	return r;
 }
 
+/*
+ * One workload of entry i: label lab, the entry's params overrides (NULL:
+ * none) with a matrix combination's values on top (NULL: none), its
+ * definition loaded and its pattern metrics bound to the resolved params.
+ */
+static int add_workload(struct il_plan *p, size_t i, const char *name, const char *lab, const json_t *over,
+			const json_t *values, const char *wl_dir, const char *label, struct il_err *err)
+{
+	struct il_plan_wl *w = &p->wl[p->nwl++];
+	/* params that are not an object stay as given: il_workload_params names the mistake */
+	json_t *all = !over ? json_object() : json_is_object(over) ? json_deep_copy(over) : json_incref((json_t *)over);
+	char path[64];
+	int r = 0;
+
+	if (!plain_word(lab))
+		r = il_err_set(err, IL_EPARSE, "%s: workloads[%zu]: label '%s' must be letters, digits, '-', '_', '.', '+'",
+			       label, i, lab);
+	for (size_t n = 0; !r && n + 1 < p->nwl; n++)
+		if (!strcmp(p->wl[n].label, lab))
+			r = il_err_set(err, IL_EPARSE, "%s: workloads[%zu]: label '%s' is used twice", label, i, lab);
+	if (!r && (!all || (values && json_is_object(all) && json_object_update(all, (json_t *)values)) ||
+		   !(w->label = strdup(lab)) || !(w->name = strdup(name))))
+		r = il_err_set(err, IL_ENOMEM, "out of memory");
+	snprintf(path, sizeof(path), "workloads[%zu].params", i);
+	if (!r && (r = il_workload_load(&w->def, wl_dir, name, err)))
+		il_err_prefix(err, "%s: workloads[%zu]: ", label, i);
+	else if (!r && ((r = il_workload_params(&w->def, all, path, &w->params, err)) ||
+			(r = il_workload_bind_metrics(&w->def, w->params, path, err))))
+		il_err_prefix(err, "%s: ", label);
+	json_decref(all);
+	return r;
+}
+
+/* The values of entry i's matrix against workload name's definition, with their own JSON paths. */
+static int check_matrix(const json_t *matrix, const json_t *over, const char *name, size_t i, const char *wl_dir,
+			const char *label, struct il_err *err)
+{
+	struct il_workload def;
+	int r;
+
+	if ((r = il_workload_load(&def, wl_dir, name, err)))
+		return il_err_prefix(err, "%s: workloads[%zu]: ", label, i);
+	r = il_pmatrix_check(matrix, over, &def, label, i, err);
+	il_workload_release(&def);
+	return r;
+}
+
 static int parse_workloads(struct il_plan *p, const json_t *a, const char *wl_dir, const char *label,
 			   struct il_err *err)
 {
-	size_t i;
+	size_t i, total = 0, n;
 	json_t *e;
 	void *mem;
 	int r = 0;
 
-	if ((r = array_room(a, "workloads", sizeof(*p->wl), &mem, label, err)))
+	/* an entry with a matrix becomes one workload per combination: count them first */
+	json_array_foreach(a, i, e) {
+		if ((r = il_pmatrix_count(json_is_object(e) ? json_object_get(e, "matrix") : NULL, label, i, &n, err)))
+			return r;
+		total += n;
+	}
+	if ((r = array_room(a, "workloads", total, sizeof(*p->wl), &mem, label, err)))
 		return r;
 	p->wl = mem;
 	json_array_foreach(a, i, e) {
-		struct il_plan_wl *w = &p->wl[p->nwl++];
 		const char *name, *lab, *k;
-		char path[64];
+		const json_t *over = NULL, *matrix = NULL;
 		json_t *v;
 
 		if (json_is_string(e)) {
 			name = lab = json_string_value(e);
 		} else if (json_is_object(e)) {
 			json_object_foreach(e, k, v) {
-				if (strcmp(k, "workload") && strcmp(k, "label") && strcmp(k, "params"))
-					FAIL("%s: workloads[%zu].%s: unknown field (workload, label, params)", label, i, k);
+				if (strcmp(k, "workload") && strcmp(k, "label") && strcmp(k, "params") && strcmp(k, "matrix"))
+					FAIL("%s: workloads[%zu].%s: unknown field (workload, label, params, matrix)", label, i,
+					     k);
 			}
 			name = json_string_value(json_object_get(e, "workload"));
 			if (!name)
@@ -159,25 +215,37 @@ static int parse_workloads(struct il_plan *p, const json_t *a, const char *wl_di
 				FAIL("%s: workloads[%zu].label: expected a string", label, i);
 			if (!lab)
 				lab = name;
+			over = json_object_get(e, "params");
+			matrix = json_object_get(e, "matrix");
 		} else {
 			FAIL("%s: workloads[%zu]: expected a workload name or an object", label, i);
 		}
+		if (!matrix) {
+			if ((r = add_workload(p, i, name, lab, over, NULL, wl_dir, label, err)))
+				goto fail;
+			continue;
+		}
 		if (!plain_word(lab))
 			FAIL("%s: workloads[%zu]: label '%s' must be letters, digits, '-', '_', '.', '+'", label, i, lab);
-		for (size_t n = 0; n + 1 < p->nwl; n++)
-			if (!strcmp(p->wl[n].label, lab))
-				FAIL("%s: workloads[%zu]: label '%s' is used twice", label, i, lab);
-		if (!(w->label = strdup(lab)) || !(w->name = strdup(name)))
-			OOM();
-		if ((r = il_workload_load(&w->def, wl_dir, name, err))) {
-			il_err_prefix(err, "%s: workloads[%zu]: ", label, i);
+		if ((r = check_matrix(matrix, over, name, i, wl_dir, label, err)))
 			goto fail;
-		}
-		snprintf(path, sizeof(path), "workloads[%zu].params", i);
-		if ((r = il_workload_params(&w->def, json_is_object(e) ? json_object_get(e, "params") : NULL, path,
-					    &w->params, err))) {
-			il_err_prefix(err, "%s: ", label);
-			goto fail;
+		il_pmatrix_count(matrix, label, i, &n, err);
+		for (size_t c = 0; c < n; c++) {
+			struct il_buf wl_label = IL_BUF_INIT;
+			json_t *values = NULL;
+
+			il_buf_adds(&wl_label, lab);
+			if (il_pmatrix_combo(matrix, c, &values, &wl_label)) {
+				il_buf_release(&wl_label);
+				OOM();
+			}
+			r = add_workload(p, i, name, il_buf_str(&wl_label), over, values, wl_dir, label, err);
+			if (!r && !(p->wl[p->nwl - 1].matrix = json_pack("{s:s,s:O}", "base", lab, "params", values)))
+				r = il_err_set(err, IL_ENOMEM, "out of memory");
+			json_decref(values);
+			il_buf_release(&wl_label);
+			if (r)
+				goto fail;
 		}
 	}
 	return 0;

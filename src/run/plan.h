@@ -23,10 +23,11 @@ struct il_govcfg {
 };
 
 struct il_plan_wl {
-	char *label;              /* unique in the plan; defaults to the workload name */
+	char *label;              /* unique in the plan; defaults to the workload name (LABEL-VALUE from a matrix) */
 	char *name;
 	json_t *params;           /* resolved: every parameter, defaults filled in */
-	struct il_workload def;
+	struct il_workload def;   /* its pattern metrics bound to params (il_workload_bind_metrics) */
+	json_t *matrix;           /* from a matrix entry: {"base": LABEL, "params": {name: value}} (run/pmatrix.h) */
 };
 
 struct il_plan {

@@ -130,8 +130,12 @@ static json_t *workloads_json(const struct il_plan *p)
 			json_array_append_new(ms, json_pack("{s:s,s:s,s:s}", "name", w->metrics[m].name, "unit",
 							    w->metrics[m].unit, "better",
 							    w->metrics[m].higher_better ? "higher" : "lower"));
-		json_object_set_new(wls, p->wl[i].label,
-				    json_pack("{s:s,s:O,s:o}", "workload", w->name, "params", p->wl[i].params, "metrics", ms));
+		json_t *o = json_pack("{s:s,s:O,s:o}", "workload", w->name, "params", p->wl[i].params, "metrics", ms);
+
+		/* which parameters a matrix varied: reports print them as columns */
+		if (o && p->wl[i].matrix)
+			json_object_set(o, "matrix", p->wl[i].matrix);
+		json_object_set_new(wls, p->wl[i].label, o);
 	}
 	return wls;
 }

@@ -24,8 +24,10 @@ void il_dataset_release(struct il_dataset *ds)
 		free(m->var);
 	}
 	free(ds->met);
-	for (size_t i = 0; i < ds->nrows; i++)
+	for (size_t i = 0; i < ds->nrows; i++) {
 		free(ds->rows[i].group), free(ds->rows[i].variant);
+		json_decref(ds->rows[i].idle), json_decref(ds->rows[i].matrix);
+	}
 	free(ds->rows);
 	for (size_t i = 0; i < ds->nres; i++)
 		IL_FREE_ALL(ds->res[i].group, ds->res[i].variant, ds->res[i].state);
@@ -214,8 +216,9 @@ static enum il_better better_of(const char *s)
 }
 
 static int add_row(struct il_dataset *ds, const char *group, const char *variant, int iteration, double score,
-		   const json_t *total)
+		   json_t *idle, json_t *matrix)
 {
+	const json_t *total = json_object_get(idle, "total");
 	struct il_row *nr = realloc(ds->rows, (ds->nrows + 1) * sizeof(*nr)), *row;
 
 	if (!nr)
@@ -230,6 +233,8 @@ static int add_row(struct il_dataset *ds, const char *group, const char *variant
 	}
 	row->iteration = iteration;
 	row->score = score;
+	row->idle = json_is_object(idle) ? json_incref(idle) : NULL;
+	row->matrix = json_is_object(matrix) ? json_incref(matrix) : NULL;
 #define NUM(k) (json_is_number(json_object_get(total, k)) ? json_number_value(json_object_get(total, k)) : NAN)
 	row->idles = NUM("idles");
 	row->idle_miss = NUM("idle_miss");
@@ -274,57 +279,118 @@ static int add_resid(struct il_dataset *ds, const char *group, const char *varia
 	return 0;
 }
 
-/* Idle metrics of one sample: totals, per state, per cluster (when several), energy. */
-static int add_idle(struct il_dataset *ds, int var, const char *group, const json_t *idle, int it)
+/* A state's unique label: its v2 "key" (name@residency when two share a name), or its v1 "name". */
+static const char *state_key(const json_t *st)
 {
-	static const struct {
-		const char *key, *name, *unit;
-		enum il_better better;
-	} tot[] = {
-		{ "idles", "idle.idles", "count", IL_BETTER_NONE },
-		{ "aboves", "idle.aboves", "count", IL_BETTER_LOWER },
-		{ "belows", "idle.belows", "count", IL_BETTER_LOWER },
-		{ "idle_miss", "idle.idle_miss", "count", IL_BETTER_LOWER },
-		{ "miss_ratio", "idle.miss_ratio", "ratio", IL_BETTER_LOWER },
-		{ "idles_per_s", "idle.idles_per_s", "1/s", IL_BETTER_NONE },
-	};
-	const json_t *total = json_object_get(idle, "total"), *a, *e;
-	size_t i;
+	const char *k = json_string_value(json_object_get(st, "key"));
+
+	return k ? k : json_string_value(json_object_get(st, "name"));
+}
+
+/*
+ * The number at key in o as metric PREFIX.key when present (absent in an
+ * older idle JSON: no value, never a 0).
+ */
+struct idle_num {
+	const char *key, *unit;
+	enum il_better better;
+};
+
+static int add_nums(struct il_dataset *ds, int var, const char *group, const char *prefix, const json_t *o,
+		    const struct idle_num *t, size_t n, int it)
+{
+	char m[200];
 	int r;
 
-	for (i = 0; i < sizeof(tot) / sizeof(tot[0]); i++) {
-		json_t *v = json_object_get(total, tot[i].key);
+	for (size_t i = 0; i < n; i++) {
+		json_t *v = json_object_get(o, t[i].key);
 
+		snprintf(m, sizeof(m), "%s.%s", prefix, t[i].key);
 		if (json_is_number(v) &&
-		    (r = add_value(ds, var, group, tot[i].name, tot[i].unit, tot[i].better, true, json_number_value(v), it)))
+		    (r = add_value(ds, var, group, m, t[i].unit, t[i].better, true, json_number_value(v), it)))
 			return r;
 	}
+	return 0;
+}
+
+/*
+ * Idle metrics of one sample (docs/report.md "Metrics"): totals, per state,
+ * per cluster, energy. The idle JSON v2 (docs/formats.md) adds too-deep /
+ * too-shallow / miss percentages (100 x aboves, belows, idle_miss over
+ * usage, cpuidle_enter_state's meaning of above and below), rejected and
+ * poll timeouts, state keys, and clusters with labels listed only on
+ * asymmetric hosts; a v1 journal's clusters (cluster_id groups) keep their
+ * idle.clusterN.miss_ratio.
+ */
+static int add_idle(struct il_dataset *ds, int var, const char *group, const json_t *idle, int it)
+{
+	static const struct idle_num tot[] = {
+		{ "idles", "count", IL_BETTER_NONE },
+		{ "aboves", "count", IL_BETTER_LOWER },
+		{ "belows", "count", IL_BETTER_LOWER },
+		{ "idle_miss", "count", IL_BETTER_LOWER },
+		{ "miss_ratio", "ratio", IL_BETTER_LOWER },
+		{ "idles_per_s", "1/s", IL_BETTER_NONE },
+		{ "too_deep_pct", "%", IL_BETTER_LOWER },
+		{ "too_shallow_pct", "%", IL_BETTER_LOWER },
+		{ "miss_pct", "%", IL_BETTER_LOWER },
+		{ "rejected", "count", IL_BETTER_NONE },
+		{ "poll_timeouts", "count", IL_BETTER_NONE },
+	};
+	static const struct idle_num state[] = {
+		{ "usage_share", "share", IL_BETTER_NONE },
+		{ "time_share", "share", IL_BETTER_NONE },
+		{ "too_deep_pct", "%", IL_BETTER_LOWER },
+		{ "too_shallow_pct", "%", IL_BETTER_LOWER },
+	};
+	static const struct idle_num cluster[] = {
+		{ "miss_ratio", "ratio", IL_BETTER_LOWER },
+		{ "too_deep_pct", "%", IL_BETTER_LOWER },
+		{ "too_shallow_pct", "%", IL_BETTER_LOWER },
+	};
+	const json_t *a, *e, *st;
+	char m[200];
+	size_t i, k;
+	int r;
+
+	if ((r = add_nums(ds, var, group, "idle", json_object_get(idle, "total"), tot, sizeof(tot) / sizeof(tot[0]), it)))
+		return r;
 	a = json_object_get(idle, "states");
 	json_array_foreach(a, i, e) {
-		const char *name = json_string_value(json_object_get(e, "name"));
+		const char *key = state_key(e);
 		json_t *us = json_object_get(e, "usage_share"), *ts = json_object_get(e, "time_share");
-		char m[160];
 
-		if (!name || !json_is_number(us) || !json_is_number(ts))
+		if (!key || !json_is_number(us) || !json_is_number(ts))
 			continue;
-		snprintf(m, sizeof(m), "idle.state.%s.usage_share", name);
-		if ((r = add_value(ds, var, group, m, "share", IL_BETTER_NONE, true, json_number_value(us), it)))
-			return r;
-		snprintf(m, sizeof(m), "idle.state.%s.time_share", name);
-		if ((r = add_value(ds, var, group, m, "share", IL_BETTER_NONE, true, json_number_value(ts), it)) ||
-		    (r = add_resid(ds, group, ds->var[var], name, json_number_value(us), json_number_value(ts))))
+		snprintf(m, sizeof(m), "idle.state.%s", key);
+		if ((r = add_nums(ds, var, group, m, e, state, sizeof(state) / sizeof(state[0]), it)) ||
+		    (r = add_resid(ds, group, ds->var[var], key, json_number_value(us), json_number_value(ts))))
 			return r;
 	}
 	a = json_object_get(idle, "clusters");
-	if (json_array_size(a) > 1) {
-		json_array_foreach(a, i, e) {
-			json_t *cl = json_object_get(e, "cluster"), *mr = json_object_get(e, "miss_ratio");
-			char m[96];
+	json_array_foreach(a, i, e) {
+		const char *label = json_string_value(json_object_get(e, "label"));
+		json_t *cl = json_object_get(e, "cluster"), *mr = json_object_get(e, "miss_ratio");
 
-			if (!json_is_integer(cl) || !json_is_number(mr))
+		if (!label) {
+			/* v1: every cluster_id group, worth a metric only when there are several */
+			if (json_array_size(a) < 2 || !json_is_integer(cl) || !json_is_number(mr))
 				continue;
 			snprintf(m, sizeof(m), "idle.cluster%lld.miss_ratio", (long long)json_integer_value(cl));
 			if ((r = add_value(ds, var, group, m, "ratio", IL_BETTER_LOWER, true, json_number_value(mr), it)))
+				return r;
+			continue;
+		}
+		snprintf(m, sizeof(m), "idle.cluster.%s", label);
+		if ((r = add_nums(ds, var, group, m, e, cluster, sizeof(cluster) / sizeof(cluster[0]), it)))
+			return r;
+		json_array_foreach(json_object_get(e, "states"), k, st) {
+			json_t *ts = json_object_get(st, "time_share");
+
+			if (!state_key(st) || !json_is_number(ts))
+				continue;
+			snprintf(m, sizeof(m), "idle.cluster.%s.state.%s.time_share", label, state_key(st));
+			if ((r = add_value(ds, var, group, m, "share", IL_BETTER_NONE, true, json_number_value(ts), it)))
 				return r;
 		}
 	}
@@ -503,8 +569,7 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 	}
 	if (json_is_object(json_object_get(rec, "idle")) && (r = add_idle(ds, var, group, json_object_get(rec, "idle"), it)))
 		return il_err_set(err, IL_ENOMEM, "out of memory");
-	if (add_row(ds, group, label, it, score,
-		    json_object_get(json_object_get(rec, "idle"), "total")))
+	if (add_row(ds, group, label, it, score, json_object_get(rec, "idle"), json_object_get(wdef, "matrix")))
 		return il_err_set(err, IL_ENOMEM, "out of memory");
 	ds->counted++;
 	return 0;

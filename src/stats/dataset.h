@@ -32,11 +32,18 @@ struct il_mseries {
 	struct il_values *var; /* [nvar] */
 };
 
-/* One row of the per-iteration table (the seeds' shape); NaN where absent. */
+/*
+ * One counted sample: a row of the per-iteration table (the seeds' shape;
+ * NaN where absent), and what the table views (report/views.c) compute
+ * from: the sample's idle JSON and its workload's matrix, as the journal has
+ * them (owned references, NULL when absent; docs/formats.md).
+ */
 struct il_row {
 	char *group, *variant;
 	int iteration;
 	double score, idles, idle_miss, ratio, belows, aboves;
+	json_t *idle;       /* the sample record's "idle": total, states, clusters, energy */
+	json_t *matrix;     /* the run-start workload's "matrix": {"base", "params"}, or NULL */
 };
 
 /* Mean residency of one state for one workload and variant. */

@@ -26,7 +26,7 @@ void il_workload_release(struct il_workload *w)
 		il_strlist_release(&w->params[i].choices);
 	}
 	for (size_t i = 0; i < w->nmetrics; i++)
-		IL_FREE_ALL(w->metrics[i].name, w->metrics[i].unit, w->metrics[i].help);
+		IL_FREE_ALL(w->metrics[i].name, w->metrics[i].unit, w->metrics[i].help, w->metrics[i].count);
 	il_strlist_release(&w->requires);
 	IL_FREE_ALL(w->name, w->description, w->notes, w->params, w->parser, w->metrics, w->path);
 	memset(w, 0, sizeof(*w));
@@ -136,8 +136,16 @@ static int parse_entry(const char *section, const char *noun, const char *name, 
 		       const struct il_jfield *fields, size_t nfields, void *obj, char **name_out, char *path,
 		       size_t pathsz, const char *label, struct il_err *err)
 {
+	char probe[80];
+	const char *n = strstr(name, "{n}");
+
 	il_jf_path(path, pathsz, section, name, 0);
-	if (!valid_ident(name))
+	/* a metric pattern's "{n}" stands for digits: the name must be valid with them */
+	if (n && !strcmp(section, "metrics") && !strstr(n + 3, "{n}"))
+		snprintf(probe, sizeof(probe), "%.*s0%s", (int)(n - name), name, n + 3);
+	else
+		snprintf(probe, sizeof(probe), "%s", name);
+	if (strlen(name) > 64 || !valid_ident(probe))
 		return il_jf_bad(err, label, section, NULL, "%s names of letters, digits, '_', '-', '.' (not '%s')", noun,
 				 name);
 	if (!(*name_out = strdup(name)))
@@ -175,6 +183,8 @@ static const struct il_jfield metric_fields[] = {
 	{ .key = "unit", .type = IL_JF_STRING, .required = true, .store = true, .off = offsetof(struct il_wl_metric, unit) },
 	{ .key = "better", .type = IL_JF_STRING, .required = true, .what = "\"higher\" or \"lower\"" },
 	IL_JF_AT("help", IL_JF_STRING, struct il_wl_metric, help),
+	{ .key = "count", .type = IL_JF_STRING, .what = "the name of an integer parameter (one metric per n below it)",
+	  .store = true, .off = offsetof(struct il_wl_metric, count) },
 };
 
 static int parse_metric(void *entry, const char *name, const json_t *j, const char *label, struct il_err *err)
@@ -190,6 +200,10 @@ static int parse_metric(void *entry, const char *name, const json_t *j, const ch
 	if ((k = name_index(json_string_value(json_object_get(j, "better")), better, 2)) < 0)
 		return il_jf_bad(err, label, path, "better", "%s", metric_fields[1].what);
 	m->higher_better = k == 1;
+	/* a pattern and its count go together; that count names an integer parameter is checked by the caller */
+	if (!m->count != !strstr(m->name, "{n}"))
+		return il_jf_bad(err, label, path, "count", "%s", m->count ? "a metric name with \"{n}\" where the number goes" :
+				 "\"count\" beside a metric name with \"{n}\"");
 	return 0;
 }
 
@@ -246,8 +260,9 @@ static int check_template(const struct il_workload *w, const json_t *a, const ch
 			const char *c = json_string_value(json_object_get(e, "if"));
 			json_t *t = json_object_get(e, "then"), *f = json_object_get(e, "else");
 
-			if (!c || !(p = find_param(w, c)) || p->type != IL_PARAM_BOOL)
-				return il_jf_bad(err, label, sub, "if", "the name of a boolean parameter");
+			if (!c || !(p = find_param(w, c)))
+				return il_jf_bad(err, label, sub, "if", "the name of a parameter (true when it is true, "
+						 "a non-zero number or a non-empty string)");
 			snprintf(name, sizeof(name), "%.60s.then", sub);
 			if (t && (r = check_template(w, t, label, name, err)))
 				return r;
@@ -341,6 +356,16 @@ int il_workload_from_json(struct il_workload *out, const json_t *j, const char *
 	out->metrics = mem;
 	if (r)
 		goto fail;
+	for (size_t i = 0; i < out->nmetrics; i++) {
+		const struct il_wl_param *p = out->metrics[i].count ? find_param(out, out->metrics[i].count) : NULL;
+		char path[128];
+
+		if (out->metrics[i].count && (!p || p->type != IL_PARAM_INT)) {
+			r = il_jf_bad(err, label, il_jf_path(path, sizeof(path), "metrics", out->metrics[i].name, 0), "count",
+				      "%s", metric_fields[3].what);
+			goto fail;
+		}
+	}
 	for (size_t i = 0; i < out->requires.n; i++)
 		if (!valid_ident(out->requires.v[i])) {
 			r = il_jf_bad(err, label, "requires", NULL, "program names ('%s' is not one)", out->requires.v[i]);
@@ -401,13 +426,8 @@ int il_workload_params(const struct il_workload *w, const json_t *overrides, con
 		return il_err_set(err, IL_EPARSE, "%s: expected an object of parameter values", path);
 	if (overrides) {
 		json_object_foreach((json_t *)overrides, k, v) {
-			const struct il_wl_param *p = find_param(w, k);
-
 			snprintf(sub, sizeof(sub), "%s.%s", path, k);
-			if (!p)
-				return il_err_set(err, IL_EPARSE, "%s: workload '%s' has no parameter '%s' (see 'idlelab "
-						  "workload show %s')", sub, w->name, k, w->name);
-			if ((r = check_value(p, v, sub, err)))
+			if ((r = il_workload_param_check(w, k, v, sub, err)))
 				return r;
 		}
 	}
@@ -423,6 +443,85 @@ int il_workload_params(const struct il_workload *w, const json_t *overrides, con
 	}
 	*out = res;
 	return 0;
+}
+
+int il_workload_param_check(const struct il_workload *w, const char *name, const json_t *v, const char *where,
+			    struct il_err *err)
+{
+	const struct il_wl_param *p = find_param(w, name);
+
+	if (!p)
+		return il_err_set(err, IL_EPARSE, "%s: workload '%s' has no parameter '%s' (see 'idlelab workload show %s')",
+				  where, w->name, name, w->name);
+	return check_value(p, v, where, err);
+}
+
+bool il_workload_metric_matches(const struct il_wl_metric *m, const char *key)
+{
+	const char *n = m->count ? strstr(m->name, "{n}") : NULL;
+	size_t pre, post, len = strlen(key), k;
+
+	if (!n)
+		return !strcmp(m->name, key);
+	pre = (size_t)(n - m->name);
+	post = strlen(n + 3);
+	if (len <= pre + post || strncmp(key, m->name, pre) || strcmp(key + len - post, n + 3))
+		return false;
+	for (k = pre; k < len - post; k++)
+		if (key[k] < '0' || key[k] > '9')
+			return false;
+	return true;
+}
+
+int il_workload_bind_metrics(struct il_workload *w, const json_t *params, const char *path, struct il_err *err)
+{
+	size_t total = 0, k = 0;
+	struct il_wl_metric *nm;
+
+	for (size_t i = 0; i < w->nmetrics; i++) {
+		const struct il_wl_metric *m = &w->metrics[i];
+		json_int_t n = m->count ? json_integer_value(json_object_get(params, m->count)) : 1;
+
+		if (n < 0 || n > IL_WL_MAX_EACH)
+			return il_err_set(err, IL_EPARSE, "%s.%s: %lld would declare %lld metrics %s; at most %d", path,
+					  m->count, (long long)n, (long long)n, m->name, IL_WL_MAX_EACH);
+		total += (size_t)n;
+	}
+	if (!(nm = calloc(total ? total : 1, sizeof(*nm))))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	for (size_t i = 0; i < w->nmetrics; i++) {
+		struct il_wl_metric *m = &w->metrics[i];
+		const char *at = m->count ? strstr(m->name, "{n}") : NULL;
+		json_int_t n = m->count ? json_integer_value(json_object_get(params, m->count)) : 1;
+
+		for (json_int_t x = 0; x < n; x++, k++) {
+			struct il_buf b = IL_BUF_INIT;
+
+			if (at)
+				il_buf_printf(&b, "%.*s%lld%s", (int)(at - m->name), m->name, (long long)x, at + 3);
+			else
+				il_buf_adds(&b, m->name);
+			nm[k].name = il_buf_detach(&b);
+			nm[k].unit = strdup(m->unit);
+			nm[k].help = m->help ? strdup(m->help) : NULL;
+			nm[k].higher_better = m->higher_better;
+			if (!nm[k].name || !nm[k].unit || (m->help && !nm[k].help)) {
+				k++;
+				goto oom;
+			}
+		}
+	}
+	for (size_t i = 0; i < w->nmetrics; i++)
+		IL_FREE_ALL(w->metrics[i].name, w->metrics[i].unit, w->metrics[i].help, w->metrics[i].count);
+	free(w->metrics);
+	w->metrics = nm;
+	w->nmetrics = total;
+	return 0;
+oom:
+	for (size_t i = 0; i < k; i++)
+		IL_FREE_ALL(nm[i].name, nm[i].unit, nm[i].help);
+	free(nm);
+	return il_err_set(err, IL_ENOMEM, "out of memory");
 }
 
 struct tpl_values {
@@ -460,7 +559,10 @@ static int expand(struct tpl_values *c, const json_t *tpl, struct il_strlist *ou
 			r = il_tpl_expand(json_string_value(e), param_text, c, &b, err);
 		} else if (json_object_get(e, "if")) {
 			json_t *v = json_object_get(c->params, json_string_value(json_object_get(e, "if")));
-			json_t *branch = json_object_get(e, json_is_true(v) ? "then" : "else");
+			/* true, a non-zero number, a non-empty string: an option given only when set */
+			bool on = json_is_true(v) || (json_is_number(v) && json_number_value(v) != 0) ||
+				  (json_is_string(v) && *json_string_value(v));
+			json_t *branch = json_object_get(e, on ? "then" : "else");
 
 			if (branch && (r = expand(c, branch, out, err)))
 				break;
@@ -529,6 +631,8 @@ json_t *il_workload_to_json(const struct il_workload *w)
 
 		json_object_set_new(o, "unit", json_string(w->metrics[i].unit));
 		json_object_set_new(o, "better", json_string(w->metrics[i].higher_better ? "higher" : "lower"));
+		if (w->metrics[i].count)
+			json_object_set_new(o, "count", json_string(w->metrics[i].count));
 		if (w->metrics[i].help)
 			json_object_set_new(o, "help", json_string(w->metrics[i].help));
 		json_object_set_new(ms, w->metrics[i].name, o);

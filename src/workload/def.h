@@ -5,10 +5,13 @@
  * and the metrics it yields (unit, better higher or lower). argv elements
  * are util/template strings ("{name}" anywhere, "{{"/"}}" literal braces);
  * a string parameter must be a whole element, integers and numbers may be
- * pasted into text; {"if": BOOL, "then": [...], "else": [...]} and
- * {"concat": [...]} remain. Each element stays one argument, so a value can
- * never become shell syntax or a second argument. Validation goes through
- * util/jfields: "LABEL: PATH: expected WHAT".
+ * pasted into text; {"if": PARAM, "then": [...], "else": [...]} (PARAM true,
+ * a non-zero number or a non-empty string) and {"concat": [...]} remain.
+ * Each element stays one argument, so a value can never become shell syntax
+ * or a second argument. A metric may be a pattern, one per value of an
+ * integer parameter ("lat_max_t{n}_us", "count": "threads"), which a plan
+ * binds to its params. Validation goes through util/jfields: "LABEL: PATH:
+ * expected WHAT".
  */
 #ifndef IL_WORKLOAD_DEF_H
 #define IL_WORKLOAD_DEF_H
@@ -29,11 +32,15 @@ struct il_wl_param {
 };
 
 struct il_wl_metric {
-	char *name;
+	char *name;           /* a pattern "lat_max_t{n}_us" when count is set */
 	char *unit;
 	bool higher_better;
 	char *help;
+	char *count;          /* NULL, or the integer parameter giving how many: one metric per n in 0..count-1 */
 };
+
+/* At most this many metrics from one pattern (il_workload_bind_metrics). */
+#define IL_WL_MAX_EACH 1024
 
 struct il_workload {
 	char *name;
@@ -71,6 +78,25 @@ const struct il_wl_metric *il_workload_metric(const struct il_workload *w, const
  */
 int il_workload_params(const struct il_workload *w, const json_t *overrides, const char *path, json_t **out,
 		       struct il_err *err);
+
+/*
+ * Check one parameter value: v for parameter name, where naming it in errors
+ * ("workloads[1].matrix.device[2]"): an unknown parameter, a wrong type or a
+ * value out of range.
+ */
+int il_workload_param_check(const struct il_workload *w, const char *name, const json_t *v, const char *where,
+			    struct il_err *err);
+
+/*
+ * Replace each pattern metric ("lat_max_t{n}_us" with count "threads") by
+ * the concrete metrics the resolved params give (lat_max_t0_us ...), so a
+ * plan's workload and the journal declare every metric by name. path names
+ * the params in errors ("workloads[0].params").
+ */
+int il_workload_bind_metrics(struct il_workload *w, const json_t *params, const char *path, struct il_err *err);
+
+/* Whether key is one of pattern metric m's concrete names (m->name with digits for "{n}"). */
+bool il_workload_metric_matches(const struct il_wl_metric *m, const char *key);
 
 /* The argv for resolved params (from il_workload_params), appended to out. */
 int il_workload_argv(const struct il_workload *w, const json_t *params, struct il_strlist *out, struct il_err *err);

@@ -225,33 +225,87 @@ static int adrestia(const char *text, size_t len, const char *label, json_t *out
 	return 0;
 }
 
-/* ---- cyclictest -q: "T: 0 ( 9735) P: 0 I:1000 C: 999 Min: 84 Act: 93 Avg: 98 Max: 1141" ---- */
-static int cyclictest(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
+/*
+ * ---- cyclictest -q: one line per thread, printed at exit ----
+ * "T: 0 ( 9735) P: 0 I:1000 C:    999 Min:     84 Act:   93 Avg:   98 Max:    1141"
+ * rt-tests' print_stat() writes "Act:%5ld Avg:%5ld" in microseconds and
+ * "Act:%8ld Avg:%8ld" with --nsecs, and nothing else tells the unit. Each
+ * parser checks that width and refuses the other unit's output, so a value
+ * is never read 1000 times off. Per thread (its T: number): lat_max_tN_us,
+ * lat_avg_tN_us; over the threads: the smallest Min, the mean of the
+ * threads' Avg, the largest Max. A thread printed twice (a refreshed
+ * screen) counts once, with its last line.
+ */
+struct ct_thread {
+	bool seen;
+	double min, avg, max;
+};
+
+static int cyclictest_any(const char *text, size_t len, const char *label, json_t *out, struct il_err *err,
+			  bool nsecs)
 {
 	struct lines it = LINES(text, len, 512);
-	double mn = INFINITY, mx = -INFINITY, avg_sum = 0;
+	struct ct_thread *t = calloc(IL_WL_MAX_EACH, sizeof(*t));
+	double mn = INFINITY, mx = -INFINITY, avg_sum = 0, scale = nsecs ? 1e-3 : 1;
 	size_t threads = 0;
 	const char *s;
-	int r;
+	int r = 0;
 
-	while ((s = next_cline(&it))) {
+	if (!t)
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	while (!r && (s = next_cline(&it))) {
+		const char *act = strstr(s, "Act:"), *avg = act ? strstr(act, " Avg:") : NULL;
 		double a, b, c;
+		int n;
 
 		if (strncmp(s, "T:", 2))
 			continue;
-		if (!num_after(s, "Min:", &a) || !num_after(s, "Avg:", &b) || !num_after(s, "Max:", &c))
-			return il_err_set(err, IL_EPARSE, "%s: thread line without Min/Avg/Max: '%s'", label, s);
-		mn = fmin(mn, a);
-		mx = fmax(mx, c);
-		avg_sum += b;
-		threads++;
+		if (sscanf(s + 2, "%d", &n) != 1 || n < 0 || n >= IL_WL_MAX_EACH)
+			r = il_err_set(err, IL_EPARSE, "%s: thread number 0..%d expected after 'T:': '%s'", label,
+				       IL_WL_MAX_EACH - 1, s);
+		else if (!num_after(s, "Min:", &a) || !num_after(s, "Avg:", &b) || !num_after(s, "Max:", &c) || !avg)
+			r = il_err_set(err, IL_EPARSE, "%s: thread line without Min/Act/Avg/Max: '%s'", label, s);
+		else if ((avg - act - 4 >= 8) != nsecs)
+			r = il_err_set(err, IL_EPARSE, "%s: '%s' is cyclictest output %s --nsecs (its Act: field is %d wide); "
+				       "parse it with the %s parser (idlelab workload parse --parser %s)", label, s,
+				       nsecs ? "without" : "with", (int)(avg - act - 4), nsecs ? "cyclictest" : "cyclictest-ns",
+				       nsecs ? "cyclictest" : "cyclictest-ns");
+		else
+			t[n] = (struct ct_thread){ true, a * scale, b * scale, c * scale };
 	}
-	if (!threads)
-		return 0;
+	for (int n = 0; !r && n < IL_WL_MAX_EACH; n++) {
+		char key[48];
+
+		if (!t[n].seen)
+			continue;
+		mn = fmin(mn, t[n].min);
+		mx = fmax(mx, t[n].max);
+		avg_sum += t[n].avg;
+		threads++;
+		snprintf(key, sizeof(key), "lat_max_t%d_us", n);
+		if (!(r = put(out, key, t[n].max, label, err))) {
+			snprintf(key, sizeof(key), "lat_avg_t%d_us", n);
+			r = put(out, key, t[n].avg, label, err);
+		}
+	}
+	free(t);
+	if (r || !threads)
+		return r;
 	if ((r = put(out, "lat_min_us", mn, label, err)) || (r = put(out, "lat_avg_us", avg_sum / (double)threads, label, err)) ||
 	    (r = put(out, "lat_max_us", mx, label, err)) || (r = put(out, "threads", (double)threads, label, err)))
 		return r;
 	return 0;
+}
+
+static int cyclictest(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
+{
+	return cyclictest_any(text, len, label, out, err, false);
+}
+
+/* cyclictest --nsecs: nanoseconds in its lines, microseconds (three decimals) here */
+static int cyclictest_ns(const char *text, size_t len, const char *label, json_t *out, struct il_err *err)
+{
+	return cyclictest_any(text, len, label, out, err, true);
 }
 
 /* ---- hackbench: "Time: 0.185" ---- */
@@ -402,6 +456,7 @@ static const struct {
 	{ "pgbench", pgbench },
 	{ "idlelab-kv", kv },
 	{ "stress-ng-cyclic", stress_ng_cyclic },
+	{ "cyclictest-ns", cyclictest_ns },
 };
 #define NPARSERS (sizeof(parsers) / sizeof(parsers[0]))
 
@@ -460,12 +515,23 @@ int il_workload_parse(const struct il_workload *w, const char *text, size_t len,
 	for (size_t i = 0; i < w->nmetrics; i++) {
 		json_t *v = json_object_get(all, w->metrics[i].name);
 
+		/* a pattern not bound to a plan's params (`workload parse`): every value it names, at least one */
+		if (w->metrics[i].count) {
+			const char *key;
+			json_t *x;
+
+			v = NULL;
+			json_object_foreach(all, key, x)
+				if (il_workload_metric_matches(&w->metrics[i], key))
+					json_object_set(res, key, v = x);
+		}
 		if (!v) {
 			r = il_err_set(err, IL_EPARSE, "%s: no value for metric '%s' in %s output (parser %s)", label,
 				       w->metrics[i].name, w->name, w->parser);
 			break;
 		}
-		json_object_set(res, w->metrics[i].name, v);
+		if (!w->metrics[i].count)
+			json_object_set(res, w->metrics[i].name, v);
 	}
 	json_decref(all);
 	if (r) {

@@ -2,12 +2,13 @@
 /*
  * libFuzzer target: a run's journal.jsonl as compare and report read it
  * (record kinds, fields, final records, a torn last line), then the
- * comparison over whatever it held.
+ * comparison and every table view over whatever it held.
  */
 #include <stdio.h>
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "report/views.h"
 #include "stats/compare.h"
 #include "stats/dataset.h"
 #include "util/buf.h"
@@ -46,8 +47,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_check(r);
 	if (!r && ds.nvar) {
 		o.resamples = 50;
-		if (!il_compare(&c, &ds, &o, &err))
+		if (!il_compare(&c, &ds, &o, &err)) {
+			/* every table view reads the samples' idle JSON as the journal has it */
+			for (int v = 0; v < IL_NVIEW; v++) {
+				struct il_vout out = { 0 };
+
+				fuzz_check(il_view_build(&c, (enum il_view)v, &out));
+				il_vout_release(&out);
+			}
 			il_compare_release(&c);
+		}
 	}
 	il_dataset_release(&ds);
 	return 0;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* libFuzzer target: a workload definition, then its default parameters and argv. */
+/* libFuzzer target: a workload definition, then its default parameters, argv and bound metrics. */
 #include "fuzz.h"
 #include "util/str.h"
 #include "workload/def.h"
@@ -19,6 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!r) {
 		if (!il_workload_params(&w, NULL, "fuzz", &params, &err)) {
 			fuzz_check(il_workload_argv(&w, params, &argv, &err));
+			fuzz_check(il_workload_bind_metrics(&w, params, "fuzz", &err));
 			il_strlist_release(&argv);
 			json_decref(params);
 		}

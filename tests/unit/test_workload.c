@@ -55,9 +55,13 @@ static void test_parsers__captured_outputs(void **state)
 	assert_true(fabs(parse_metric("fio", "fio.json", "iops") - 14157.842158) < 1e-6);
 	assert_true(fabs(parse_metric("fio", "fio.json", "bw_kib_s") - 56631) < 1e-9);
 	assert_true(parse_metric("fio", "fio.json", "clat_p99_us") > 0);
-	assert_true(fabs(parse_metric("cyclictest", "cyclictest.txt", "lat_max_us") - 1141) < 1e-9);
-	assert_true(fabs(parse_metric("cyclictest", "cyclictest.txt", "lat_min_us") - 75) < 1e-9);
-	assert_true(fabs(parse_metric("cyclictest", "cyclictest.txt", "lat_avg_us") - 98) < 1e-9);
+	/* cyclictest --nsecs through the definition: ns in the lines, us here (T: 1 Max: 449609 ns) */
+	assert_true(fabs(parse_metric("cyclictest", "cyclictest-ns.txt", "lat_max_us") - 449.609) < 1e-9);
+	assert_true(fabs(parse_metric("cyclictest", "cyclictest-ns.txt", "lat_min_us") - 5.063) < 1e-9);
+	/* the mean of the threads' Avg: (13987 + 39658 + 9889) / 3 = 21178 ns */
+	assert_true(fabs(parse_metric("cyclictest", "cyclictest-ns.txt", "lat_avg_us") - 21.178) < 1e-9);
+	assert_true(fabs(parse_metric("cyclictest", "cyclictest-ns.txt", "lat_max_t0_us") - 238.349) < 1e-9);
+	assert_true(fabs(parse_metric("cyclictest", "cyclictest-ns.txt", "lat_max_t2_us") - 159.969) < 1e-9);
 	assert_true(fabs(parse_metric("hackbench", "hackbench.txt", "time_s") - 0.185) < 1e-12);
 	assert_true(fabs(parse_metric("perf-sched-pipe", "perf-sched-pipe.txt", "usecs_per_op") - 49.2656) < 1e-9);
 	assert_true(fabs(parse_metric("perf-sched-pipe", "perf-sched-pipe.txt", "ops_per_s") - 20298) < 1e-9);
@@ -75,6 +79,51 @@ static void test_parsers__captured_outputs(void **state)
 	assert_true(fabs(parse_metric("stress-ng-cyclic", "stress-ng-cyclic.txt", "mean_us") - 8.32915) < 1e-9);
 	assert_true(fabs(parse_metric("stress-ng-cyclic", "stress-ng-cyclic.txt", "p99_us") - 37.189) < 1e-9);
 	assert_true(fabs(parse_metric("stress-ng-cyclic", "stress-ng-cyclic.txt", "max_us") - 665.862) < 1e-9);
+}
+
+/* One value of parser `parser` on a fixture file, or NaN with the error in err. */
+static double raw_metric(const char *parser, const char *fixture, const char *metric, struct il_err *err)
+{
+	size_t len;
+	char *text = tu_read(out_fixture(fixture), &len);
+	json_t *m = NULL;
+	double v = NAN;
+
+	if (!il_parse_output(parser, text, len, fixture, &m, err))
+		v = json_is_number(json_object_get(m, metric)) ? json_number_value(json_object_get(m, metric)) : NAN;
+	json_decref(m);
+	free(text);
+	return v;
+}
+
+static void test_parsers__cyclictest_units(void **state)
+{
+	struct il_err err = { 0 };
+
+	(void)state;
+	/* microsecond output (without --nsecs) through the us parser: T: 0 Max: 1141, T: 1 Min: 75 */
+	assert_true(fabs(raw_metric("cyclictest", "cyclictest.txt", "lat_max_us", &err) - 1141) < 1e-9);
+	assert_true(fabs(raw_metric("cyclictest", "cyclictest.txt", "lat_min_us", &err) - 75) < 1e-9);
+	assert_true(fabs(raw_metric("cyclictest", "cyclictest.txt", "lat_avg_us", &err) - 98) < 1e-9);
+	assert_true(fabs(raw_metric("cyclictest", "cyclictest.txt", "lat_max_t1_us", &err) - 231) < 1e-9);
+	assert_true(fabs(raw_metric("cyclictest", "cyclictest.txt", "threads", &err) - 2) < 1e-9);
+	/* each parser refuses the other unit's lines (the Act: field is 5 wide in us, 8 in ns) */
+	assert_true(isnan(raw_metric("cyclictest-ns", "cyclictest.txt", "lat_max_us", &err)));
+	assert_non_null(strstr(err.msg, "without --nsecs"));
+	assert_non_null(strstr(err.msg, "the cyclictest parser"));
+	assert_true(isnan(raw_metric("cyclictest", "cyclictest-ns.txt", "lat_max_us", &err)));
+	assert_non_null(strstr(err.msg, "with --nsecs"));
+	{
+		/* a refreshed screen prints a thread twice: it counts once, with its last line */
+		static const char twice[] = "T: 0 ( 1) P:95 I:1000 C:  1 Min:   1000 Act:    2000 Avg:    2000 Max:    3000\n"
+					    "T: 0 ( 1) P:95 I:1000 C:  2 Min:   1000 Act:    2000 Avg:    4000 Max:    9000\n";
+		json_t *m = NULL;
+
+		assert_int_equal(il_parse_output("cyclictest-ns", twice, sizeof(twice) - 1, "t", &m, &err), 0);
+		assert_true(fabs(json_number_value(json_object_get(m, "lat_avg_us")) - 4) < 1e-12);
+		assert_true(fabs(json_number_value(json_object_get(m, "threads")) - 1) < 1e-12);
+		json_decref(m);
+	}
 }
 
 static void test_parsers__bad_output(void **state)
@@ -151,6 +200,33 @@ static void test_defs__cyclictest_does_not_hold_pm_qos(void **state)
 	assert_int_equal(il_workload_argv(&w, params, &argv, &err), 0);
 	assert_true(il_strlist_has(&argv, "--laptop"));
 	assert_true(il_strlist_has(&argv, "--threads=3"));
+	assert_true(il_strlist_has(&argv, "--nsecs"));
+	/* priority 0 and empty CPU lists are not given at all (cyclictest would make -p 0 FIFO priority 2) */
+	assert_false(il_strlist_has(&argv, "--priority=0"));
+	assert_false(il_strlist_has(&argv, "--affinity"));
+	assert_false(il_strlist_has(&argv, "--mainaffinity"));
+	json_decref(params);
+	il_strlist_release(&argv);
+	json_decref(ov);
+	/* Nechita's nohz_full command line: --priority 95 --affinity 1-15 --threads 15 --mainaffinity 0 */
+	ov = json_pack("{s:i,s:i,s:s,s:s}", "threads", 15, "priority", 95, "affinity", "1-15", "main_affinity", "0");
+	assert_int_equal(il_workload_params(&w, ov, "p", &params, &err), 0);
+	assert_int_equal(il_workload_argv(&w, params, &argv, &err), 0);
+	{
+		struct il_buf b = IL_BUF_INIT;
+
+		for (size_t i = 0; i < argv.n; i++)
+			il_buf_printf(&b, "%s%s", i ? " " : "", argv.v[i]);
+		assert_string_equal(il_buf_str(&b), "cyclictest -q --nsecs -D 10 -i 1000 --threads=15 --priority=95 "
+				    "--affinity 1-15 --mainaffinity 0 --laptop");
+		il_buf_release(&b);
+	}
+	/* one lat_max_tN_us per thread, declared by name once the params are known */
+	assert_int_equal(il_workload_bind_metrics(&w, params, "p", &err), 0);
+	assert_int_equal(w.nmetrics, 3 + 15);
+	assert_string_equal(w.metrics[3].name, "lat_max_t0_us");
+	assert_string_equal(w.metrics[17].name, "lat_max_t14_us");
+	assert_null(w.metrics[17].count);
 	json_decref(params);
 	il_strlist_release(&argv);
 	json_decref(ov);
@@ -235,6 +311,17 @@ static void test_defs__invalid_definitions(void **state)
 		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"metrics\":{}}", "metrics: expected an object" },
 		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\"}},\"color\":1}",
 		  "color: unknown field" },
+		/* metric patterns: "{n}" and a count naming an integer parameter go together */
+		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"metrics\":{\"m{n}\":{\"unit\":\"s\",\"better\":\"lower\"}}}",
+		  "metrics.m{n}.count: expected \"count\" beside" },
+		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\",\"count\":\"t\"}}}",
+		  "metrics.m.count: expected a metric name with" },
+		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"params\":{\"t\":{\"type\":\"string\",\"default\":\"1\"}},\"metrics\":{\"m{n}\":{\"unit\":\"s\",\"better\":\"lower\",\"count\":\"t\"}}}",
+		  "metrics.m{n}.count: expected the name of an integer parameter" },
+		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"metrics\":{\"m{n}x{n}\":{\"unit\":\"s\",\"better\":\"lower\",\"count\":\"t\"}}}",
+		  "metric names of letters" },
+		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\",{\"if\":\"nope\",\"then\":[\"-x\"]}],\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\"}}}",
+		  "argv[1].if: expected the name of a parameter" },
 	};
 	struct il_err err = { 0 };
 
@@ -260,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_parsers__bad_output),
 		cmocka_unit_test(test_defs__all_shipped_load),
 		cmocka_unit_test(test_defs__cyclictest_does_not_hold_pm_qos),
+		cmocka_unit_test(test_parsers__cyclictest_units),
 		cmocka_unit_test(test_defs__hostile_values_stay_one_argument),
 		cmocka_unit_test(test_defs__param_errors_name_the_path),
 		cmocka_unit_test(test_defs__invalid_definitions),

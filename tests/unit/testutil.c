@@ -24,6 +24,17 @@ const char *tu_fixture(const char *name)
 	return path;
 }
 
+const char *tu_srcpath(const char *rel)
+{
+	static char path[4][4096];
+	static unsigned next;
+	const char *src = getenv("IL_SRCDIR");
+	char *p = path[next++ % 4];
+
+	snprintf(p, sizeof(path[0]), "%s/%s", src ? src : ".", rel);
+	return p;
+}
+
 char *tu_read(const char *path, size_t *len)
 {
 	struct il_buf b = IL_BUF_INIT;

@@ -17,6 +17,8 @@
 
 /* Path of a file in tests/fixtures/sysfs (IL_SRCDIR or "."); static buffer. */
 const char *tu_fixture(const char *name);
+/* Path of rel in the source tree (IL_SRCDIR or "."); one of four static buffers, used in turn. */
+const char *tu_srcpath(const char *rel);
 /* Whole file, NUL-terminated, length in *len (may be NULL). Fails the test on error. */
 char *tu_read(const char *path, size_t *len);
 /* A new temp directory (caller frees the string and calls tu_rmtree). */

@@ -1,0 +1,53 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The table views from the command line (`compare --view`, `report --view`)
+# on the fixture runs of tests/fixtures/views, and the cyclictest
+# definition's parser on captured outputs (`workload parse`).
+. "$(dirname "$0")/lib.sh"
+SRC=${IL_SRCDIR:-.}
+V=$SRC/tests/fixtures/views
+
+expect "iterations: the matrix parameter is the first column" 0 "^/dev/nvme0n1 teo-1 +1 11326 +10 " \
+	"$IDLELAB" compare "$V/fio-matrix" --view iterations
+expect "states: the patched teo is better, POLL usage beside it" 0 "pingpong teo-p6 4 +4.770 +-13.7 better +18.0" \
+	"$IDLELAB" compare "$V/pingpong-states" --view states
+expect "clusters: a host without clusters says so" 0 "no clusters: the samples' idle JSON lists none" \
+	"$IDLELAB" compare "$V/pingpong-states" --view clusters
+expect "misses: snooze's time-outs are poll_to, not below" 0 "pgbench baseline 4 12735820 11401520 +0 +20145 +89.52" \
+	"$IDLELAB" compare "$V/pgbench-misses" --view misses
+expect "latency: per-thread maximum with change" 0 "cyclictest +2 +9.394 +5.363 +-42.9" \
+	"$IDLELAB" compare "$V/cyclictest-latency" --view latency
+expect "a view in Markdown" 0 "^\\| pgbench \\| tps \\| patched \\| 4 \\| 536982 \\| \\+8.4 \\| better \\|" \
+	"$IDLELAB" compare "$V/pgbench-misses" --view misses --format md
+expect "an unknown view lists the views" 2 "unknown view 'pixel' \\(iterations, states, clusters, misses or latency\\)" \
+	"$IDLELAB" compare "$V/pgbench-misses" --view pixel
+expect "html has no views" 1 "the html format has no table views \\(text, md, csv or json\\)" \
+	"$IDLELAB" compare "$V/pgbench-misses" --view misses --format html
+
+# report --view writes view-NAME.* beside the reports, equal to the golden files
+RUN=$E2E_TMP/pixel6
+mkdir -p "$RUN"
+cp "$V/pixel6-clusters/journal.jsonl" "$RUN/"
+expect "report --view writes four files" 0 "view-clusters.json" "$IDLELAB" report "$RUN" --view clusters
+for f in txt md csv json; do
+	cmp -s "$RUN/view-clusters.$f" "$V/pixel6-clusters/view-clusters.$f" && ok "view-clusters.$f from the journal alone" ||
+		bad "view-clusters.$f from the journal alone" "differs from the golden file"
+done
+[ ! -e "$RUN/report.txt" ] && [ ! -e "$RUN/view-clusters.html" ] && ok "report --view writes only the view" ||
+	bad "report --view writes only the view"
+python3 -c "
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+assert j['schema'] == 'idlelab-view/1' and [t['name'] for t in j['tables']] == ['residency', 'misses'], j
+rows = list(csv.reader(open(sys.argv[2], newline='')))
+assert rows[0][:5] == ['table', 'test', 'gov', 'cluster', 'state'], rows[0]
+assert any(r[0] == 'misses' and r[3] == 'little' for r in rows), rows
+" "$RUN/view-clusters.json" "$RUN/view-clusters.csv" && ok "view json and csv parse, the same tables" ||
+	bad "view json and csv parse, the same tables"
+
+# cyclictest's output of the shipped definition: every thread's maximum, in microseconds
+expect "cyclictest --nsecs: per-thread maximum in us" 0 "lat_max_t1_us +449.609 us" \
+	"$IDLELAB" workload parse cyclictest "$SRC/tests/fixtures/workloads/cyclictest-ns.txt" --workloads-dir "$SRC/workloads"
+expect "microsecond output is refused, not read 1000 times off" 1 "without --nsecs .*--parser cyclictest" \
+	"$IDLELAB" workload parse cyclictest "$SRC/tests/fixtures/workloads/cyclictest.txt" --workloads-dir "$SRC/workloads"
+finish
