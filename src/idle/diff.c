@@ -358,8 +358,8 @@ static int interval(struct il_diff *d, const struct il_snapshot *a, const struct
 			/* boottime runs on during suspend (s2idle too), the monotonic clock does not */
 			d->has_suspended = true;
 			d->suspended_s = (b->uptime_s - a->uptime_s) - d->interval_s;
-			if (d->suspended_s < 0)
-				d->suspended_s = 0; /* /proc/uptime's 10 ms truncation */
+			if (d->suspended_s < IL_UPTIME_RES_US / 1e6)
+				d->suspended_s = 0; /* within /proc/uptime's 10 ms steps: nothing to see */
 		}
 		return 0;
 	}
