@@ -26,8 +26,12 @@ static void path_cut(struct il_buf *b, size_t n)
 	b->p[n] = '\0';
 }
 
-/* Append one file's lines as grep -r would print them; absent/unreadable files add nothing. */
-static int emit(struct il_buf *out, struct il_buf *path, size_t rootlen, struct il_buf *tmp)
+/*
+ * Append one file's lines as grep -r would print them (with only, the first
+ * line that starts with it, as grep -m 1 '^only' would); absent/unreadable
+ * files add nothing.
+ */
+static int emit_lines(struct il_buf *out, struct il_buf *path, size_t rootlen, struct il_buf *tmp, const char *only)
 {
 	const char *p, *end;
 
@@ -40,12 +44,23 @@ static int emit(struct il_buf *out, struct il_buf *path, size_t rootlen, struct 
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
+		if (only && (n < strlen(only) || memcmp(p, only, strlen(only)))) {
+			p += n + 1;
+			continue;
+		}
 		if (n && (il_buf_add(out, path->p + rootlen, path->len - rootlen) || il_buf_add(out, ":", 1) ||
 			  il_buf_add(out, p, n) || il_buf_add(out, "\n", 1)))
 			return IL_ENOMEM;
+		if (only)
+			break;
 		p += n + 1;
 	}
 	return 0;
+}
+
+static int emit(struct il_buf *out, struct il_buf *path, size_t rootlen, struct il_buf *tmp)
+{
+	return emit_lines(out, path, rootlen, tmp, NULL);
 }
 
 /* Numbers N of entries named prefix<N> in dir, sorted. Caller frees *out. */
@@ -122,8 +137,6 @@ static int numbered_dir(struct il_buf *path, size_t at, const char *prefix, unsi
  */
 static int emit_mono(struct il_buf *out, struct il_buf *path, size_t rootlen, struct il_buf *tmp)
 {
-	const char *p, *end;
-
 	if (!rootlen) {
 		struct timespec ts;
 
@@ -133,22 +146,7 @@ static int emit_mono(struct il_buf *out, struct il_buf *path, size_t rootlen, st
 				     (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec);
 	}
 	path_cut(path, rootlen);
-	il_buf_reset(tmp);
-	if (il_buf_adds(path, "/proc/timer_list"))
-		return IL_ENOMEM;
-	if (il_buf_read_file(tmp, path->p, 1 << 20, NULL))
-		return 0;
-	p = il_buf_str(tmp);
-	end = p + tmp->len;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		if (n > 7 && !memcmp(p, "now at ", 7))
-			return il_buf_adds(out, "/proc/timer_list:") || il_buf_add(out, p, n) || il_buf_add(out, "\n", 1);
-		p += n + 1;
-	}
-	return 0;
+	return il_buf_adds(path, "/proc/timer_list") ? IL_ENOMEM : emit_lines(out, path, rootlen, tmp, "now at ");
 }
 
 /* Entries of dir (not starting with '.'), sorted, appended to *names. Nonzero: out of memory. */
