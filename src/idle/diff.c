@@ -601,7 +601,8 @@ static int aggregate(struct il_diff *d)
 	for (size_t i = 0; i < d->nclusters; i++) {
 		struct il_diff_cluster *c = &d->clusters[i];
 
-		qsort(c->states, c->nstates, sizeof(*c->states), cmp_state);
+		if (c->nstates) /* a cluster of CPUs without idle states has none */
+			qsort(c->states, c->nstates, sizeof(*c->states), cmp_state);
 		if (key_from(d, c->states, c->nstates))
 			return IL_ENOMEM;
 	}
