@@ -76,4 +76,7 @@ expect "a missing --sysfs-root is named" 1 "sysfs root 'nonexistent-root'" \
 sed 's/"iterations": 2/"iterations": 2, "cpus": "0,7"/' "$E2E_TMP/rel.json" > "$E2E_TMP/cpus.json"
 expect "plan cpus not online: refused" 1 "plan: cpus: CPU 7 is not online on host 'local' \\(online: 0-1\\)" \
 	"$IDLELAB" run "$E2E_TMP/cpus.json" --out "$E2E_TMP/cpus-run" --sysfs-root "$ROOT" $WL
+sed 's/"iterations": 2/"iterations": 2, "idle_cpus": "1,7"/' "$E2E_TMP/rel.json" > "$E2E_TMP/idle-cpus.json"
+expect "plan idle_cpus not online: refused" 1 "plan: idle_cpus: CPU 7 is not online on host 'local' \\(online: 0-1\\)" \
+	"$IDLELAB" run "$E2E_TMP/idle-cpus.json" --out "$E2E_TMP/idle-cpus-run" --sysfs-root "$ROOT" $WL
 finish
