@@ -221,30 +221,25 @@ static const char *cpus_text(const struct il_cpuset *s, char *buf, size_t n)
 	return buf;
 }
 
-__attribute__((format(printf, 2, 3))) static int caveat(struct il_diff *d, const char *fmt, ...)
+/* Add a caveat (s: il_strdup_printf's, owned; NULL: out of memory). */
+static int caveat(struct il_diff *d, char *s)
 {
-	char s[600];
-	va_list ap;
+	int r = !s || il_strlist_push(&d->caveats, s);
 
-	va_start(ap, fmt);
-	vsnprintf(s, sizeof(s), fmt, ap);
-	va_end(ap);
-	return il_strlist_push(&d->caveats, s) ? IL_ENOMEM : 0;
+	free(s);
+	return r ? IL_ENOMEM : 0;
 }
 
-/* The first reason a diff is not a valid measurement; later ones are not recorded. */
-__attribute__((format(printf, 2, 3))) static int invalid(struct il_diff *d, const char *fmt, ...)
+/* The first reason a diff is not a valid measurement (s owned, as for caveat); later ones are dropped. */
+static int invalid(struct il_diff *d, char *s)
 {
-	char s[600];
-	va_list ap;
-
+	if (!s)
+		return IL_ENOMEM;
 	if (d->invalid)
-		return 0;
-	va_start(ap, fmt);
-	vsnprintf(s, sizeof(s), fmt, ap);
-	va_end(ap);
-	d->invalid = strdup(s);
-	return d->invalid ? 0 : IL_ENOMEM;
+		free(s);
+	else
+		d->invalid = s;
+	return 0;
 }
 
 /* ---- Structural checks and per-CPU deltas ---- */
@@ -344,6 +339,8 @@ static int check_cpu_sets(const struct il_snapshot *a, const struct il_snapshot 
 static int interval(struct il_diff *d, const struct il_snapshot *a, const struct il_snapshot *b, const char *host,
 		    struct il_err *err)
 {
+	int r;
+
 	if (a->has_uptime && b->has_uptime && b->uptime_s < a->uptime_s)
 		return il_err_set(err, IL_EMISMATCH, "host '%s': uptime went backwards (%.2f -> %.2f s)", host,
 				  a->uptime_s, b->uptime_s);
@@ -367,12 +364,13 @@ static int interval(struct il_diff *d, const struct il_snapshot *a, const struct
 		d->has_interval = true;
 		d->clock = IL_CLOCK_UPTIME;
 		d->interval_s = b->uptime_s - a->uptime_s;
-		return caveat(d, "coarse clock: the interval comes from /proc/uptime (10 ms steps, suspend included); "
-				 "the host gave no CLOCK_MONOTONIC reading (/proc/timer_list is root-only)") ?
-			       il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+		r = caveat(d, strdup("coarse clock: the interval comes from /proc/uptime (10 ms steps, suspend "
+				     "included); the host gave no CLOCK_MONOTONIC reading (/proc/timer_list is root-only)"));
+	} else {
+		r = caveat(d, strdup("no clock: the snapshots have neither /proc/timer_list nor /proc/uptime, so no "
+				     "rates and no power"));
 	}
-	return caveat(d, "no clock: the snapshots have neither /proc/timer_list nor /proc/uptime, so no rates and no power") ?
-		       il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+	return r ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
 }
 
 /* ---- Aggregation ---- */
@@ -619,15 +617,17 @@ static int state_caveats(struct il_diff *d)
 		const struct il_diff_state *s = &d->states[i];
 
 		if (s->poll &&
-		    caveat(d, "%s is a polling state: it spins until a wakeup or cpuidle_poll_time() (the smallest target "
-			      "residency of the enabled deeper states), so its 'below' counts are poll timeouts "
-			      "(poll_timeouts), not misses, and its time is spinning (poll_time_us), not sleep",
-			   s->key))
+		    caveat(d, il_strdup_printf("%s is a polling state: it spins until a wakeup or cpuidle_poll_time() "
+					       "(the smallest target residency of the enabled deeper states), so its "
+					       "'below' counts are poll timeouts (poll_timeouts), not misses, and its time "
+					       "is spinning (poll_time_us), not sleep",
+					       s->key)))
 			return IL_ENOMEM;
 		if (s->disabled.n &&
-		    caveat(d, "state %s disabled on cpus %s: the kernel counts 'above' only when a shallower state is "
-			      "enabled and 'below' only against enabled deeper states (cpuidle.c)",
-			   s->key, cpus_text(&s->disabled, cpus, sizeof(cpus))))
+		    caveat(d, il_strdup_printf("state %s disabled on cpus %s: the kernel counts 'above' only when a "
+					       "shallower state is enabled and 'below' only against enabled deeper states "
+					       "(cpuidle.c)",
+					       s->key, cpus_text(&s->disabled, cpus, sizeof(cpus)))))
 			return IL_ENOMEM;
 	}
 	return 0;
@@ -648,35 +648,39 @@ static int validity(struct il_diff *d, const struct il_snapshot *a, const struct
 
 	if ((a->suspend_success.ok && b->suspend_success.ok && a->suspend_success.v != b->suspend_success.v) ||
 	    (a->suspend_fail.ok && b->suspend_fail.ok && a->suspend_fail.v != b->suspend_fail.v))
-		r |= invalid(d, "the host suspended during the sample (suspend_stats success %llu -> %llu, fail %llu -> %llu)",
-			     (unsigned long long)a->suspend_success.v, (unsigned long long)b->suspend_success.v,
-			     (unsigned long long)a->suspend_fail.v, (unsigned long long)b->suspend_fail.v);
+		r |= invalid(d, il_strdup_printf("the host suspended during the sample (suspend_stats success %llu -> "
+						 "%llu, fail %llu -> %llu)",
+						 (unsigned long long)a->suspend_success.v,
+						 (unsigned long long)b->suspend_success.v,
+						 (unsigned long long)a->suspend_fail.v, (unsigned long long)b->suspend_fail.v));
 	if (d->has_suspended && d->suspended_s > IL_SUSPEND_SLACK_S)
-		r |= invalid(d, "the host was suspended for %.3f s during the sample (boottime grew %.3f s more than the "
-				"monotonic clock)", d->suspended_s, d->suspended_s);
+		r |= invalid(d, il_strdup_printf("the host was suspended for %.3f s during the sample (boottime grew "
+						 "%.3f s more than the monotonic clock)",
+						 d->suspended_s, d->suspended_s));
 	if (!d->nstates)
 		return r; /* no idle metrics to protect */
 	min_s = o->min_sample_s >= 0 ? o->min_sample_s :
 		d->clock == IL_CLOCK_MONOTONIC ? IL_MIN_SAMPLE_MONO_S : IL_MIN_SAMPLE_UPTIME_S;
 	if (min_s > 0 && !d->has_interval)
-		r |= invalid(d, "the interval is unknown (no /proc/timer_list or /proc/uptime in the snapshots), "
-				"min_sample_s %g s cannot be checked", min_s);
+		r |= invalid(d, il_strdup_printf("the interval is unknown (no /proc/timer_list or /proc/uptime in the "
+						 "snapshots), min_sample_s %g s cannot be checked",
+						 min_s));
 	else if (d->has_interval && d->interval_s + 1e-9 < min_s) /* 1.00 s of uptime steps is 1 s */
-		r |= invalid(d, "the sample lasted %.3f s, less than min_sample_s %g s (%s clock)", d->interval_s, min_s,
-			     il_clock_name(d->clock));
+		r |= invalid(d, il_strdup_printf("the sample lasted %.3f s, less than min_sample_s %g s (%s clock)",
+						 d->interval_s, min_s, il_clock_name(d->clock)));
 	for (size_t i = 0; d->has_interval && i < d->ncpus; i++) {
 		const struct il_val t = d->cpus[i].total.c[IL_C_TIME];
 		double slack = IL_IDLE_SLACK_US + (d->clock == IL_CLOCK_UPTIME ? IL_UPTIME_RES_US : 0);
 
 		if (t.ok && (double)t.v > d->interval_s * 1e6 + slack)
-			r |= invalid(d, "idle time exceeds the interval: the clock or the counters are wrong (cpu%d idle "
-					"%.6f s in %.6f s, %.0f ms slack)",
-				     d->cpus[i].cpu, (double)t.v / 1e6, d->interval_s, slack / 1000);
+			r |= invalid(d, il_strdup_printf("idle time exceeds the interval: the clock or the counters are "
+							 "wrong (cpu%d idle %.6f s in %.6f s, %.0f ms slack)",
+							 d->cpus[i].cpu, (double)t.v / 1e6, d->interval_s, slack / 1000));
 	}
 	if (o->min_idles && d->total.c[IL_C_USAGE].v < o->min_idles)
-		r |= invalid(d, "too few idle entries: %llu on cpus %s, fewer than min_idles %llu",
-			     (unsigned long long)d->total.c[IL_C_USAGE].v, cpus_text(&d->measured, cpus, sizeof(cpus)),
-			     (unsigned long long)o->min_idles);
+		r |= invalid(d, il_strdup_printf("too few idle entries: %llu on cpus %s, fewer than min_idles %llu",
+						 (unsigned long long)d->total.c[IL_C_USAGE].v,
+						 cpus_text(&d->measured, cpus, sizeof(cpus)), (unsigned long long)o->min_idles));
 	return r;
 }
 
@@ -764,9 +768,9 @@ int il_diff_compute_opts(struct il_diff *out, const struct il_snapshot *a, const
 		goto oom;
 	if ((r = il_energy_diff(out, a, b, host, err)))
 		goto fail;
-	if (o->cpus && caveat(out, "idle metrics cover cpus %s only (idle_cpus)%s",
-			      cpus_text(&out->measured, cpus, sizeof(cpus)),
-			      out->nzones ? "; energy is the whole package's" : ""))
+	if (o->cpus && caveat(out, il_strdup_printf("idle metrics cover cpus %s only (idle_cpus)%s",
+						    cpus_text(&out->measured, cpus, sizeof(cpus)),
+						    out->nzones ? "; energy is the whole package's" : "")))
 		goto oom;
 	if (validity(out, a, b, o))
 		goto oom;

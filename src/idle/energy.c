@@ -9,8 +9,8 @@
  * (Documentation/hwmon/sysfs-interface.rst: microjoules) are.
  */
 #include "idle/energy.h"
+#include "util/str.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,18 +44,6 @@ static struct il_diff_zone *zone_add(struct il_diff *d, const char *zone, const 
 	return v->zone && (!name || v->name) ? v : NULL;
 }
 
-__attribute__((format(printf, 2, 3))) static int why(struct il_diff_zone *z, const char *fmt, ...)
-{
-	char w[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(w, sizeof(w), fmt, ap);
-	va_end(ap);
-	z->why = strdup(w);
-	return z->why ? 0 : IL_ENOMEM;
-}
-
 /* The control type of a zone directory ("intel-rapl" of "intel-rapl:0"); its length. */
 static size_t control_type_len(const char *zone)
 {
@@ -83,31 +71,36 @@ static bool is_msr(const struct il_diff_zone *z)
 	return control_type_len(z->zone) == 10 && !strncmp(z->zone, "intel-rapl", 10);
 }
 
-/* Count a powercap zone or say why not. */
+/* Count a powercap zone or say why not. Nonzero: out of memory. */
 static int classify(struct il_diff *d, size_t i)
 {
 	struct il_diff_zone *z = &d->zones[i];
-	char parent[256];
+	const char *name = z->name ? z->name : "?";
 
 	if (is_subzone(z->zone)) {
-		snprintf(parent, sizeof(parent), "%.*s", (int)(strrchr(z->zone, ':') - z->zone), z->zone);
-		return why(z, "sub-zone '%s' of %s: only package zones are counted", z->name ? z->name : "?", parent);
-	}
-	if (z->name && !strcmp(z->name, "psys"))
-		return why(z, "psys is the whole platform, packages included");
-	if (!is_package(z))
-		return why(z, "not a package zone (name '%s')", z->name ? z->name : "?");
-	for (size_t k = 0; k < d->nzones; k++) {
-		const struct il_diff_zone *o = &d->zones[k];
+		z->why = il_strdup_printf("sub-zone '%s' of %.*s: only package zones are counted", name,
+					  (int)(strrchr(z->zone, ':') - z->zone), z->zone);
+	} else if (z->name && !strcmp(z->name, "psys")) {
+		z->why = strdup("psys is the whole platform, packages included");
+	} else if (!is_package(z)) {
+		z->why = il_strdup_printf("not a package zone (name '%s')", name);
+	} else {
+		for (size_t k = 0; k < d->nzones && !z->why; k++) {
+			const struct il_diff_zone *o = &d->zones[k];
 
-		/* the first zone of a package counts, the MSR one before any other */
-		if (k == i || !is_package(o) || strcmp(o->name, z->name))
-			continue;
-		if ((is_msr(o) && !is_msr(z)) || (is_msr(o) == is_msr(z) && k < i))
-			return why(z, "duplicate of %s (the same %s through another interface)", o->zone, z->name);
+			/* the first zone of a package counts, the MSR one before any other */
+			if (k == i || !is_package(o) || strcmp(o->name, z->name))
+				continue;
+			if ((is_msr(o) && !is_msr(z)) || (is_msr(o) == is_msr(z) && k < i))
+				z->why = il_strdup_printf("duplicate of %s (the same %s through another interface)",
+							  o->zone, z->name);
+		}
+		if (!z->why) {
+			z->counted = true;
+			return 0;
+		}
 	}
-	z->counted = true;
-	return 0;
+	return z->why ? 0 : IL_ENOMEM;
 }
 
 static int powercap(struct il_diff *d, const struct il_snapshot *a, const struct il_snapshot *b, const char *host,
@@ -189,7 +182,7 @@ static int hwmon(struct il_diff *d, const struct il_snapshot *a, const struct il
 			if (!(z = zone_add(d, zone, cb->label ? cb->label : h->name, delta)))
 				return il_err_set(err, IL_ENOMEM, "out of memory");
 			z->counted = counted;
-			if (!counted && why(z, "powercap package zones are counted instead"))
+			if (!counted && !(z->why = strdup("powercap package zones are counted instead")))
 				return il_err_set(err, IL_ENOMEM, "out of memory");
 		}
 	}

@@ -552,7 +552,10 @@ static int cmp_zone(const void *pa, const void *pb)
 	return (unsigned char)*a - (unsigned char)*b;
 }
 
-/* Keep the hwmon devices that have energy channels; hwmon devices and zones in a stable order (the dump's is the shell's). */
+/*
+ * Keep the hwmon devices that have energy channels; hwmon devices and zones
+ * in a stable order (the dump's is the shell's).
+ */
 static void energy_tidy(struct il_snapshot *s)
 {
 	size_t n = 0;
