@@ -95,6 +95,34 @@ static json_t *state_json(const struct il_state *st)
 	return o;
 }
 
+static json_t *hwmon_json(const struct il_snapshot *s)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < s->nhwmon; i++) {
+		const struct il_hwmon *h = &s->hwmon[i];
+		json_t *ho = json_object(), *chs = json_array();
+
+		if (!il_json_all((json_t *[]){ ho, chs }, 2)) {
+			json_decref(a);
+			return NULL;
+		}
+		json_object_set_new(ho, "dev", json_string(h->dev));
+		json_object_set_new(ho, "name", il_json_str(h->name));
+		for (size_t k = 0; k < h->nchan; k++) {
+			json_t *co = json_object();
+
+			json_object_set_new(co, "channel", json_integer(h->chan[k].channel));
+			json_object_set_new(co, "label", il_json_str(h->chan[k].label));
+			json_object_set_new(co, "energy_uj", il_json_val(h->chan[k].energy_uj));
+			json_array_append_new(chs, co);
+		}
+		json_object_set_new(ho, "energy", chs);
+		json_array_append_new(a, ho);
+	}
+	return a;
+}
+
 json_t *il_snapshot_to_json(const struct il_snapshot *s)
 {
 	json_t *o = json_object(), *govs = json_array(), *cpus = json_array(), *zones = json_array();
@@ -118,6 +146,9 @@ json_t *il_snapshot_to_json(const struct il_snapshot *s)
 	}
 	json_object_set_new(o, "boot_id", il_json_str(s->boot_id));
 	json_object_set_new(o, "uptime_s", s->has_uptime ? json_real(s->uptime_s) : json_null());
+	json_object_set_new(o, "mono_ns", il_json_val((struct il_val){ s->mono_ns, s->has_mono }));
+	json_object_set_new(o, "suspend_success", il_json_val(s->suspend_success));
+	json_object_set_new(o, "suspend_fail", il_json_val(s->suspend_fail));
 	for (size_t i = 0; i < s->ncpus; i++) {
 		const struct il_cpu *c = &s->cpus[i];
 		json_t *co = json_object(), *sts = json_array();
@@ -149,6 +180,10 @@ json_t *il_snapshot_to_json(const struct il_snapshot *s)
 		json_array_append_new(zones, zo);
 	}
 	json_object_set_new(o, "energy", zones);
+	zones = NULL;
+	if (!(zones = hwmon_json(s)))
+		goto oom;
+	json_object_set_new(o, "hwmon", zones);
 	il_buf_release(&online);
 	return o;
 oom:
@@ -301,6 +336,50 @@ static int cpu_from_json(struct jctx *c, const json_t *o, const char *path, stru
 	return 0;
 }
 
+/* "hwmon": [{"dev", "name", "energy": [{"channel", "label", "energy_uj"}]}] (optional: older snapshots have none). */
+static int hwmon_from_json(struct jctx *c, const json_t *j, struct il_snapshot *out)
+{
+	const json_t *hs, *chs;
+	char p[96], q[128];
+	void *mem;
+	int r;
+
+	if ((r = get_array(c, j, "hwmon", "", true, sizeof(*out->hwmon), &hs, &mem)))
+		return r;
+	out->hwmon = mem;
+	for (size_t i = 0; i < json_array_size(hs); i++) {
+		const json_t *h = json_array_get(hs, i);
+		struct il_hwmon *hw = &out->hwmon[i];
+
+		snprintf(p, sizeof(p), "hwmon[%zu]", i);
+		out->nhwmon = i + 1;
+		if (!json_is_object(h))
+			return jerr(c, p, "an object");
+		if ((r = get_str(c, h, "dev", p, &hw->dev)) || (r = get_str(c, h, "name", p, &hw->name)))
+			return r;
+		if (!hw->dev)
+			return jerr(c, p, "a \"dev\" name");
+		if ((r = get_array(c, h, "energy", p, false, sizeof(*hw->chan), &chs, &mem)))
+			return r;
+		hw->chan = mem;
+		for (size_t k = 0; k < json_array_size(chs); k++) {
+			const json_t *ch = json_array_get(chs, k), *n = json_object_get(ch, "channel");
+
+			snprintf(q, sizeof(q), "%s.energy[%zu]", p, k);
+			hw->nchan = k + 1;
+			if (!json_is_object(ch))
+				return jerr(c, q, "an object");
+			if (!json_is_integer(n) || json_integer_value(n) < 0 || json_integer_value(n) >= 65536)
+				return key_err(c, q, "channel", "a channel number");
+			hw->chan[k].channel = (unsigned)json_integer_value(n);
+			if ((r = get_str(c, ch, "label", q, &hw->chan[k].label)) ||
+			    (r = get_val(c, ch, "energy_uj", q, &hw->chan[k].energy_uj)))
+				return r;
+		}
+	}
+	return 0;
+}
+
 int il_snapshot_from_json(struct il_snapshot *out, const json_t *j, const char *label, struct il_err *err)
 {
 	struct jctx c = { label ? label : "snapshot", err };
@@ -360,6 +439,16 @@ int il_snapshot_from_json(struct il_snapshot *out, const json_t *j, const char *
 		out->uptime_s = json_number_value(up);
 		out->has_uptime = true;
 	}
+	{
+		struct il_val mono;
+
+		if ((r = get_val(&c, j, "mono_ns", "", &mono)) ||
+		    (r = get_val(&c, j, "suspend_success", "", &out->suspend_success)) ||
+		    (r = get_val(&c, j, "suspend_fail", "", &out->suspend_fail)))
+			goto fail;
+		out->has_mono = mono.ok;
+		out->mono_ns = mono.v;
+	}
 	if ((r = get_array(&c, j, "cpus", "", false, sizeof(*out->cpus), &cpus, &mem)))
 		goto fail;
 	out->cpus = mem;
@@ -395,6 +484,8 @@ int il_snapshot_from_json(struct il_snapshot *out, const json_t *j, const char *
 			goto fail;
 		}
 	}
+	if ((r = hwmon_from_json(&c, j, out)))
+		goto fail;
 	return 0;
 fail:
 	il_snapshot_release(out);

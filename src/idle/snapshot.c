@@ -38,6 +38,13 @@ static void cpu_release(struct il_cpu *c)
 	IL_FREE_ALL(c->states, c->driver);
 }
 
+static void hwmon_release(struct il_hwmon *h)
+{
+	for (size_t k = 0; k < h->nchan; k++)
+		free(h->chan[k].label);
+	IL_FREE_ALL(h->chan, h->dev, h->name);
+}
+
 void il_snapshot_release(struct il_snapshot *s)
 {
 	for (size_t i = 0; i < s->ncpus; i++)
@@ -45,6 +52,9 @@ void il_snapshot_release(struct il_snapshot *s)
 	free(s->cpus);
 	for (size_t i = 0; i < s->nzones; i++)
 		IL_FREE_ALL(s->zones[i].zone, s->zones[i].name);
+	for (size_t i = 0; i < s->nhwmon; i++)
+		hwmon_release(&s->hwmon[i]);
+	free(s->hwmon);
 	IL_FREE_ALL(s->zones, s->host, s->driver, s->governor, s->governor_ro, s->boot_id);
 	il_strlist_release(&s->available_governors);
 	il_cpuset_release(&s->online);
@@ -66,6 +76,13 @@ const struct il_cpu *il_snapshot_cpu(const struct il_snapshot *s, int cpu)
 			hi = mid;
 	}
 	return NULL;
+}
+
+bool il_state_is_poll(const struct il_state *st)
+{
+	if (st->index == 0 && st->name && (!strcmp(st->name, "POLL") || !strcmp(st->name, "snooze")))
+		return true;
+	return st->desc && strstr(st->desc, "POLL");
 }
 
 size_t il_snapshot_nstates(const struct il_snapshot *s)
@@ -288,6 +305,89 @@ static struct il_energy_zone *get_zone(struct parse_ctx *c, const char *name, si
 	return v;
 }
 
+static struct il_hwmon *get_hwmon(struct parse_ctx *c, const char *dev, size_t n)
+{
+	struct il_snapshot *s = c->s;
+	struct il_hwmon *v;
+
+	for (size_t i = 0; i < s->nhwmon; i++)
+		if (strlen(s->hwmon[i].dev) == n && !memcmp(s->hwmon[i].dev, dev, n))
+			return &s->hwmon[i];
+	v = realloc(s->hwmon, (s->nhwmon + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	s->hwmon = v;
+	v = &s->hwmon[s->nhwmon];
+	memset(v, 0, sizeof(*v));
+	v->dev = il_strndup(dev, n);
+	if (!v->dev)
+		return NULL;
+	s->nhwmon++;
+	return v;
+}
+
+static struct il_hwmon_chan *get_chan(struct il_hwmon *h, unsigned long k)
+{
+	struct il_hwmon_chan *v;
+
+	for (size_t i = 0; i < h->nchan; i++)
+		if (h->chan[i].channel == k)
+			return &h->chan[i];
+	v = realloc(h->chan, (h->nchan + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	h->chan = v;
+	v = &h->chan[h->nchan++];
+	memset(v, 0, sizeof(*v));
+	v->channel = (unsigned)k;
+	return v;
+}
+
+/* /sys/class/hwmon/<dev>/{name,energyK_input,energyK_label}; p is past the class directory. */
+static int parse_hwmon(struct parse_ctx *c, const struct field *f, const char *p, const char *end)
+{
+	const char *slash = memchr(p, '/', (size_t)(end - p)), *leaf;
+	struct il_hwmon *h;
+	struct il_hwmon_chan *ch;
+	unsigned long k;
+	bool input;
+
+	if (!slash || slash == p || memchr(slash + 1, '/', (size_t)(end - slash - 1)))
+		return 0;
+	leaf = slash + 1;
+	if (is(leaf, end, "name")) {
+		if (!(h = get_hwmon(c, p, (size_t)(slash - p))))
+			return il_err_set(c->err, IL_ENOMEM, "out of memory");
+		return set_str(c, f, &h->name);
+	}
+	if (!eat(&leaf, end, "energy") || !eat_num(&leaf, end, &k))
+		return 0;
+	input = is(leaf, end, "_input");
+	if (!input && !is(leaf, end, "_label"))
+		return 0;
+	if (!(h = get_hwmon(c, p, (size_t)(slash - p))) || !(ch = get_chan(h, k)))
+		return il_err_set(c->err, IL_ENOMEM, "out of memory");
+	return input ? set_num(c, f, &ch->energy_uj, NULL) : set_str(c, f, &ch->label);
+}
+
+/* "now at N nsecs" (kernel/time/timer_list.c, ktime_get(): CLOCK_MONOTONIC); other lines are not modelled. */
+static int parse_timer_list(struct parse_ctx *c, const struct field *f)
+{
+	const char *p = f->val, *end = f->val + f->vlen, *num;
+
+	if (!eat(&p, end, "now at "))
+		return 0;
+	if (c->s->has_mono)
+		return perr(c, f->path, f->plen, "%s", "'now at' appears twice");
+	num = p;
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	if (p == num || !is(p, end, " nsecs") || il_parse_u64(num, (size_t)(p - num), &c->s->mono_ns))
+		return perr(c, f->path, f->plen, "%s", "expected 'now at N nsecs'");
+	c->s->has_mono = true;
+	return 0;
+}
+
 static int parse_line(struct parse_ctx *c, const char *line, size_t len)
 {
 	static const char cpu_dir[] = "/sys/devices/system/cpu/";
@@ -382,6 +482,14 @@ static int parse_line(struct parse_ctx *c, const char *line, size_t len)
 			return set_num(c, &f, &z->max_range_uj, NULL);
 		return set_str(c, &f, &z->name);
 	}
+	if (eat(&p, end, "/sys/class/hwmon/"))
+		return parse_hwmon(c, &f, p, end);
+	if (is(p, end, "/sys/power/suspend_stats/success"))
+		return set_num(c, &f, &c->s->suspend_success, NULL);
+	if (is(p, end, "/sys/power/suspend_stats/fail"))
+		return set_num(c, &f, &c->s->suspend_fail, NULL);
+	if (is(p, end, "/proc/timer_list"))
+		return parse_timer_list(c, &f);
 	if (is(p, end, "/proc/sys/kernel/random/boot_id"))
 		return set_str(c, &f, &c->s->boot_id);
 	if (is(p, end, "/proc/uptime")) {
@@ -396,6 +504,75 @@ static int parse_line(struct parse_ctx *c, const char *line, size_t len)
 		return 0;
 	}
 	return 0;
+}
+
+static int cmp_hwmon(const void *a, const void *b)
+{
+	return strcmp(((const struct il_hwmon *)a)->dev, ((const struct il_hwmon *)b)->dev);
+}
+
+static int cmp_chan(const void *a, const void *b)
+{
+	unsigned x = ((const struct il_hwmon_chan *)a)->channel, y = ((const struct il_hwmon_chan *)b)->channel;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * powercap zones in a stable order (the dump's is the shell's glob or
+ * readdir): ids numerically, and ':' before any other character, so that
+ * intel-rapl:0, intel-rapl:0:0, intel-rapl:1, intel-rapl:10, intel-rapl-mmio:0.
+ */
+static int cmp_zone(const void *pa, const void *pb)
+{
+	const char *a = ((const struct il_energy_zone *)pa)->zone, *b = ((const struct il_energy_zone *)pb)->zone;
+
+	while (*a && *b) {
+		if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
+			size_t na = strspn(a, "0123456789"), nb = strspn(b, "0123456789");
+			int c;
+
+			while (na > 1 && *a == '0')
+				a++, na--;
+			while (nb > 1 && *b == '0')
+				b++, nb--;
+			if (na != nb)
+				return na < nb ? -1 : 1;
+			if ((c = memcmp(a, b, na)))
+				return c;
+			a += na;
+			b += nb;
+			continue;
+		}
+		if (*a != *b)
+			return *a == ':' ? -1 : *b == ':' ? 1 : (unsigned char)*a - (unsigned char)*b;
+		a++;
+		b++;
+	}
+	return (unsigned char)*a - (unsigned char)*b;
+}
+
+/*
+ * Keep the hwmon devices that have energy channels; hwmon devices and zones
+ * in a stable order (the dump's is the shell's).
+ */
+static void energy_tidy(struct il_snapshot *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nhwmon; i++) {
+		if (!s->hwmon[i].nchan) {
+			hwmon_release(&s->hwmon[i]);
+			continue;
+		}
+		qsort(s->hwmon[i].chan, s->hwmon[i].nchan, sizeof(*s->hwmon[i].chan), cmp_chan);
+		s->hwmon[n++] = s->hwmon[i];
+	}
+	s->nhwmon = n;
+	if (n)
+		qsort(s->hwmon, n, sizeof(*s->hwmon), cmp_hwmon);
+	if (s->nzones)
+		qsort(s->zones, s->nzones, sizeof(*s->zones), cmp_zone);
 }
 
 /* A state must have name, usage and time; a gap in the table is a truncated dump. */
@@ -464,6 +641,7 @@ int il_snapshot_parse(struct il_snapshot *out, const char *text, size_t len, con
 		if (ret)
 			goto cleanup;
 	}
+	energy_tidy(out);
 	out->governor_writable = out->governor != NULL;
 	if (!out->governor && out->governor_ro) {
 		out->governor = strdup(out->governor_ro);

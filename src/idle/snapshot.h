@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The cpuidle sysfs model: one point-in-time snapshot of a host's idle
- * driver, governor, per-CPU state tables and counters, boot_id, uptime and
- * energy counters. Every value records whether it was present: a file the
- * kernel does not have is absent, never 0.
+ * driver, governor, per-CPU state tables and counters, boot_id, the two
+ * clocks (CLOCK_MONOTONIC from /proc/timer_list, boottime from /proc/uptime),
+ * suspend counts and energy counters (powercap zones, hwmon energy
+ * channels). Every value records whether it was present: a file the kernel
+ * does not have is absent, never 0.
  */
 #ifndef IL_IDLE_SNAPSHOT_H
 #define IL_IDLE_SNAPSHOT_H
@@ -94,6 +96,21 @@ struct il_energy_zone {
 	struct il_val max_range_uj;
 };
 
+/* One hwmon energy channel: /sys/class/hwmon/hwmonN/energyK_{input,label}. */
+struct il_hwmon_chan {
+	unsigned channel;          /* K */
+	char *label;               /* energyK_label, NULL when absent */
+	struct il_val energy_uj;   /* energyK_input, microjoules */
+};
+
+/* A hwmon device with energy channels (devices without any are not kept). */
+struct il_hwmon {
+	char *dev;                 /* directory name under /sys/class/hwmon, e.g. hwmon3 */
+	char *name;                /* its "name" file, NULL when absent */
+	size_t nchan;
+	struct il_hwmon_chan *chan;/* sorted by channel */
+};
+
 struct il_snapshot {
 	char *host;                /* label for messages ("local", a host name); owned */
 	char *driver;              /* cpuidle/current_driver */
@@ -105,11 +122,17 @@ struct il_snapshot {
 	struct il_cpuset online;
 	char *boot_id;
 	bool has_uptime;
-	double uptime_s;
+	double uptime_s;           /* /proc/uptime: boottime (suspend included), 10 ms resolution */
+	bool has_mono;
+	uint64_t mono_ns;          /* CLOCK_MONOTONIC (suspend excluded): /proc/timer_list "now at N nsecs" */
+	struct il_val suspend_success; /* /sys/power/suspend_stats/success (s2idle included) */
+	struct il_val suspend_fail;    /* /sys/power/suspend_stats/fail */
 	size_t ncpus;
 	struct il_cpu *cpus;       /* sorted by cpu number */
 	size_t nzones;
 	struct il_energy_zone *zones;
+	size_t nhwmon;
+	struct il_hwmon *hwmon;    /* sorted by dev */
 };
 
 /* Free everything a snapshot owns and zero it. */
@@ -117,6 +140,13 @@ void il_snapshot_release(struct il_snapshot *s);
 
 /* The CPU entry for a CPU number, or NULL. Borrowed. */
 const struct il_cpu *il_snapshot_cpu(const struct il_snapshot *s, int cpu);
+
+/*
+ * Whether a state is a polling state (CPUIDLE_FLAG_POLLING, which sysfs does
+ * not show): "POLL" (x86, haltpoll) or "snooze" (pseries) at index 0, or a
+ * desc containing "POLL" (poll_state.c: "CPUIDLE CORE POLL IDLE").
+ */
+bool il_state_is_poll(const struct il_state *st);
 
 /* Number of idle states summed over CPUs (0: the host has no idle states). */
 size_t il_snapshot_nstates(const struct il_snapshot *s);
@@ -136,6 +166,11 @@ int il_snapshot_parse(struct il_snapshot *out, const char *text, size_t len, con
  * Produce the dump text for a (possibly fake) root directory: the same lines
  * `grep -r .` would print for the files idlelab models, with paths relative to
  * root (so they start with /sys or /proc). Unreadable files are left out.
+ * The monotonic clock line "/proc/timer_list:now at N nsecs" comes from the
+ * root's proc/timer_list when it has one (a fixture tree); for the real root
+ * ("/" or NULL) it is clock_gettime(CLOCK_MONOTONIC), read right after the
+ * idle counters (what the kernel's timer_list prints is ktime_get(), the same
+ * clock), so reading the 0400 file is not needed.
  */
 int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *err);
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int cmp_ul(const void *a, const void *b)
 {
@@ -25,8 +26,12 @@ static void path_cut(struct il_buf *b, size_t n)
 	b->p[n] = '\0';
 }
 
-/* Append one file's lines as grep -r would print them; absent/unreadable files add nothing. */
-static int emit(struct il_buf *out, struct il_buf *path, size_t rootlen, struct il_buf *tmp)
+/*
+ * Append one file's lines as grep -r would print them (with only, the first
+ * line that starts with it, as grep -m 1 '^only' would); absent/unreadable
+ * files add nothing.
+ */
+static int emit_lines(struct il_buf *out, struct il_buf *path, size_t rootlen, struct il_buf *tmp, const char *only)
 {
 	const char *p, *end;
 
@@ -39,12 +44,23 @@ static int emit(struct il_buf *out, struct il_buf *path, size_t rootlen, struct 
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
+		if (only && (n < strlen(only) || memcmp(p, only, strlen(only)))) {
+			p += n + 1;
+			continue;
+		}
 		if (n && (il_buf_add(out, path->p + rootlen, path->len - rootlen) || il_buf_add(out, ":", 1) ||
 			  il_buf_add(out, p, n) || il_buf_add(out, "\n", 1)))
 			return IL_ENOMEM;
+		if (only)
+			break;
 		p += n + 1;
 	}
 	return 0;
+}
+
+static int emit(struct il_buf *out, struct il_buf *path, size_t rootlen, struct il_buf *tmp)
+{
+	return emit_lines(out, path, rootlen, tmp, NULL);
 }
 
 /* Numbers N of entries named prefix<N> in dir, sorted. Caller frees *out. */
@@ -114,18 +130,93 @@ static int numbered_dir(struct il_buf *path, size_t at, const char *prefix, unsi
 	return 0;
 }
 
+/*
+ * The monotonic clock line. A fake root's proc/timer_list gives its own "now
+ * at" line (fixture trees); the real root's is clock_gettime(CLOCK_MONOTONIC),
+ * the clock timer_list prints (ktime_get()), without reading that 0400 file.
+ */
+static int emit_mono(struct il_buf *out, struct il_buf *path, size_t rootlen, struct il_buf *tmp)
+{
+	if (!rootlen) {
+		struct timespec ts;
+
+		if (clock_gettime(CLOCK_MONOTONIC, &ts))
+			return 0;
+		return il_buf_printf(out, "/proc/timer_list:now at %llu nsecs\n",
+				     (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec);
+	}
+	path_cut(path, rootlen);
+	return il_buf_adds(path, "/proc/timer_list") ? IL_ENOMEM : emit_lines(out, path, rootlen, tmp, "now at ");
+}
+
+/* Entries of dir (not starting with '.'), sorted, appended to *names. Nonzero: out of memory. */
+static int list_dir(const char *dir, struct il_strlist *names)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int r = 0;
+
+	if (!d)
+		return 0;
+	while (!r && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			r = il_strlist_push(names, de->d_name);
+	closedir(d);
+	il_strlist_sort(names);
+	return r;
+}
+
+/* For each entry E of root+dir: the files E/<leaf> for each leaf that exists. Nonzero: out of memory. */
+static int emit_each(struct il_buf *out, struct il_buf *path, size_t rootlen, const char *dir,
+		     const char *const *leaves, size_t nleaves, bool energy_channels, struct il_buf *tmp)
+{
+	struct il_strlist names = { 0 }, files = { 0 };
+	size_t base;
+	int r;
+
+	path_cut(path, rootlen);
+	if (il_buf_adds(path, dir))
+		return IL_ENOMEM;
+	base = path->len;
+	r = list_dir(path->p, &names);
+	for (size_t i = 0; i < names.n && !r; i++) {
+		for (size_t j = 0; j < nleaves && !r; j++) {
+			path_cut(path, base);
+			r = il_buf_printf(path, "%s/%s", names.v[i], leaves[j]) || emit(out, path, rootlen, tmp);
+		}
+		if (!energy_channels || r)
+			continue;
+		/* energyK_input and energyK_label, whatever K the device has */
+		il_strlist_release(&files);
+		path_cut(path, base);
+		if ((r = il_buf_adds(path, names.v[i]) || list_dir(path->p, &files)))
+			break;
+		for (size_t k = 0; k < files.n && !r; k++) {
+			const char *f = files.v[k], *u;
+
+			if (strncmp(f, "energy", 6) || !(u = strchr(f, '_')) || (strcmp(u, "_input") && strcmp(u, "_label")))
+				continue;
+			path_cut(path, base);
+			r = il_buf_printf(path, "%s/%s", names.v[i], f) || emit(out, path, rootlen, tmp);
+		}
+	}
+	il_strlist_release(&names);
+	il_strlist_release(&files);
+	return r ? IL_ENOMEM : 0;
+}
+
 static const char *const cpuidle_top[] = { "current_driver", "current_governor", "current_governor_ro",
 					   "available_governors" };
 static const char *const state_strings[] = { "name", "desc", "default_status" };
 static const char *const topo_files[] = { "cluster_id", "core_id", "physical_package_id" };
+static const char *const zone_files[] = { "name", "energy_uj", "max_energy_range_uj" };
+static const char *const hwmon_files[] = { "name" };
 
 int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *err)
 {
 	struct il_buf path = IL_BUF_INIT, tmp = IL_BUF_INIT;
 	unsigned long *cpus = NULL, *states = NULL;
 	size_t ncpus = 0, nstates = 0, rootlen, base, cbase, sbase;
-	struct dirent *de;
-	DIR *d;
 	int ret = IL_ENOMEM;
 
 	if (!root || !strcmp(root, "/"))
@@ -172,49 +263,14 @@ int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *
 		if (EMIT_AT(cbase, "cpu_capacity"))
 			goto cleanup;
 	}
-	P_SET(rootlen);
-	if (il_buf_adds(&path, "/sys/class/powercap/"))
+	/* the clocks and suspend counts right after the counters (docs/formats.md) */
+	if (emit_mono(out, &path, rootlen, &tmp) || EMIT_AT(rootlen, "/proc/uptime") ||
+	    EMIT_AT(rootlen, "/sys/power/suspend_stats/success") || EMIT_AT(rootlen, "/sys/power/suspend_stats/fail"))
 		goto cleanup;
-	base = path.len;
-	d = opendir(path.p);
-	if (d) {
-		char **zones = NULL;
-		size_t nz = 0;
-		int zret = 0;
-
-		while ((de = readdir(d)) && !zret) {
-			char **nv;
-
-			if (de->d_name[0] == '.')
-				continue;
-			nv = realloc(zones, (nz + 1) * sizeof(*zones));
-			if (!nv || !(nv[nz] = strdup(de->d_name))) {
-				zones = nv ? nv : zones;
-				zret = IL_ENOMEM;
-				break;
-			}
-			zones = nv;
-			nz++;
-		}
-		closedir(d);
-		for (size_t i = 0; i < nz && !zret; i++) {
-			static const char *const zf[] = { "name", "energy_uj", "max_energy_range_uj" };
-
-			for (size_t j = 0; j < 3 && !zret; j++) {
-				P_SET(base);
-				if (il_buf_printf(&path, "%s/%s", zones[i], zf[j]) || emit(out, &path, rootlen, &tmp))
-					zret = IL_ENOMEM;
-			}
-		}
-		for (size_t i = 0; i < nz; i++)
-			free(zones[i]);
-		free(zones);
-		if (zret)
-			goto cleanup;
-	}
+	if (emit_each(out, &path, rootlen, "/sys/class/powercap/", zone_files, 3, false, &tmp) ||
+	    emit_each(out, &path, rootlen, "/sys/class/hwmon/", hwmon_files, 1, true, &tmp))
+		goto cleanup;
 	if (EMIT_AT(rootlen, "/proc/sys/kernel/random/boot_id"))
-		goto cleanup;
-	if (EMIT_AT(rootlen, "/proc/uptime"))
 		goto cleanup;
 #undef EMIT_AT
 #undef P_SET

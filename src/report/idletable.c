@@ -46,6 +46,8 @@ int il_fmt_snapshot(struct il_buf *b, const struct il_snapshot *s)
 		il_cpuset_format(&s->online, &tmp);
 	r |= il_buf_printf(b, "boot_id %s  uptime ", s->boot_id ? s->boot_id : "-");
 	r |= s->has_uptime ? il_buf_printf(b, "%.2f s", s->uptime_s) : il_buf_adds(b, "-");
+	r |= il_buf_adds(b, "  monotonic ");
+	r |= s->has_mono ? il_buf_printf(b, "%.9f s", (double)s->mono_ns / 1e9) : il_buf_adds(b, "-");
 	r |= il_buf_printf(b, "  online %s\n", s->has_online ? il_buf_str(&tmp) : "-");
 	il_buf_release(&tmp);
 	if (!il_snapshot_nstates(s)) {
@@ -74,7 +76,7 @@ int il_fmt_snapshot(struct il_buf *b, const struct il_snapshot *s)
 			r |= col_u(b, 9, st->cnt[IL_C_BELOW]);
 			r |= col_u(b, 8, st->cnt[IL_C_REJECTED]);
 			r |= col_pct(b, 6, mr, ratio);
-			r |= il_buf_adds(b, "\n");
+			r |= il_buf_adds(b, il_state_is_poll(st) ? "  poll\n" : "\n");
 		}
 	}
 	for (size_t i = 0; i < s->nzones; i++) {
@@ -84,6 +86,13 @@ int il_fmt_snapshot(struct il_buf *b, const struct il_snapshot *s)
 		r |= il_buf_adds(b, " uJ\n");
 	}
 	return r ? IL_ENOMEM : 0;
+}
+
+static int col_pctv(struct il_buf *b, int w, bool ok, double pct)
+{
+	if (!ok)
+		return il_buf_printf(b, " %*s", w, "-");
+	return il_buf_printf(b, " %*.2f", w, pct);
 }
 
 static int fmt_metrics_row(struct il_buf *b, const struct il_counts *c, const struct il_diff *d)
@@ -100,33 +109,92 @@ static int fmt_metrics_row(struct il_buf *b, const struct il_counts *c, const st
 	r |= m.has_miss_ratio ? il_buf_printf(b, " %8.4f", m.miss_ratio) : il_buf_printf(b, " %8s", "-");
 	r |= col_u(b, 14, m.time_us);
 	r |= col_u(b, 8, m.rejected);
+	r |= col_pctv(b, 6, m.has_too_deep, m.too_deep_pct);
+	r |= col_pctv(b, 6, m.has_too_shallow, m.too_shallow_pct);
+	r |= col_pctv(b, 6, m.has_miss_pct, m.miss_pct);
 	return r;
+}
+
+/* Poll states apart: their entries, timeouts (their 'below') and spinning time, and the sleep time. */
+static int fmt_poll(struct il_buf *b, const struct il_counts *c, const struct il_diff *d)
+{
+	struct il_metrics m;
+	bool any = false;
+
+	for (size_t i = 0; i < d->nstates; i++)
+		any |= d->states[i].poll;
+	if (!any)
+		return 0;
+	il_metrics_of(c, d, &m);
+	return il_buf_adds(b, "poll states: entries") || col_u(b, 1, m.poll_usage) || il_buf_adds(b, ", timeouts") ||
+	       col_u(b, 1, m.poll_timeouts) || il_buf_adds(b, ", spinning") || col_u(b, 1, m.poll_time_us) ||
+	       il_buf_adds(b, " us; sleeping") || col_u(b, 1, m.sleep_time_us) || il_buf_adds(b, " us\n");
 }
 
 static int fmt_states(struct il_buf *b, const struct il_diff_state *v, size_t n, const struct il_counts *whole)
 {
-	int r = il_buf_printf(b, "%5s %-16s %10s %7s %14s %7s %9s %9s %8s\n", "state", "name", "usage", "usage%",
-			      "time_us", "time%", "above", "below", "rejected");
+	struct il_buf cpus = IL_BUF_INIT;
+	int r = il_buf_printf(b, "%5s %-20s %7s %9s %10s %7s %14s %7s %9s %9s %6s %6s %8s\n", "state", "key", "latency",
+			      "residency", "usage", "usage%", "time_us", "time%", "above", "below", "deep%", "shal%",
+			      "rejected");
 
 	for (size_t i = 0; i < n; i++) {
-		double us, ts;
+		double us, ts, dp = 0, sp = 0;
 		bool uok = il_counts_share(&v[i].d, whole, IL_C_USAGE, &us);
 		bool tok = il_counts_share(&v[i].d, whole, IL_C_TIME, &ts);
+		bool dok = il_state_too_deep_pct(&v[i], &dp), sok = il_state_too_shallow_pct(&v[i], &sp);
 
-		r |= il_buf_printf(b, "%5d %-16.16s", v[i].index, v[i].name);
+		r |= il_buf_printf(b, "%5d %-20.20s", v[i].index, v[i].key ? v[i].key : v[i].name);
+		r |= col_u(b, 7, v[i].latency_us);
+		r |= col_u(b, 9, v[i].residency_us);
 		r |= col_u(b, 10, v[i].d.c[IL_C_USAGE]);
 		r |= col_pct(b, 7, uok, us);
 		r |= col_u(b, 14, v[i].d.c[IL_C_TIME]);
 		r |= col_pct(b, 7, tok, ts);
 		r |= col_u(b, 9, v[i].d.c[IL_C_ABOVE]);
 		r |= col_u(b, 9, v[i].d.c[IL_C_BELOW]);
+		r |= col_pctv(b, 6, dok, dp);
+		r |= col_pctv(b, 6, sok, sp);
 		r |= col_u(b, 8, v[i].d.c[IL_C_REJECTED]);
+		if (v[i].poll)
+			r |= il_buf_adds(b, "  poll (below = timeouts)");
+		if (v[i].disabled.n) {
+			il_buf_reset(&cpus);
+			il_cpuset_format(&v[i].disabled, &cpus);
+			r |= il_buf_printf(b, "  disabled on %s", il_buf_str(&cpus));
+		}
 		r |= il_buf_adds(b, "\n");
+	}
+	il_buf_release(&cpus);
+	return r;
+}
+
+static int fmt_energy(struct il_buf *b, const struct il_diff *d)
+{
+	int r = 0;
+
+	if (!d->nzones)
+		return 0;
+	if (d->has_energy) {
+		r |= il_buf_printf(b, "energy %.3f J", d->energy_j);
+		if (d->has_interval && d->interval_s > 0)
+			r |= il_buf_printf(b, ", mean %.3f W", d->energy_j / d->interval_s);
+		r |= il_buf_printf(b, " (%s)\n", il_energy_source_name(d->energy_source));
+	} else {
+		r |= il_buf_adds(b, "energy: no package counter (none of these is counted)\n");
+	}
+	for (size_t i = 0; i < d->nzones; i++) {
+		const struct il_diff_zone *z = &d->zones[i];
+
+		r |= il_buf_printf(b, "  %-20s %-14s %14llu uJ  %s%s\n", z->zone, z->name ? z->name : "-",
+				   (unsigned long long)z->energy_uj, z->counted ? "counted" : "not counted: ",
+				   z->counted ? "" : z->why ? z->why : "?");
 	}
 	return r;
 }
 
-static const char metrics_hdr[] = "     idles   idles/s    aboves    belows idle_miss miss_rat        time_us rejected\n";
+static const char metrics_hdr[] =
+	"     idles   idles/s    aboves    belows idle_miss miss_rat        time_us rejected  deep%  shal%  miss%\n";
 
 int il_fmt_diff(struct il_buf *b, const struct il_diff *d, enum il_diff_by by)
 {
@@ -138,21 +206,28 @@ int il_fmt_diff(struct il_buf *b, const struct il_diff *d, enum il_diff_by by)
 	if (d->governor_before && d->governor_after && strcmp(d->governor_before, d->governor_after))
 		r |= il_buf_printf(b, " (was %s at the first snapshot)", d->governor_before);
 	r |= il_buf_adds(b, "\ninterval ");
-	r |= d->has_interval ? il_buf_printf(b, "%.3f s", d->interval_s) : il_buf_adds(b, "-");
-	r |= il_buf_printf(b, "  boot_id %s\n", d->boot_id_verified ? "unchanged" : "not recorded (unverified)");
+	r |= d->has_interval ? il_buf_printf(b, "%.3f s (%s clock)", d->interval_s, il_clock_name(d->clock)) :
+			       il_buf_adds(b, "-");
+	if (d->has_suspended)
+		r |= il_buf_printf(b, "  suspended %.3f s", d->suspended_s);
+	r |= il_buf_printf(b, "  boot_id %s", d->boot_id_verified ? "unchanged" : "not recorded (unverified)");
+	il_cpuset_format(&d->measured, &tmp);
+	r |= il_buf_printf(b, "  cpus %s\n", d->measured.n ? il_buf_str(&tmp) : "-");
+	if (d->invalid)
+		r |= il_buf_printf(b, "NOT A VALID MEASUREMENT: %s\n", d->invalid);
+	for (size_t i = 0; i < d->caveats.n; i++)
+		r |= il_buf_printf(b, "caveat: %s\n", d->caveats.v[i]);
 	if (!d->nstates) {
 		r |= il_buf_adds(b, "no idle states on this host: no idle counters to compare\n");
+		r |= fmt_energy(b, d);
+		il_buf_release(&tmp);
 		return r ? IL_ENOMEM : 0;
 	}
 	r |= il_buf_printf(b, "\n%-10s%s%-10s", "", metrics_hdr, "all CPUs");
 	r |= fmt_metrics_row(b, &d->total, d);
 	r |= il_buf_adds(b, "\n");
-	if (d->has_energy) {
-		r |= il_buf_printf(b, "energy %.3f J", d->energy_j);
-		if (d->has_interval && d->interval_s > 0)
-			r |= il_buf_printf(b, ", mean %.3f W", d->energy_j / d->interval_s);
-		r |= il_buf_adds(b, "\n");
-	}
+	r |= fmt_poll(b, &d->total, d);
+	r |= fmt_energy(b, d);
 	r |= il_buf_adds(b, "\n");
 	switch (by) {
 	case IL_BY_STATE:
@@ -167,15 +242,18 @@ int il_fmt_diff(struct il_buf *b, const struct il_diff *d, enum il_diff_by by)
 		}
 		break;
 	case IL_BY_CLUSTER:
+		if (!d->nclusters)
+			r |= il_buf_adds(b, "no clusters: the measured CPUs have one capacity and one state table\n");
 		for (size_t i = 0; i < d->nclusters; i++) {
 			const struct il_diff_cluster *c = &d->clusters[i];
 
 			il_buf_reset(&tmp);
 			il_cpuset_format(&c->cpus, &tmp);
-			if (c->cluster.ok)
-				r |= il_buf_printf(b, "cluster %lld (cpus %s)\n", (long long)c->cluster.v, il_buf_str(&tmp));
-			else
-				r |= il_buf_printf(b, "no cluster id (cpus %s)\n", il_buf_str(&tmp));
+			r |= il_buf_printf(b, "cluster %s (", c->label);
+			r |= c->cluster.ok ? il_buf_printf(b, "id %lld", (long long)c->cluster.v) : il_buf_adds(b, "no id");
+			if (c->capacity.ok)
+				r |= il_buf_printf(b, ", capacity %llu", (unsigned long long)c->capacity.v);
+			r |= il_buf_printf(b, ", cpus %s)\n", il_buf_str(&tmp));
 			r |= il_buf_printf(b, "%-10s%s%-10s", "", metrics_hdr, "cluster");
 			r |= fmt_metrics_row(b, &c->total, d);
 			r |= il_buf_adds(b, "\n");

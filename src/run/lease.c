@@ -65,24 +65,32 @@ static uint64_t saved_disable(const struct il_idle_saved *s, int cpu, int state)
 	return 0;
 }
 
-/* The plan's cpus must be online on the host: taskset would fail every sample otherwise. */
+/*
+ * The plan's cpus must be online on the host (taskset would fail every
+ * sample otherwise), and so must its idle_cpus (every diff would fail).
+ */
 static int check_cpus(const struct il_plan *p, const struct il_lease *h, struct il_err *err)
 {
-	struct il_cpuset cs = { 0 };
+	static const char *const keys[2] = { "cpus", "idle_cpus" };
+	const char *lists[2] = { p->cpus, p->idle_cpus };
 	struct il_buf on = IL_BUF_INIT;
 	int rc = 0;
 
-	if (!p->cpus || !h->snap.has_online)
+	if (!h->snap.has_online)
 		return 0;
-	if ((rc = il_cpuset_parse(&cs, p->cpus, err)))
-		return rc;
-	for (size_t i = 0; i < cs.n && !rc; i++)
-		if (!il_cpuset_has(&h->snap.online, cs.cpu[i])) {
-			il_cpuset_format(&h->snap.online, &on);
-			rc = il_err_set(err, IL_EINVAL, "plan: cpus: CPU %d is not online on host '%s' (online: %s)",
-					cs.cpu[i], h->name, il_buf_str(&on));
-		}
-	il_cpuset_release(&cs);
+	for (int k = 0; k < 2 && !rc; k++) {
+		struct il_cpuset cs = { 0 };
+
+		if (!lists[k] || (rc = il_cpuset_parse(&cs, lists[k], err)))
+			continue;
+		for (size_t i = 0; i < cs.n && !rc; i++)
+			if (!il_cpuset_has(&h->snap.online, cs.cpu[i])) {
+				il_cpuset_format(&h->snap.online, &on);
+				rc = il_err_set(err, IL_EINVAL, "plan: %s: CPU %d is not online on host '%s' (online: %s)",
+						keys[k], cs.cpu[i], h->name, il_buf_str(&on));
+			}
+		il_cpuset_release(&cs);
+	}
 	il_buf_release(&on);
 	return rc;
 }

@@ -29,7 +29,8 @@ void il_plan_release(struct il_plan *p)
 		json_decref(p->wl[i].matrix);
 		il_workload_release(&p->wl[i].def);
 	}
-	IL_FREE_ALL(p->wl, p->cpus, p->reference, p->cpufreq_governor);
+	IL_FREE_ALL(p->wl, p->cpus, p->reference, p->cpufreq_governor, p->idle_cpus);
+	il_cpuset_release(&p->idle_cpuset);
 	json_decref(p->json);
 	memset(p, 0, sizeof(*p));
 }
@@ -253,6 +254,35 @@ fail:
 	return r;
 }
 
+/*
+ * A CPU list key (*s, NULL when absent) checked and put in canonical form
+ * (what the runner passes to taskset); the parsed set is kept in *set when
+ * given.
+ */
+static int canon_cpus(char **s, struct il_cpuset *set, const char *key, const char *label, struct il_err *err)
+{
+	struct il_cpuset cs = { 0 };
+	struct il_buf b = IL_BUF_INIT;
+	int r;
+
+	if (!*s)
+		return 0;
+	if ((r = il_cpuset_parse(&cs, *s, err)))
+		return il_err_prefix(err, "%s: %s: ", label, key);
+	if (!cs.n || il_cpuset_format(&cs, &b)) {
+		il_cpuset_release(&cs);
+		il_buf_release(&b);
+		return il_err_set(err, IL_EPARSE, "%s: %s: expected a non-empty CPU list", label, key);
+	}
+	free(*s);
+	*s = il_buf_detach(&b);
+	if (set)
+		*set = cs;
+	else
+		il_cpuset_release(&cs);
+	return *s ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+}
+
 /* The plan's top-level keys (docs/plan.md); what a table cannot say is checked below. */
 #define PLAN_STR(k, m) IL_JF_AT(k, IL_JF_STRING, struct il_plan, m)
 #define PLAN_INT(k, lo, hi, m) IL_JF_RANGE(k, IL_JF_INT, lo, hi, struct il_plan, m)
@@ -275,6 +305,10 @@ static const struct il_jfield plan_fields[] = {
 	PLAN_INT("retries", 0, 100, retries),
 	PLAN_STR("cpufreq_governor", cpufreq_governor),
 	PLAN_INT("timeout_s", 1, 7 * 86400, timeout_s),
+	{ .key = "min_sample_s", .type = IL_JF_NUMBER, .ranged = true, .min = 0, .max = 86400,
+	  .what = "seconds in [0, 86400]", .store = true, .off = offsetof(struct il_plan, min_sample_s) },
+	IL_JF_RANGE("min_idles", IL_JF_INT64, 0, 1e15, struct il_plan, min_idles),
+	PLAN_STR("idle_cpus", idle_cpus),
 	IL_JF("description", IL_JF_ANY),
 	IL_JF("build", IL_JF_ANY),
 };
@@ -287,7 +321,7 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 	int r = 0;
 
 	*out = (struct il_plan){ .iterations = 5, .retries = 2, .timeout_s = 600, .order = IL_ORDER_INTERLEAVE,
-				 .seed = 1, .quiesce_s = -1 };
+				 .seed = 1, .quiesce_s = -1, .min_sample_s = -1 };
 	if ((r = il_jf_read_as(j, plan_fields, IL_JF_COUNT(plan_fields), out, label, NULL, "field", err)))
 		goto fail;
 	if (!plain_word(out->name))
@@ -354,24 +388,9 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 	}
 	if ((v = json_object_get(j, "seed")))
 		out->seed = (uint64_t)json_integer_value(v);
-	if (out->cpus) {
-		struct il_cpuset cs = { 0 };
-		struct il_buf b = IL_BUF_INIT;
-
-		if ((r = il_cpuset_parse(&cs, out->cpus, err))) {
-			il_err_prefix(err, "%s: cpus: ", label);
-			goto fail;
-		}
-		/* canonical form: what the runner passes to taskset */
-		if (!cs.n || il_cpuset_format(&cs, &b)) {
-			il_cpuset_release(&cs);
-			il_buf_release(&b);
-			FAIL("%s: cpus: expected a non-empty CPU list", label);
-		}
-		il_cpuset_release(&cs);
-		free(out->cpus);
-		out->cpus = il_buf_detach(&b);
-	}
+	if ((r = canon_cpus(&out->cpus, NULL, "cpus", label, err)) ||
+	    (r = canon_cpus(&out->idle_cpus, &out->idle_cpuset, "idle_cpus", label, err)))
+		goto fail;
 	if (out->cpufreq_governor && !plain_word(out->cpufreq_governor))
 		FAIL("%s: cpufreq_governor: '%s' is not a governor name", label, out->cpufreq_governor);
 	if (out->reference) {
@@ -404,6 +423,12 @@ int il_plan_load(struct il_plan *out, const char *path, const char *wl_dir, stru
 	r = il_plan_from_json(out, j, wl_dir, path, err);
 	json_decref(j);
 	return r;
+}
+
+void il_plan_diff_opts(const struct il_plan *p, struct il_diff_opts *o)
+{
+	*o = (struct il_diff_opts){ .cpus = p->idle_cpus ? &p->idle_cpuset : NULL, .min_sample_s = p->min_sample_s,
+				    .min_idles = p->min_idles > 0 ? (uint64_t)p->min_idles : 0 };
 }
 
 int il_plan_set_kernels(struct il_plan *p, const struct il_strlist *names, struct il_err *err)

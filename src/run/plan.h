@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <jansson.h>
+#include "idle/diff.h"
 #include "util/str.h"
 #include "workload/def.h"
 
@@ -48,6 +49,10 @@ struct il_plan {
 	int retries;                   /* extra attempts after an infra failure or invalid sample */
 	char *cpufreq_governor;        /* NULL: cpufreq left alone */
 	int timeout_s;                 /* per sample, workload included */
+	double min_sample_s;           /* < 0: by clock (0.1 s monotonic, 1 s uptime); shorter samples are invalid */
+	long long min_idles;           /* idle entries over the measured CPUs below this: invalid; 0: off */
+	char *idle_cpus;               /* CPU list the idle metrics cover (canonical); NULL: every CPU */
+	struct il_cpuset idle_cpuset;  /* the same, parsed */
 	json_t *json;                  /* the plan as given */
 };
 
@@ -56,6 +61,9 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 		      struct il_err *err);
 int il_plan_load(struct il_plan *out, const char *path, const char *wl_dir, struct il_err *err);
 void il_plan_release(struct il_plan *p);
+
+/* The plan's limits for a sample's idle diff; o borrows from p. */
+void il_plan_diff_opts(const struct il_plan *p, struct il_diff_opts *o);
 
 /* Replace the kernel names (the kernel stage's expansion of the plan's entries). */
 int il_plan_set_kernels(struct il_plan *p, const struct il_strlist *names, struct il_err *err);

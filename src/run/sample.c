@@ -159,14 +159,23 @@ void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *s
 	}
 	{
 		struct il_diff d = { 0 };
+		struct il_diff_opts o;
 
-		if (il_diff_compute(&d, &oc->pre, &oc->post, &e)) {
+		/* the plan's idle_cpus, min_sample_s and min_idles (docs/plan.md) */
+		il_plan_diff_opts(p, &o);
+		if (il_diff_compute_opts(&d, &oc->pre, &oc->post, &o, &e)) {
 			set_reason(oc, "invalid", true, e.msg);
 			il_diff_release(&d);
 			goto out;
 		}
 		oc->has_interval = d.has_interval;
 		oc->interval_s = d.interval_s;
+		if (d.invalid) {
+			/* suspend, idle time beyond the interval, too short, too few idles: measure again */
+			set_reason(oc, "invalid", true, d.invalid);
+			il_diff_release(&d);
+			goto out;
+		}
 		if (!il_snapshot_nstates(&oc->pre))
 			oc->note = strdup("no idle states on host: idle counters are absent, workload metrics only");
 		else

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,23 @@ char *il_strndup(const char *s, size_t n)
 		return NULL;
 	memcpy(p, s, n);
 	p[n] = '\0';
+	return p;
+}
+
+char *il_strdup_printf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !(p = malloc((size_t)n + 1)))
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
 	return p;
 }
 

@@ -24,6 +24,9 @@ int il_parse_double(const char *s, size_t n, double *out);
 /* strndup that returns NULL only on OOM. */
 char *il_strndup(const char *s, size_t n);
 
+/* A new string of what printf would print; NULL only on OOM. The caller frees. */
+char *il_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* A sorted, duplicate-free set of CPU numbers. */
 struct il_cpuset {
 	int *cpu;

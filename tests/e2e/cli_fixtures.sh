@@ -25,10 +25,23 @@ expect "dump round-trips through diff" 0 'idles' "$IDLELAB" diff "$T/a.dump" "$T
 expect "diff of the real capture: totals" 0 'all CPUs +842 +695\.9 +102 +85 +187 +0\.2221 +1291342 +0' \
 	"$IDLELAB" diff "$FIX/labvm-arm64-before.txt" "$FIX/labvm-arm64-after.txt"
 expect "diff --json totals" 0 '"idle_miss": 187' "$IDLELAB" diff --json "$FIX/labvm-arm64-before.txt" "$FIX/labvm-arm64-after.txt"
-expect "diff --by cluster (big.LITTLE)" 0 'cluster 1 \(cpus 4-5\)' \
+expect "diff --by cluster (big.LITTLE)" 0 'cluster big \(id 1, capacity 1024, cpus 4-5\)' \
 	"$IDLELAB" diff --by cluster "$FIX/arm64-biglittle-before.txt" "$FIX/arm64-biglittle-after.txt"
 expect "diff --by cpu" 0 '^5 ' "$IDLELAB" diff --by cpu "$FIX/arm64-biglittle-before.txt" "$FIX/arm64-biglittle-after.txt"
 expect "diff shows energy" 0 'energy 1\.529 J, mean 0\.153 W' "$IDLELAB" diff "$FIX/x86-intel-idle-before.txt" "$FIX/x86-intel-idle-after.txt"
+expect "diff names every energy zone and why it is not counted" 0 'intel-rapl:1 +psys +15000000 uJ  not counted: psys is the whole platform' \
+	"$IDLELAB" diff "$FIX/x86-intel-idle-before.txt" "$FIX/x86-intel-idle-after.txt"
+expect "diff flags poll rows, their below are timeouts" 0 'POLL .* poll \(below = timeouts\)' \
+	"$IDLELAB" diff "$FIX/x86-haltpoll-2vcpu-before.txt" "$FIX/x86-haltpoll-2vcpu-after.txt"
+expect "diff shows poll time apart from sleep" 0 'poll states: entries 150, timeouts 50, spinning 2200 us; sleeping 850000 us' \
+	"$IDLELAB" diff "$FIX/x86-haltpoll-2vcpu-before.txt" "$FIX/x86-haltpoll-2vcpu-after.txt"
+expect "diff gives the clock" 0 'interval 1\.000 s \(monotonic clock\)  suspended 0\.000 s' \
+	"$IDLELAB" diff "$FIX/x86-haltpoll-2vcpu-before.txt" "$FIX/x86-haltpoll-2vcpu-after.txt"
+expect "a symmetric 2-vCPU guest has no clusters" 0 '^no clusters: ' \
+	"$IDLELAB" diff --by cluster "$FIX/x86-haltpoll-2vcpu-before.txt" "$FIX/x86-haltpoll-2vcpu-after.txt"
+expect "the uptime clock is a caveat" 0 '^caveat: coarse clock' "$IDLELAB" diff "$FIX/labvm-arm64-before.txt" "$FIX/labvm-arm64-after.txt"
+expect "diff --json carries the clock and the zones' why" 0 '"why": "duplicate of intel-rapl:0' \
+	"$IDLELAB" diff --json "$FIX/x86-intel-idle-before.txt" "$FIX/x86-intel-idle-after.txt"
 expect "diff across a reboot fails" 1 "boot_id changed" "$IDLELAB" diff "$FIX/labvm-arm64-before.txt" "$FIX/kvm-haltpoll.txt"
 expect "diff with a bad --by" 2 "expected state, cpu or cluster" "$IDLELAB" diff --by socket a b
 expect "diff of a missing file" 1 "cannot open '$T/nope.json'" "$IDLELAB" diff "$T/nope.json" "$T/a.json"

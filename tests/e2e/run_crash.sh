@@ -5,7 +5,8 @@
 # its run-start record being made), resume each time; the final journal must
 # hold exactly the planned samples, none twice, every line parseable, compare
 # and report must read it, and the host (a fixture tree here, so this machine
-# is never left half-configured) restored.
+# is never left half-configured) restored. A fixture tree's clocks stand
+# still, so the plans ask for no minimum sample length (min_sample_s 0).
 . "$(dirname "$0")/lib.sh"
 SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
 WLD="--workloads-dir $SRC/workloads"
@@ -17,7 +18,7 @@ cat > "$E2E_TMP/plan.json" <<JSON
 {"name": "crash", "host": "local", "governors": ["menu", "teo", {"label": "teo-nodeep", "governor": "teo", "disable": ["ret-deep"]}],
  "workloads": [{"workload": "periodic", "params": {"hz": 1000, "duration": 0.04}},
                {"workload": "sleeper", "params": {"duration": 0.04, "mix": "50:50,50:2000"}}],
- "iterations": 8}
+ "iterations": 8, "min_sample_s": 0}
 JSON
 RUN=$E2E_TMP/run
 seed=${E2E_SEED:-$$}
@@ -65,7 +66,7 @@ dis=$(cat "$ROOT"/sys/devices/system/cpu/cpu*/cpuidle/state2/disable | tr -d '\n
 # a relative --sysfs-root is the same tree (it made every sample invalid before)
 cat > "$E2E_TMP/rel.json" <<JSON
 {"name": "rel", "host": "local", "governors": ["teo"],
- "workloads": [{"workload": "periodic", "params": {"hz": 1000, "duration": 0.02}}], "iterations": 2}
+ "workloads": [{"workload": "periodic", "params": {"hz": 1000, "duration": 0.02}}], "iterations": 2, "min_sample_s": 0}
 JSON
 (cd "$E2E_TMP" && "$IDLELAB" run rel.json --out rel-run --sysfs-root root $WL -q) >/dev/null 2>&1
 expect "relative --sysfs-root: samples ok" 0 "2/2 samples done, complete, ok 2" "$IDLELAB" show "$E2E_TMP/rel-run" $WLD
@@ -75,4 +76,7 @@ expect "a missing --sysfs-root is named" 1 "sysfs root 'nonexistent-root'" \
 sed 's/"iterations": 2/"iterations": 2, "cpus": "0,7"/' "$E2E_TMP/rel.json" > "$E2E_TMP/cpus.json"
 expect "plan cpus not online: refused" 1 "plan: cpus: CPU 7 is not online on host 'local' \\(online: 0-1\\)" \
 	"$IDLELAB" run "$E2E_TMP/cpus.json" --out "$E2E_TMP/cpus-run" --sysfs-root "$ROOT" $WL
+sed 's/"iterations": 2/"iterations": 2, "idle_cpus": "1,7"/' "$E2E_TMP/rel.json" > "$E2E_TMP/idle-cpus.json"
+expect "plan idle_cpus not online: refused" 1 "plan: idle_cpus: CPU 7 is not online on host 'local' \\(online: 0-1\\)" \
+	"$IDLELAB" run "$E2E_TMP/idle-cpus.json" --out "$E2E_TMP/idle-cpus-run" --sysfs-root "$ROOT" $WL
 finish

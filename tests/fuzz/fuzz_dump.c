@@ -20,8 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		return 0;
 	}
-	/* a snapshot against itself is always comparable and shows no activity */
-	if (il_diff_compute(&d, &s, &s, &err) || (d.total.c[IL_C_USAGE].ok && d.total.c[IL_C_USAGE].v))
+	/* a snapshot against itself is always comparable, valid (no minimums asked) and shows no activity */
+	if (il_diff_compute(&d, &s, &s, &err) || d.invalid || (d.total.c[IL_C_USAGE].ok && d.total.c[IL_C_USAGE].v))
 		abort();
 	json_decref(il_diff_to_json(&d));
 	il_diff_release(&d);

@@ -85,11 +85,48 @@ static void test_snapshot__intel_powercap_zone_names_with_colons(void **state)
 
 	assert_int_equal(s->cpus[0].nstates, 9);
 	assert_string_equal(s->cpus[0].states[8].name, "C10");
-	assert_int_equal(s->nzones, 2);
+	assert_int_equal(s->nzones, 4);
 	assert_string_equal(s->zones[0].zone, "intel-rapl:0");
 	assert_string_equal(s->zones[0].name, "package-0");
 	assert_int_equal(s->zones[0].energy_uj.v, 262143000000ull);
 	assert_string_equal(s->zones[1].zone, "intel-rapl:0:0");
+	assert_string_equal(s->zones[2].zone, "intel-rapl:1");
+	assert_string_equal(s->zones[3].zone, "intel-rapl-mmio:0");
+}
+
+/* The clocks, the suspend counts and hwmon energy channels (gen-synthetic.py haltpoll, hwmon). */
+static void test_snapshot__clocks_suspend_hwmon(void **state)
+{
+	struct il_snapshot s;
+
+	(void)state;
+	tu_parse_fixture(&s, "x86-haltpoll-2vcpu-before.txt");
+	assert_true(s.has_mono);
+	assert_int_equal(s.mono_ns, 109380000000ull);
+	assert_true(s.has_uptime);
+	assert_true(s.suspend_success.ok && s.suspend_success.v == 0);
+	assert_true(s.suspend_fail.ok && s.suspend_fail.v == 0);
+	assert_int_equal(s.nhwmon, 0);
+	assert_true(il_state_is_poll(&s.cpus[1].states[0]));
+	assert_false(il_state_is_poll(&s.cpus[1].states[1]));
+	il_snapshot_release(&s);
+	tu_parse_fixture(&s, "arm64-hwmon-after.txt");
+	/* hwmon0 (cpu_thermal) has no energy channel: not kept */
+	assert_int_equal(s.nhwmon, 1);
+	assert_string_equal(s.hwmon[0].dev, "hwmon1");
+	assert_string_equal(s.hwmon[0].name, "scmi_sensors");
+	assert_int_equal(s.hwmon[0].nchan, 2);
+	assert_int_equal(s.hwmon[0].chan[1].channel, 2);
+	assert_string_equal(s.hwmon[0].chan[1].label, "a72_energy");
+	assert_int_equal(s.hwmon[0].chan[1].energy_uj.v, 2750000);
+	assert_false(s.suspend_success.ok);
+	assert_false(il_state_is_poll(&s.cpus[0].states[0]));
+	il_snapshot_release(&s);
+	/* pseries' snooze is a poll state by name */
+	tu_parse_fixture(&s, "pseries-before.txt");
+	assert_true(il_state_is_poll(&s.cpus[0].states[0]));
+	assert_false(s.has_mono);
+	il_snapshot_release(&s);
 }
 
 static void test_snapshot__pseries_and_haltpoll(void **state)
@@ -116,7 +153,13 @@ static void test_snapshot__values_may_contain_colons_and_root_prefix(void **stat
 		"/tmp/fx/sys/devices/system/cpu/cpu0/cpuidle/state0/usage:5\n"
 		"/tmp/fx/sys/devices/system/cpu/cpu0/cpuidle/state0/time:7\n"
 		"/tmp/fx/sys/devices/system/cpu/cpu0/cpuidle/state0/s2idle/usage:99\n"
-		"/tmp/fx/sys/devices/system/cpu/cpu0/topology/cluster_cpus:f\n";
+		"/tmp/fx/sys/devices/system/cpu/cpu0/topology/cluster_cpus:f\n"
+		/* timer_list's other lines and hwmon's other files are not modelled */
+		"/tmp/fx/proc/timer_list:Timer List Version: v0.9\n"
+		"/tmp/fx/proc/timer_list:now at 5000 nsecs\n"
+		"/tmp/fx/proc/timer_list:  .offset:     0 nsecs\n"
+		"/tmp/fx/sys/class/hwmon/hwmon2/temp1_input:45000\n"
+		"/tmp/fx/sys/class/hwmon/hwmon2/power1_input:3000000\n";
 	struct il_err err = { 0 };
 	struct il_snapshot s;
 
@@ -124,6 +167,8 @@ static void test_snapshot__values_may_contain_colons_and_root_prefix(void **stat
 	assert_int_equal(il_snapshot_parse(&s, dump, strlen(dump), "t", &err), 0);
 	assert_string_equal(s.cpus[0].states[0].desc, "a:b:c");
 	assert_int_equal(s.cpus[0].states[0].cnt[IL_C_USAGE].v, 5);
+	assert_true(s.has_mono && s.mono_ns == 5000);
+	assert_int_equal(s.nhwmon, 0);
 	il_snapshot_release(&s);
 }
 
@@ -156,6 +201,12 @@ static void test_snapshot__bad_input_clear_errors(void **state)
 		  "/sys/devices/system/cpu/cpu0/cpuidle/state2/usage:1\n",
 		  "cpu0 state1 has no 'name'" },
 		{ "/proc/uptime:abc 1\n", "expected seconds" },
+		{ "/proc/timer_list:now at 12x nsecs\n", "expected 'now at N nsecs'" },
+		{ "/proc/timer_list:now at 12\n", "expected 'now at N nsecs'" },
+		{ "/proc/timer_list:now at 1 nsecs\n/proc/timer_list:now at 2 nsecs\n", "'now at' appears twice" },
+		{ "/sys/power/suspend_stats/success:many\n", "expected an unsigned integer" },
+		{ "/sys/class/hwmon/hwmon0/energy1_input:-5\n", "expected an unsigned integer" },
+		{ "/sys/class/hwmon/hwmon0/energy1_label:A\n/sys/class/hwmon/hwmon0/energy1_label:B\n", "appears twice" },
 		{ "/sys/devices/system/cpu/cpu0/cpuidle/state99/usage:1\n", "state index out of range" },
 		{ "/sys/devices/system/cpu/cpu0/topology/cluster_id:one\n", "expected an integer" },
 	};
@@ -241,7 +292,7 @@ static void test_snapshot__local_reader_matches_dump(void **state)
 {
 	static const char *const fx[] = { "labvm-arm64-before.txt", "x86-vm-no-idle-states.txt", "kvm-haltpoll.txt",
 					  "x86-intel-idle-after.txt", "arm64-biglittle-before.txt", "pseries-after.txt",
-					  "old-kernel-4.14-before.txt" };
+					  "old-kernel-4.14-before.txt", "x86-haltpoll-2vcpu-after.txt", "arm64-hwmon-before.txt" };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(fx) / sizeof(*fx); i++)
@@ -251,7 +302,7 @@ static void test_snapshot__local_reader_matches_dump(void **state)
 static void test_snapshot__json_roundtrip(void **state)
 {
 	static const char *const fx[] = { "labvm-arm64-after.txt", "x86-intel-idle-before.txt", "old-kernel-4.14-after.txt",
-					  "x86-vm-no-idle-states.txt" };
+					  "x86-vm-no-idle-states.txt", "arm64-hwmon-after.txt", "x86-haltpoll-2vcpu-before.txt" };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(fx) / sizeof(*fx); i++) {
@@ -359,6 +410,7 @@ int main(void)
 		TU_SNAPSHOT_TEST(test_snapshot__intel_powercap_zone_names_with_colons, "x86-intel-idle-before.txt"),
 		cmocka_unit_test(test_snapjson__str_not_utf8),
 		cmocka_unit_test(test_snapshot__pseries_and_haltpoll),
+		cmocka_unit_test(test_snapshot__clocks_suspend_hwmon),
 		cmocka_unit_test(test_snapshot__values_may_contain_colons_and_root_prefix),
 		cmocka_unit_test(test_snapshot__bad_input_clear_errors),
 		cmocka_unit_test(test_snapshot__truncated_capture),

@@ -64,6 +64,10 @@ static void test_plan__errors_name_the_path(void **state)
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"itrations\":3}", "itrations: unknown field" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"governors\":[{\"governor\":\"teo\",\"disable\":\"C3\"}]}",
 		  "governors[0].disable: expected an array" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"min_sample_s\":-1}", "min_sample_s: expected seconds in [0, 86400]" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"min_idles\":1.5}", "min_idles: expected an integer" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"idle_cpus\":\"2-1\"}", "plan.json: idle_cpus: " },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"idle_cpus\":\",\"}", "idle_cpus: expected a non-empty CPU list" },
 	};
 	struct il_err err = { 0 };
 	struct il_plan p;
@@ -79,6 +83,7 @@ static void test_plan__errors_name_the_path(void **state)
 static void test_plan__defaults_and_variants(void **state)
 {
 	struct il_err err = { 0 };
+	struct il_diff_opts o;
 	struct il_plan p;
 
 	(void)state;
@@ -96,6 +101,22 @@ static void test_plan__defaults_and_variants(void **state)
 	assert_string_equal(p.gov[1].label, "teo-nodeep");
 	assert_string_equal(p.gov[1].disable.v[1], "2");
 	assert_true(json_is_integer(json_object_get(p.wl[0].params, "seed")));
+	/* no limits: the minimum length by clock, every CPU, no minimum of idles */
+	il_plan_diff_opts(&p, &o);
+	assert_true(p.min_sample_s < 0 && o.min_sample_s < 0);
+	assert_null(o.cpus);
+	assert_int_equal(o.min_idles, 0);
+	assert_null(p.idle_cpus);
+	il_plan_release(&p);
+	assert_int_equal(plan_from("{\"name\":\"x\",\"workloads\":[\"periodic\"],\"min_sample_s\":0.5,\"min_idles\":100,"
+				   "\"idle_cpus\":\"3,1-2\"}", &p, &err), 0);
+	assert_string_equal(p.idle_cpus, "1-3");
+	il_plan_diff_opts(&p, &o);
+	assert_true(o.min_sample_s == 0.5);
+	assert_int_equal(o.min_idles, 100);
+	assert_non_null(o.cpus);
+	assert_int_equal(o.cpus->n, 3);
+	assert_int_equal(o.cpus->cpu[0], 1);
 	il_plan_release(&p);
 }
 
@@ -308,7 +329,9 @@ static void setup_fixture(struct fixture_run *f)
 	tu_write(f->dir, "/plan.json",
 		 "{\"name\":\"fx\",\"host\":\"local\",\"governors\":[\"teo\",{\"label\":\"menu-nodeep\",\"governor\":\"menu\","
 		 "\"disable\":[\"ret-deep\"]}],\"workloads\":[{\"workload\":\"argc\",\"params\":{\"text\":\"a b; $(touch /tmp/"
-		 "idlelab-pwned) `id` 'q' \\\"dq\\\"\"}}],\"iterations\":3,\"warmup\":1,\"cpufreq_governor\":\"performance\"}");
+		 "idlelab-pwned) `id` 'q' \\\"dq\\\"\"}}],\"iterations\":3,\"warmup\":1,\"cpufreq_governor\":\"performance\","
+		 /* a fixture tree's clock does not move: no minimum sample length */
+		 "\"min_sample_s\":0}");
 }
 
 static void teardown_fixture(struct fixture_run *f)
@@ -472,6 +495,60 @@ static void test_engine__host_validation(void **state)
 	teardown_fixture(&f);
 }
 
+/* The plan's limits reach the sample stage: a sample that breaks one is invalid with the reason, and retried. */
+static int collect_invalid(json_t *rec, size_t line, void *ctx, struct il_err *err)
+{
+	struct il_strlist *reasons = ctx;
+
+	(void)line, (void)err;
+	if (strcmp(json_string_value(json_object_get(rec, "type")), "sample"))
+		return 0;
+	assert_string_equal(json_string_value(json_object_get(rec, "status")), "invalid");
+	assert_true(json_is_null(json_object_get(rec, "idle")));
+	return il_strlist_push(reasons, json_string_value(json_object_get(rec, "reason")));
+}
+
+static void test_engine__plan_limits_make_samples_invalid(void **state)
+{
+	static const struct {
+		const char *limits, *reason;
+	} cases[] = {
+		/* the fixture tree's clocks stand still: 0 s of uptime, where 1 s is the default with that clock */
+		{ "", "the sample lasted 0.000 s, less than min_sample_s 1 s (uptime clock)" },
+		/* and its counters too: 0 idle entries on the measured cpu1 */
+		{ ",\"min_sample_s\":0,\"min_idles\":1,\"idle_cpus\":\"1\"",
+		  "too few idle entries: 0 on cpus 1, fewer than min_idles 1" },
+	};
+	struct fixture_run f;
+	struct il_err err = { 0 };
+	struct il_run_opts o = { 0 };
+	char plan[700], journal[700], text[400];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct il_strlist reasons = { 0 };
+		char *run_dir = NULL;
+
+		setup_fixture(&f);
+		o.workloads_dir = f.wl;
+		o.sysfs_root = f.root;
+		snprintf(plan, sizeof(plan), "%s/limits.json", f.dir);
+		snprintf(journal, sizeof(journal), "%s/journal.jsonl", f.out);
+		snprintf(text, sizeof(text), "{\"name\":\"lim\",\"host\":\"local\",\"workloads\":[\"argc\"],\"iterations\":1,"
+			 "\"retries\":1%s}", cases[i].limits);
+		tu_write(f.dir, "/limits.json", text);
+		assert_int_equal(il_run_start(plan, f.out, &o, &run_dir, &err), 0);
+		free(run_dir);
+		assert_int_equal(il_journal_each(journal, collect_invalid, &reasons, NULL, &err), 0);
+		/* tried twice (retries 1), invalid both times, for the same reason */
+		assert_int_equal(reasons.n, 2);
+		assert_string_equal(reasons.v[0], cases[i].reason);
+		assert_string_equal(reasons.v[1], cases[i].reason);
+		il_strlist_release(&reasons);
+		teardown_fixture(&f);
+	}
+}
+
 /* The journal schema is one list: writers cannot set a field of another kind, readers name the unknown. */
 static void test_record__schema_one_list(void **state)
 {
@@ -551,6 +628,7 @@ int main(void)
 		cmocka_unit_test(test_engine__fixture_run_interrupt_resume),
 		cmocka_unit_test(test_engine__host_validation),
 		cmocka_unit_test(test_lease__host_kind),
+		cmocka_unit_test(test_engine__plan_limits_make_samples_invalid),
 	};
 
 	return cmocka_run_group_tests_name("run", tests, NULL, NULL);

@@ -269,6 +269,14 @@ static void test_str__names_and_dir_listing(void **state)
 	assert_false(il_name_ok("a+b", "-_.", 64));
 	assert_true(il_name_ok("a+b", "+", 64));
 	assert_false(il_name_ok("abcdefghijklmnop", "", 15));
+	{
+		char *p = il_strdup_printf("cpu%d idle %.3f s of %s", 3, 1.25, "1 s"), *e = il_strdup_printf("%s", "");
+
+		assert_string_equal(p, "cpu3 idle 1.250 s of 1 s");
+		assert_string_equal(e, "");
+		free(p);
+		free(e);
+	}
 	tu_write(dir, "/b.json", "{}");
 	tu_write(dir, "/a.json", "{}");
 	tu_write(dir, "/c.txt", "x");
