@@ -80,7 +80,10 @@ int il_report_text(const struct il_cmp *c, struct il_buf *b, bool compact)
 		header(c, b, "");
 		il_buf_adds(b, "\n");
 	}
-	if (ds->nrows) {
+	if (ds->nrows && !compact && c->o.max_cv_pct > 0) {
+		/* the raw per-sample counts would print exactly the scatter --max-cv left out */
+		il_buf_adds(b, "(per-sample rows left out with --max-cv; --view iterations shows them)\n");
+	} else if (ds->nrows) {
 		il_buf_printf(b, "%-15s %-14s %4s %10s %10s %9s %7s %8s %8s\n", "test", "gov", "iter", "score", "idles",
 			      "idle_miss", "ratio", "belows", "aboves");
 		for (size_t i = 0; i < ds->nrows && !compact; i++) {

@@ -30,6 +30,24 @@ expect "run: --metric and --ref" 0 "ladder .* ref" "$IDLELAB" compare "$RUN" --m
 expect "run: json" 0 '"schema": "idlelab-compare/1"' "$IDLELAB" compare "$RUN" --format json
 expect "run: welch, Holm by default" 0 "Welch t two-sided, alpha 0.05, p Holm-adjusted" "$IDLELAB" compare "$RUN" --test welch
 expect "run: --no-holm turns the adjustment off" 0 "alpha 0.05, p not adjusted" "$IDLELAB" compare "$RUN" --no-holm
+# --max-cv: run1's pingpong.usec_per_loop scatters (ladder CV 122%), periodic.wakeup_lat_avg_us
+# does not (at most 18.4%): the first is named and left out, the second compared
+expect "--max-cv names what it leaves out" 0 "metrics left out, CV above 25% .*: pingpong.usec_per_loop \\(ladder" \
+	"$IDLELAB" compare "$RUN" --metric usec_per_loop,wakeup_lat_avg_us --max-cv 25
+"$IDLELAB" compare "$RUN" --metric usec_per_loop,wakeup_lat_avg_us --max-cv 25 --format json > "$E2E_TMP/maxcv.json"
+python3 - "$E2E_TMP/maxcv.json" <<'PY' && ok "--max-cv: json lists the dropped metric, compares the rest" ||
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert [m["key"] for m in c["metrics"]] == ["periodic.wakeup_lat_avg_us"], c["metrics"]
+d = c["dropped"]
+assert len(d) == 1 and d[0]["key"] == "pingpong.usec_per_loop" and d[0]["variant"] == "ladder", d
+assert abs(d[0]["cv"] - 1.222) < 0.001 and c["max_cv_pct"] == 25, d
+PY
+	bad "--max-cv: json lists the dropped metric, compares the rest" "$(head -c 1500 "$E2E_TMP/maxcv.json")"
+expect "--max-cv leaving nothing is an error" 1 "every selected metric has a CV above 25%" \
+	"$IDLELAB" compare "$RUN" --metric usec_per_loop --max-cv 25
+expect "--max-cv 0 is refused" 2 "--max-cv: expected a percentage above 0, got '0'" \
+	"$IDLELAB" compare "$RUN" --max-cv 0
 expect "run: --holm and --no-holm together are refused" 2 "contradict" "$IDLELAB" compare "$RUN" --holm --no-holm
 expect "run: a differing A/A pair is the first line" 0 "^WARNING: host not quiet: menu / menu-again differ on periodic.idle.idles \\(p=0.013\\)" \
 	"$IDLELAB" compare "$RUN"
