@@ -29,7 +29,9 @@ expect "run three kernels on the lab" 0 "run complete" "$IDLELAB" run "$E2E_TMP/
 n=$(grep -c '"type":"boot".*"ok":true' "$E2E_TMP/run/journal.jsonl")
 [ "$n" = 4 ] && ok "4 verified boots journalled (3 kernels, then the lab's own)" || bad "4 verified boots journalled" "$(grep '"type":"boot"' "$E2E_TMP/run/journal.jsonl" | cut -c1-300)"
 expect "every sample counted" 0 "21/21 samples done, complete, warmup 3, ok 18" "$IDLELAB" show "$E2E_TMP/run"
-"$IDLELAB" compare "$E2E_TMP/run" --ref menu@labvm-6.1 --alpha 0.01 --metric idle.aboves,idle.miss_ratio --format json > "$E2E_TMP/c.json"
+# Holm over the 4 comparisons (2 metrics x 2 kernels) at the default alpha: 6 vs 6 fully
+# separated gives p = 2/924 = 0.0022, 0.0087 adjusted
+"$IDLELAB" compare "$E2E_TMP/run" --ref menu@labvm-6.1 --metric idle.aboves,idle.miss_ratio --format json > "$E2E_TMP/c.json"
 python3 - "$E2E_TMP/c.json" <<'PY' && ok "compare: the deepest-state patch is worse, the identical kernel is noise" ||
 import json, sys
 c = json.load(open(sys.argv[1]))
@@ -40,6 +42,17 @@ PY
 	bad "compare: the deepest-state patch is worse, the identical kernel is noise" "$(head -c 2000 "$E2E_TMP/c.json")"
 expect "tested-by names the kernels" 0 "deep-1 \\(commit [0-9a-f]{12}," \
 	"$IDLELAB" tested-by "$E2E_TMP/run" --as "T <t@example.org>"
+# a patched kernel, but measured on the emulated lab: evidence, never a trailer unless forced
+"$IDLELAB" tested-by "$E2E_TMP/run" --ref menu@labvm-6.1 > "$E2E_TMP/tb.txt" 2>&1
+grep -q '^Evidence, not a Tested-by:' "$E2E_TMP/tb.txt" && grep -q "emulated lab VM" "$E2E_TMP/tb.txt" &&
+	! grep -q '^Tested-by:' "$E2E_TMP/tb.txt" && ok "tested-by on the lab: evidence, no trailer" ||
+	bad "tested-by on the lab: evidence, no trailer" "$(cat "$E2E_TMP/tb.txt")"
+"$IDLELAB" tested-by "$E2E_TMP/run" --ref menu@labvm-6.1 --force --as "T <t@example.org>" > "$E2E_TMP/tbf.txt" 2>&1
+head -1 "$E2E_TMP/tbf.txt" | grep -q '^Forced (--force)' && [ "$(tail -1 "$E2E_TMP/tbf.txt")" = "Tested-by: T <t@example.org>" ] &&
+	ok "tested-by --force on the lab: says so, the trailer once at the end" ||
+	bad "tested-by --force on the lab: says so, the trailer once at the end" "$(cat "$E2E_TMP/tbf.txt")"
+# IDLELAB_E2E_KEEP=DIR keeps this run and its Tested-by evidence (the evidence quoted in a note)
+[ -n "${IDLELAB_E2E_KEEP:-}" ] && cp -r "$E2E_TMP/run" "$E2E_TMP/tb.txt" "$IDLELAB_E2E_KEEP/"
 now=$("$IDLELAB" lab ssh --name k -- uname -r 2>/dev/null)
 [ -n "$own" ] && [ "$now" = "$own" ] && ok "the lab is back on its own kernel ($own)" || bad "the lab is back on its own kernel" "$own -> $now"
 "$IDLELAB" lab down --name k >/dev/null 2>&1
