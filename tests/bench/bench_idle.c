@@ -28,6 +28,10 @@ static void gen(struct il_buf *b, int phase)
 					il_buf_printf(b, "MWAIT 0x%02x\n", k * 16);
 				else if (i == 6)
 					il_buf_adds(b, "enabled\n");
+				else if (i == 2 || i == 3) /* one state table on every CPU, as on a real host */
+					il_buf_printf(b, "%d\n", k * k * 10 * (i - 1));
+				else if (i == 4 || i == 5)
+					il_buf_adds(b, "0\n");
 				else
 					il_buf_printf(b, "%d\n", (c + 1) * (k + 3) * (i + 1) * 1000 + phase * (i + k + 1));
 			}

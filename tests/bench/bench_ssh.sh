@@ -11,7 +11,9 @@ IL_SRCDIR=${IL_SRCDIR:-.}
 SNAP=${SSHSNAP:-build/release/tests/sshsnap}
 N=100
 per_idlelab=$("$SNAP" "$HOSTS_DIR" lab1 $N) || { echo "bench ssh: sshsnap failed"; exit 1; }
-files=$($SSH_CMD "$(sed -n 's/^C=/C=/p; /^grep/,/^:/p' "$IL_SRCDIR/runners/snapshot.sh" | sed 's/^grep -r \./grep -rl ./; s/^:$//')" | sort -u)
+# the files one snapshot reads: the path of each dump line (up to the ':' after its last '/', so
+# powercap zone names with ':' stay whole and timer_list's "now at" value is cut off)
+files=$($SSH_CMD "$(cat "$IL_SRCDIR/runners/snapshot.sh")" | sed -E 's#^(.*/[^:/]*):.*$#\1#' | sort -u)
 nfiles=$(echo "$files" | wc -l)
 # ssh per file: 2 snapshots are enough to time it (it is slow), scaled per snapshot
 t0=$(date +%s.%N)
