@@ -230,7 +230,7 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 		}
 	}
 	il_buf_adds(b, "</table>\n");
-	il_report_text(c, &text, false);
+	il_report_text(c, &text);
 	il_buf_adds(b, "<h2>Mailing-list text</h2>\n<pre>");
 	esc(b, il_buf_str(&text));
 	il_buf_carry(b, &text);

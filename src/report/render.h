@@ -13,8 +13,8 @@
 #include "stats/compare.h"
 #include "util/buf.h"
 
-/* compact: means instead of every row, and only the metrics a reply needs. */
-int il_report_text(const struct il_cmp *c, struct il_buf *out, bool compact);
+/* The mail-width text report: header, per-sample rows, a block per metric, the verdict. */
+int il_report_text(const struct il_cmp *c, struct il_buf *out);
 int il_report_md(const struct il_cmp *c, struct il_buf *out);
 int il_report_csv(const struct il_cmp *c, struct il_buf *out);
 int il_report_html(const struct il_cmp *c, struct il_buf *out);

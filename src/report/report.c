@@ -7,7 +7,7 @@
 
 static int render_text(const struct il_cmp *c, struct il_buf *out)
 {
-	return il_report_text(c, out, false);
+	return il_report_text(c, out);
 }
 
 static const struct {

@@ -392,7 +392,7 @@ int il_report_tested_by(const struct il_cmp *c, const struct il_tb_opts *o, stru
 		il_buf_printf(&tail, "\nTested-by: %s\n", il_buf_str(&who));
 	il_buf_add(b, head.p ? head.p : "", head.len);
 	if (o->full) {
-		il_report_text(c, b, false);
+		il_report_text(c, b);
 		/* the text report ends with the verdict already */
 		if (trailer)
 			il_buf_printf(b, "\nTested-by: %s\n", il_buf_str(&who));

@@ -6,24 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A metric worth a line in a mail reply: not a per-state or per-cluster detail, and not constant. */
-static bool compact_metric(const struct il_cmp *c, const struct il_mseries *m)
-{
-	double first = NAN;
-
-	if (m->idle && strcmp(m->metric, "idle.idles") && strcmp(m->metric, "idle.idle_miss") &&
-	    strcmp(m->metric, "idle.miss_ratio") && strcmp(m->metric, "idle.energy_j") && strcmp(m->metric, "idle.power_w"))
-		return false;
-	for (size_t v = 0; v < c->ds->nvar; v++)
-		for (size_t k = 0; k < m->var[v].n; k++) {
-			if (isnan(first))
-				first = m->var[v].v[k];
-			else if (m->var[v].v[k] != first)
-				return true;
-		}
-	return false;
-}
-
 static const char *better_word(enum il_better b)
 {
 	return b == IL_BETTER_HIGHER ? "higher is better" : b == IL_BETTER_LOWER ? "lower is better" : "no direction";
@@ -71,22 +53,20 @@ static const char *cut(char *buf, size_t n, const char *s, size_t w)
 	return buf;
 }
 
-int il_report_text(const struct il_cmp *c, struct il_buf *b, bool compact)
+int il_report_text(const struct il_cmp *c, struct il_buf *b)
 {
 	const struct il_dataset *ds = c->ds;
-	char n1[32], n2[32], n3[32], n4[32], n5[32], n6[32], t1[32], t2[32];
+	char n1[32], n2[32], n3[32], n4[32], n5[32], t1[32], t2[32];
 
-	if (!compact) {
-		header(c, b, "");
-		il_buf_adds(b, "\n");
-	}
-	if (ds->nrows && !compact && c->o.max_cv_pct > 0) {
+	header(c, b, "");
+	il_buf_adds(b, "\n");
+	if (ds->nrows && c->o.max_cv_pct > 0) {
 		/* the raw per-sample counts would print exactly the scatter --max-cv left out */
 		il_buf_adds(b, "(per-sample rows left out with --max-cv; --view iterations shows them)\n");
 	} else if (ds->nrows) {
 		il_buf_printf(b, "%-15s %-14s %4s %10s %10s %9s %7s %8s %8s\n", "test", "gov", "iter", "score", "idles",
 			      "idle_miss", "ratio", "belows", "aboves");
-		for (size_t i = 0; i < ds->nrows && !compact; i++) {
+		for (size_t i = 0; i < ds->nrows; i++) {
 			const struct il_row *r = &ds->rows[i];
 			char ratio[32];
 
@@ -99,43 +79,11 @@ int il_report_text(const struct il_cmp *c, struct il_buf *b, bool compact)
 				      il_fmt_num(n2, 32, r->idles), il_fmt_num(n3, 32, r->idle_miss), ratio,
 				      il_fmt_num(n4, 32, r->belows), il_fmt_num(n5, 32, r->aboves));
 		}
-		if (compact) {
-			/* means per group and variant, in the same columns */
-			for (size_t i = 0; i < ds->nrows; i++) {
-				const struct il_row *r = &ds->rows[i];
-				double s[6] = { 0 };
-				size_t n = 0;
-				bool first = true;
-
-				for (size_t k = 0; k < i && first; k++)
-					first = strcmp(ds->rows[k].group, r->group) || strcmp(ds->rows[k].variant, r->variant);
-				if (!first)
-					continue;
-				for (size_t k = i; k < ds->nrows; k++) {
-					const struct il_row *q = &ds->rows[k];
-
-					if (strcmp(q->group, r->group) || strcmp(q->variant, r->variant))
-						continue;
-					s[0] += q->score, s[1] += q->idles, s[2] += q->idle_miss, s[3] += q->ratio,
-						s[4] += q->belows, s[5] += q->aboves;
-					n++;
-				}
-				for (int k = 0; k < 6; k++)
-					s[k] /= (double)n;
-				snprintf(n4, sizeof(n4), isfinite(s[3]) ? "%.3f" : "-", s[3]);
-				il_buf_printf(b, "%-15s %-14s %4s %10s %10s %9s %7s %8s %8s\n", cut(t1, 32, r->group, 15),
-					      cut(t2, 32, r->variant, 14), "mean", il_fmt_num(n1, 32, s[0]),
-					      il_fmt_num(n2, 32, s[1]), il_fmt_num(n3, 32, s[2]), n4,
-					      il_fmt_num(n5, 32, s[4]), il_fmt_num(n6, 32, s[5]));
-			}
-		}
 		il_buf_adds(b, "\n");
 	}
 	for (size_t i = 0; i < c->nmet; i++) {
 		const struct il_mseries *m = &ds->met[c->met[i]];
 
-		if (compact && !compact_metric(c, m))
-			continue;
 		il_buf_printf(b, "%s (%s%s%s)\n", m->key, m->unit, *m->unit ? ", " : "", better_word(m->better));
 		il_buf_printf(b, "  %-12s %4s %10s %6s %7s %7s %13s %6s  %s\n", "variant", "n", "mean", "cv", "change", "p",
 			      "CI of ratio", "noise", "verdict");

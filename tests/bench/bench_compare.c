@@ -73,7 +73,7 @@ int main(void)
 		return 1;
 	}
 	t2 = now();
-	il_report_text(&c, &out, false);
+	il_report_text(&c, &out);
 	t3 = now();
 	printf("bench compare: %zu samples (4 variants x 10 metrics): load %.2f s, statistics %.2f s, text report %.2f s; "
 	       "total %.2f s (target < 2 s: %s)\n",

@@ -114,7 +114,7 @@ static void test_report__text_fits_mail(void **state)
 
 	(void)state;
 	load(&ds, &c, run1(NULL));
-	assert_int_equal(il_report_text(&c, &out, false), 0);
+	assert_int_equal(il_report_text(&c, &out), 0);
 	assert_int_equal(il_report_tested_by(&c, &(struct il_tb_opts){ .as = "T <t@e.org>" }, &out, NULL), 0);
 	for (p = out.p; *p;) {
 		const char *nl = strchr(p, '\n');
@@ -317,7 +317,7 @@ static void test_aa__differing_pair_is_a_warning_not_a_finding(void **state)
 	assert_non_null(strstr(out.p, "; 1 metric unreliable (the A/A pair menu / menu-again differs: host not quiet)."));
 	assert_null(strstr(out.p, "periodic.idle.idles changed"));
 	il_buf_reset(&out);
-	assert_int_equal(il_report_text(&c, &out, false), 0);
+	assert_int_equal(il_report_text(&c, &out), 0);
 	/* the first line of the text report, before any table */
 	assert_true(!strncmp(out.p, "WARNING: host not quiet: menu / menu-again differ on periodic.idle.idles (p=0.013)",
 			     81));
