@@ -99,4 +99,10 @@ expect "no idle states: switching governors is refused clearly" 1 "no idle state
 	"$IDLELAB" run "$E2E_TMP/noidle-gov.json" --out "$E2E_TMP/noidle-gov" --sysfs-root "$E2E_TMP/noidle" $WL
 expect "plan errors name the JSON path" 1 "workloads\\[0\\]\\.params\\.hz: expected number" \
 	sh -c "printf '{\"name\":\"x\",\"host\":\"local\",\"workloads\":[{\"workload\":\"periodic\",\"params\":{\"hz\":\"fast\"}}]}' > $E2E_TMP/bad.json && $IDLELAB run $E2E_TMP/bad.json $WL"
+# pingpong -c pins the sides (the demo's cross-CPU pair): a pinned run says how many CPUs it used,
+# a CPU that does not exist is refused by sched_setaffinity and named, a bad list is a usage error
+PP="$SRC/build/workloads/$(uname -m)/pingpong"
+expect "pingpong -c pins both sides" 0 "pinned_cpus: 2" "$PP" -p 1 -n 200 -c 0,0
+expect "pingpong -c to a missing CPU is named" 1 "cannot pin to CPU 1023" "$PP" -p 1 -n 10 -c 0,1023
+expect "pingpong -c with a bad list is a usage error" 2 "-c: expected an integer in \\[0, 1023\\], got 'x'" "$PP" -c 0,x
 finish

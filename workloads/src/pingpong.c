@@ -111,6 +111,12 @@ int main(int argc, char **argv)
 				char b;
 
 				close(start[1]);
+				/*
+				 * only this side's ends stay open, so a partner that
+				 * exits (a failed pin, a crash) is an EOF here, not a hang
+				 */
+				close(side ? ab[1] : ab[0]);
+				close(side ? ba[0] : ba[1]);
 				if (ncpus) {
 					cpu_set_t set;
 
