@@ -1,22 +1,28 @@
-set -e; d=$1; src=$2; root=$d/root; rm -rf "$d/x" "$root"; mkdir -p "$d/x"
-for f in "$d"/debs/*_arm64.deb; do dpkg -x "$f" "$d/x"; done
-mkdir -p "$root"/bin "$root"/sbin "$root"/usr/bin "$root"/usr/sbin "$root"/usr/local/bin "$root"/lib/aarch64-linux-gnu "$root"/usr/lib/openssh "$root"/etc/dropbear "$root"/root/.ssh "$root"/proc "$root"/sys "$root"/dev "$root"/tmp "$root"/run "$root"/var/log
+# The lab's initramfs (embedded in idlelab; run by lab/lab.c as sh -c with
+# arguments): DIR SRC DEBARCH TRIPLE INTERP WLARCH HOSTSDIR. DIR has debs/ (the
+# Debian packages of DEBARCH listed in SRC/HOSTSDIR/packages) and the keys; the
+# root is made of busybox, dropbear, sftp-server, kexec and flock with the
+# libraries they need (in /lib/TRIPLE, the loader linked at INTERP), idlelab's
+# static workloads for WLARCH, and SRC/hosts/labvm/init as /init.
+set -e; d=$1; src=$2; a=$3; triple=$4; interp=$5; wl=$6; hd=$7; root=$d/root; rm -rf "$d/x" "$root"; mkdir -p "$d/x"
+for f in "$d"/debs/*_"$a".deb; do dpkg -x "$f" "$d/x"; done
+mkdir -p "$root"/bin "$root"/sbin "$root"/usr/bin "$root"/usr/sbin "$root"/usr/local/bin "$root/lib/$triple" "$root"/usr/lib/openssh "$root"/etc/dropbear "$root"/root/.ssh "$root"/proc "$root"/sys "$root"/dev "$root"/tmp "$root"/run "$root"/var/log
 cp "$d/x/bin/busybox" "$root/bin/busybox"; ln -sf busybox "$root/bin/sh"
 cp "$d/x/usr/sbin/dropbear" "$root/usr/sbin/"
 cp "$d/x/usr/lib/openssh/sftp-server" "$root/usr/lib/openssh/"
 ln -sf openssh/sftp-server "$root/usr/lib/sftp-server"
 cp "$d/x/sbin/kexec" "$root/sbin/"
 cp "$d/x/usr/bin/flock" "$root/usr/bin/"
-lib=$root/lib/aarch64-linux-gnu; more=1
+lib=$root/lib/$triple; more=1
 while [ $more = 1 ]; do more=0
  for f in "$root/bin/busybox" "$root/usr/sbin/dropbear" "$root/usr/lib/openssh/sftp-server" "$root/sbin/kexec" "$root/usr/bin/flock" "$lib"/*; do [ -f "$f" ] || continue
   for l in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
    [ -e "$lib/$l" ] && continue; p=$(find "$d/x" -name "$l" | head -n 1)
-   [ -n "$p" ] || { echo "$l (needed by ${f##*/}) is in no package of hosts/labvm/packages" >&2; exit 1; }
+   [ -n "$p" ] || { echo "$l (needed by ${f##*/}) is in no package of $hd/packages" >&2; exit 1; }
    cp -L "$p" "$lib/"; more=1; done; done; done
-ln -sf aarch64-linux-gnu/ld-linux-aarch64.so.1 "$root/lib/ld-linux-aarch64.so.1"
+mkdir -p "$root${interp%/*}"; ln -sf "/lib/$triple/${interp##*/}" "$root$interp"
 cp "$src/hosts/labvm/init" "$root/init"; chmod 755 "$root/init"
-cp "$src"/build/workloads/aarch64/* "$root/usr/local/bin/"
+cp "$src/build/workloads/$wl"/* "$root/usr/local/bin/"
 cp "$d/host_key" "$root/etc/dropbear/host_key"; chmod 600 "$root/etc/dropbear/host_key"
 cp "$d/lab_key.pub" "$root/root/.ssh/authorized_keys"
 chmod 700 "$root/root" "$root/root/.ssh"; chmod 600 "$root/root/.ssh/authorized_keys"

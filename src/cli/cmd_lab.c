@@ -23,14 +23,16 @@ int cmd_lab(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };
-	const char *name = NULL, *image = NULL, *src = NULL;
+	const char *name = NULL, *image = NULL, *src = NULL, *arch = NULL, *table = NULL;
 	long cpus = 0, mem = 0, timeout = 0;
 	bool json = false, quiet = false;
 	const struct il_opt opts[] = {
 		IL_OPT_NUM(0, "cpus", &cpus, "N", "guest CPUs (default 2)"),
 		IL_OPT_NUM(0, "mem", &mem, "MIB", "guest memory (default 512)"),
+		IL_OPT_STR(0, "arch", &arch, "ARCH", "arm64 (default) or x86_64 (hosts labvm-x86, labvm-x86-NAME)"),
 		IL_OPT_STR(0, "name", &name, "NAME", "lab instance (default labvm; host name labvm-NAME)"),
-		IL_OPT_STR(0, "kernel", &image, "IMAGE", "up: boot this kernel Image instead of the lab's own"),
+		IL_OPT_STR(0, "table", &table, "TABLE", "up, x86_64: idle table of hosts/labvm-x86/idle-tables.json (default, pseries)"),
+		IL_OPT_STR(0, "kernel", &image, "IMAGE", "up: boot this kernel image instead of the lab's own"),
 		IL_OPT_NUM(0, "timeout", &timeout, "S", "up: seconds to wait for SSH (default 180)"),
 		IL_CLI_OPT_CACHE(&dirs),
 		IL_OPT_STR(0, "source", &src, "DIR", "idlelab's source tree (hosts/labvm, workloads; default .)"),
@@ -38,12 +40,14 @@ int cmd_lab(int argc, char **argv)
 		IL_OPT_BOOL('q', "quiet", &quiet, "build, up: no progress output"),
 		IL_OPT_END_,
 	};
-	static const char *const usage[] = { "idlelab lab build [--cpus N]", "idlelab lab up [--cpus N] [--name NAME] [--kernel IMAGE]",
-					     "idlelab lab status|down|console [--name NAME]",
-					     "idlelab lab ssh [--name NAME] [-- CMD...]", NULL };
+	static const char *const usage[] = { "idlelab lab build [--arch ARCH] [--cpus N]",
+					     "idlelab lab up [--arch ARCH] [--cpus N] [--name NAME] [--table TABLE] [--kernel IMAGE]",
+					     "idlelab lab status|down|console [--arch ARCH] [--name NAME]",
+					     "idlelab lab ssh [--arch ARCH] [--name NAME] [-- CMD...]", NULL };
 	struct il_lab_opts o = { 0 };
 	struct il_err err = { 0 };
 	json_t *j = NULL;
+	char *instance = NULL;
 	int nargs, r;
 
 	if ((r = il_cli_begin(argc, argv, opts, usage, &dirs, &paths, &nargs)) >= 0)
@@ -52,9 +56,13 @@ int cmd_lab(int argc, char **argv)
 		return il_opt_error(opts, usage, "missing action (build, up, down, status, ssh, console)");
 	if (cpus < 0 || cpus > 64 || mem < 0 || timeout < 0)
 		return il_opt_error(opts, usage, "--cpus, --mem and --timeout must be positive");
-	o = (struct il_lab_opts){ .cache_dir = paths.cache_dir, .src_dir = src, .name = name, .cpus = (int)cpus,
-				  .mem_mb = (int)mem, .image = image, .timeout_s = (int)timeout,
-				  .progress = quiet ? NULL : il_cli_progress };
+	o = (struct il_lab_opts){ .cache_dir = paths.cache_dir, .src_dir = src, .arch = arch, .name = name,
+				  .table = table, .cpus = (int)cpus, .mem_mb = (int)mem, .image = image,
+				  .timeout_s = (int)timeout, .progress = quiet ? NULL : il_cli_progress };
+	if (il_lab_resolve(&o, NULL, &instance, &err))
+		return il_cli_fail(&err);
+	if (table && strcmp(argv[1], "up"))
+		return free(instance), il_opt_error(opts, usage, "--table is for 'lab up'");
 	if (!strcmp(argv[1], "build") && nargs == 1) {
 		char *dir = NULL;
 
@@ -69,23 +77,37 @@ int cmd_lab(int argc, char **argv)
 			return il_cli_fail(&err);
 		if (json)
 			return il_cli_output_json(NULL, j, &err) ? il_cli_fail(&err) : IL_EXIT_OK;
-		printf("lab %s up: ssh on 127.0.0.1:%lld (host '%s'), pid %lld, ready after %.1f s\n", json_string_value(json_object_get(j, "name")),
-		       (long long)json_integer_value(json_object_get(j, "port")),
-		       strcmp(json_string_value(json_object_get(j, "name")), "labvm") ? "labvm-<name>" : "labvm",
-		       (long long)json_integer_value(json_object_get(j, "pid")), json_real_value(json_object_get(j, "ssh_ready_s")));
+		{
+			char *host = il_lab_host_name(json_string_value(json_object_get(j, "name")));
+
+			printf("lab %s up: ssh on 127.0.0.1:%lld (host '%s'), pid %lld, ready after %.1f s",
+			       json_string_value(json_object_get(j, "name")), (long long)json_integer_value(json_object_get(j, "port")),
+			       host ? host : "?", (long long)json_integer_value(json_object_get(j, "pid")),
+			       json_real_value(json_object_get(j, "ssh_ready_s")));
+			if (json_is_string(json_object_get(j, "table")))
+				printf(", idle table %s", json_string_value(json_object_get(j, "table")));
+			printf("\n");
+			free(host);
+		}
 		json_decref(j);
+		free(instance);
 		return IL_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "down") && nargs == 1)
 		return il_lab_down(&o, &err) ? il_cli_fail(&err) : IL_EXIT_OK;
 	if (!strcmp(argv[1], "status") && nargs == 1) {
-		il_lab_status(&o, &j, &err);
+		if (il_lab_status(&o, &j, &err))
+			return il_cli_fail(&err);
 		if (json)
 			return il_cli_output_json(NULL, j, &err) ? il_cli_fail(&err) : IL_EXIT_OK;
-		printf("lab %s: %s", json_string_value(json_object_get(j, "name")), json_string_value(json_object_get(j, "state")));
+		printf("lab %s (%s, host %s): %s", json_string_value(json_object_get(j, "name")),
+		       json_string_value(json_object_get(j, "arch")), json_string_value(json_object_get(j, "host")),
+		       json_string_value(json_object_get(j, "state")));
 		if (json_is_integer(json_object_get(j, "port")))
 			printf(", ssh 127.0.0.1:%lld, pid %lld", (long long)json_integer_value(json_object_get(j, "port")),
 			       (long long)json_integer_value(json_object_get(j, "pid")));
+		if (json_is_string(json_object_get(j, "table")))
+			printf(", idle table %s", json_string_value(json_object_get(j, "table")));
 		printf("\n");
 		if (!strcmp(json_string_value(json_object_get(j, "state")), "crashed"))
 			printf("QEMU is gone; the console ended with:\n%s", json_string_value(json_object_get(j, "console_tail")));
@@ -111,7 +133,7 @@ int cmd_lab(int argc, char **argv)
 		char **av = calloc((size_t)nargs + 16, sizeof(*av));
 		int k = 0;
 
-		if (il_lab_host(&h, o.cache_dir, name ? name : "labvm", &err))
+		if (il_lab_host(&h, o.cache_dir, instance, &err))
 			return il_cli_fail(&err);
 		snprintf(port, sizeof(port), "%d", h.port);
 		snprintf(kh, sizeof(kh), "UserKnownHostsFile=%s", h.known_hosts);

@@ -23,7 +23,7 @@ const struct il_cmd il_commands[] = {
 	{ "show", cmd_show, "summary of a run directory: plan, host, samples by status" },
 	{ "compare", cmd_compare, "compare variants (run directories or files of numbers): significance, noise, verdicts" },
 	{ "report", cmd_report, "write every report format of a run into its directory (from journal.jsonl alone)" },
-	{ "lab", cmd_lab, "the built-in lab host: arm64 kernel with real cpuidle states under QEMU (build, up, down, ...)" },
+	{ "lab", cmd_lab, "the built-in lab hosts: arm64 or x86_64 kernels with real cpuidle states under QEMU (build, up, down, ...)" },
 	{ "series", cmd_series, "show a patch series from an mbox or a public-inbox thread (by Message-ID)" },
 	{ "kernel", cmd_kernel, "kernel variants of a plan: prepare (commits), build (cached, incremental), list" },
 	{ "tested-by", cmd_tested_by, "the Tested-by evidence block of a run, for a linux-pm reply" },

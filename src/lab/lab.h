@@ -1,23 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The built-in lab host: an arm64 kernel built by the kernel stage from
- * Debian's linux-source-6.1, an initramfs from Debian arm64 packages, QEMU's
- * virt device tree with PSCI idle states, booted under qemu-system-aarch64
- * (TCG) with SSH on a free loopback port. Builds are cached; several labs
- * (instances) may run at once; only the QEMU process a lab started is ever
- * stopped (by its PID, checked against its command line).
+ * The built-in lab hosts: a kernel built by the kernel stage from Debian's
+ * linux-source-6.1, an initramfs from Debian packages of the guest's
+ * architecture, and firmware that declares real cpuidle states, booted under
+ * QEMU (TCG) with SSH on a free loopback port. arm64: QEMU's virt device tree
+ * with PSCI idle states (psci_idle). x86_64: q35 with an SSDT giving the
+ * processors a _CST (acpi_idle: POLL + halt states, lab/ssdt.h), one per
+ * idle table. What differs per architecture is declared in lab/labarch.h.
+ * Builds are cached; several labs (instances) may run at once; only the QEMU
+ * process a lab started is ever stopped (by its PID, checked against its
+ * command line).
  */
 #ifndef IL_LAB_LAB_H
 #define IL_LAB_LAB_H
 #include <jansson.h>
 #include "host/inventory.h"
+#include "lab/labarch.h"
 #include "util/err.h"
 #include "util/progress.h"
 
 struct il_lab_opts {
 	const char *cache_dir;    /* struct il_paths.cache_dir */
 	const char *src_dir;      /* idlelab's source tree (hosts/labvm, workloads); NULL: "." */
-	const char *name;         /* instance name; NULL: "labvm" */
+	const char *arch;         /* "arm64", "x86_64"; NULL: the instance name's (labarch.h) */
+	const char *name;         /* instance name; NULL: the architecture's default ("labvm", "x86") */
+	const char *table;        /* up, x86_64: the idle table of idle-tables.json; NULL: "default" */
 	int cpus;                 /* 0: 2 */
 	int mem_mb;               /* 0: 512 */
 	const char *image;        /* lab up: boot this kernel image instead of the lab's own */
@@ -28,7 +35,14 @@ struct il_lab_opts {
 
 typedef void (*il_lab_cb)(const char *step, double elapsed_s, void *ctx);
 
-/* Build (or find cached) everything the lab boots; *dir (caller frees) holds Image, initramfs, dtb, keys. */
+/*
+ * The architecture and instance name opts mean (--arch x86_64 --name k is
+ * instance "x86-k", host labvm-x86-k); *instance: caller frees. IL_EINVAL for
+ * an unknown architecture or a name of another architecture's.
+ */
+int il_lab_resolve(const struct il_lab_opts *o, enum il_lab_arch *arch, char **instance, struct il_err *err);
+
+/* Build (or find cached) everything the lab boots; *dir (caller frees) holds the image, initramfs, firmware, keys. */
 int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **dir, struct il_err *err);
 
 /* Boot the lab (building it first if needed); *state (caller owns) describes the running instance. */
@@ -37,10 +51,10 @@ int il_lab_up(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, json_t **sta
 /* Stop the instance: poweroff over SSH, then its QEMU PID. Not running is not an error. */
 int il_lab_down(const struct il_lab_opts *o, struct il_err *err);
 
-/* {"name", "state": "running"|"stopped"|"crashed", "pid", "port", "uptime_s", "console_tail"} */
+/* {"name", "host", "arch", "state": "running"|"stopped"|"crashed", "pid", "port", "run_dir", "console_tail", "image", "table"} */
 int il_lab_status(const struct il_lab_opts *o, json_t **out, struct il_err *err);
 
-/* The instance's directory (console.log, known_hosts, state.json); caller frees. */
+/* The instance's directory (console.log, known_hosts, state.json); caller frees; NULL for a bad name. */
 char *il_lab_run_dir(const struct il_lab_opts *o);
 
 /*

@@ -33,7 +33,7 @@ int il_lab_host_load(struct il_host_cfg *out, const struct il_paths *paths, cons
 	const char *cache_dir = paths ? paths->cache_dir : NULL;
 	int r = il_host_load(out, paths, name, err);
 
-	/* the built-in lab host(s): "labvm", or "labvm-NAME" for other instances */
+	/* the built-in lab host(s): "labvm", or "labvm-NAME" for instance NAME (labvm-x86, labvm-x86-NAME: x86_64) */
 	if (r == IL_ENOTFOUND && (!strcmp(name, "labvm") || !strncmp(name, "labvm-", 6))) {
 		if ((r = il_lab_host(out, cache_dir, strcmp(name, "labvm") ? name + 6 : name, err)))
 			return r;
@@ -53,7 +53,7 @@ const char *il_lab_host_kind(const struct il_host_cfg *h)
 	return h->boot.lab ? "lab" : h->local ? "local" : "ssh";
 }
 
-/* the instance keeps its size */
+/* the instance keeps its size and idle table */
 static int restart(const char *cache_dir, const char *name, const char *image, int timeout_s, struct il_err *err)
 {
 	struct il_lab_opts lo = { .cache_dir = cache_dir, .name = name, .image = image, .timeout_s = timeout_s };
@@ -61,11 +61,14 @@ static int restart(const char *cache_dir, const char *name, const char *image, i
 	struct il_buf sp = IL_BUF_INIT;
 	json_t *st = NULL;
 	json_error_t je;
+	char *table = NULL;
 	int r;
 
 	if (rd && !il_buf_printf(&sp, "%s/state.json", rd) && (st = json_load_file(sp.p, 0, &je))) {
 		lo.cpus = (int)json_integer_value(json_object_get(st, "cpus"));
 		lo.mem_mb = (int)json_integer_value(json_object_get(st, "mem_mb"));
+		if (json_is_string(json_object_get(st, "table")))
+			lo.table = table = strdup(json_string_value(json_object_get(st, "table")));
 		json_decref(st);
 		st = NULL;
 	}
@@ -74,6 +77,7 @@ static int restart(const char *cache_dir, const char *name, const char *image, i
 	il_lab_down(&lo, NULL);
 	r = il_lab_up(&lo, NULL, NULL, &st, err);
 	json_decref(st);
+	free(table);
 	return r;
 }
 

@@ -2,6 +2,8 @@
 /* What every report renderer shares: number formatting, word wrapping, the lab caveat's condition. */
 #include "report/common.h"
 
+#include "lab/labarch.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,14 +98,28 @@ int il_report_wrap(struct il_buf *b, const char *text, size_t width, size_t inde
 	return r;
 }
 
-bool il_report_on_lab(const struct il_dataset *ds)
+/* The lab architecture of host (by its fingerprint's kernel.arch), arm64's when not recorded. */
+static const struct il_lab_arch_info *lab_arch(const struct il_dataset *ds, const char *host)
+{
+	json_t *fp = json_object_get(json_object_get(ds->meta, "fingerprints"), host);
+	const struct il_lab_arch_info *a =
+		il_lab_arch_by_uname(json_string_value(json_object_get(json_object_get(fp, "kernel"), "arch")));
+
+	return a ? a : &il_lab_archs[IL_LAB_ARM64];
+}
+
+const char *il_report_lab_caveat(const struct il_dataset *ds)
 {
 	const char *host;
 	json_t *kind;
 
-	/* the journal's host kind, never the host's name: a host called "labvm-x" may be real hardware */
 	json_object_foreach(json_object_get(ds->meta, "host_kinds"), host, kind)
 		if (json_is_string(kind) && !strcmp(json_string_value(kind), "lab"))
-			return true;
-	return false;
+			return lab_arch(ds, host)->caveat;
+	return NULL;
+}
+
+const char *il_report_lab_underneath(const struct il_dataset *ds, const char *host)
+{
+	return lab_arch(ds, host)->underneath;
 }

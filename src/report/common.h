@@ -2,7 +2,7 @@
 /*
  * Helpers every report renderer shares (report/common.c): numbers in at most
  * ~10 characters, word wrapping, Markdown and CSV cells, and whether a dataset comes from the QEMU
- * lab host (then each report says IL_LAB_CAVEAT). Nothing here allocates
+ * lab host (then each report says il_report_lab_caveat). Nothing here allocates
  * except into the caller's il_buf.
  */
 #ifndef IL_REPORT_COMMON_H
@@ -12,12 +12,16 @@
 #include "stats/dataset.h"
 #include "util/buf.h"
 
-/* Said in every report of a run on idlelab's QEMU lab host. */
-#define IL_LAB_CAVEAT \
-	"Measured on idlelab's QEMU lab host (arm64, TCG): governor decisions and idle counters are real; every idle " \
-	"state is WFI underneath, so power and exit-latency differences are not."
-/* Whether a host record of the run says kind "lab" (journals before the field have none: false). */
-bool il_report_on_lab(const struct il_dataset *ds);
+/*
+ * What every report of a run on idlelab's QEMU lab host says (lab/labarch.h's
+ * caveat of the lab host's architecture, by its fingerprint's kernel.arch;
+ * arm64's when not recorded); NULL when no host record of the run says kind
+ * "lab" (journals before the field have none).
+ */
+const char *il_report_lab_caveat(const struct il_dataset *ds);
+
+/* The lab host's "every idle state is ... underneath" phrase for host (as il_report_lab_caveat). */
+const char *il_report_lab_underneath(const struct il_dataset *ds, const char *host);
 
 /* A number in at most ~10 characters, "-" for NaN; written into buf, returned. */
 const char *il_fmt_num(char *buf, size_t n, double v);

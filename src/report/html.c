@@ -192,8 +192,11 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 	il_buf_printf(b, "</b>; %s two-sided, alpha %g; noise threshold max(%.1f%%, %g &times; reference RSE)%s.</p>\n",
 		      c->o.test == IL_TEST_MWU ? "Mann-Whitney U" : "Welch t", c->o.alpha, c->o.floor_pct, c->o.k,
 		      c->aa >= 0 ? ", floor raised per metric by the A/A pair" : "");
-	if (il_report_on_lab(ds))
-		il_buf_adds(b, "<p><i>" IL_LAB_CAVEAT "</i></p>\n");
+	if (il_report_lab_caveat(ds)) {
+		il_buf_adds(b, "<p><i>");
+		esc(b, il_report_lab_caveat(ds));
+		il_buf_adds(b, "</i></p>\n");
+	}
 	il_buf_adds(b, "<h2>Samples per variant</h2>\n");
 	for (size_t i = 0; i < c->nmet; i++)
 		if (ds->met[c->met[i]].better != IL_BETTER_NONE || !ds->met[c->met[i]].idle)

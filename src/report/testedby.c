@@ -131,9 +131,9 @@ static int rules(const struct il_cmp *c, struct il_strlist *why)
 				      host);
 		else if (!strcmp(kind, "lab"))
 			il_buf_printf(&b, "host %s is idlelab's emulated lab VM (QEMU TCG): governor decisions and idle "
-					  "counters are real, but every idle state is WFI underneath - evidence of "
-					  "behaviour, not a test of the patch on hardware",
-				      host);
+					  "counters are real, but %s - evidence of behaviour, not a test of the patch on "
+					  "hardware",
+				      host, il_report_lab_underneath(ds, host));
 		else
 			continue;
 		r |= il_strlist_push(why, il_buf_str(&b));
@@ -253,9 +253,13 @@ static void what_and_where(const struct il_cmp *c, bool full, struct il_buf *b)
 	il_report_wrap(b, il_buf_str(&line), 100, 2);
 	il_buf_carry(b, &line);
 	il_buf_release(&line);
-	if (il_report_on_lab(ds)) {
+	if (il_report_lab_caveat(ds)) {
+		struct il_buf note = IL_BUF_INIT;
+
+		il_buf_printf(&note, "Note: %s", il_report_lab_caveat(ds));
 		il_buf_adds(b, "\n");
-		il_report_wrap(b, "Note: " IL_LAB_CAVEAT, 100, 2);
+		il_report_wrap(b, il_buf_str(&note), 100, 2);
+		il_buf_release(&note);
 	}
 	il_buf_printf(b, "\nIterations: %lld per variant and workload (+%lld warmup), order %s; %zu samples counted\n\n",
 		      (long long)json_integer_value(json_object_get(rs, "iterations")),

@@ -33,9 +33,9 @@ static void header(const struct il_cmp *c, struct il_buf *b, const char *pre)
 	if (c->aa >= 0)
 		il_buf_printf(b, "%sA/A pair %s / %s raises each metric's floor to the change it showed\n", pre,
 			      ds->var[c->ref], ds->var[c->aa]);
-	if (il_report_on_lab(ds)) {
+	if (il_report_lab_caveat(ds)) {
 		il_buf_adds(b, pre);
-		il_report_wrap(b, IL_LAB_CAVEAT, 100 - strlen(pre), 2);
+		il_report_wrap(b, il_report_lab_caveat(ds), 100 - strlen(pre), 2);
 		il_buf_adds(b, "\n");
 	}
 	if (il_compare_dropped_note(c, &w)) {

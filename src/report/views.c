@@ -775,9 +775,9 @@ static void header(const struct il_cmp *c, enum il_view v, struct il_buf *b, con
 	il_buf_adds(b, "\n");
 	il_buf_carry(b, &h);
 	il_buf_release(&h);
-	if (il_report_on_lab(ds)) {
+	if (il_report_lab_caveat(ds)) {
 		il_buf_adds(b, pre);
-		il_report_wrap(b, IL_LAB_CAVEAT, 100 - strlen(pre), 2);
+		il_report_wrap(b, il_report_lab_caveat(ds), 100 - strlen(pre), 2);
 		il_buf_adds(b, "\n");
 	}
 }
