@@ -81,7 +81,7 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 LIB_A    := $(BUILD)/libidlelab.a
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # one libFuzzer target per parser: tests/fuzz/fuzz_NAME.c, corpus tests/fuzz/corpus/NAME
-FUZZ_NAMES  := dump snapjson plan host workload output mbox journal
+FUZZ_NAMES  := dump snapjson plan host workload output mbox journal ssdt
 FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_%_replay)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 
@@ -218,8 +218,10 @@ fuzz:
 		[ $$rc = 0 ] || { tail -n 40 build/fuzz/$$n.log; exit 1; }; \
 	done
 
+# LAB=x86_64: the same demo on the x86_64 lab host (POLL + halt states, acpi_idle)
+LAB ?= arm64
 demo: all
-	tests/demo.sh
+	LAB=$(LAB) tests/demo.sh
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

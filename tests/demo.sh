@@ -6,13 +6,20 @@
 # (ladder vs menu vs teo, menu twice for an A/A calibration, three wakeup
 # patterns, interleaved), prints the mailing-list comparison and writes every
 # report format. The lab is stopped at the end, also on failure or Ctrl-C.
+# LAB=x86_64 (`make demo LAB=x86_64`) does the same on the x86_64 lab host:
+# acpi_idle with POLL + three halt states from idlelab's SSDT (docs/lab.md).
 set -eu
 IDLELAB=${IDLELAB:-./idlelab}
-trap '"$IDLELAB" lab down >/dev/null 2>&1 || true' EXIT INT TERM
-"$IDLELAB" lab status | grep -q ': running' || "$IDLELAB" lab up
-"$IDLELAB" snapshot --host labvm
+case ${LAB:-arm64} in
+arm64 | aarch64) arch=arm64 host=labvm ;;
+x86_64 | x86 | amd64) arch=x86_64 host=labvm-x86 ;;
+*) echo "demo: LAB=$LAB: arm64 (default) or x86_64" >&2; exit 2 ;;
+esac
+trap '"$IDLELAB" lab down --arch $arch >/dev/null 2>&1 || true' EXIT INT TERM
+"$IDLELAB" lab status --arch $arch | grep -q ': running' || "$IDLELAB" lab up --arch $arch
+"$IDLELAB" snapshot --host $host
 echo
-run=$("$IDLELAB" run examples/governors.json)
+run=$("$IDLELAB" run examples/governors.json --host $host)
 echo
 # the metrics a governor is judged on; --max-cv leaves out (and names) any whose samples scatter
 # by more than a quarter of their mean on this run: the demo prints clean contrasts or nothing

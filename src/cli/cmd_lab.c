@@ -100,9 +100,9 @@ int cmd_lab(int argc, char **argv)
 			return il_cli_fail(&err);
 		if (json)
 			return il_cli_output_json(NULL, j, &err) ? il_cli_fail(&err) : IL_EXIT_OK;
-		printf("lab %s (%s, host %s): %s", json_string_value(json_object_get(j, "name")),
-		       json_string_value(json_object_get(j, "arch")), json_string_value(json_object_get(j, "host")),
-		       json_string_value(json_object_get(j, "state")));
+		printf("lab %s: %s (%s, host %s)", json_string_value(json_object_get(j, "name")),
+		       json_string_value(json_object_get(j, "state")), json_string_value(json_object_get(j, "arch")),
+		       json_string_value(json_object_get(j, "host")));
 		if (json_is_integer(json_object_get(j, "port")))
 			printf(", ssh 127.0.0.1:%lld, pid %lld", (long long)json_integer_value(json_object_get(j, "port")),
 			       (long long)json_integer_value(json_object_get(j, "pid")));

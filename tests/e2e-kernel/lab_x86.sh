@@ -1,0 +1,128 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The x86_64 lab host for real: built (its kernel through the kernel stage,
+# Debian amd64 packages, an SSDT per idle table compiled by iasl), cached,
+# booted; acpi_idle with POLL + C1..C3 on every CPU; ladder, menu and teo
+# switchable and deciding differently (ladder never polls); then on the
+# pseries-like table (POLL + one 10/100 us state) the example plan of seed
+# 002's question: menu with and without a residency threshold in its polling
+# override (the change written by examples/patches/menu-polling-threshold.sh),
+# the variant built incrementally, booted by a restart and verified, compared:
+# the threshold must cut the too-deep entries. The same kernels once more by
+# kexec, through a host file that uses the instance like a real machine; the
+# lab ends on its own kernel and its own table.
+. "$(dirname "$0")/../e2e/lib.sh"
+SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
+kernel_lab_needs qemu-system-x86_64 iasl dropbearkey cpio git python3
+L="--arch x86_64 --name t --source $SRC"
+H=labvm-x86-t
+t0=$(date +%s)
+expect "lab build --arch x86_64" 0 "lab: done" "$IDLELAB" lab build --arch x86_64 --source "$SRC"
+echo "  (x86_64 lab build: $(( $(date +%s) - t0 )) s)"
+expect "lab build --arch x86_64 again is cached" 0 "lab: lab cached" "$IDLELAB" lab build --arch x86_64 --source "$SRC"
+"$IDLELAB" lab down $L >/dev/null 2>&1
+trap '"$IDLELAB" lab down $L >/dev/null 2>&1; rm -rf "$E2E_TMP"' EXIT
+expect "lab up --arch x86_64 --name t" 0 "lab x86-t up: ssh on 127.0.0.1:[0-9]+ \\(host '$H'\\).*idle table default" \
+	"$IDLELAB" lab up $L
+expect "lab status names the host and the table" 0 "lab x86-t: running \\(x86_64, host $H\\).*idle table default" \
+	"$IDLELAB" lab status $L
+expect "--table is the x86_64 lab's" 1 "--table is for the x86_64 lab" "$IDLELAB" lab up --name a64 --table pseries
+expect "an x86 name is not an arm64 lab" 1 "is the x86_64 lab's" "$IDLELAB" lab up --arch arm64 --name x86-t
+
+"$IDLELAB" snapshot --host $H > "$E2E_TMP/snap.txt" 2>&1
+cpus=$(grep -o 'online [0-9-]*' "$E2E_TMP/snap.txt" | sed 's/online 0-//; s/online 0/0/')
+n=$(grep -cE '^ +[0-9]+ +[0-3] (POLL|C1|C2|C3) ' "$E2E_TMP/snap.txt")
+grep -q "driver acpi_idle" "$E2E_TMP/snap.txt" && [ "$n" = $(( (cpus + 1) * 4 )) ] &&
+	grep -qE '^ +0 +0 POLL +0 +0 .* poll$' "$E2E_TMP/snap.txt" && grep -qE '^ +0 +2 C2 +50 +100 ' "$E2E_TMP/snap.txt" &&
+	ok "acpi_idle: POLL + C1 C2 C3 on every CPU, the table's latencies ($n state rows)" ||
+	bad "acpi_idle: POLL + C1 C2 C3 on every CPU" "$(cat "$E2E_TMP/snap.txt")"
+"$IDLELAB" governor list --host $H > "$E2E_TMP/govs.txt" 2>&1
+[ "$(sed 's/ .*//' "$E2E_TMP/govs.txt" | tr '\n' ' ')" = "ladder menu teo " ] && ok "governors: ladder menu teo" ||
+	bad "governors: ladder menu teo" "$(cat "$E2E_TMP/govs.txt")"
+expect "governor set teo" 0 "" "$IDLELAB" governor set teo --host $H
+expect "governor reads back teo" 0 "^teo$" "$IDLELAB" governor get --host $H
+expect "governor set menu" 0 "" "$IDLELAB" governor set menu --host $H
+
+cat > "$E2E_TMP/govs.json" <<JSON
+{"name": "x86-governors", "host": "$H", "governors": ["menu", "teo", "ladder"],
+ "workloads": [{"workload": "sleeper", "params": {"duration": 1, "mix": "50:300,50:2400"}}],
+ "iterations": 4, "warmup": 1, "quiesce_s": 0.2}
+JSON
+expect "governors run on the x86 lab" 0 "run complete" "$IDLELAB" run "$E2E_TMP/govs.json" --out "$E2E_TMP/govs"
+"$IDLELAB" report "$E2E_TMP/govs" --view states > /dev/null 2>&1
+python3 - "$E2E_TMP/govs/view-states.json" <<'PY' && ok "decisions differ: ladder never polls, menu does; C3 shares differ" ||
+import json, sys
+t = json.load(open(sys.argv[1]))["tables"][0]
+col = [c["name"] for c in t["columns"]]
+row = {r[col.index("gov")]: r for r in t["rows"]}
+poll = {g: row[g][col.index("POLL %")] for g in row}
+c3 = {g: row[g][col.index("C3 %")] for g in row}
+assert poll["ladder"] == 0 and poll["menu"] > 0, poll
+assert max(c3.values()) - min(c3.values()) > 5, c3
+print("  POLL %", poll, "C3 %", c3)
+PY
+	bad "decisions differ: ladder never polls, menu does; C3 shares differ" "$(head -c 3000 "$E2E_TMP/govs/view-states.json")"
+grep -q "every idle state is HLT underneath" "$E2E_TMP/govs/view-states.txt" &&
+	ok "reports say the x86 lab's caveat" || bad "reports say the x86 lab's caveat" "$(head -8 "$E2E_TMP/govs/view-states.txt")"
+
+# seed 002's question on the pseries-like table, by the example plan
+"$IDLELAB" lab down $L >/dev/null 2>&1
+expect "lab up --table pseries" 0 "idle table pseries" "$IDLELAB" lab up $L --table pseries
+expect "pseries table: POLL + one 10/100 us state" 0 "^ +0 +1 C1 +10 +100 " "$IDLELAB" snapshot --host $H
+own=$("$IDLELAB" lab ssh $L -- uname -r 2>/dev/null)
+expect "the example's patch is written" 0 "" sh "$SRC/examples/patches/menu-polling-threshold.sh" "$E2E_TMP/threshold.mbox" "$TARBALL"
+python3 - "$SRC/examples/plans/x86-polling-override.json" "$E2E_TMP/plan.json" "$H" "$E2E_TMP/threshold.mbox" "$SRC" <<'PY'
+import json, os, sys
+p = json.load(open(sys.argv[1]))
+p["host"] = sys.argv[3]
+p["iterations"] = 5
+p["kernels"][1]["series"]["mbox"] = sys.argv[4]
+d = os.path.dirname(sys.argv[1])
+p["build"]["config_fragments"] = [os.path.normpath(os.path.join(d, f)) for f in p["build"]["config_fragments"]]
+json.dump(p, open(sys.argv[2], "w"))
+PY
+expect "the example plan runs: two kernels built, booted, measured" 0 "run complete" \
+	"$IDLELAB" run "$E2E_TMP/plan.json" --out "$E2E_TMP/run"
+n=$(grep -c '"type":"boot".*"ok":true' "$E2E_TMP/run/journal.jsonl")
+[ "$n" = 3 ] && ok "3 verified boots journalled (2 kernels, then the lab's own)" ||
+	bad "3 verified boots journalled" "$(grep '"type":"boot"' "$E2E_TMP/run/journal.jsonl" | cut -c1-300)"
+"$IDLELAB" compare "$E2E_TMP/run" --metric idle.too_deep_pct,idle.aboves --format json > "$E2E_TMP/c.json"
+python3 - "$E2E_TMP/c.json" <<'PY' && ok "compare: the residency threshold cuts menu's too-deep entries" ||
+import json, sys
+c = json.load(open(sys.argv[1]))
+v = {(m["key"], x["variant"]): x["verdict"] for m in c["metrics"] for x in m["variants"]}
+assert v[("pingpong.idle.too_deep_pct", "menu@threshold-1")] == "better", v
+assert v[("pingpong.idle.aboves", "menu@threshold-1")] == "better", v
+PY
+	bad "compare: the residency threshold cuts menu's too-deep entries" "$(head -c 2000 "$E2E_TMP/c.json")"
+now=$("$IDLELAB" lab ssh $L -- uname -r 2>/dev/null)
+[ -n "$own" ] && [ "$now" = "$own" ] && ok "the lab is back on its own kernel ($own)" || bad "the lab is back on its own kernel" "$own -> $now"
+expect "the restarts kept the pseries table" 0 "idle table pseries" "$IDLELAB" lab status $L
+
+# the same kernels by kexec: the instance used as an ordinary host
+labdir=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["lab_dir"])' "$IDLELAB_CACHE/lab/run/x86-t/state.json")
+mkdir -p "$E2E_TMP/hosts"
+cat > "$E2E_TMP/hosts/kx.json" <<JSON
+{"description": "x86_64 lab instance x86-t, booted by kexec like a real machine",
+ "labvm": "x86-t", "boot": {"method": "kexec", "initrd": "$labdir/initramfs.cpio.gz", "timeout_s": 60}}
+JSON
+python3 - "$E2E_TMP/plan.json" "$E2E_TMP/kplan.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p.update(host="kx", iterations=1, warmup=0)
+json.dump(p, open(sys.argv[2], "w"))
+PY
+expect "kexec: both kernels booted and measured" 0 "run complete" \
+	env IDLELAB_HOSTS="$E2E_TMP/hosts" "$IDLELAB" run "$E2E_TMP/kplan.json" --out "$E2E_TMP/krun"
+python3 - "$E2E_TMP/krun/journal.jsonl" <<'PY' && ok "journal: kexec boots verified by release" ||
+import json, sys
+boots = [json.loads(l) for l in open(sys.argv[1]) if '"type":"boot"' in l]
+ok = [b for b in boots if b.get("ok")]
+kb = [b for b in ok if b.get("kernel") in ("labvm-x86-6.1", "threshold-1")]
+assert len(ok) == 3 and len(kb) == 2 and all(b.get("method") == "kexec" for b in kb), boots
+PY
+	bad "journal: kexec boots verified by release" "$(grep '"type":"boot"' "$E2E_TMP/krun/journal.jsonl" | cut -c1-400)"
+now=$("$IDLELAB" lab ssh $L -- uname -r 2>/dev/null)
+[ "$now" = "$own" ] && ok "after kexec the lab is back on its own kernel" || bad "after kexec the lab is back on its own kernel" "$own -> $now"
+expect "lab down" 0 "" "$IDLELAB" lab down $L
+finish
