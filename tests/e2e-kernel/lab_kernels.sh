@@ -32,14 +32,8 @@ expect "every sample counted" 0 "21/21 samples done, complete, warmup 3, ok 18" 
 # Holm over the 4 comparisons (2 metrics x 2 kernels) at the default alpha: 6 vs 6 fully
 # separated gives p = 2/924 = 0.0022, 0.0087 adjusted
 "$IDLELAB" compare "$E2E_TMP/run" --ref menu@labvm-6.1 --metric idle.aboves,idle.miss_ratio --format json > "$E2E_TMP/c.json"
-python3 - "$E2E_TMP/c.json" <<'PY' && ok "compare: the deepest-state patch is worse, the identical kernel is noise" ||
-import json, sys
-c = json.load(open(sys.argv[1]))
-v = {(m["key"], x["variant"]): x["verdict"] for m in c["metrics"] for x in m["variants"]}
-assert v[("sleeper.idle.aboves", "menu@deep-1")] == "worse", v
-assert v[("sleeper.idle.aboves", "menu@same")] == "~", v
-PY
-	bad "compare: the deepest-state patch is worse, the identical kernel is noise" "$(head -c 2000 "$E2E_TMP/c.json")"
+want_verdicts "compare: the deepest-state patch is worse, the identical kernel is noise" "$E2E_TMP/c.json" \
+	sleeper.idle.aboves menu@deep-1 worse sleeper.idle.aboves menu@same "~"
 expect "tested-by names the kernels" 0 "deep-1 \\(commit [0-9a-f]{12}," \
 	"$IDLELAB" tested-by "$E2E_TMP/run" --as "T <t@example.org>"
 # a patched kernel, but measured on the emulated lab: evidence, never a trailer unless forced

@@ -64,6 +64,21 @@ lab_build_json() {
 JSON
 }
 
+# want_verdicts NAME JSON [KEY VARIANT VERDICT]...: in `compare --format json` output JSON, each
+# metric KEY of VARIANT has VERDICT ("better", "worse", "~", ...)
+want_verdicts() {
+	wv_name=$1 wv_json=$2
+	shift 2
+	python3 - "$wv_json" "$@" <<'PY' && ok "$wv_name" || bad "$wv_name" "$(head -c 2000 "$wv_json")"
+import json, sys
+c = json.load(open(sys.argv[1]))
+v = {(m["key"], x["variant"]): x["verdict"] for m in c["metrics"] for x in m["variants"]}
+w = sys.argv[2:]
+for key, var, want in zip(w[0::3], w[1::3], w[2::3]):
+    assert v.get((key, var)) == want, (key, var, want, v)
+PY
+}
+
 # The kernel scripts' source tree: Debian's linux-source-6.1 tarball
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 
