@@ -33,6 +33,7 @@ int cmd_governor(int argc, char **argv);
 int cmd_host(int argc, char **argv);
 int cmd_workload(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

@@ -18,58 +18,6 @@
 #include "cli/progress.h"
 #include "run/engine.h"
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	stop_flag = sig;
-}
-
-struct progress {
-	bool tty, quiet;
-	bool bar_shown;
-};
-
-static void on_event(const struct il_run_event *ev, void *ctx)
-{
-	struct progress *p = ctx;
-	char eta[32] = "?";
-
-	if (p->quiet && ev->kind != IL_EV_NOTE)
-		return;
-	if (ev->eta_s >= 0)
-		snprintf(eta, sizeof(eta), "%dm%02ds", (int)(ev->eta_s / 60), (int)ev->eta_s % 60);
-	switch (ev->kind) {
-	case IL_EV_HOST:
-		fprintf(stderr, "%shost %s: setting up (%zu of %zu samples done)\n", p->bar_shown ? "\n" : "", ev->host,
-			ev->done, ev->total);
-		p->bar_shown = false;
-		break;
-	case IL_EV_SAMPLE_START:
-		if (p->tty) {
-			int width = 30, fill = ev->total ? (int)(width * ev->done / ev->total) : 0;
-
-			fprintf(stderr, "\r[%.*s%*s] %zu/%zu %-14.14s %-12.12s %s%-3d ETA %-8s", fill,
-				"##############################", width - fill, "", ev->done + 1, ev->total, ev->variant,
-				ev->workload, ev->warmup ? "w" : "#", ev->iteration, eta);
-			p->bar_shown = true;
-		}
-		break;
-	case IL_EV_SAMPLE_END:
-		if (p->tty && !strcmp(ev->status, "ok"))
-			break;
-		fprintf(stderr, "%ssample %zu/%zu %s %s %s%d: %s%s%s\n", p->bar_shown ? "\n" : "", ev->seq + 1,
-			ev->total, ev->variant, ev->workload, ev->warmup ? "warmup " : "iter ", ev->iteration, ev->status,
-			ev->message ? ": " : "", ev->message ? ev->message : "");
-		p->bar_shown = false;
-		break;
-	case IL_EV_NOTE:
-		fprintf(stderr, "%sidlelab: %s\n", p->bar_shown ? "\n" : "", ev->message);
-		p->bar_shown = false;
-		break;
-	}
-}
-
 int cmd_run(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
@@ -90,9 +38,8 @@ int cmd_run(int argc, char **argv)
 	};
 	static const char *const usage[] = { "idlelab run PLAN [--host H] [--out DIR] [-q]",
 					     "idlelab run --resume RUN_DIR [-q]", NULL };
-	struct progress prog = { isatty(STDERR_FILENO), false, false };
+	struct il_cli_runprog prog = { isatty(STDERR_FILENO), false, false };
 	struct il_run_opts ro = { 0 };
-	struct sigaction sa;
 	struct il_err err = { 0 };
 	char *dir = NULL;
 	int nargs, r;
@@ -104,15 +51,9 @@ int cmd_run(int argc, char **argv)
 	prog.quiet = quiet;
 	ro = (struct il_run_opts){ .paths = &paths, .workloads_dir = paths.workloads_dir,
 				   .workload_bin = bin && *bin ? bin : paths.workload_bin, .host = host,
-				   .sysfs_root = root, .stop = &stop_flag, .cb = on_event, .cb_ctx = &prog,
+				   .sysfs_root = root, .stop = &il_cli_stop, .cb = il_cli_run_event, .cb_ctx = &prog,
 				   .progress = quiet ? NULL : il_cli_progress };
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	/* no SA_RESTART: a blocking wait returns so the flag is seen at once */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	il_cli_stop_on_signals();
 	if (resume)
 		r = il_run_resume(resume, &ro, &err);
 	else

@@ -19,6 +19,7 @@ const struct il_cmd il_commands[] = {
 	{ "host", cmd_host, "lab host inventory and the host probe (idle environment fingerprint)" },
 	{ "workload", cmd_workload, "workload definitions; parse a saved workload output" },
 	{ "run", cmd_run, "run a plan (governors x workloads x iterations) on a host, or resume one" },
+	{ "bisect", cmd_bisect, "find the commit that made an idle metric worse, noise-aware (git bisect run too)" },
 	{ "runs", cmd_runs, "list run directories with their status" },
 	{ "show", cmd_show, "summary of a run directory: plan, host, samples by status" },
 	{ "compare", cmd_compare, "compare variants (run directories or files of numbers): significance, noise, verdicts" },

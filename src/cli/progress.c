@@ -2,6 +2,7 @@
 /* Progress lines on stderr. */
 #include "cli/progress.h"
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,4 +65,64 @@ void il_cli_progress(const struct il_progress *p, void *ctx)
 		tty && !p->last ? "" : "\n");
 	fflush(stderr);
 	last_line_s = p->last ? -1 : p->elapsed_s;
+}
+
+volatile sig_atomic_t il_cli_stop;
+
+static void on_signal(int sig)
+{
+	il_cli_stop = sig;
+}
+
+void il_cli_stop_on_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* no SA_RESTART: a blocking wait returns so the flag is seen at once */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+void il_cli_run_event(const struct il_run_event *ev, void *ctx)
+{
+	struct il_cli_runprog *p = ctx;
+	char eta[32] = "?";
+
+	if (p->quiet && ev->kind != IL_EV_NOTE)
+		return;
+	if (ev->eta_s >= 0)
+		snprintf(eta, sizeof(eta), "%dm%02ds", (int)(ev->eta_s / 60), (int)ev->eta_s % 60);
+	switch (ev->kind) {
+	case IL_EV_HOST:
+		fprintf(stderr, "%shost %s: setting up (%zu of %zu samples done)\n", p->bar_shown ? "\n" : "", ev->host,
+			ev->done, ev->total);
+		p->bar_shown = false;
+		break;
+	case IL_EV_SAMPLE_START:
+		if (p->tty) {
+			int width = 30, fill = ev->total ? (int)(width * ev->done / ev->total) : 0;
+
+			fprintf(stderr, "\r[%.*s%*s] %zu/%zu %-14.14s %-12.12s %s%-3d ETA %-8s", fill,
+				"##############################", width - fill, "", ev->done + 1, ev->total, ev->variant,
+				ev->workload, ev->warmup ? "w" : "#", ev->iteration, eta);
+			p->bar_shown = true;
+		}
+		break;
+	case IL_EV_SAMPLE_END:
+		if (p->tty && !strcmp(ev->status, "ok"))
+			break;
+		fprintf(stderr, "%ssample %zu/%zu %s %s %s%d: %s%s%s\n", p->bar_shown ? "\n" : "", ev->seq + 1,
+			ev->total, ev->variant, ev->workload, ev->warmup ? "warmup " : "iter ", ev->iteration, ev->status,
+			ev->message ? ": " : "", ev->message ? ev->message : "");
+		p->bar_shown = false;
+		break;
+	case IL_EV_NOTE:
+		fprintf(stderr, "%sidlelab: %s\n", p->bar_shown ? "\n" : "", ev->message);
+		p->bar_shown = false;
+		break;
+	}
 }

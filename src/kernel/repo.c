@@ -332,3 +332,40 @@ out:
 	il_buf_release(&have);
 	return r;
 }
+
+int il_repo_range(git_repository *repo, const git_oid *good, const git_oid *bad, bool first_parent,
+		  struct il_strlist *out, struct il_err *err)
+{
+	git_revwalk *w = NULL;
+	git_oid id;
+	char hex[GIT_OID_HEXSZ + 1];
+	int r = 0, e;
+
+	if (git_oid_equal(good, bad) || git_graph_descendant_of(repo, bad, good) != 1)
+		return il_err_set(err, IL_EINVAL, "%.12s is not an ancestor of %.12s: a bisection needs good before bad",
+				  git_oid_tostr_s(good), git_oid_tostr_s(bad));
+	if (git_revwalk_new(&w, repo) < 0 || git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) < 0 ||
+	    (first_parent && git_revwalk_simplify_first_parent(w) < 0) || git_revwalk_push(w, bad) < 0 ||
+	    git_revwalk_hide(w, good) < 0) {
+		r = il_err_set(err, IL_EIO, "revwalk: %s", gerr());
+		goto out;
+	}
+	while (!(e = git_revwalk_next(&id, w)))
+		il_strlist_push(out, git_oid_tostr(hex, sizeof(hex), &id));
+	if (e != GIT_ITEROVER)
+		r = il_err_set(err, IL_EIO, "revwalk: %s", gerr());
+out:
+	git_revwalk_free(w);
+	return r;
+}
+
+char *il_repo_subject(git_repository *repo, const git_oid *commit)
+{
+	git_commit *c = NULL;
+	char *s = NULL;
+
+	if (!git_commit_lookup(&c, repo, commit) && git_commit_summary(c))
+		s = strdup(git_commit_summary(c));
+	git_commit_free(c);
+	return s;
+}

@@ -9,9 +9,11 @@
  */
 #ifndef IL_KERNEL_REPO_H
 #define IL_KERNEL_REPO_H
+#include <stdbool.h>
 #include <git2.h>
 #include "kernel/series.h"
 #include "util/err.h"
+#include "util/str.h"
 
 /* libgit2 reference counting for the process (init/shutdown pairs). */
 void il_git_init(void);
@@ -52,5 +54,17 @@ int il_repo_tree_of(git_repository *repo, const git_oid *commit, git_oid *tree, 
  * checked out; only files that differ from it are written.
  */
 int il_repo_checkout_to(git_repository *repo, const git_oid *commit, const char *dir, struct il_err *err);
+
+/*
+ * The commits of good..bad (reachable from bad, not from good), oldest first,
+ * as 40-hex strings appended to out: topological order; first_parent follows
+ * only first parents (exact for merge-heavy history). IL_EINVAL unless good
+ * is a proper ancestor of bad.
+ */
+int il_repo_range(git_repository *repo, const git_oid *good, const git_oid *bad, bool first_parent,
+		  struct il_strlist *out, struct il_err *err);
+
+/* A commit's subject line (caller frees), or NULL. */
+char *il_repo_subject(git_repository *repo, const git_oid *commit);
 
 #endif

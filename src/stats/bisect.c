@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Noise-aware bisection: endpoints, step decisions, the journal (see bisect.h). */
+#include "stats/bisect.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run/journal.h"
+#include "stats/stats.h"
+#include "util/buf.h"
+
+/* Everything known so far, rebuilt from the journal: {"COMMIT": {"rounds": [rec...], "verdict": rec}} */
+struct bs {
+	const struct il_bisect_opts *o;
+	const struct il_bisect_measurer *m;
+	struct il_journal j;
+	json_t *commits;
+	json_t *setup;
+	struct il_strlist keys;     /* the metrics bisected on */
+	json_t *good, *bad;         /* pooled endpoint values {key: [..]} */
+	size_t samples;
+};
+
+static json_t *commit_state(struct bs *s, const char *c)
+{
+	json_t *e = json_object_get(s->commits, c);
+
+	if (!e) {
+		e = json_pack("{s:[]}", "rounds");
+		json_object_set_new(s->commits, c, e);
+	}
+	return e;
+}
+
+static int on_record(json_t *rec, size_t line, void *ctx, struct il_err *err)
+{
+	struct bs *s = ctx;
+	const char *type = json_string_value(json_object_get(rec, "type"));
+	const char *c = json_string_value(json_object_get(rec, "commit"));
+
+	(void)line, (void)err;
+	if (!strcmp(type, "setup")) {
+		json_decref(s->setup);
+		s->setup = json_incref(rec);
+	} else if (c && !strcmp(type, "round")) {
+		json_array_append(json_object_get(commit_state(s, c), "rounds"), rec);
+	} else if (c && !strcmp(type, "verdict")) {
+		json_object_set(commit_state(s, c), "verdict", rec);
+	}
+	return 0;
+}
+
+static int load(struct bs *s, struct il_err *err)
+{
+	struct il_buf p = IL_BUF_INIT;
+	size_t torn = 0;
+	int r;
+
+	s->commits = json_object();
+	il_buf_printf(&p, "%s/bisect.jsonl", s->o->dir);
+	if (!access(p.p, F_OK) && ((r = il_journal_repair(p.p, &torn, err)) ||
+				   (r = il_journal_each(p.p, on_record, s, NULL, err))))
+		goto out;
+	r = il_journal_open(&s->j, p.p, err);
+out:
+	il_buf_release(&p);
+	return r;
+}
+
+static int append(struct bs *s, json_t *rec, struct il_err *err)
+{
+	int r;
+
+	json_object_set_new(rec, "time", json_real((double)time(NULL)));
+	r = il_journal_append(&s->j, rec, err);
+	if (!r)
+		on_record(rec, 0, s, NULL);
+	json_decref(rec);
+	return r;
+}
+
+static json_t *strlist_json(const struct il_strlist *l)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < l->n; i++)
+		json_array_append_new(a, json_string(l->v[i]));
+	return a;
+}
+
+/* The setup must be this bisection's; a new journal gets it. */
+static int setup(struct bs *s, struct il_err *err)
+{
+	const struct il_bisect_opts *o = s->o;
+
+	if (s->setup) {
+		const char *g = json_string_value(json_object_get(s->setup, "good"));
+		const char *b = json_string_value(json_object_get(s->setup, "bad"));
+
+		if (!g || !b || strcmp(g, o->good) || strcmp(b, o->bad))
+			return il_err_set(err, IL_EINVAL, "%s/bisect.jsonl is a bisection of %.12s..%.12s, not %.12s..%.12s",
+					  o->dir, g ? g : "?", b ? b : "?", o->good, o->bad);
+		return 0;
+	}
+	return append(s, json_pack("{s:s,s:s,s:s,s:o,s:o,s:I,s:I,s:f,s:f,s:f}", "type", "setup", "good", o->good, "bad",
+				   o->bad, "commits", strlist_json(&o->commits), "metrics", strlist_json(&o->metrics),
+				   "n0", (json_int_t)o->n0, "max_n", (json_int_t)o->max_n, "alpha", o->alpha, "floor_pct",
+				   o->floor_pct, "k", o->k),
+		      err);
+}
+
+static const char *mstatus_name(enum il_bisect_mstatus st)
+{
+	static const char *const names[] = {
+		[IL_BM_OK] = "ok", [IL_BM_BUILD_FAILED] = "build_failed", [IL_BM_INFRA_FAILED] = "infra_failed",
+	};
+
+	return names[st];
+}
+
+/* Round k of commit (measured unless the journal has it); *rec borrowed from the state. */
+static int round_of(struct bs *s, const char *c, size_t k, size_t n, json_t **rec, struct il_err *err)
+{
+	json_t *rounds = json_object_get(commit_state(s, c), "rounds"), *e;
+	struct il_bisect_round rd = { 0 };
+	size_t i;
+	int r;
+
+	json_array_foreach(rounds, i, e)
+		if ((size_t)json_integer_value(json_object_get(e, "round")) == k) {
+			*rec = e;
+			return 0;
+		}
+	if ((r = s->m->measure(s->m->ctx, c, k, n, &rd, err)))
+		goto out;
+	r = append(s, json_pack("{s:s,s:s,s:I,s:I,s:s,s:o,s:o,s:o}", "type", "round", "commit", c, "round", (json_int_t)k,
+				"n", (json_int_t)n, "status", mstatus_name(rd.status), "reason",
+				rd.reason ? json_string(rd.reason) : json_null(), "values",
+				rd.values ? json_incref(rd.values) : json_object(), "run",
+				rd.run ? json_string(rd.run) : json_null()),
+		   err);
+	*rec = json_array_get(rounds, json_array_size(rounds) - 1);
+out:
+	json_decref(rd.values);
+	free(rd.reason);
+	free(rd.run);
+	return r;
+}
+
+static bool round_ok(const json_t *rec)
+{
+	return !strcmp(json_string_value(json_object_get(rec, "status")) ?: "", "ok");
+}
+
+/* Append round rec's values into pool ({key: [..]}); the samples it adds. */
+static size_t pool_add(json_t *pool, const json_t *rec)
+{
+	const char *key;
+	json_t *v;
+	size_t n = 0;
+
+	json_object_foreach(json_object_get(rec, "values"), key, v) {
+		json_t *a = json_object_get(pool, key);
+
+		if (!a)
+			json_object_set_new(pool, key, a = json_array());
+		json_array_extend(a, json_object_get(v, "values"));
+		if (json_array_size(json_object_get(v, "values")) > n)
+			n = json_array_size(json_object_get(v, "values"));
+	}
+	return n;
+}
+
+/* The values of a JSON array as doubles (caller frees); *n their count. */
+static double *vals(const json_t *a, size_t *n)
+{
+	double *x = calloc(json_array_size(a) + 1, sizeof(*x));
+	const json_t *e;
+	size_t i;
+
+	*n = 0;
+	json_array_foreach(a, i, e)
+		if (x && json_is_number(e) && isfinite(json_number_value(e)))
+			x[(*n)++] = json_number_value(e);
+	return x;
+}
+
+static double median_of(const json_t *a)
+{
+	size_t n;
+	double *x = vals(a, &n);
+	struct il_desc d;
+
+	il_desc_compute(x, n, &d);
+	free(x);
+	return n ? d.median : NAN;
+}
+
+static double mwu_p(const json_t *a, const json_t *b)
+{
+	size_t na, nb;
+	double *x = vals(a, &na), *y = vals(b, &nb), p = 1;
+	struct il_test t;
+
+	if (na && nb && !il_mwu(x, na, y, nb, &t, NULL))
+		p = t.p;
+	free(x), free(y);
+	return p;
+}
+
+/* Does key match what the user named: the whole key, or its part after the workload ("idle.aboves")? */
+static bool key_named(const char *key, const struct il_strlist *names)
+{
+	for (size_t i = 0; i < names->n; i++) {
+		size_t lk = strlen(key), ln = strlen(names->v[i]);
+
+		if (!strcmp(key, names->v[i]) || (lk > ln && key[lk - ln - 1] == '.' && !strcmp(key + lk - ln, names->v[i])))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Measure an endpoint: rounds until `want` OK rounds of n0 (a lost round is
+ * retried infra_retries times); a build failure or too many losses is an
+ * error naming it. *pool gets the values; rounds[] the OK rounds.
+ */
+static int endpoint(struct bs *s, const char *role, const char *c, size_t want, json_t **ok_rounds, struct il_err *err)
+{
+	size_t k = 0, lost = 0;
+	int r;
+
+	*ok_rounds = json_array();
+	while (json_array_size(*ok_rounds) < want) {
+		json_t *rec;
+
+		if ((r = round_of(s, c, k++, s->o->n0, &rec, err)))
+			return r;
+		if (round_ok(rec)) {
+			json_array_append(*ok_rounds, rec);
+			continue;
+		}
+		if (!strcmp(json_string_value(json_object_get(rec, "status")), "build_failed") ||
+		    ++lost > (size_t)s->o->infra_retries)
+			return il_err_set(err, IL_ECHILD, "the %s endpoint %.12s could not be measured (%s): %s", role, c,
+					  json_string_value(json_object_get(rec, "status")),
+					  json_string_value(json_object_get(rec, "reason")) ?: "no reason recorded");
+	}
+	return 0;
+}
+
+/* The endpoints: good twice (A/A), bad once; the metrics they differ on go into s->keys. */
+static int endpoints(struct bs *s, struct il_bisect_result *res, struct il_err *err)
+{
+	const struct il_bisect_opts *o = s->o;
+	json_t *gr = NULL, *br = NULL, *g0 = json_object(), *g1 = json_object(), *meta, *v;
+	const char *key;
+	int r;
+
+	s->good = json_object(), s->bad = json_object();
+	if ((r = endpoint(s, "good", o->good, 2, &gr, err)) || (r = endpoint(s, "bad", o->bad, 1, &br, err)))
+		goto out;
+	s->samples += pool_add(s->good, json_array_get(gr, 0)) + pool_add(s->good, json_array_get(gr, 1));
+	s->samples += pool_add(s->bad, json_array_get(br, 0));
+	pool_add(g0, json_array_get(gr, 0));
+	pool_add(g1, json_array_get(gr, 1));
+	meta = json_object_get(json_array_get(br, 0), "values");
+	res->endpoints = json_object();
+	json_object_foreach(meta, key, v) {
+		const char *better = json_string_value(json_object_get(v, "better"));
+		json_t *G = json_object_get(s->good, key), *B = json_object_get(s->bad, key);
+		size_t ng, n0, n1;
+		double *x = G ? vals(G, &ng) : NULL, *a0 = vals(json_object_get(g0, key), &n0);
+		double *a1 = vals(json_object_get(g1, key), &n1);
+		struct il_desc dg = { 0 }, d0 = { 0 }, d1 = { 0 };
+		double mg, mb, change, p, aa, rse, floor;
+		bool chosen = o->metrics.n ? key_named(key, &o->metrics) : better != NULL, differs;
+
+		if (!G || !B || !chosen || !ng || !n0 || !n1) {
+			free(x), free(a0), free(a1);
+			continue;
+		}
+		il_desc_compute(x, ng, &dg), il_desc_compute(a0, n0, &d0), il_desc_compute(a1, n1, &d1);
+		mg = dg.median, mb = median_of(B);
+		change = mg ? (mb / mg - 1) * 100 : NAN;
+		p = mwu_p(G, B);
+		aa = d0.mean ? fabs(d1.mean / d0.mean - 1) * 100 : 0;
+		rse = dg.mean ? dg.stdev / sqrt((double)ng) / fabs(dg.mean) * 100 : 0;
+		floor = fmax(o->floor_pct, fmax(aa, o->k * rse));
+		differs = p < o->alpha && isfinite(change) && fabs(change) > floor && mg != mb;
+		json_object_set_new(res->endpoints, key,
+				    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:s?}", "good_median", mg, "bad_median", mb,
+					      "change_pct", isfinite(change) ? change : 0.0, "p", p, "aa_change_pct", aa,
+					      "floor_pct", floor, "bisected", differs, "better", better));
+		if (differs)
+			il_strlist_push(&s->keys, key);
+		free(x), free(a0), free(a1);
+	}
+out:
+	json_decref(gr), json_decref(br), json_decref(g0), json_decref(g1);
+	return r;
+}
+
+/* A decided commit from its verdict record. */
+static void step_from(struct bs *s, const char *c, const json_t *v, struct il_bisect_step *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->commit = strdup(c);
+	st->subject = s->m->subject ? s->m->subject(s->m->ctx, c) : NULL;
+	st->verdict = strdup(json_string_value(json_object_get(v, "verdict")) ?: "?");
+	st->reason = json_string_value(json_object_get(v, "reason")) ? strdup(json_string_value(json_object_get(v, "reason"))) : NULL;
+	st->n = (size_t)json_integer_value(json_object_get(v, "n"));
+	st->p_wrong = json_is_number(json_object_get(v, "p_wrong")) ? json_number_value(json_object_get(v, "p_wrong")) : NAN;
+	st->metrics = json_incref(json_object_get(v, "metrics"));
+}
+
+/* Rounds of commit c until a verdict (journalled); *verdict borrowed from the state. */
+static int classify(struct bs *s, const char *c, json_t **verdict, struct il_err *err)
+{
+	const struct il_bisect_opts *o = s->o;
+	json_t *st = commit_state(s, c), *pool = json_object(), *metrics = NULL;
+	size_t k = 0, n = 0, lost = 0;
+	int r = 0;
+
+	if ((*verdict = json_object_get(st, "verdict")))
+		goto out;
+	for (;;) {
+		json_t *rec;
+		size_t want = !n ? o->n0 : n < o->max_n - n ? n : o->max_n - n, added;
+		bool all_good = true, all_bad = true;
+		double p_g = 0, p_b = 0, tsum = 0;
+
+		if ((r = round_of(s, c, k++, want, &rec, err)))
+			goto out;
+		if (!round_ok(rec)) {
+			const char *why = json_string_value(json_object_get(rec, "reason")) ?: "no reason recorded";
+			bool build = !strcmp(json_string_value(json_object_get(rec, "status")), "build_failed");
+			struct il_buf b = IL_BUF_INIT;
+
+			if (!build && ++lost <= (size_t)o->infra_retries)
+				continue;
+			il_buf_printf(&b, "%s: %s", build ? "does not build" : "host or boot failure, retried", why);
+			r = append(s, json_pack("{s:s,s:s,s:s,s:s,s:I,s:n}", "type", "verdict", "commit", c, "verdict", "skip",
+						"reason", il_buf_str(&b), "n", (json_int_t)n, "p_wrong"),
+				   err);
+			il_buf_release(&b);
+			break;
+		}
+		added = pool_add(pool, rec);
+		n += added;
+		s->samples += added;
+		json_decref(metrics);
+		metrics = json_object();
+		for (size_t i = 0; i < s->keys.n; i++) {
+			const char *key = s->keys.v[i];
+			json_t *S = json_object_get(pool, key), *G = json_object_get(s->good, key), *B = json_object_get(s->bad, key);
+			double ms = S ? median_of(S) : NAN, mg = median_of(G), mb = median_of(B);
+			double t = (ms - mg) / (mb - mg), pg = S ? mwu_p(S, G) : 1, pb = S ? mwu_p(S, B) : 1;
+
+			if (!isfinite(t))
+				t = 0.5;
+			/* a side is taken when the other is rejected and the samples sit in the side's third */
+			all_good = all_good && pb < o->alpha && t < 1.0 / 3;
+			all_bad = all_bad && pg < o->alpha && t > 2.0 / 3;
+			p_g = fmax(p_g, pg), p_b = fmax(p_b, pb), tsum += t;
+			json_object_set_new(metrics, key,
+					    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "median", isfinite(ms) ? ms : 0.0,
+						      "change_vs_good_pct", mg ? (ms / mg - 1) * 100 : 0.0,
+						      "change_vs_bad_pct", mb ? (ms / mb - 1) * 100 : 0.0, "p_good", pg,
+						      "p_bad", pb, "position", t));
+		}
+		if (all_good || all_bad || n >= o->max_n) {
+			bool good = all_good || (!all_bad && tsum / (double)(s->keys.n ? s->keys.n : 1) < 0.5);
+			const char *verd = all_good ? "good" : all_bad ? "bad" : good ? "weak-good" : "weak-bad";
+			struct il_buf why = IL_BUF_INIT;
+
+			if (!all_good && !all_bad)
+				il_buf_printf(&why, "undecided after %zu samples (the cap): nearer %s, p against good %.3g, "
+						    "against bad %.3g",
+					      n, good ? "good" : "bad", p_g, p_b);
+			r = append(s, json_pack("{s:s,s:s,s:s,s:o,s:I,s:f,s:O}", "type", "verdict", "commit", c, "verdict", verd,
+						"reason", why.len ? json_string(why.p) : json_null(), "n", (json_int_t)n,
+						"p_wrong", good ? p_b : p_g, "metrics", metrics),
+				   err);
+			il_buf_release(&why);
+			break;
+		}
+	}
+	if (!r)
+		*verdict = json_object_get(st, "verdict");
+out:
+	json_decref(pool);
+	json_decref(metrics);
+	return r;
+}
+
+static bool is_good(const char *v)
+{
+	return !strcmp(v, "good") || !strcmp(v, "weak-good");
+}
+
+static void bs_release(struct bs *s)
+{
+	il_journal_close(&s->j);
+	json_decref(s->commits), json_decref(s->setup), json_decref(s->good), json_decref(s->bad);
+	il_strlist_release(&s->keys);
+}
+
+static int begin(struct bs *s, const struct il_bisect_opts *o, const struct il_bisect_measurer *m,
+		 struct il_bisect_result *res, struct il_err *err)
+{
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	s->o = o, s->m = m;
+	s->j.fd = -1;
+	if (o->n0 < 3 || o->max_n < o->n0 || !(o->alpha > 0 && o->alpha < 1))
+		return il_err_set(err, IL_EINVAL, "bisect: need at least 3 samples a round, a cap not below them and "
+				  "0 < alpha < 1");
+	if ((r = load(s, err)) || (r = setup(s, err)) || (r = endpoints(s, res, err)))
+		return r;
+	return 0;
+}
+
+int il_bisect_run(const struct il_bisect_opts *o, const struct il_bisect_measurer *m, struct il_bisect_result *res,
+		  struct il_err *err)
+{
+	struct bs s;
+	size_t nc = o->commits.n;
+	long lo = -1, hi = (long)nc - 1;
+	char *skipped = calloc(nc + 1, 1);
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	if (!nc || strcmp(o->commits.v[nc - 1], o->bad)) {
+		free(skipped);
+		return il_err_set(err, IL_EINVAL, "bisect: the commit list must end with the bad commit");
+	}
+	if ((r = begin(&s, o, m, res, err)))
+		goto out;
+	if (!s.keys.n) {
+		res->state = strdup("no-difference");
+		goto done;
+	}
+	while (hi - lo > 1) {
+		long mid = (lo + hi) / 2, pick = -1;
+		json_t *v;
+
+		/* the untested commit nearest the middle, skipped ones passed over */
+		for (long d = 0; pick < 0 && (mid - d > lo || mid + d < hi); d++) {
+			if (mid - d > lo && !skipped[mid - d])
+				pick = mid - d;
+			else if (mid + d + 1 < hi && !skipped[mid + d + 1])
+				pick = mid + d + 1;
+		}
+		if (pick < 0)
+			break;
+		if ((r = classify(&s, o->commits.v[pick], &v, err)))
+			goto out;
+		res->steps = realloc(res->steps, (res->nsteps + 1) * sizeof(*res->steps));
+		step_from(&s, o->commits.v[pick], v, &res->steps[res->nsteps++]);
+		if (!strcmp(res->steps[res->nsteps - 1].verdict, "skip"))
+			skipped[pick] = 1;
+		else if (is_good(res->steps[res->nsteps - 1].verdict))
+			lo = pick;
+		else
+			hi = pick;
+	}
+	if (hi - lo == 1) {
+		res->state = strdup("found");
+		res->first_bad = strdup(o->commits.v[hi]);
+	} else {
+		res->state = strdup("range");
+		for (long i = lo + 1; i <= hi; i++)
+			il_strlist_push(&res->range, o->commits.v[i]);
+	}
+done:
+	res->samples = s.samples;
+	for (size_t i = 0; i < res->nsteps; i++) {
+		if (isfinite(res->steps[i].p_wrong))
+			res->p_wrong += res->steps[i].p_wrong;
+		if (!strncmp(res->steps[i].verdict, "weak", 4))
+			res->weak = true;
+	}
+	res->p_wrong = fmin(1, res->p_wrong);
+	r = append(&s, json_pack("{s:s,s:s,s:s?,s:f,s:I}", "type", "result", "state", res->state, "first_bad",
+				 res->first_bad, "p_wrong", res->p_wrong, "samples", (json_int_t)res->samples),
+		   err);
+out:
+	bs_release(&s);
+	free(skipped);
+	return r;
+}
+
+static int setup_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
+{
+	json_t **out = ctx;
+
+	(void)line, (void)err;
+	if (!*out && !strcmp(json_string_value(json_object_get(rec, "type")), "setup"))
+		*out = json_incref(rec);
+	return 0;
+}
+
+int il_bisect_setup_read(const char *dir, json_t **setup, struct il_err *err)
+{
+	struct il_buf p = IL_BUF_INIT;
+	int r;
+
+	*setup = NULL;
+	il_buf_printf(&p, "%s/bisect.jsonl", dir);
+	r = il_journal_each(p.p, setup_rec, setup, NULL, err);
+	if (!r && !*setup)
+		r = il_err_set(err, IL_EPARSE, "%s: no setup record (not a bisection's journal)", p.p);
+	il_buf_release(&p);
+	return r;
+}
+
+int il_bisect_classify(const struct il_bisect_opts *o, const struct il_bisect_measurer *m, const char *commit,
+		       struct il_bisect_step *out, struct il_err *err)
+{
+	struct il_bisect_result res = { 0 };
+	struct bs s;
+	json_t *v;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (!(r = begin(&s, o, m, &res, err))) {
+		if (!s.keys.n)
+			r = il_err_set(err, IL_EINVAL, "bisect: the endpoints do not differ on any chosen metric");
+		else if (!(r = classify(&s, commit, &v, err)))
+			step_from(&s, commit, v, out);
+	}
+	bs_release(&s);
+	il_bisect_result_release(&res);
+	return r;
+}
+
+void il_bisect_step_release(struct il_bisect_step *st)
+{
+	free(st->commit), free(st->subject), free(st->verdict), free(st->reason);
+	json_decref(st->metrics);
+	memset(st, 0, sizeof(*st));
+}
+
+void il_bisect_result_release(struct il_bisect_result *r)
+{
+	for (size_t i = 0; i < r->nsteps; i++)
+		il_bisect_step_release(&r->steps[i]);
+	free(r->steps), free(r->state), free(r->first_bad);
+	il_strlist_release(&r->range);
+	json_decref(r->endpoints);
+	memset(r, 0, sizeof(*r));
+}
+
+json_t *il_bisect_result_json(const struct il_bisect_result *r)
+{
+	json_t *steps = json_array(), *o;
+
+	for (size_t i = 0; i < r->nsteps; i++) {
+		const struct il_bisect_step *s = &r->steps[i];
+
+		json_array_append_new(steps, json_pack("{s:s,s:s?,s:s,s:s?,s:I,s:o,s:O?}", "commit", s->commit, "subject",
+							s->subject, "verdict", s->verdict, "reason", s->reason, "n",
+							(json_int_t)s->n,
+							"p_wrong", isfinite(s->p_wrong) ? json_real(s->p_wrong) : json_null(),
+							"metrics", s->metrics));
+	}
+	o = json_pack("{s:s,s:s,s:s?,s:o,s:O?,s:o,s:I,s:f,s:b}", "schema", "idlelab-bisect/1", "state",
+		      r->state ? r->state : "?", "first_bad", r->first_bad, "range", strlist_json(&r->range),
+		      "endpoints", r->endpoints, "steps", steps, "samples", (json_int_t)r->samples, "p_wrong",
+		      r->p_wrong, "weak", r->weak);
+	return o;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Noise-aware bisection of an idle-metric regression: the decisions, and
+ * their journal (DIR/bisect.jsonl, one record per line, fsync'd, the only
+ * state: a killed bisection resumes from it). How a commit is measured is
+ * the caller's (struct il_bisect_measurer: stats/bisectrun.h measures
+ * through the run engine on a real host; tests simulate).
+ *
+ * The endpoints first: good twice (an A/A pair: the change between its two
+ * rounds raises each metric's noise floor), bad once; they must differ on
+ * at least one chosen metric (Mann-Whitney U, p < alpha, change beyond the
+ * floor), and only the metrics that differ are bisected on. A step commit's
+ * samples are tested against both endpoints: "good" when unlike bad and
+ * within the good third of the way from good to bad on every such metric,
+ * "bad" the other way; otherwise more
+ * samples (the round doubles the count, up to max_n), then "weak" (the
+ * nearer side, marked, its error counted). A commit that does not build is
+ * skipped at once; a boot or host failure is retried once, then skipped;
+ * neither is ever blamed. The result names the first bad commit, or the
+ * range that skipped commits leave, with a bound on the chance the answer is
+ * wrong: the sum over decided steps of the p-value against the side taken.
+ */
+#ifndef IL_STATS_BISECT_H
+#define IL_STATS_BISECT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <jansson.h>
+#include "util/err.h"
+#include "util/str.h"
+
+enum il_bisect_mstatus { IL_BM_OK, IL_BM_BUILD_FAILED, IL_BM_INFRA_FAILED };
+
+/*
+ * One round of one commit: status and, when OK, {"KEY": {"values": [...],
+ * "better": "lower"|"higher"|null, "unit": "..."}} for every metric the run
+ * had (the caller owns *values and *reason after measure returns).
+ */
+struct il_bisect_round {
+	enum il_bisect_mstatus status;
+	char *reason;
+	json_t *values;
+	char *run;          /* where the evidence is (a run directory), or NULL */
+};
+
+struct il_bisect_measurer {
+	/* measure commit (40 hex) in round k (0, 1, ...) with n samples; label names it ("good", "step") */
+	int (*measure)(void *ctx, const char *commit, size_t k, size_t n, struct il_bisect_round *out,
+		       struct il_err *err);
+	/* the commit's subject line (caller frees), or NULL */
+	char *(*subject)(void *ctx, const char *commit);
+	void *ctx;
+};
+
+struct il_bisect_opts {
+	const char *dir;            /* bisect.jsonl lives here */
+	const char *good, *bad;     /* 40-hex commits */
+	struct il_strlist commits;  /* (good, bad], oldest first: the last is bad */
+	struct il_strlist metrics;  /* keys or metric names ("idle.aboves" matches "sleeper.idle.aboves"); empty: every metric with a direction */
+	size_t n0;                  /* samples per first round (>= 3) */
+	size_t max_n;               /* cap on a commit's samples (>= n0) */
+	double alpha;               /* per decision (0.05) */
+	double floor_pct;           /* least change that counts (2.0) */
+	double k;                   /* noise threshold: k x the good endpoint's relative standard error (2) */
+	int infra_retries;          /* a round lost to a boot or host failure is retried this often (1) */
+};
+
+/* One decided commit, as the result lists it. */
+struct il_bisect_step {
+	char *commit, *subject;
+	char *verdict;              /* "good", "bad", "skip", "weak-good", "weak-bad" */
+	char *reason;               /* skip: why; weak: why not decided */
+	size_t n;                   /* samples it took */
+	double p_wrong;             /* the p-value against the side taken (NaN for skip) */
+	json_t *metrics;            /* {"KEY": {"median", "change_vs_good_pct", "change_vs_bad_pct", "p_good", "p_bad"}} */
+};
+
+struct il_bisect_result {
+	char *state;                /* "found", "range" (skips hide it), "no-difference" */
+	char *first_bad;            /* found: the commit */
+	struct il_strlist range;    /* range: the commits it is among */
+	json_t *endpoints;          /* per metric: good and bad medians, change, p, floor, whether bisected on */
+	size_t nsteps;
+	struct il_bisect_step *steps;
+	size_t samples;             /* every sample measured, endpoints included */
+	double p_wrong;             /* union bound, at most 1 */
+	bool weak;                  /* a weak step decided part of it */
+};
+
+/*
+ * Bisect (or resume: records already in DIR/bisect.jsonl are not measured
+ * again). out is released with il_bisect_result_release, also on failure.
+ */
+int il_bisect_run(const struct il_bisect_opts *o, const struct il_bisect_measurer *m, struct il_bisect_result *out,
+		  struct il_err *err);
+
+/*
+ * git bisect run's step: classify commit against the endpoints already in
+ * DIR (a bisection that measured them); *verdict as a step's. Journalled as
+ * a "step-mode" record.
+ */
+int il_bisect_classify(const struct il_bisect_opts *o, const struct il_bisect_measurer *m, const char *commit,
+		       struct il_bisect_step *out, struct il_err *err);
+
+/* The setup record of the bisection in dir (good, bad, commits, metrics, n0, max_n, alpha, ...); caller decrefs. */
+int il_bisect_setup_read(const char *dir, json_t **setup, struct il_err *err);
+
+void il_bisect_step_release(struct il_bisect_step *s);
+void il_bisect_result_release(struct il_bisect_result *r);
+
+/* The result as JSON (docs/bisect.md); caller decrefs. */
+json_t *il_bisect_result_json(const struct il_bisect_result *r);
+
+#endif

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * stats/bisect: the decisions on simulated measurements (a commit's metric
+ * drawn around a level with seeded noise): the culprit named, a commit that
+ * does not build and a lost host skipped (never blamed), doubling on an
+ * ambiguous commit, endpoints that do not differ, skips hiding the
+ * culprit, and a bisection killed mid-way resumed from its journal without
+ * measuring a journalled round again.
+ */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/bisect.h"
+#include "util/buf.h"
+
+#define NC 12
+
+struct sim {
+	double level[NC + 1];   /* c0 (good) .. cNC (bad) */
+	int build_fail[NC + 1];
+	int infra_fail[NC + 1]; /* rounds lost before it works; < 0: always */
+	size_t calls, stop_after;
+	size_t samples[NC + 1];
+};
+
+static char hexes[NC + 1][41];
+
+static int idx(const char *c)
+{
+	for (int i = 0; i <= NC; i++)
+		if (!strcmp(hexes[i], c))
+			return i;
+	return -1;
+}
+
+static double noise(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return ((double)(*s >> 11) / 9007199254740992.0) * 2 - 1;
+}
+
+static int measure(void *ctx, const char *commit, size_t k, size_t n, struct il_bisect_round *out, struct il_err *err)
+{
+	struct sim *s = ctx;
+	int i = idx(commit);
+	uint64_t seed = (uint64_t)(i * 7919 + (int)k * 104729 + 17);
+	json_t *a = json_array();
+
+	memset(out, 0, sizeof(*out));
+	if (s->stop_after && s->calls >= s->stop_after) {
+		json_decref(a);
+		return il_err_set(err, IL_EINTR, "interrupted");
+	}
+	s->calls++;
+	if (s->build_fail[i]) {
+		json_decref(a);
+		out->status = IL_BM_BUILD_FAILED;
+		out->reason = strdup("kernel 'x' did not build, so it is untestable");
+		return 0;
+	}
+	if (s->infra_fail[i]) {
+		if (s->infra_fail[i] > 0)
+			s->infra_fail[i]--;
+		json_decref(a);
+		out->status = IL_BM_INFRA_FAILED;
+		out->reason = strdup("host 'lab' did not come back within 180 s");
+		return 0;
+	}
+	for (size_t j = 0; j < n; j++)
+		json_array_append_new(a, json_real(s->level[i] * (1 + 0.04 * noise(&seed))));
+	s->samples[i] += n;
+	out->values = json_pack("{s:{s:o,s:s,s:s},s:{s:[f],s:n}}", "w.idle.aboves", "values", a, "better", "lower", "unit",
+				"count", "w.other", "values", 1.0, "better");
+	out->run = strdup("steps/x");
+	return 0;
+}
+
+static char *subject(void *ctx, const char *commit)
+{
+	char *s = NULL;
+
+	(void)ctx;
+	return asprintf(&s, "commit %d", idx(commit)) < 0 ? NULL : s;
+}
+
+static void opts_for(struct il_bisect_opts *o, const char *dir)
+{
+	memset(o, 0, sizeof(*o));
+	for (int i = 0; i <= NC; i++)
+		snprintf(hexes[i], sizeof(hexes[i]), "%040x", 0xc0ffee00 + i);
+	o->dir = dir;
+	o->good = hexes[0];
+	o->bad = hexes[NC];
+	for (int i = 1; i <= NC; i++)
+		il_strlist_push(&o->commits, hexes[i]);
+	o->n0 = 4, o->max_n = 16, o->alpha = 0.05, o->floor_pct = 2, o->k = 2, o->infra_retries = 1;
+}
+
+/* levels: 100 before the culprit, 200 from it on */
+static void step_at(struct sim *s, int culprit)
+{
+	for (int i = 0; i <= NC; i++)
+		s->level[i] = i >= culprit ? 200 : 100;
+}
+
+static const struct il_bisect_step *step_of(const struct il_bisect_result *r, int i)
+{
+	for (size_t k = 0; k < r->nsteps; k++)
+		if (!strcmp(r->steps[k].commit, hexes[i]))
+			return &r->steps[k];
+	return NULL;
+}
+
+static void test_stats_bisect__names_the_culprit_skips_not_blamed(void **state)
+{
+	struct sim s = { 0 };
+	struct il_bisect_opts o;
+	struct il_bisect_measurer m = { measure, subject, &s };
+	struct il_bisect_result r;
+	struct il_err err = { 0 };
+	char *dir = tu_tmpdir();
+	json_t *j;
+
+	(void)state;
+	opts_for(&o, dir);
+	step_at(&s, 9);
+	s.build_fail[6] = 1;  /* the first probe (the middle) does not build */
+	s.infra_fail[7] = -1; /* its neighbour loses the host every time */
+	s.infra_fail[10] = 1; /* loses it once, then works */
+	assert_int_equal(il_bisect_run(&o, &m, &r, &err), 0);
+	assert_string_equal(r.state, "found");
+	assert_string_equal(r.first_bad, hexes[9]);
+	assert_non_null(step_of(&r, 6));
+	assert_string_equal(step_of(&r, 6)->verdict, "skip");
+	assert_non_null(strstr(step_of(&r, 6)->reason, "does not build"));
+	assert_non_null(step_of(&r, 7));
+	assert_string_equal(step_of(&r, 7)->verdict, "skip");
+	assert_non_null(strstr(step_of(&r, 7)->reason, "host or boot failure, retried"));
+	/* only metrics with a direction are candidates: the other is not listed */
+	assert_non_null(json_object_get(r.endpoints, "w.idle.aboves"));
+	assert_true(json_is_true(json_object_get(json_object_get(r.endpoints, "w.idle.aboves"), "bisected")));
+	assert_null(json_object_get(r.endpoints, "w.other"));
+	for (size_t i = 0; i < r.nsteps; i++)
+		if (strcmp(r.steps[i].verdict, "skip"))
+			assert_true(r.steps[i].p_wrong < 0.05);
+	assert_true(r.p_wrong < 0.2);
+	assert_false(r.weak);
+	assert_string_equal(step_of(&r, 9) ? step_of(&r, 9)->subject : "commit 9", "commit 9");
+	j = il_bisect_result_json(&r);
+	assert_string_equal(json_string_value(json_object_get(j, "first_bad")), hexes[9]);
+	json_decref(j);
+	il_bisect_result_release(&r);
+	il_strlist_release(&o.commits);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_stats_bisect__ambiguous_commit_doubles_then_weak(void **state)
+{
+	struct sim s = { 0 };
+	struct il_bisect_opts o;
+	struct il_bisect_measurer m = { measure, subject, &s };
+	struct il_bisect_result r;
+	struct il_err err = { 0 };
+	char *dir = tu_tmpdir();
+	const struct il_bisect_step *st;
+
+	(void)state;
+	opts_for(&o, dir);
+	step_at(&s, 4);
+	s.level[6] = 150; /* the first probe sits half-way: no side can be taken */
+	assert_int_equal(il_bisect_run(&o, &m, &r, &err), 0);
+	assert_non_null(st = step_of(&r, 6));
+	assert_int_equal(st->n, 16); /* 4, +4, +8: doubled to the cap */
+	assert_int_equal(s.samples[6], 16);
+	assert_true(!strcmp(st->verdict, "weak-good") || !strcmp(st->verdict, "weak-bad"));
+	assert_non_null(strstr(st->reason, "undecided after 16 samples"));
+	assert_true(r.weak);
+	il_bisect_result_release(&r);
+	il_strlist_release(&o.commits);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_stats_bisect__endpoints_that_do_not_differ(void **state)
+{
+	struct sim s = { 0 };
+	struct il_bisect_opts o;
+	struct il_bisect_measurer m = { measure, subject, &s };
+	struct il_bisect_result r;
+	struct il_err err = { 0 };
+	char *dir = tu_tmpdir();
+	struct il_buf b = IL_BUF_INIT;
+
+	(void)state;
+	opts_for(&o, dir);
+	step_at(&s, NC + 1); /* all 100 */
+	s.level[NC] = 101;    /* 1%: under the floor */
+	assert_int_equal(il_bisect_run(&o, &m, &r, &err), 0);
+	assert_string_equal(r.state, "no-difference");
+	assert_int_equal(r.nsteps, 0);
+	/* only the endpoints were measured: good twice, bad once */
+	assert_int_equal(s.calls, 3);
+	il_bisect_result_release(&r);
+	il_strlist_release(&o.commits);
+	tu_rmtree(dir);
+	free(dir);
+	il_buf_release(&b);
+}
+
+static void test_stats_bisect__skips_hide_the_culprit(void **state)
+{
+	struct sim s = { 0 };
+	struct il_bisect_opts o;
+	struct il_bisect_measurer m = { measure, subject, &s };
+	struct il_bisect_result r;
+	struct il_err err = { 0 };
+	char *dir = tu_tmpdir();
+
+	(void)state;
+	opts_for(&o, dir);
+	step_at(&s, 6);
+	s.build_fail[5] = s.build_fail[6] = 1;
+	assert_int_equal(il_bisect_run(&o, &m, &r, &err), 0);
+	assert_string_equal(r.state, "range");
+	/* 5 and 6 untestable, 7 bad: the first bad is one of them */
+	assert_int_equal(r.range.n, 3);
+	assert_string_equal(r.range.v[0], hexes[5]);
+	assert_string_equal(r.range.v[1], hexes[6]);
+	assert_string_equal(r.range.v[2], hexes[7]);
+	il_bisect_result_release(&r);
+	il_strlist_release(&o.commits);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_stats_bisect__killed_then_resumed(void **state)
+{
+	struct sim s = { 0 }, t = { 0 };
+	struct il_bisect_opts o;
+	struct il_bisect_measurer m = { measure, subject, &s }, m2 = { measure, subject, &t };
+	struct il_bisect_result r;
+	struct il_err err = { 0 };
+	char *dir = tu_tmpdir();
+	size_t whole;
+
+	(void)state;
+	opts_for(&o, dir);
+	/* the whole bisection, for its number of rounds */
+	step_at(&s, 3);
+	assert_int_equal(il_bisect_run(&o, &m, &r, &err), 0);
+	assert_string_equal(r.first_bad, hexes[3]);
+	whole = s.calls;
+	il_bisect_result_release(&r);
+	tu_rmtree(dir);
+	free(dir);
+	dir = tu_tmpdir();
+	o.dir = dir;
+	/* killed after 5 rounds, then resumed: the same answer, no round measured twice */
+	memset(&s, 0, sizeof(s));
+	step_at(&s, 3);
+	s.stop_after = 5;
+	assert_int_equal(il_bisect_run(&o, &m, &r, &err), IL_EINTR);
+	il_bisect_result_release(&r);
+	step_at(&t, 3);
+	assert_int_equal(il_bisect_run(&o, &m2, &r, &err), 0);
+	assert_string_equal(r.state, "found");
+	assert_string_equal(r.first_bad, hexes[3]);
+	assert_int_equal(s.calls + t.calls, whole);
+	/* another pair of endpoints in the same directory is refused */
+	il_bisect_result_release(&r);
+	o.good = hexes[1];
+	assert_int_equal(il_bisect_run(&o, &m2, &r, &err), IL_EINVAL);
+	assert_non_null(strstr(err.msg, "is a bisection of"));
+	il_bisect_result_release(&r);
+	il_strlist_release(&o.commits);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void test_stats_bisect__step_mode(void **state)
+{
+	struct sim s = { 0 };
+	struct il_bisect_opts o;
+	struct il_bisect_measurer m = { measure, subject, &s };
+	struct il_bisect_step st;
+	struct il_err err = { 0 };
+	char *dir = tu_tmpdir();
+	json_t *setup;
+
+	(void)state;
+	opts_for(&o, dir);
+	step_at(&s, 5);
+	assert_int_equal(il_bisect_classify(&o, &m, hexes[2], &st, &err), 0);
+	assert_string_equal(st.verdict, "good");
+	il_bisect_step_release(&st);
+	assert_int_equal(il_bisect_classify(&o, &m, hexes[8], &st, &err), 0);
+	assert_string_equal(st.verdict, "bad");
+	il_bisect_step_release(&st);
+	assert_int_equal(il_bisect_setup_read(dir, &setup, &err), 0);
+	assert_string_equal(json_string_value(json_object_get(setup, "good")), hexes[0]);
+	json_decref(setup);
+	il_strlist_release(&o.commits);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stats_bisect__names_the_culprit_skips_not_blamed),
+		cmocka_unit_test(test_stats_bisect__ambiguous_commit_doubles_then_weak),
+		cmocka_unit_test(test_stats_bisect__endpoints_that_do_not_differ),
+		cmocka_unit_test(test_stats_bisect__skips_hide_the_culprit),
+		cmocka_unit_test(test_stats_bisect__killed_then_resumed),
+		cmocka_unit_test(test_stats_bisect__step_mode),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
