@@ -77,6 +77,18 @@ static int restart(const char *cache_dir, const char *name, const char *image, i
 	il_lab_down(&lo, NULL);
 	r = il_lab_up(&lo, NULL, NULL, &st, err);
 	json_decref(st);
+	st = NULL;
+	if (r && image && r != IL_EINTR) {
+		/* the kernel did not come up: the instance comes back on its own, as a power cycle brings a machine back */
+		struct il_err e2 = { 0 };
+		char *was = strdup(err ? err->msg : "");
+
+		lo.image = NULL;
+		if (!il_lab_up(&lo, NULL, NULL, &st, &e2))
+			il_err_set(err, r, "%s\n(lab '%s' is back on its own kernel)", was ? was : "", name);
+		free(was);
+		json_decref(st);
+	}
 	free(table);
 	return r;
 }

@@ -177,7 +177,9 @@ static int measure(void *ctx, const char *commit, size_t k, size_t n, struct il_
 		char *txt;
 
 		p = json_deep_copy(e->plan);
-		il_buf_printf(&name, "bisect-%.12s", commit);
+		/* the plan's kernel name for every commit: one lineage, one object directory, incremental builds */
+		il_buf_adds(&name, json_string_value(json_object_get(json_array_get(json_object_get(e->plan, "kernels"), 0),
+								   "name")) ?: "bisect");
 		json_object_set_new(p, "kernels", json_pack("[{s:s,s:s,s:s}]", "name", name.p, "repo", e->repo_path,
 							     "commit", commit));
 		json_object_set_new(p, "governors", json_pack("[O]", e->gov));
