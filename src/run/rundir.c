@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
@@ -82,6 +83,46 @@ char *il_rundir_plan_dir(const char *dir)
 	il_buf_release(&b);
 	free(p);
 	return d;
+}
+
+/* NAME.tmp.XXXXXX: what il_rundir_prepare makes before the rename */
+static bool uncommitted(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 11 && !memcmp(name + n - 11, ".tmp.", 5);
+}
+
+int il_rundir_list(struct il_strlist *out, const char *dir, struct il_err *err)
+{
+	struct il_strlist found = { 0 };
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int r = 0;
+
+	if (!d)
+		return il_err_set(err, IL_ENOTFOUND, "no runs directory '%s'", dir);
+	while (!r && (de = readdir(d))) {
+		char *sub, *j;
+		struct stat st;
+
+		if (de->d_name[0] == '.' || uncommitted(de->d_name))
+			continue;
+		sub = il_rundir_join(dir, de->d_name);
+		j = sub ? il_rundir_path(sub, IL_RUNDIR_JOURNAL) : NULL;
+		if (!j)
+			r = il_err_set(err, IL_ENOMEM, "out of memory");
+		else if (!stat(j, &st) && il_strlist_push(&found, de->d_name))
+			r = il_err_set(err, IL_ENOMEM, "out of memory");
+		free(sub), free(j);
+	}
+	closedir(d);
+	il_strlist_sort(&found);
+	for (size_t i = 0; !r && i < found.n; i++)
+		if (il_strlist_push(out, found.v[i]))
+			r = il_err_set(err, IL_ENOMEM, "out of memory");
+	il_strlist_release(&found);
+	return r;
 }
 
 char *il_rundir_default(const char *plan_name)
