@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
 #include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
@@ -95,33 +94,27 @@ static bool uncommitted(const char *name)
 
 int il_rundir_list(struct il_strlist *out, const char *dir, struct il_err *err)
 {
-	struct il_strlist found = { 0 };
-	struct dirent *de;
-	DIR *d = opendir(dir);
+	struct il_strlist all = { 0 };
+	struct il_err e = { 0 };
 	int r = 0;
 
-	if (!d)
-		return il_err_set(err, IL_ENOTFOUND, "no runs directory '%s'", dir);
-	while (!r && (de = readdir(d))) {
+	/* every entry (no suffix to match), sorted */
+	if (il_dir_names(&all, dir, "", &e))
+		return e.code == IL_ENOTFOUND ? il_err_set(err, IL_ENOTFOUND, "no runs directory '%s'", dir) :
+						il_err_set(err, e.code, "%s", e.msg);
+	for (size_t i = 0; !r && i < all.n; i++) {
 		char *sub, *j;
 		struct stat st;
 
-		if (de->d_name[0] == '.' || uncommitted(de->d_name))
+		if (all.v[i][0] == '.' || uncommitted(all.v[i]))
 			continue;
-		sub = il_rundir_join(dir, de->d_name);
+		sub = il_rundir_join(dir, all.v[i]);
 		j = sub ? il_rundir_path(sub, IL_RUNDIR_JOURNAL) : NULL;
-		if (!j)
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
-		else if (!stat(j, &st) && il_strlist_push(&found, de->d_name))
+		if (!j || (!stat(j, &st) && il_strlist_push(out, all.v[i])))
 			r = il_err_set(err, IL_ENOMEM, "out of memory");
 		free(sub), free(j);
 	}
-	closedir(d);
-	il_strlist_sort(&found);
-	for (size_t i = 0; !r && i < found.n; i++)
-		if (il_strlist_push(out, found.v[i]))
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
-	il_strlist_release(&found);
+	il_strlist_release(&all);
 	return r;
 }
 
