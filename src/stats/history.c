@@ -825,8 +825,11 @@ int il_history_series(struct il_history *h, const char *plan, const char *host, 
 	}
 	if (rc != SQLITE_DONE)
 		r = db_fail(h, "cannot read", err);
-	else if (!json_array_size(mets))
+	else if (!json_array_size(mets) && metrics && metrics->n)
 		r = il_err_set(err, IL_ENOTFOUND, "no metric of plan '%s' matches --metric", plan);
+	else if (!json_array_size(mets))
+		r = il_err_set(err, IL_ENOTFOUND, "the runs of plan '%s' in history '%s' have no counted sample", plan,
+			       h->path);
 cleanup:
 	sqlite3_finalize(st);
 	json_decref(idx);
