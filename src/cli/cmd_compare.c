@@ -81,15 +81,8 @@ static int make_opts(const struct cmp_args *a, struct il_cmp_opts *o, struct il_
 	if (a->seed >= 0)
 		o->seed = (uint64_t)a->seed;
 	if (a->metric) {
-		char *copy = strdup(a->metric);
-
-		for (char *tok = copy, *next; tok && *tok; tok = next) {
-			next = strchr(tok, ',');
-			if (next)
-				*next++ = 0;
-			il_strlist_push(only, tok);
-		}
-		free(copy);
+		if (il_strlist_split_on(only, a->metric, ','))
+			return il_err_set(err, IL_ENOMEM, "out of memory");
 		o->only = only;
 	}
 	return 0;

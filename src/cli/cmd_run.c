@@ -4,12 +4,10 @@
  * The signal handlers live here: SIGINT/SIGTERM set a flag the engine polls,
  * so the current sample is abandoned cleanly and the host restored.
  */
-#include <dirent.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -17,6 +15,7 @@
 #include "cli/opt.h"
 #include "cli/progress.h"
 #include "run/engine.h"
+#include "run/rundir.h"
 
 int cmd_run(int argc, char **argv)
 {
@@ -136,36 +135,14 @@ int cmd_runs(int argc, char **argv)
 	static const char *const usage[] = { "idlelab runs [list] [--dir DIR]", NULL };
 	struct il_strlist names = { 0 };
 	struct il_err err = { 0 };
-	struct dirent *de;
-	DIR *d;
 	int nargs, r;
 
 	if ((r = il_cli_begin(argc, argv, opts, usage, &dirs, &paths, &nargs)) >= 0)
 		return r;
 	if (nargs > 1 || (nargs == 1 && strcmp(argv[1], "list")))
 		return il_opt_error(opts, usage, "unknown action '%s'", argv[1]);
-	if (!(d = opendir(dir))) {
-		il_err_set(&err, IL_ENOTFOUND, "no runs directory '%s'", dir);
+	if (il_rundir_list(&names, dir, &err))
 		return il_cli_fail(&err);
-	}
-	while ((de = readdir(d))) {
-		char path[4096];
-		struct stat st;
-
-		snprintf(path, sizeof(path), "%s/%s/journal.jsonl", dir, de->d_name);
-		if (de->d_name[0] != '.' && !stat(path, &st))
-			il_strlist_push(&names, de->d_name);
-	}
-	closedir(d);
-	for (size_t i = 0; i < names.n; i++) {
-		for (size_t k = i + 1; k < names.n; k++)
-			if (strcmp(names.v[k], names.v[i]) < 0) {
-				char *t = names.v[i];
-
-				names.v[i] = names.v[k];
-				names.v[k] = t;
-			}
-	}
 	for (size_t i = 0; i < names.n; i++) {
 		char path[4096];
 		json_t *s;

@@ -27,6 +27,7 @@ const struct il_cmd il_commands[] = {
 	{ "lab", cmd_lab, "the built-in lab hosts: arm64 or x86_64 kernels with real cpuidle states under QEMU (build, up, down, ...)" },
 	{ "series", cmd_series, "show a patch series from an mbox or a public-inbox thread (by Message-ID)" },
 	{ "kernel", cmd_kernel, "kernel variants of a plan: prepare (commits), build (cached, incremental), list" },
+	{ "history", cmd_history, "a plan's metrics across its runs, from an SQLite index of the run journals" },
 	{ "tested-by", cmd_tested_by, "the Tested-by evidence block of a run, for a linux-pm reply" },
 	{ NULL, NULL, NULL },
 };

@@ -58,6 +58,57 @@ void il_report_csv_field(struct il_buf *b, const char *s)
 	il_buf_adds(b, "\"");
 }
 
+void il_report_html_esc(struct il_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': il_buf_adds(b, "&amp;"); break;
+		case '<': il_buf_adds(b, "&lt;"); break;
+		case '>': il_buf_adds(b, "&gt;"); break;
+		case '"': il_buf_adds(b, "&quot;"); break;
+		case '\'': il_buf_adds(b, "&#39;"); break;
+		default: il_buf_add(b, s, 1);
+		}
+	}
+}
+
+const char *il_report_palette(size_t i)
+{
+	static const char *const palette[] = { "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+					       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac" };
+
+	return palette[i % (sizeof(palette) / sizeof(palette[0]))];
+}
+
+void il_report_html_begin(struct il_buf *b, const char *title)
+{
+	il_buf_adds(b, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>idlelab: ");
+	il_report_html_esc(b, title);
+	il_buf_adds(b, "</title>\n<style>body{font:14px sans-serif;margin:2em;max-width:1000px}"
+		       "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;"
+		       "text-align:right}th{text-align:center}td:first-child,td:nth-child(2){text-align:left}.better{color:#1a7f37}"
+		       ".worse{color:#cf222e}figure{margin:1em 0}figcaption{font-weight:bold}.u{font-weight:normal;"
+		       "color:#666}.ax{stroke:#999}.med{stroke:#000;stroke-width:2}.t{font-size:11px;fill:#555}"
+		       ".l{font-size:12px}.v{font-size:12px}.vb{fill:#1a7f37}.vw{fill:#cf222e}.vn{fill:#555}"
+		       "pre{font-size:12px;background:#f6f8fa;padding:1em;overflow:auto}</style></head><body>\n<h1>");
+	il_report_html_esc(b, title);
+	il_buf_adds(b, "</h1>\n");
+}
+
+void il_report_html_end(struct il_buf *b)
+{
+	il_buf_adds(b, "<script>document.body.setAttribute('data-report-ok', '1');</script>\n</body></html>\n");
+}
+
+void il_report_svg_open(struct il_buf *b, const char *key, const char *unit, size_t h)
+{
+	il_buf_adds(b, "<figure><figcaption>");
+	il_report_html_esc(b, key);
+	il_buf_adds(b, " <span class=u>(");
+	il_report_html_esc(b, unit);
+	il_buf_printf(b, ")</span></figcaption><svg width=640 height=%zu viewBox=\"0 0 640 %zu\" role=img>", h, h);
+}
+
 int il_report_pick(const char *s, const char *(*name)(int i), int n, const char *what, int *out, struct il_err *err)
 {
 	char known[160] = "";

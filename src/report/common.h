@@ -31,6 +31,19 @@ void il_report_md_cell(struct il_buf *b, const char *s);
 /* s as one CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF (quotes doubled). */
 void il_report_csv_field(struct il_buf *b, const char *s);
 
+/* ---- HTML (report/html.c, report/history.c) ---- */
+
+/* s with &, <, >, " and ' as entities: every string from a journal or an index goes through it. */
+void il_report_html_esc(struct il_buf *b, const char *s);
+/* The i-th color of the plots' palette (ten, used in turn): "#4e79a7". */
+const char *il_report_palette(size_t i);
+/* A self-contained page's start (doctype, inline CSS, <body>) up to its <h1>title</h1>. */
+void il_report_html_begin(struct il_buf *b, const char *title);
+/* The page's end: the script that marks it loaded (data-report-ok, what the e2e checks in a browser), </html>. */
+void il_report_html_end(struct il_buf *b);
+/* A plot's start: <figure> with caption "KEY (UNIT)" and an <svg> 640 wide and h high (close with "</svg></figure>"). */
+void il_report_svg_open(struct il_buf *b, const char *key, const char *unit, size_t h);
+
 /*
  * The index of s among the n names name(0..n-1) in *out, or IL_EINVAL with
  * "unknown WHAT 's' (a, b or c)": how a format or a view is chosen by name.

@@ -3,7 +3,7 @@
  * The HTML report: one self-contained file (inline CSS and SVG, no network,
  * viewable offline) with a strip plot per metric (every sample as a dot, the
  * median as a bar, one row per variant) and stacked per-state residency bars.
- * Every string from a journal goes through esc().
+ * Every string from a journal goes through il_report_html_esc().
  */
 #include "report/render.h"
 
@@ -28,23 +28,6 @@ __attribute__((format(printf, 3, 4))) static void td_num(struct il_buf *b, bool 
 	il_buf_printf(b, "<td>%s</td>", cell);
 }
 
-static void esc(struct il_buf *b, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': il_buf_adds(b, "&amp;"); break;
-		case '<': il_buf_adds(b, "&lt;"); break;
-		case '>': il_buf_adds(b, "&gt;"); break;
-		case '"': il_buf_adds(b, "&quot;"); break;
-		case '\'': il_buf_adds(b, "&#39;"); break;
-		default: il_buf_add(b, s, 1);
-		}
-	}
-}
-
-static const char *const palette[] = { "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-				       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac" };
-
 static void strip_plot(struct il_buf *b, const struct il_cmp *c, size_t i)
 {
 	const struct il_dataset *ds = c->ds;
@@ -59,11 +42,7 @@ static void strip_plot(struct il_buf *b, const struct il_cmp *c, size_t i)
 			lo = fmin(lo, m->var[v].v[k]), hi = fmax(hi, m->var[v].v[k]);
 	if (!isfinite(lo) || hi == lo)
 		return; /* nothing to see: every sample of every variant is the same */
-	il_buf_printf(b, "<figure><figcaption>");
-	esc(b, m->key);
-	il_buf_printf(b, " <span class=u>(");
-	esc(b, m->unit);
-	il_buf_printf(b, ")</span></figcaption><svg width=640 height=%zu viewBox=\"0 0 640 %zu\" role=img>", h, h);
+	il_report_svg_open(b, m->key, m->unit, h);
 	il_buf_printf(b, "<line x1=%g y1=%zu x2=%g y2=%zu class=ax />", x0, h - 22, x0 + w, h - 22);
 	il_buf_printf(b, "<text x=%g y=%zu class=t>%s</text><text x=%g y=%zu class=t text-anchor=end>%s</text>", x0, h - 6,
 		      il_fmt_num(n1, 32, lo), x0 + w, h - 6, il_fmt_num(n2, 32, hi));
@@ -72,19 +51,19 @@ static void strip_plot(struct il_buf *b, const struct il_cmp *c, size_t i)
 		double y = 18 + 26 * (double)v;
 
 		il_buf_printf(b, "<text x=%g y=%g class=l text-anchor=end>", x0 - 8, y + 4);
-		esc(b, ds->var[v]);
+		il_report_html_esc(b, ds->var[v]);
 		il_buf_adds(b, "</text>");
 		for (size_t k = 0; k < m->var[v].n; k++)
 			il_buf_printf(b, "<circle cx=%.1f cy=%.1f r=3 fill=\"%s\" fill-opacity=0.55 />",
 				      x0 + (m->var[v].v[k] - lo) / (hi - lo) * w, y + (double)(k % 5) * 1.5 - 3,
-				      palette[v % 10]);
+				      il_report_palette(v));
 		if (isfinite(x->d.median))
 			il_buf_printf(b, "<line x1=%.1f y1=%g x2=%.1f y2=%g class=med />",
 				      x0 + (x->d.median - lo) / (hi - lo) * w, y - 9, x0 + (x->d.median - lo) / (hi - lo) * w,
 				      y + 9);
 		il_buf_printf(b, "<text x=%g y=%g class=\"v v%s\">", x0 + w + 10, y + 4,
 			      !strcmp(x->verdict, "better") ? "b" : !strcmp(x->verdict, "worse") ? "w" : "n");
-		esc(b, x->verdict);
+		il_report_html_esc(b, x->verdict);
 		if (isfinite(x->change_pct))
 			il_buf_printf(b, " %+.1f%%", x->change_pct);
 		if (isfinite(x->p))
@@ -110,7 +89,7 @@ static void residency(struct il_buf *b, const struct il_dataset *ds)
 			if (!strcmp(ds->res[k].group, r->group) && !strcmp(ds->res[k].variant, r->variant))
 				nstates++;
 		il_buf_adds(b, "<figure><figcaption>idle time share per state: ");
-		esc(b, r->group);
+		il_report_html_esc(b, r->group);
 		il_buf_printf(b, "</figcaption><svg width=640 height=%zu role=img>", 30 + 22 * ds->nvar + 20);
 		for (size_t v = 0; v < ds->nvar; v++) {
 			double x = 130;
@@ -126,15 +105,15 @@ static void residency(struct il_buf *b, const struct il_dataset *ds)
 				any = true;
 				wdt = q->time_share / (double)q->n * 380;
 				il_buf_printf(b, "<rect x=%.1f y=%zu width=%.1f height=16 fill=\"%s\"><title>", x, 10 + 22 * row,
-					      wdt, palette[si++ % 10]);
-				esc(b, q->state);
+					      wdt, il_report_palette(si++));
+				il_report_html_esc(b, q->state);
 				il_buf_printf(b, " %.1f%%</title></rect>", q->time_share / (double)q->n * 100);
 				x += wdt;
 			}
 			if (!any)
 				continue;
 			il_buf_printf(b, "<text x=122 y=%zu class=l text-anchor=end>", 22 + 22 * row);
-			esc(b, ds->var[v]);
+			il_report_html_esc(b, ds->var[v]);
 			il_buf_adds(b, "</text>");
 			row++;
 		}
@@ -144,8 +123,8 @@ static void residency(struct il_buf *b, const struct il_dataset *ds)
 			if (strcmp(q->group, r->group) || strcmp(q->variant, r->variant))
 				continue;
 			il_buf_printf(b, "<rect x=%zu y=%zu width=10 height=10 fill=\"%s\" /><text x=%zu y=%zu class=t>",
-				      130 + si * 110, 14 + 22 * row, palette[si % 10], 144 + si * 110, 23 + 22 * row);
-			esc(b, q->state);
+				      130 + si * 110, 14 + 22 * row, il_report_palette(si), 144 + si * 110, 23 + 22 * row);
+			il_report_html_esc(b, q->state);
 			il_buf_adds(b, "</text>");
 			si++;
 		}
@@ -158,43 +137,33 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 	const struct il_dataset *ds = c->ds;
 	struct il_buf text = IL_BUF_INIT, s = IL_BUF_INIT;
 
-	il_buf_adds(b, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>idlelab: ");
-	esc(b, ds->title ? ds->title : "comparison");
-	il_buf_adds(b, "</title>\n<style>body{font:14px sans-serif;margin:2em;max-width:1000px}"
-		       "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;"
-		       "text-align:right}th{text-align:center}td:first-child,td:nth-child(2){text-align:left}.better{color:#1a7f37}"
-		       ".worse{color:#cf222e}figure{margin:1em 0}figcaption{font-weight:bold}.u{font-weight:normal;"
-		       "color:#666}.ax{stroke:#999}.med{stroke:#000;stroke-width:2}.t{font-size:11px;fill:#555}"
-		       ".l{font-size:12px}.v{font-size:12px}.vb{fill:#1a7f37}.vw{fill:#cf222e}.vn{fill:#555}"
-		       "pre{font-size:12px;background:#f6f8fa;padding:1em;overflow:auto}</style></head><body>\n<h1>");
-	esc(b, ds->title ? ds->title : "comparison");
-	il_buf_adds(b, "</h1>\n");
+	il_report_html_begin(b, ds->title ? ds->title : "comparison");
 	if (il_compare_aa_warning(c, &s)) {
 		il_buf_adds(b, "<p class=worse><b>Warning:</b> ");
-		esc(b, il_buf_str(&s));
+		il_report_html_esc(b, il_buf_str(&s));
 		il_buf_adds(b, "</p>\n");
 	}
 	il_buf_carry(b, &s);
 	il_buf_reset(&s);
 	if (il_compare_dropped_note(c, &s)) {
 		il_buf_adds(b, "<p class=u>");
-		esc(b, il_buf_str(&s));
+		il_report_html_esc(b, il_buf_str(&s));
 		il_buf_adds(b, "</p>\n");
 	}
 	il_buf_carry(b, &s);
 	il_buf_reset(&s);
 	il_buf_adds(b, "<p><b>Verdict:</b> ");
 	il_compare_sentence(c, &s);
-	esc(b, il_buf_str(&s));
+	il_report_html_esc(b, il_buf_str(&s));
 	il_buf_carry(b, &s);
 	il_buf_printf(b, "</p>\n<p>Reference <b>");
-	esc(b, ds->var[c->ref]);
+	il_report_html_esc(b, ds->var[c->ref]);
 	il_buf_printf(b, "</b>; %s two-sided, alpha %g; noise threshold max(%.1f%%, %g &times; reference RSE)%s.</p>\n",
 		      c->o.test == IL_TEST_MWU ? "Mann-Whitney U" : "Welch t", c->o.alpha, c->o.floor_pct, c->o.k,
 		      c->aa >= 0 ? ", floor raised per metric by the A/A pair" : "");
 	if (il_report_lab_caveat(ds)) {
 		il_buf_adds(b, "<p><i>");
-		esc(b, il_report_lab_caveat(ds));
+		il_report_html_esc(b, il_report_lab_caveat(ds));
 		il_buf_adds(b, "</i></p>\n");
 	}
 	il_buf_adds(b, "<h2>Samples per variant</h2>\n");
@@ -215,9 +184,9 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 			char n1[32];
 
 			il_buf_adds(b, "<tr><td>");
-			esc(b, m->key);
+			il_report_html_esc(b, m->key);
 			il_buf_adds(b, "</td><td>");
-			esc(b, ds->var[v]);
+			il_report_html_esc(b, ds->var[v]);
 			il_buf_printf(b, "</td><td>%zu</td><td>%s</td>", x->d.n, il_fmt_num(n1, 32, x->d.mean));
 			td_num(b, isfinite(x->d.cv), "%.1f%%", x->d.cv * 100);
 			td_num(b, isfinite(x->change_pct), "%+.1f%%", x->change_pct);
@@ -226,18 +195,19 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 			td_num(b, isfinite(x->threshold_pct), "%.1f%%", x->threshold_pct);
 			il_buf_printf(b, "<td class=\"%s\" title=\"", !strcmp(x->verdict, "better") ? "better" :
 								      !strcmp(x->verdict, "worse") ? "worse" : "");
-			esc(b, x->why);
+			il_report_html_esc(b, x->why);
 			il_buf_adds(b, "\">");
-			esc(b, x->verdict);
+			il_report_html_esc(b, x->verdict);
 			il_buf_adds(b, "</td></tr>\n");
 		}
 	}
 	il_buf_adds(b, "</table>\n");
 	il_report_text(c, &text);
 	il_buf_adds(b, "<h2>Mailing-list text</h2>\n<pre>");
-	esc(b, il_buf_str(&text));
+	il_report_html_esc(b, il_buf_str(&text));
 	il_buf_carry(b, &text);
-	il_buf_adds(b, "</pre>\n<script>document.body.setAttribute('data-report-ok', '1');</script>\n</body></html>\n");
+	il_buf_adds(b, "</pre>\n");
+	il_report_html_end(b);
 	il_buf_release(&text);
 	il_buf_release(&s);
 	return il_buf_error(b);

@@ -84,6 +84,40 @@ char *il_rundir_plan_dir(const char *dir)
 	return d;
 }
 
+/* NAME.tmp.XXXXXX: what il_rundir_prepare makes before the rename */
+static bool uncommitted(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 11 && !memcmp(name + n - 11, ".tmp.", 5);
+}
+
+int il_rundir_list(struct il_strlist *out, const char *dir, struct il_err *err)
+{
+	struct il_strlist all = { 0 };
+	struct il_err e = { 0 };
+	int r = 0;
+
+	/* every entry (no suffix to match), sorted */
+	if (il_dir_names(&all, dir, "", &e))
+		return e.code == IL_ENOTFOUND ? il_err_set(err, IL_ENOTFOUND, "no runs directory '%s'", dir) :
+						il_err_set(err, e.code, "%s", e.msg);
+	for (size_t i = 0; !r && i < all.n; i++) {
+		char *sub, *j;
+		struct stat st;
+
+		if (all.v[i][0] == '.' || uncommitted(all.v[i]))
+			continue;
+		sub = il_rundir_join(dir, all.v[i]);
+		j = sub ? il_rundir_path(sub, IL_RUNDIR_JOURNAL) : NULL;
+		if (!j || (!stat(j, &st) && il_strlist_push(out, all.v[i])))
+			r = il_err_set(err, IL_ENOMEM, "out of memory");
+		free(sub), free(j);
+	}
+	il_strlist_release(&all);
+	return r;
+}
+
 char *il_rundir_default(const char *plan_name)
 {
 	struct il_buf b = IL_BUF_INIT;

@@ -34,6 +34,15 @@ const char *il_rundir_sample_name(char *buf, size_t size, size_t seq, int attemp
 /* The plan directory recorded in dir (caller frees), or NULL when none was. */
 char *il_rundir_plan_dir(const char *dir);
 
+/*
+ * The run directories in dir: names (not paths) of its entries that hold a
+ * journal.jsonl, sorted, appended to out; hidden ones and directories
+ * never committed (NAME.tmp.XXXXXX) left out. IL_ENOTFOUND naming dir when
+ * it cannot be read.
+ */
+struct il_strlist;
+int il_rundir_list(struct il_strlist *out, const char *dir, struct il_err *err);
+
 /* reports/YYYYmmdd-HHMMSS-NAME (reports/ made if missing; caller frees). */
 char *il_rundir_default(const char *plan_name);
 

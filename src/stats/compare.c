@@ -23,17 +23,7 @@ const struct il_mres *il_cmp_res(const struct il_cmp *c, size_t i, size_t v)
 
 static bool wanted(const struct il_cmp_opts *o, const struct il_mseries *m)
 {
-	if (!o->only || !o->only->n)
-		return true;
-	for (size_t i = 0; i < o->only->n; i++) {
-		const char *s = o->only->v[i];
-		size_t ls = strlen(s), lk = strlen(m->key);
-
-		if (!strcmp(m->key, s) || !strcmp(m->metric, s) ||
-		    (lk > ls && m->key[lk - ls - 1] == '.' && !strcmp(m->key + lk - ls, s)))
-			return true;
-	}
-	return false;
+	return il_dataset_metric_selected(m->key, m->metric, o->only);
 }
 
 /*

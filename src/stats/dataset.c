@@ -53,6 +53,20 @@ int il_dataset_var(const struct il_dataset *ds, const char *label)
 	return -1;
 }
 
+bool il_dataset_metric_selected(const char *key, const char *metric, const struct il_strlist *only)
+{
+	if (!only || !only->n)
+		return true;
+	for (size_t i = 0; i < only->n; i++) {
+		const char *s = only->v[i];
+		size_t ls = strlen(s), lk = strlen(key);
+
+		if (!strcmp(key, s) || !strcmp(metric, s) || (lk > ls && key[lk - ls - 1] == '.' && !strcmp(key + lk - ls, s)))
+			return true;
+	}
+	return false;
+}
+
 static int push_value(struct il_values *s, double v, int it)
 {
 	if (s->n == s->cap) {
@@ -490,6 +504,12 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 				json_object_set_new(ds->meta, "host_kinds", kinds = json_object());
 			json_object_set(kinds, json_string_value(json_object_get(rec, "host")), json_object_get(rec, "kind"));
 		}
+		return 0;
+	}
+	if (kind == IL_REC_RUN_END) {
+		if (!ds->meta)
+			ds->meta = json_object();
+		json_object_set(ds->meta, "run_end", rec);
 		return 0;
 	}
 	if (kind != IL_REC_SAMPLE)

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <jansson.h>
 #include "util/err.h"
+#include "util/str.h"
 
 enum il_better { IL_BETTER_NONE = 0, IL_BETTER_HIGHER = 1, IL_BETTER_LOWER = -1 };
 
@@ -66,7 +67,8 @@ struct il_dataset {
 	size_t nres;
 	struct il_resid *res;
 	size_t counted, skipped;/* samples used / final samples not counted (warmup, failed, ...) */
-	json_t *meta;       /* {"run_start": ..., "fingerprints": {host: ...}, "host_kinds": {host: kind}} or null */
+	json_t *meta;       /* {"run_start": ..., "run_end": ... (when written), "fingerprints": {host: ...},
+			       "host_kinds": {host: kind}} or null */
 };
 
 /*
@@ -81,6 +83,13 @@ void il_dataset_release(struct il_dataset *ds);
 
 /* Give metrics from number files (which carry no direction) the direction b. */
 void il_dataset_file_direction(struct il_dataset *ds, enum il_better b);
+
+/*
+ * Whether a metric (its full key and its metric part) is one of only: a full
+ * key, its metric part or a last part of its key after a '.' (what
+ * `--metric` takes); NULL or empty only: every metric is.
+ */
+bool il_dataset_metric_selected(const char *key, const char *metric, const struct il_strlist *only);
 
 /* Index of a variant label, or -1. */
 int il_dataset_var(const struct il_dataset *ds, const char *label);

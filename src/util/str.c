@@ -293,6 +293,22 @@ int il_strlist_split(struct il_strlist *list, const char *s)
 	return 0;
 }
 
+int il_strlist_split_on(struct il_strlist *list, const char *s, char sep)
+{
+	while (*s) {
+		const char *e = strchr(s, sep);
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		char *c = n ? il_strndup(s, n) : NULL;
+		int r = !n ? 0 : c ? il_strlist_push(list, c) : IL_ENOMEM;
+
+		free(c);
+		if (r)
+			return r;
+		s += n + (e ? 1 : 0);
+	}
+	return 0;
+}
+
 bool il_strlist_has(const struct il_strlist *list, const char *s)
 {
 	for (size_t i = 0; i < list->n; i++)
