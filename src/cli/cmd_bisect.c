@@ -36,6 +36,27 @@ static int args_json(const char *dir, json_t **out, struct il_err *err)
 	return r;
 }
 
+/* args[key] = dir made absolute (when it exists) */
+static void keep_dir(json_t *args, const char *key, const char *dir)
+{
+	char *a = dir ? realpath(dir, NULL) : NULL;
+
+	if (a || dir)
+		json_object_set_new(args, key, json_string(a ? a : dir));
+	free(a);
+}
+
+/* *dst (owned) = args[key] when recorded */
+static void take_dir(char **dst, const json_t *args, const char *key)
+{
+	const char *v = json_string_value(json_object_get(args, key));
+
+	if (v) {
+		free(*dst);
+		*dst = strdup(v);
+	}
+}
+
 int cmd_bisect(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
@@ -121,6 +142,20 @@ int cmd_bisect(int argc, char **argv)
 		}
 		args = json_pack("{s:s,s:s?,s:b,s:s,s:s,s:s?}", "plan", "plan.json", "variant", variant, "first_parent",
 				 first_parent, "good", good, "bad", bad, "metric", metric);
+		/* where the workloads and hosts were: a resume or a git bisect step may run from anywhere */
+		keep_dir(args, "workloads_dir", paths.workloads_dir);
+		keep_dir(args, "hosts_dir", paths.hosts_dir);
+		keep_dir(args, "workload_bin", ro.workload_bin ? ro.workload_bin : "build/workloads");
+	}
+	if (resume || step) {
+		/* the directories the bisection began with, unless given again */
+		if (!dirs.workloads)
+			take_dir(&paths.workloads_dir, args, "workloads_dir");
+		if (!dirs.hosts)
+			take_dir(&paths.hosts_dir, args, "hosts_dir");
+		if (!bin && json_is_string(json_object_get(args, "workload_bin")))
+			ro.workload_bin = json_string_value(json_object_get(args, "workload_bin"));
+		ro.workloads_dir = paths.workloads_dir;
 	}
 	{
 		struct il_buf pp = IL_BUF_INIT;
@@ -164,16 +199,8 @@ int cmd_bisect(int argc, char **argv)
 		git_oid_fromstr(&g, good_hex), git_oid_fromstr(&b, bad_hex);
 		if ((r = il_repo_range(env.repo, &g, &b, first_parent, &bo.commits, &err)))
 			goto fail;
-		if (metric) {
-			struct il_buf w = IL_BUF_INIT;
-
-			il_buf_adds(&w, metric);
-			for (char *p = w.p; *p; p++)
-				if (*p == ',')
-					*p = ' ';
-			il_strlist_split(&bo.metrics, w.p);
-			il_buf_release(&w);
-		}
+		if (metric)
+			il_strlist_split_on(&bo.metrics, metric, ',');
 		bo.n0 = n0 ? (size_t)n0 : json_is_integer(it) && json_integer_value(it) > 3 ? (size_t)json_integer_value(it) : 3;
 		bo.max_n = max_n ? (size_t)max_n : 4 * bo.n0;
 	}

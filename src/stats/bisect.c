@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "run/journal.h"
+#include "stats/dataset.h"
 #include "stats/stats.h"
 #include "util/buf.h"
 
@@ -22,7 +23,6 @@ struct bs {
 	json_t *setup;
 	struct il_strlist keys;     /* the metrics bisected on */
 	json_t *good, *bad;         /* pooled endpoint values {key: [..]} */
-	size_t samples;
 };
 
 static json_t *commit_state(struct bs *s, const char *c)
@@ -212,18 +212,6 @@ static double mwu_p(const json_t *a, const json_t *b)
 	return p;
 }
 
-/* Does key match what the user named: the whole key, or its part after the workload ("idle.aboves")? */
-static bool key_named(const char *key, const struct il_strlist *names)
-{
-	for (size_t i = 0; i < names->n; i++) {
-		size_t lk = strlen(key), ln = strlen(names->v[i]);
-
-		if (!strcmp(key, names->v[i]) || (lk > ln && key[lk - ln - 1] == '.' && !strcmp(key + lk - ln, names->v[i])))
-			return true;
-	}
-	return false;
-}
-
 /*
  * Measure an endpoint: rounds until `want` OK rounds of n0 (a lost round is
  * retried infra_retries times); a build failure or too many losses is an
@@ -264,8 +252,9 @@ static int endpoints(struct bs *s, struct il_bisect_result *res, struct il_err *
 	s->good = json_object(), s->bad = json_object();
 	if ((r = endpoint(s, "good", o->good, 2, &gr, err)) || (r = endpoint(s, "bad", o->bad, 1, &br, err)))
 		goto out;
-	s->samples += pool_add(s->good, json_array_get(gr, 0)) + pool_add(s->good, json_array_get(gr, 1));
-	s->samples += pool_add(s->bad, json_array_get(br, 0));
+	pool_add(s->good, json_array_get(gr, 0));
+	pool_add(s->good, json_array_get(gr, 1));
+	pool_add(s->bad, json_array_get(br, 0));
 	pool_add(g0, json_array_get(gr, 0));
 	pool_add(g1, json_array_get(gr, 1));
 	meta = json_object_get(json_array_get(br, 0), "values");
@@ -278,7 +267,7 @@ static int endpoints(struct bs *s, struct il_bisect_result *res, struct il_err *
 		double *a1 = vals(json_object_get(g1, key), &n1);
 		struct il_desc dg = { 0 }, d0 = { 0 }, d1 = { 0 };
 		double mg, mb, change, p, aa, rse, floor;
-		bool chosen = o->metrics.n ? key_named(key, &o->metrics) : better != NULL, differs;
+		bool chosen = o->metrics.n ? il_dataset_metric_selected(key, key, &o->metrics) : better != NULL, differs;
 
 		if (!G || !B || !chosen || !ng || !n0 || !n1) {
 			free(x), free(a0), free(a1);
@@ -352,7 +341,6 @@ static int classify(struct bs *s, const char *c, json_t **verdict, struct il_err
 		}
 		added = pool_add(pool, rec);
 		n += added;
-		s->samples += added;
 		json_decref(metrics);
 		metrics = json_object();
 		for (size_t i = 0; i < s->keys.n; i++) {
@@ -396,6 +384,24 @@ out:
 	json_decref(pool);
 	json_decref(metrics);
 	return r;
+}
+
+/* Every counted sample of every round, the journalled ones included (a resume counts what came before). */
+static size_t samples_measured(struct bs *s)
+{
+	const char *c;
+	json_t *e, *rec;
+	size_t n = 0, i;
+
+	json_object_foreach(s->commits, c, e)
+		json_array_foreach(json_object_get(e, "rounds"), i, rec)
+			if (round_ok(rec)) {
+				json_t *pool = json_object();
+
+				n += pool_add(pool, rec);
+				json_decref(pool);
+			}
+	return n;
 }
 
 static bool is_good(const char *v)
@@ -479,7 +485,7 @@ int il_bisect_run(const struct il_bisect_opts *o, const struct il_bisect_measure
 			il_strlist_push(&res->range, o->commits.v[i]);
 	}
 done:
-	res->samples = s.samples;
+	res->samples = samples_measured(&s);
 	for (size_t i = 0; i < res->nsteps; i++) {
 		if (isfinite(res->steps[i].p_wrong))
 			res->p_wrong += res->steps[i].p_wrong;

@@ -17,28 +17,8 @@ repo=$(ls -d "$IDLELAB_CACHE"/src/*/ | head -1)
 repo=${repo%/}
 base=$(git -C "$repo" rev-parse refs/idlelab/import)
 
-# the history: index 3 does not build, index 4 panics at boot, index 6 is the culprit
+bisect_history "$E2E_TMP/hist" "$repo" refs/idlelab/test/bisect-e2e
 c="$E2E_TMP/hist"
-git clone -q --shared --no-checkout "$repo" "$c" 2>/dev/null && git -C "$c" fetch -q origin refs/idlelab/import &&
-	git -C "$c" sparse-checkout set drivers/cpuidle/governors init Documentation/admin-guide/pm &&
-	git -C "$c" checkout -q -B hist FETCH_HEAD || { bad "history clone"; finish; exit 1; }
-commit() { (cd "$c" && git add -A && git -c user.name=Lab -c user.email=lab@example.org commit -q -m "$1"); }
-edit() { awk "$2" "$c/$1" > "$c/$1.tmp" && mv "$c/$1.tmp" "$c/$1"; }
-menu=drivers/cpuidle/governors/menu.c teo=drivers/cpuidle/governors/teo.c ladder=drivers/cpuidle/governors/ladder.c
-echo "idlelab test" >> "$c/Documentation/admin-guide/pm/cpuidle.rst"; commit "Documentation: cpuidle: a line (test)"
-echo "/* idlelab test */" >> "$c/$ladder"; commit "cpuidle: ladder: a comment (test)"
-echo "/* idlelab test 2 */" >> "$c/$teo"; commit "cpuidle: teo: a comment (test)"
-echo "#error idlelab test: this does not build" >> "$c/$teo"; commit "cpuidle: teo: break the build (test)"
-edit $teo '!/^#error idlelab test/'
-edit init/main.c '{ print } /^\tdo_sysctl_args\(\);$/ && !d { print "\tpanic(\"idlelab test: this kernel does not boot\");"; d = 1 }'
-commit "init: panic before init, teo: build again (test)"
-edit init/main.c '!/idlelab test: this kernel does not boot/'; commit "init: boot again (test)"
-edit $menu '{ print } /^static int menu_select\(/ { f = 1 } f && /^\{$/ { print "\treturn drv->state_count - 1;"; f = 0 }'
-commit "cpuidle: menu: Always pick the deepest state (test)"
-echo "idlelab test 2" >> "$c/Documentation/admin-guide/pm/cpuidle.rst"; commit "Documentation: cpuidle: another line (test)"
-echo "/* idlelab test 2 */" >> "$c/$ladder"; commit "cpuidle: ladder: another comment (test)"
-git -C "$c" push -q "$repo" hist:refs/idlelab/test/bisect-e2e 2>/dev/null
-culprit=$(git -C "$c" rev-parse HEAD~2)
 [ "$(git -C "$repo" rev-list --count "$base"..refs/idlelab/test/bisect-e2e)" = 9 ] && ok "a history of 9 commits" ||
 	bad "a history of 9 commits"
 
@@ -86,10 +66,10 @@ PY
 	bad "skips for the build failure and the lost host, nothing measured twice" "$(head -c 3000 "$E2E_TMP/res.json")"
 
 # git bisect run drives the same decisions through --step (journalled commits are not measured again)
-(cd "$c" && git bisect start -q refs/heads/hist "$base" >/dev/null 2>&1 &&
+(cd "$c" && git bisect start refs/heads/hist "$base" >/dev/null 2>&1 &&
 	git bisect run sh -c "\"$IDLELAB\" bisect --step \"$B\" --rev \$(git rev-parse HEAD)" > "$E2E_TMP/gb.out" 2>&1)
 grep -q "^$culprit is the first bad commit" "$E2E_TMP/gb.out" && ok "git bisect run with --step finds the culprit" ||
 	bad "git bisect run with --step finds the culprit" "$(tail -30 "$E2E_TMP/gb.out")"
-(cd "$c" && git bisect reset -q >/dev/null 2>&1)
+(cd "$c" && git bisect reset >/dev/null 2>&1)
 "$IDLELAB" lab down --name bs >/dev/null 2>&1
 finish

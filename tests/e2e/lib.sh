@@ -79,6 +79,33 @@ for key, var, want in zip(w[0::3], w[1::3], w[2::3]):
 PY
 }
 
+# bisect_history CLONE REPO REF: 9 commits on top of REPO's refs/idlelab/import (the kernel cache's
+# imported 6.1 tree), made in CLONE and pushed to REPO as REF: index 3 does not build, index 4
+# panics at boot, index 6 makes menu always pick the deepest state (its id in $culprit)
+bisect_history() {
+	bh=$1
+	git clone -q --shared --no-checkout "$2" "$bh" 2>/dev/null && git -C "$bh" fetch -q origin refs/idlelab/import &&
+		git -C "$bh" sparse-checkout set drivers/cpuidle/governors init Documentation/admin-guide/pm &&
+		git -C "$bh" checkout -q -B hist FETCH_HEAD || { bad "history clone"; return 1; }
+	bh_commit() { (cd "$bh" && git add -A && git -c user.name=Lab -c user.email=lab@example.org commit -q -m "$1"); }
+	bh_edit() { awk "$2" "$bh/$1" > "$bh/$1.tmp" && mv "$bh/$1.tmp" "$bh/$1"; }
+	bh_doc=Documentation/admin-guide/pm/cpuidle.rst bh_gov=drivers/cpuidle/governors
+	echo "idlelab test" >> "$bh/$bh_doc"; bh_commit "Documentation: cpuidle: a line (test)"
+	echo "/* idlelab test */" >> "$bh/$bh_gov/ladder.c"; bh_commit "cpuidle: ladder: a comment (test)"
+	echo "/* idlelab test 2 */" >> "$bh/$bh_gov/teo.c"; bh_commit "cpuidle: teo: a comment (test)"
+	echo "#error idlelab test: this does not build" >> "$bh/$bh_gov/teo.c"; bh_commit "cpuidle: teo: break the build (test)"
+	bh_edit $bh_gov/teo.c '!/^#error idlelab test/'
+	bh_edit init/main.c '{ print } /^\tdo_sysctl_args\(\);$/ && !d { print "\tpanic(\"idlelab test: this kernel does not boot\");"; d = 1 }'
+	bh_commit "init: panic before init, teo: build again (test)"
+	bh_edit init/main.c '!/idlelab test: this kernel does not boot/'; bh_commit "init: boot again (test)"
+	bh_edit $bh_gov/menu.c '{ print } /^static int menu_select\(/ { f = 1 } f && /^\{$/ { print "\treturn drv->state_count - 1;"; f = 0 }'
+	bh_commit "cpuidle: menu: Always pick the deepest state (test)"
+	echo "idlelab test 2" >> "$bh/$bh_doc"; bh_commit "Documentation: cpuidle: another line (test)"
+	echo "/* idlelab test 2 */" >> "$bh/$bh_gov/ladder.c"; bh_commit "cpuidle: ladder: another comment (test)"
+	git -C "$bh" push -q "$2" "hist:$3" 2>/dev/null
+	culprit=$(git -C "$bh" rev-parse HEAD~2)
+}
+
 # The kernel scripts' source tree: Debian's linux-source-6.1 tarball
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 

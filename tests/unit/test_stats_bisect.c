@@ -271,6 +271,8 @@ static void test_stats_bisect__killed_then_resumed(void **state)
 	assert_string_equal(r.state, "found");
 	assert_string_equal(r.first_bad, hexes[3]);
 	assert_int_equal(s.calls + t.calls, whole);
+	/* the samples of the rounds before the kill count too */
+	assert_int_equal(r.samples, 4 * whole);
 	/* another pair of endpoints in the same directory is refused */
 	il_bisect_result_release(&r);
 	o.good = hexes[1];
