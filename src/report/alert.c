@@ -21,7 +21,7 @@
 /* ---- The input ---- */
 
 struct reg {
-	const json_t *j;
+	const json_t *j;      /* first: a string's .off is never 0 (see read_obj) */
 	const char *workload, *metric, *unit, *variant, *better;
 	double baseline_mean, baseline_stdev, mean, stdev, change_pct, p;
 	int n_baseline, n;
@@ -31,38 +31,43 @@ struct reg {
 };
 
 struct alert {
+	const json_t *baseline, *regressions; /* first: a string's .off is never 0 (see read_obj) */
 	const char *plan, *host, *branch, *commit, *subject, *run, *range, *reproduce, *bisect;
 	const char *base_commit, *base_run;
-	const json_t *baseline, *regressions;
 	struct reg *regs;
 	size_t n;
 };
 
 #define ONE_LINE "one line of text"
 #define HEX40 "a commit id of 40 hexadecimal digits"
-#define STR(k, req, w) { .key = (k), .type = IL_JF_STRING, .required = (req), .what = (w) }
+/* A string borrowed from the document at .off (read_obj), not stored by jfields: nothing to free on any path. */
+#define STR(k, req, w, st, m) { .key = (k), .type = IL_JF_STRING, .required = (req), .what = (w), .off = offsetof(st, m) }
+#define A_STR(k, req, w, m) STR(k, req, w, struct alert, m)
+#define R_STR(k, req, w, m) STR(k, req, w, struct reg, m)
 #define REQ_AT(k, t, st, m) { .key = (k), .type = (t), .required = true, .store = true, .off = offsetof(st, m) }
 #define REQ_RANGE(k, t, lo, hi, w, m) \
 	{ .key = (k), .type = (t), .required = true, .ranged = true, .min = (lo), .max = (hi), .what = (w), \
 	  .store = true, .off = offsetof(struct reg, m) }
 
-/* Strings are checked here but read from the document (borrowed): nothing to free on any path. */
 static const struct il_jfield top_fields[] = {
-	STR("plan", true, NULL), STR("host", true, NULL), STR("branch", true, NULL), STR("commit", true, HEX40),
-	STR("subject", false, NULL), STR("run", false, NULL), STR("range", true, "\"BASE..TIP\" (the baseline's and the tip's commit ids)"),
-	STR("reproduce", true, NULL), STR("bisect", true, NULL),
-	{ .key = "baseline", .type = IL_JF_OBJECT, .required = true, .what = "an object with \"commit\" (and \"run\")" },
-	{ .key = "regressions", .type = IL_JF_ARRAY, .required = true, .what = "a non-empty array of regressions" },
+	A_STR("plan", true, NULL, plan), A_STR("host", true, NULL, host), A_STR("branch", true, NULL, branch),
+	A_STR("commit", true, HEX40, commit), A_STR("subject", false, NULL, subject), A_STR("run", false, NULL, run),
+	A_STR("range", true, "\"BASE..TIP\" (the baseline's and the tip's commit ids)", range),
+	A_STR("reproduce", true, NULL, reproduce), A_STR("bisect", true, NULL, bisect),
+	{ .key = "baseline", .type = IL_JF_OBJECT, .required = true, .what = "an object with \"commit\" (and \"run\")",
+	  .store = true, .off = offsetof(struct alert, baseline) },
+	{ .key = "regressions", .type = IL_JF_ARRAY, .required = true, .what = "a non-empty array of regressions",
+	  .store = true, .off = offsetof(struct alert, regressions) },
 };
 
 static const struct il_jfield baseline_fields[] = {
-	STR("commit", true, HEX40),
-	STR("run", false, NULL),
+	A_STR("commit", true, HEX40, base_commit),
+	A_STR("run", false, NULL, base_run),
 };
 
 static const struct il_jfield reg_fields[] = {
-	STR("workload", true, NULL), STR("metric", true, NULL), STR("variant", true, NULL), STR("unit", false, NULL),
-	STR("better", true, "\"lower\" or \"higher\""),
+	R_STR("workload", true, NULL, workload), R_STR("metric", true, NULL, metric), R_STR("variant", true, NULL, variant),
+	R_STR("unit", false, NULL, unit), R_STR("better", true, "\"lower\" or \"higher\"", better),
 	REQ_AT("baseline_mean", IL_JF_NUMBER, struct reg, baseline_mean),
 	REQ_RANGE("baseline_stdev", IL_JF_NUMBER, 0, HUGE_VAL, "a number, 0 or more", baseline_stdev),
 	REQ_AT("mean", IL_JF_NUMBER, struct reg, mean),
@@ -78,17 +83,25 @@ static const char *sval(const json_t *o, const char *key)
 	return json_string_value(il_jf_get(o, key));
 }
 
-/* Every string field of o in table is one line (it lands in a mail header, a table cell or a shell line). */
-static int one_line(const json_t *o, const struct il_jfield *t, size_t n, const char *path, struct il_err *err)
+/*
+ * il_jf_read o into out, then point each string field at its value in the
+ * document (fields with an .off), each checked to be one line: it lands in a
+ * mail header, a table cell or a shell line.
+ */
+static int read_obj(const json_t *o, const struct il_jfield *t, size_t n, void *out, const char *path, struct il_err *err)
 {
-	for (size_t i = 0; i < n; i++) {
+	int r = il_jf_read(o, t, n, out, LABEL, path, err);
+
+	for (size_t i = 0; !r && i < n; i++) {
 		const char *s = t[i].type == IL_JF_STRING ? sval(o, t[i].key) : NULL;
 
 		for (const unsigned char *p = (const unsigned char *)s; p && *p; p++)
 			if (*p < 0x20 || *p == 0x7f)
 				return il_jf_bad(err, LABEL, path, t[i].key, "%s", ONE_LINE);
+		if (t[i].type == IL_JF_STRING && t[i].off)
+			*(const char **)((char *)out + t[i].off) = s;
 	}
-	return 0;
+	return r;
 }
 
 static bool hex_ok(const char *s, size_t min, size_t max)
@@ -134,14 +147,8 @@ static int read_reg(struct reg *g, const json_t *o, size_t i, struct il_err *err
 	if (!json_is_object(o))
 		return il_jf_bad(err, LABEL, path, NULL, "a regression object");
 	*g = (struct reg){ .j = o, .idx = i };
-	if ((r = il_jf_read(o, reg_fields, IL_JF_COUNT(reg_fields), g, LABEL, path, err)) ||
-	    (r = one_line(o, reg_fields, IL_JF_COUNT(reg_fields), path, err)))
+	if ((r = read_obj(o, reg_fields, IL_JF_COUNT(reg_fields), g, path, err)))
 		return r;
-	g->workload = sval(o, "workload");
-	g->metric = sval(o, "metric");
-	g->variant = sval(o, "variant");
-	g->unit = sval(o, "unit");
-	g->better = sval(o, "better");
 	if (strcmp(g->better, "lower") && strcmp(g->better, "higher"))
 		return il_jf_bad(err, LABEL, path, "better", "%s", reg_fields[4].what);
 	/* a regression moves against "better": the nightly's sign convention checked, not trusted */
@@ -159,25 +166,9 @@ static int read_alert(struct alert *a, const json_t *in, struct il_err *err)
 
 	if (!json_is_object(in))
 		return il_jf_bad(err, LABEL, NULL, NULL, "an object");
-	if ((r = il_jf_check(in, top_fields, IL_JF_COUNT(top_fields), LABEL, NULL, err)) ||
-	    (r = one_line(in, top_fields, IL_JF_COUNT(top_fields), NULL, err)))
+	if ((r = read_obj(in, top_fields, IL_JF_COUNT(top_fields), a, NULL, err)) ||
+	    (r = read_obj(a->baseline, baseline_fields, IL_JF_COUNT(baseline_fields), a, "baseline", err)))
 		return r;
-	a->baseline = il_jf_get(in, "baseline");
-	a->regressions = il_jf_get(in, "regressions");
-	if ((r = il_jf_check(a->baseline, baseline_fields, IL_JF_COUNT(baseline_fields), LABEL, "baseline", err)) ||
-	    (r = one_line(a->baseline, baseline_fields, IL_JF_COUNT(baseline_fields), "baseline", err)))
-		return r;
-	a->plan = sval(in, "plan");
-	a->host = sval(in, "host");
-	a->branch = sval(in, "branch");
-	a->commit = sval(in, "commit");
-	a->subject = sval(in, "subject");
-	a->run = sval(in, "run");
-	a->range = sval(in, "range");
-	a->reproduce = sval(in, "reproduce");
-	a->bisect = sval(in, "bisect");
-	a->base_commit = sval(a->baseline, "commit");
-	a->base_run = sval(a->baseline, "run");
 	if (!hex_ok(a->commit, 40, 40))
 		return il_jf_bad(err, LABEL, NULL, "commit", HEX40);
 	if (!hex_ok(a->base_commit, 40, 40))
