@@ -73,15 +73,44 @@ static int on_xfer(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t u
 	return 0;
 }
 
-/* The one mapping of a failed transfer to an il_err. */
-static int curl_fail(const struct il_http_req *q, const struct sink *s, CURLcode cc, const char *cerr, struct il_err *err)
+/* A transfer over the cap, else the shared mapping. */
+static int http_fail(const struct il_http_req *q, const struct sink *s, CURLcode cc, const char *cerr, struct il_err *err)
 {
 	const char *shown = q->url_shown ? q->url_shown : q->url;
 
 	if (s->over && q->abort_over_max)
 		return il_err_set(err, IL_ECONNECT, "%s: larger than %zu MiB", shown, q->max_body >> 20);
-	return il_err_set(err, cc == CURLE_OPERATION_TIMEDOUT ? IL_ETIMEOUT : IL_ECONNECT, "%s: %s", shown,
-			  cerr[0] ? cerr : curl_easy_strerror(cc));
+	return il_curl_fail(shown, cc, cerr, err);
+}
+
+int il_curl_fail(const char *shown, CURLcode cc, const char *ebuf, struct il_err *err)
+{
+	int code = cc == CURLE_OPERATION_TIMEDOUT ? IL_ETIMEOUT : cc == CURLE_LOGIN_DENIED ? IL_EAUTH : IL_ECONNECT;
+
+	return il_err_set(err, code, "%s: %s", shown, ebuf && ebuf[0] ? ebuf : curl_easy_strerror(cc));
+}
+
+CURL *il_curl_open(const char *url, const char *protos, long timeout_s, long connect_timeout_s, char *ebuf,
+		   struct il_err *err)
+{
+	CURL *c;
+
+	ebuf[0] = 0;
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (!(c = curl_easy_init())) {
+		il_err_set(err, IL_ENOMEM, "libcurl: cannot start");
+		return NULL;
+	}
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	if (connect_timeout_s)
+		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, connect_timeout_s);
+	if (timeout_s)
+		curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, protos);
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, protos);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
+	return c;
 }
 
 int il_http_perform(const struct il_http_req *q, long *status, struct il_buf *body, struct il_err *err)
@@ -96,12 +125,10 @@ int il_http_perform(const struct il_http_req *q, long *status, struct il_buf *bo
 	int r = 0;
 
 	*status = 0;
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	if (!(c = curl_easy_init()))
-		return il_err_set(err, IL_ENOMEM, "libcurl: cannot start");
+	if (!(c = il_curl_open(q->url, "http,https", q->timeout_s, q->connect_timeout_s, cerr, err)))
+		return IL_ENOMEM;
 	for (size_t i = 0; q->headers && i < q->headers->n; i++)
 		hl = curl_slist_append(hl, q->headers->v[i]);
-	curl_easy_setopt(c, CURLOPT_URL, q->url);
 	if (q->method)
 		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	if (q->body || !strcmp(method, "POST") || !strcmp(method, "PUT")) {
@@ -114,18 +141,10 @@ int il_http_perform(const struct il_http_req *q, long *status, struct il_buf *bo
 		curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
 		curl_easy_setopt(c, CURLOPT_MAXREDIRS, q->max_redirects);
 	}
-	if (q->connect_timeout_s)
-		curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, q->connect_timeout_s);
-	if (q->timeout_s)
-		curl_easy_setopt(c, CURLOPT_TIMEOUT, q->timeout_s);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	if (q->user_agent)
 		curl_easy_setopt(c, CURLOPT_USERAGENT, q->user_agent);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
 	if (q->progress) {
 		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_xfer);
 		curl_easy_setopt(c, CURLOPT_XFERINFODATA, &s);
@@ -140,7 +159,7 @@ int il_http_perform(const struct il_http_req *q, long *status, struct il_buf *bo
 		q->progress(&s.p, q->progress_ctx);
 	}
 	if (cc != CURLE_OK)
-		r = curl_fail(q, &s, cc, cerr, err);
+		r = http_fail(q, &s, cc, cerr, err);
 	curl_slist_free_all(hl);
 	curl_easy_cleanup(c);
 	return r;

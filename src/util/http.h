@@ -7,12 +7,15 @@
  * signals, the response body capped, and the one mapping of libcurl errors
  * to il_err codes (a time-out: IL_ETIMEOUT; anything else: IL_ECONNECT)
  * with the URL shown redacted. Proxies: http_proxy, https_proxy and no_proxy
- * from the environment are honoured by libcurl itself, as before.
+ * from the environment are honoured by libcurl itself, as before. The mail
+ * sender (util/mail.c) shares the setup and the error mapping through
+ * il_curl_open and il_curl_fail, with SMTP as its protocols.
  */
 #ifndef IL_UTIL_HTTP_H
 #define IL_UTIL_HTTP_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <curl/curl.h>
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/progress.h"
@@ -41,6 +44,24 @@ struct il_http_req {
  * abort_over_max stopped it); an HTTP status is never an error here.
  */
 int il_http_perform(const struct il_http_req *q, long *status, struct il_buf *body, struct il_err *err);
+
+/*
+ * A libcurl handle with the setup every idlelab transfer shares: url, only
+ * the protocols in protos ("http,https", "smtp,smtps"; redirects too), no
+ * signals (idlelab has its own handlers), the timeouts (0: none, libcurl's
+ * default), libcurl's words for a failure in ebuf (CURL_ERROR_SIZE bytes).
+ * NULL (err set) only when libcurl cannot start; the caller
+ * curl_easy_cleanup()s it.
+ */
+CURL *il_curl_open(const char *url, const char *protos, long timeout_s, long connect_timeout_s, char *ebuf,
+		   struct il_err *err);
+
+/*
+ * The one mapping of a failed transfer to an il_err: "SHOWN: libcurl's words"
+ * with IL_ETIMEOUT for a time-out, IL_EAUTH for refused credentials, else
+ * IL_ECONNECT. Returns the code.
+ */
+int il_curl_fail(const char *shown, CURLcode cc, const char *ebuf, struct il_err *err);
 
 /*
  * The URL as it may be shown: a password in the userinfo and the query (PDU
