@@ -741,6 +741,13 @@ int il_lab_up(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, json_t **sta
 		char *id = fmt("%s/lab_key", dir), *txt;
 
 		json_object_set_new(st, "mem_mb", json_integer(lab_mem(o)));
+		/* the source tree it was built from: a restart (a kernel variant's boot) may come from any directory */
+		{
+			char *srcabs = realpath(src_dir(o), NULL);
+
+			json_object_set_new(st, "source", json_string(srcabs ? srcabs : src_dir(o)));
+			free(srcabs);
+		}
 		if (table)
 			json_object_set_new(st, "table", json_string(table));
 		json_object_set_new(st, "identity", json_string(id));

@@ -53,7 +53,7 @@ const char *il_lab_host_kind(const struct il_host_cfg *h)
 	return h->boot.lab ? "lab" : h->local ? "local" : "ssh";
 }
 
-/* the instance keeps its size and idle table */
+/* the instance keeps its size, idle table and source tree */
 static int restart(const char *cache_dir, const char *name, const char *image, int timeout_s, struct il_err *err)
 {
 	struct il_lab_opts lo = { .cache_dir = cache_dir, .name = name, .image = image, .timeout_s = timeout_s };
@@ -61,7 +61,7 @@ static int restart(const char *cache_dir, const char *name, const char *image, i
 	struct il_buf sp = IL_BUF_INIT;
 	json_t *st = NULL;
 	json_error_t je;
-	char *table = NULL;
+	char *table = NULL, *source = NULL;
 	int r;
 
 	if (rd && !il_buf_printf(&sp, "%s/state.json", rd) && (st = json_load_file(sp.p, 0, &je))) {
@@ -69,6 +69,8 @@ static int restart(const char *cache_dir, const char *name, const char *image, i
 		lo.mem_mb = (int)json_integer_value(json_object_get(st, "mem_mb"));
 		if (json_is_string(json_object_get(st, "table")))
 			lo.table = table = strdup(json_string_value(json_object_get(st, "table")));
+		if (json_is_string(json_object_get(st, "source")))
+			lo.src_dir = source = strdup(json_string_value(json_object_get(st, "source")));
 		json_decref(st);
 		st = NULL;
 	}
@@ -89,7 +91,7 @@ static int restart(const char *cache_dir, const char *name, const char *image, i
 		free(was);
 		json_decref(st);
 	}
-	free(table);
+	free(table), free(source);
 	return r;
 }
 
