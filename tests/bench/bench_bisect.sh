@@ -25,14 +25,7 @@ repo=${repo%/}
 trap '"$IDLELAB" lab down --name bb >/dev/null 2>&1; git -C "$repo" update-ref -d refs/idlelab/test/bisect-bench 2>/dev/null; rm -rf "$E2E_TMP"' EXIT
 base=$(git -C "$repo" rev-parse refs/idlelab/import)
 bisect_history "$E2E_TMP/hist" "$repo" refs/idlelab/test/bisect-bench >/dev/null || { echo "bench bisect: history failed"; exit 1; }
-cat > "$E2E_TMP/plan.json" <<JSON
-{"name": "bisect-bench", "host": "labvm-bb",
-$(lab_build_json)
- "kernels": [{"name": "labvm-6.1", "repo": "$repo"}],
- "governors": ["menu"],
- "workloads": [{"workload": "sleeper", "params": {"duration": 1, "mix": "50:300,50:2400"}}],
- "iterations": 4, "warmup": 0, "quiesce_s": 0.2}
-JSON
+bisect_plan "$E2E_TMP/plan.json" bisect-bench labvm-bb "$repo"
 for mode in adaptive fixed; do
 	case $mode in adaptive) n="--samples 4" ;; fixed) n="--samples 10 --max-samples 10" ;; esac
 	t0=$(date +%s)

@@ -22,14 +22,7 @@ c="$E2E_TMP/hist"
 [ "$(git -C "$repo" rev-list --count "$base"..refs/idlelab/test/bisect-e2e)" = 9 ] && ok "a history of 9 commits" ||
 	bad "a history of 9 commits"
 
-cat > "$E2E_TMP/plan.json" <<JSON
-{"name": "bisect-e2e", "host": "labvm-bs",
-$(lab_build_json)
- "kernels": [{"name": "labvm-6.1", "repo": "$repo"}],
- "governors": ["menu"],
- "workloads": [{"workload": "sleeper", "params": {"duration": 1, "mix": "50:300,50:2400"}}],
- "iterations": 4, "warmup": 0, "quiesce_s": 0.2}
-JSON
+bisect_plan "$E2E_TMP/plan.json" bisect-e2e labvm-bs "$repo"
 B="$E2E_TMP/bis"
 # killed once it is past the endpoints (the fourth round under way), then resumed
 "$IDLELAB" bisect "$E2E_TMP/plan.json" --good "$base" --bad refs/idlelab/test/bisect-e2e --metric idle.aboves \

@@ -106,6 +106,20 @@ bisect_history() {
 	culprit=$(git -C "$bh" rev-parse HEAD~2)
 }
 
+# bisect_plan FILE NAME HOST REPO: the plan both bisect scripts measure with: the lab's arm64 build,
+# REPO's kernel under the lab kernel's name (one object directory: incremental builds), menu,
+# the bimodal sleeper, 4 samples a round
+bisect_plan() {
+	cat > "$1" <<JSON
+{"name": "$2", "host": "$3",
+$(lab_build_json)
+ "kernels": [{"name": "labvm-6.1", "repo": "$4"}],
+ "governors": ["menu"],
+ "workloads": [{"workload": "sleeper", "params": {"duration": 1, "mix": "50:300,50:2400"}}],
+ "iterations": 4, "warmup": 0, "quiesce_s": 0.2}
+JSON
+}
+
 # The kernel scripts' source tree: Debian's linux-source-6.1 tarball
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 

@@ -115,211 +115,184 @@ static const struct il_bisect_step *step_of(const struct il_bisect_result *r, in
 	return NULL;
 }
 
+/* every test's bisection: a simulation, its options over a fresh directory, the result */
+struct fx {
+	struct sim s;
+	struct il_bisect_opts o;
+	struct il_bisect_measurer m;
+	struct il_bisect_result r;
+	struct il_err err;
+	char *dir;
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	f->dir = tu_tmpdir();
+	opts_for(&f->o, f->dir);
+	f->m = (struct il_bisect_measurer){ measure, subject, &f->s };
+	*state = f;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+
+	il_bisect_result_release(&f->r);
+	il_strlist_release(&f->o.commits);
+	tu_rmtree(f->dir);
+	free(f->dir);
+	free(f);
+	return 0;
+}
+
 static void test_stats_bisect__names_the_culprit_skips_not_blamed(void **state)
 {
-	struct sim s = { 0 };
-	struct il_bisect_opts o;
-	struct il_bisect_measurer m = { measure, subject, &s };
-	struct il_bisect_result r;
-	struct il_err err = { 0 };
-	char *dir = tu_tmpdir();
+	struct fx *f = *state;
+	struct il_bisect_result *r = &f->r;
 	json_t *j;
 
-	(void)state;
-	opts_for(&o, dir);
-	step_at(&s, 9);
-	s.build_fail[6] = 1;  /* the first probe (the middle) does not build */
-	s.infra_fail[7] = -1; /* its neighbour loses the host every time */
-	s.infra_fail[10] = 1; /* loses it once, then works */
-	assert_int_equal(il_bisect_run(&o, &m, &r, &err), 0);
-	assert_string_equal(r.state, "found");
-	assert_string_equal(r.first_bad, hexes[9]);
-	assert_non_null(step_of(&r, 6));
-	assert_string_equal(step_of(&r, 6)->verdict, "skip");
-	assert_non_null(strstr(step_of(&r, 6)->reason, "does not build"));
-	assert_non_null(step_of(&r, 7));
-	assert_string_equal(step_of(&r, 7)->verdict, "skip");
-	assert_non_null(strstr(step_of(&r, 7)->reason, "host or boot failure, retried"));
+	step_at(&f->s, 9);
+	f->s.build_fail[6] = 1;  /* the first probe (the middle) does not build */
+	f->s.infra_fail[7] = -1; /* its neighbour loses the host every time */
+	f->s.infra_fail[10] = 1; /* loses it once, then works */
+	assert_int_equal(il_bisect_run(&f->o, &f->m, r, &f->err), 0);
+	assert_string_equal(r->state, "found");
+	assert_string_equal(r->first_bad, hexes[9]);
+	assert_non_null(step_of(r, 6));
+	assert_string_equal(step_of(r, 6)->verdict, "skip");
+	assert_non_null(strstr(step_of(r, 6)->reason, "does not build"));
+	assert_non_null(step_of(r, 7));
+	assert_string_equal(step_of(r, 7)->verdict, "skip");
+	assert_non_null(strstr(step_of(r, 7)->reason, "host or boot failure, retried"));
 	/* only metrics with a direction are candidates: the other is not listed */
-	assert_non_null(json_object_get(r.endpoints, "w.idle.aboves"));
-	assert_true(json_is_true(json_object_get(json_object_get(r.endpoints, "w.idle.aboves"), "bisected")));
-	assert_null(json_object_get(r.endpoints, "w.other"));
-	for (size_t i = 0; i < r.nsteps; i++)
-		if (strcmp(r.steps[i].verdict, "skip"))
-			assert_true(r.steps[i].p_wrong < 0.05);
-	assert_true(r.p_wrong < 0.2);
-	assert_false(r.weak);
-	assert_string_equal(step_of(&r, 9) ? step_of(&r, 9)->subject : "commit 9", "commit 9");
-	j = il_bisect_result_json(&r);
+	assert_non_null(json_object_get(r->endpoints, "w.idle.aboves"));
+	assert_true(json_is_true(json_object_get(json_object_get(r->endpoints, "w.idle.aboves"), "bisected")));
+	assert_null(json_object_get(r->endpoints, "w.other"));
+	for (size_t i = 0; i < r->nsteps; i++)
+		if (strcmp(r->steps[i].verdict, "skip"))
+			assert_true(r->steps[i].p_wrong < 0.05);
+	assert_true(r->p_wrong < 0.2);
+	assert_false(r->weak);
+	assert_string_equal(step_of(r, 9) ? step_of(r, 9)->subject : "commit 9", "commit 9");
+	j = il_bisect_result_json(r);
 	assert_string_equal(json_string_value(json_object_get(j, "first_bad")), hexes[9]);
 	json_decref(j);
-	il_bisect_result_release(&r);
-	il_strlist_release(&o.commits);
-	tu_rmtree(dir);
-	free(dir);
 }
 
 static void test_stats_bisect__ambiguous_commit_doubles_then_weak(void **state)
 {
-	struct sim s = { 0 };
-	struct il_bisect_opts o;
-	struct il_bisect_measurer m = { measure, subject, &s };
-	struct il_bisect_result r;
-	struct il_err err = { 0 };
-	char *dir = tu_tmpdir();
+	struct fx *f = *state;
 	const struct il_bisect_step *st;
 
-	(void)state;
-	opts_for(&o, dir);
-	step_at(&s, 4);
-	s.level[6] = 150; /* the first probe sits half-way: no side can be taken */
-	assert_int_equal(il_bisect_run(&o, &m, &r, &err), 0);
-	assert_non_null(st = step_of(&r, 6));
+	step_at(&f->s, 4);
+	f->s.level[6] = 150; /* the first probe sits half-way: no side can be taken */
+	assert_int_equal(il_bisect_run(&f->o, &f->m, &f->r, &f->err), 0);
+	assert_non_null(st = step_of(&f->r, 6));
 	assert_int_equal(st->n, 16); /* 4, +4, +8: doubled to the cap */
-	assert_int_equal(s.samples[6], 16);
+	assert_int_equal(f->s.samples[6], 16);
 	assert_true(!strcmp(st->verdict, "weak-good") || !strcmp(st->verdict, "weak-bad"));
 	assert_non_null(strstr(st->reason, "undecided after 16 samples"));
-	assert_true(r.weak);
-	il_bisect_result_release(&r);
-	il_strlist_release(&o.commits);
-	tu_rmtree(dir);
-	free(dir);
+	assert_true(f->r.weak);
 }
 
 static void test_stats_bisect__endpoints_that_do_not_differ(void **state)
 {
-	struct sim s = { 0 };
-	struct il_bisect_opts o;
-	struct il_bisect_measurer m = { measure, subject, &s };
-	struct il_bisect_result r;
-	struct il_err err = { 0 };
-	char *dir = tu_tmpdir();
-	struct il_buf b = IL_BUF_INIT;
+	struct fx *f = *state;
 
-	(void)state;
-	opts_for(&o, dir);
-	step_at(&s, NC + 1); /* all 100 */
-	s.level[NC] = 101;    /* 1%: under the floor */
-	assert_int_equal(il_bisect_run(&o, &m, &r, &err), 0);
-	assert_string_equal(r.state, "no-difference");
-	assert_int_equal(r.nsteps, 0);
+	step_at(&f->s, NC + 1); /* all 100 */
+	f->s.level[NC] = 101;    /* 1%: under the floor */
+	assert_int_equal(il_bisect_run(&f->o, &f->m, &f->r, &f->err), 0);
+	assert_string_equal(f->r.state, "no-difference");
+	assert_int_equal(f->r.nsteps, 0);
 	/* only the endpoints were measured: good twice, bad once */
-	assert_int_equal(s.calls, 3);
-	il_bisect_result_release(&r);
-	il_strlist_release(&o.commits);
-	tu_rmtree(dir);
-	free(dir);
-	il_buf_release(&b);
+	assert_int_equal(f->s.calls, 3);
 }
 
 static void test_stats_bisect__skips_hide_the_culprit(void **state)
 {
-	struct sim s = { 0 };
-	struct il_bisect_opts o;
-	struct il_bisect_measurer m = { measure, subject, &s };
-	struct il_bisect_result r;
-	struct il_err err = { 0 };
-	char *dir = tu_tmpdir();
+	struct fx *f = *state;
 
-	(void)state;
-	opts_for(&o, dir);
-	step_at(&s, 6);
-	s.build_fail[5] = s.build_fail[6] = 1;
-	assert_int_equal(il_bisect_run(&o, &m, &r, &err), 0);
-	assert_string_equal(r.state, "range");
+	step_at(&f->s, 6);
+	f->s.build_fail[5] = f->s.build_fail[6] = 1;
+	assert_int_equal(il_bisect_run(&f->o, &f->m, &f->r, &f->err), 0);
+	assert_string_equal(f->r.state, "range");
 	/* 5 and 6 untestable, 7 bad: the first bad is one of them */
-	assert_int_equal(r.range.n, 3);
-	assert_string_equal(r.range.v[0], hexes[5]);
-	assert_string_equal(r.range.v[1], hexes[6]);
-	assert_string_equal(r.range.v[2], hexes[7]);
-	il_bisect_result_release(&r);
-	il_strlist_release(&o.commits);
-	tu_rmtree(dir);
-	free(dir);
+	assert_int_equal(f->r.range.n, 3);
+	assert_string_equal(f->r.range.v[0], hexes[5]);
+	assert_string_equal(f->r.range.v[1], hexes[6]);
+	assert_string_equal(f->r.range.v[2], hexes[7]);
 }
 
 static void test_stats_bisect__killed_then_resumed(void **state)
 {
-	struct sim s = { 0 }, t = { 0 };
-	struct il_bisect_opts o;
-	struct il_bisect_measurer m = { measure, subject, &s }, m2 = { measure, subject, &t };
-	struct il_bisect_result r;
-	struct il_err err = { 0 };
-	char *dir = tu_tmpdir();
+	struct fx *f = *state;
+	struct sim t = { 0 };
+	struct il_bisect_measurer m2 = { measure, subject, &t };
+	char *whole_dir = tu_tmpdir();
 	size_t whole;
 
-	(void)state;
-	opts_for(&o, dir);
-	/* the whole bisection, for its number of rounds */
-	step_at(&s, 3);
-	assert_int_equal(il_bisect_run(&o, &m, &r, &err), 0);
-	assert_string_equal(r.first_bad, hexes[3]);
-	whole = s.calls;
-	il_bisect_result_release(&r);
-	tu_rmtree(dir);
-	free(dir);
-	dir = tu_tmpdir();
-	o.dir = dir;
+	/* the whole bisection elsewhere, for its number of rounds */
+	f->o.dir = whole_dir;
+	step_at(&f->s, 3);
+	assert_int_equal(il_bisect_run(&f->o, &f->m, &f->r, &f->err), 0);
+	assert_string_equal(f->r.first_bad, hexes[3]);
+	whole = f->s.calls;
+	il_bisect_result_release(&f->r);
+	tu_rmtree(whole_dir);
+	free(whole_dir);
 	/* killed after 5 rounds, then resumed: the same answer, no round measured twice */
-	memset(&s, 0, sizeof(s));
-	step_at(&s, 3);
-	s.stop_after = 5;
-	assert_int_equal(il_bisect_run(&o, &m, &r, &err), IL_EINTR);
-	il_bisect_result_release(&r);
+	f->o.dir = f->dir;
+	memset(&f->s, 0, sizeof(f->s));
+	step_at(&f->s, 3);
+	f->s.stop_after = 5;
+	assert_int_equal(il_bisect_run(&f->o, &f->m, &f->r, &f->err), IL_EINTR);
+	il_bisect_result_release(&f->r);
 	step_at(&t, 3);
-	assert_int_equal(il_bisect_run(&o, &m2, &r, &err), 0);
-	assert_string_equal(r.state, "found");
-	assert_string_equal(r.first_bad, hexes[3]);
-	assert_int_equal(s.calls + t.calls, whole);
+	assert_int_equal(il_bisect_run(&f->o, &m2, &f->r, &f->err), 0);
+	assert_string_equal(f->r.state, "found");
+	assert_string_equal(f->r.first_bad, hexes[3]);
+	assert_int_equal(f->s.calls + t.calls, whole);
 	/* the samples of the rounds before the kill count too */
-	assert_int_equal(r.samples, 4 * whole);
+	assert_int_equal(f->r.samples, 4 * whole);
 	/* another pair of endpoints in the same directory is refused */
-	il_bisect_result_release(&r);
-	o.good = hexes[1];
-	assert_int_equal(il_bisect_run(&o, &m2, &r, &err), IL_EINVAL);
-	assert_non_null(strstr(err.msg, "is a bisection of"));
-	il_bisect_result_release(&r);
-	il_strlist_release(&o.commits);
-	tu_rmtree(dir);
-	free(dir);
+	il_bisect_result_release(&f->r);
+	f->o.good = hexes[1];
+	assert_int_equal(il_bisect_run(&f->o, &m2, &f->r, &f->err), IL_EINVAL);
+	assert_non_null(strstr(f->err.msg, "is a bisection of"));
 }
 
 static void test_stats_bisect__step_mode(void **state)
 {
-	struct sim s = { 0 };
-	struct il_bisect_opts o;
-	struct il_bisect_measurer m = { measure, subject, &s };
+	struct fx *f = *state;
 	struct il_bisect_step st;
-	struct il_err err = { 0 };
-	char *dir = tu_tmpdir();
 	json_t *setup;
 
-	(void)state;
-	opts_for(&o, dir);
-	step_at(&s, 5);
-	assert_int_equal(il_bisect_classify(&o, &m, hexes[2], &st, &err), 0);
+	step_at(&f->s, 5);
+	assert_int_equal(il_bisect_classify(&f->o, &f->m, hexes[2], &st, &f->err), 0);
 	assert_string_equal(st.verdict, "good");
 	il_bisect_step_release(&st);
-	assert_int_equal(il_bisect_classify(&o, &m, hexes[8], &st, &err), 0);
+	assert_int_equal(il_bisect_classify(&f->o, &f->m, hexes[8], &st, &f->err), 0);
 	assert_string_equal(st.verdict, "bad");
 	il_bisect_step_release(&st);
-	assert_int_equal(il_bisect_setup_read(dir, &setup, &err), 0);
+	assert_int_equal(il_bisect_setup_read(f->dir, &setup, &f->err), 0);
 	assert_string_equal(json_string_value(json_object_get(setup, "good")), hexes[0]);
 	json_decref(setup);
-	il_strlist_release(&o.commits);
-	tu_rmtree(dir);
-	free(dir);
 }
+
+#define FX_TEST(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stats_bisect__names_the_culprit_skips_not_blamed),
-		cmocka_unit_test(test_stats_bisect__ambiguous_commit_doubles_then_weak),
-		cmocka_unit_test(test_stats_bisect__endpoints_that_do_not_differ),
-		cmocka_unit_test(test_stats_bisect__skips_hide_the_culprit),
-		cmocka_unit_test(test_stats_bisect__killed_then_resumed),
-		cmocka_unit_test(test_stats_bisect__step_mode),
+		FX_TEST(test_stats_bisect__names_the_culprit_skips_not_blamed),
+		FX_TEST(test_stats_bisect__ambiguous_commit_doubles_then_weak),
+		FX_TEST(test_stats_bisect__endpoints_that_do_not_differ),
+		FX_TEST(test_stats_bisect__skips_hide_the_culprit),
+		FX_TEST(test_stats_bisect__killed_then_resumed),
+		FX_TEST(test_stats_bisect__step_mode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
