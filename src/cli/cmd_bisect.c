@@ -231,8 +231,7 @@ int cmd_bisect(int argc, char **argv)
 		json_t *j = il_bisect_result_json(&res);
 
 		json_object_set_new(j, "dir", json_string(dir));
-		r = il_cli_output_json(ofile, j, &err);
-		json_decref(j);
+		r = il_cli_output_json(ofile, j, &err); /* takes j */
 	} else {
 		struct il_buf t = IL_BUF_INIT;
 

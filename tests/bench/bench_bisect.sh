@@ -26,7 +26,7 @@ trap '"$IDLELAB" lab down --name bb >/dev/null 2>&1; git -C "$repo" update-ref -
 base=$(git -C "$repo" rev-parse refs/idlelab/import)
 bisect_history "$E2E_TMP/hist" "$repo" refs/idlelab/test/bisect-bench >/dev/null || { echo "bench bisect: history failed"; exit 1; }
 bisect_plan "$E2E_TMP/plan.json" bisect-bench labvm-bb "$repo"
-for mode in adaptive fixed; do
+for mode in ${BENCH_BISECT_MODES:-adaptive fixed}; do
 	case $mode in adaptive) n="--samples 4" ;; fixed) n="--samples 10 --max-samples 10" ;; esac
 	t0=$(date +%s)
 	"$IDLELAB" bisect "$E2E_TMP/plan.json" --good "$base" --bad refs/idlelab/test/bisect-bench --metric idle.aboves $n \

@@ -282,6 +282,21 @@ static void test_stats_bisect__step_mode(void **state)
 	json_decref(setup);
 }
 
+static void test_stats_bisect__fixed_n(void **state)
+{
+	struct fx *f = *state;
+
+	/* no doubling: every commit gets n0 = max_n samples */
+	f->o.n0 = f->o.max_n = 10;
+	step_at(&f->s, 9);
+	f->s.build_fail[6] = 1;
+	f->s.infra_fail[7] = -1;
+	assert_int_equal(il_bisect_run(&f->o, &f->m, &f->r, &f->err), 0);
+	assert_string_equal(f->r.first_bad, hexes[9]);
+	for (size_t i = 0; i < f->r.nsteps; i++)
+		assert_true(f->r.steps[i].n == 10 || f->r.steps[i].n == 0);
+}
+
 #define FX_TEST(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
 int main(void)
@@ -293,6 +308,7 @@ int main(void)
 		FX_TEST(test_stats_bisect__skips_hide_the_culprit),
 		FX_TEST(test_stats_bisect__killed_then_resumed),
 		FX_TEST(test_stats_bisect__step_mode),
+		FX_TEST(test_stats_bisect__fixed_n),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
