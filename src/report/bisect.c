@@ -64,8 +64,10 @@ int il_report_bisect(const struct il_bisect_result *r, struct il_buf *b)
 		if (line.len > 100)
 			line.p[100] = 0, line.len = 100;
 		il_buf_printf(b, "%s\n", line.p);
+		/* the reason's first line: a build log or a console follows it in the journal */
 		if (s->reason)
-			il_buf_printf(b, "      %s: %.160s\n", s->verdict, s->reason);
+			il_buf_printf(b, "      %s: %.*s\n", s->verdict,
+				      (int)(strcspn(s->reason, "\n") < 160 ? strcspn(s->reason, "\n") : 160), s->reason);
 	}
 	if (strcmp(r->state, "no-difference"))
 		il_buf_printf(b, "chance the answer is wrong: <= %.2g%% (the decided steps' p against the side taken, "

@@ -7,7 +7,7 @@
 # undecided commits) against a fixed-n bisection (10 samples per commit,
 # no doubling: --samples 10 --max-samples 10). Both must name the same
 # commit; printed: samples spent and wall time of each. Target: >= 2x fewer
-# samples for the adaptive one.
+# samples for the adaptive one. BENCH_BISECT_MODES="adaptive" (or "fixed") runs one side only.
 IL_SRCDIR=${IL_SRCDIR:-.}
 . "$IL_SRCDIR/tests/e2e/lib.sh"
 SRC=$(cd "$IL_SRCDIR" && pwd)
