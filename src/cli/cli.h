@@ -41,6 +41,7 @@ int cmd_report(int argc, char **argv);
 int cmd_tested_by(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_alert(int argc, char **argv);
+int cmd_nightly(int argc, char **argv);
 int cmd_series(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 int cmd_lab(int argc, char **argv);

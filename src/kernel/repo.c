@@ -369,3 +369,46 @@ char *il_repo_subject(git_repository *repo, const git_oid *commit)
 	git_commit_free(c);
 	return s;
 }
+
+int il_repo_branch_tip(git_repository *repo, const char *remote, const char *branch, git_oid *out, struct il_err *err)
+{
+	const char *where = git_repository_workdir(repo) ? git_repository_workdir(repo) : git_repository_path(repo);
+	struct il_buf ref = IL_BUF_INIT, spec = IL_BUF_INIT;
+	git_remote *rm = NULL;
+	int r = 0;
+
+	if (remote) {
+		git_fetch_options fo;
+		char *specs[1];
+		git_strarray sa = { specs, 1 };
+
+		/* only this branch, into its remote-tracking ref: a nightly never touches the user's branches */
+		il_buf_printf(&spec, "+refs/heads/%s:refs/remotes/%s/%s", branch, remote, branch);
+		specs[0] = spec.p;
+		if (git_remote_lookup(&rm, repo, remote) < 0) {
+			r = il_err_set(err, IL_ENOTFOUND, "%s: no remote '%s': %s", where, remote, gerr());
+			goto out;
+		}
+		git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
+		fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+		if (git_remote_fetch(rm, &sa, &fo, "idlelab nightly") < 0) {
+			r = il_err_set(err, IL_ECONNECT, "%s: cannot fetch %s from remote '%s' (%s): %s", where, branch,
+				       remote, git_remote_url(rm) ? git_remote_url(rm) : "?", gerr());
+			goto out;
+		}
+		il_buf_printf(&ref, "refs/remotes/%s/%s", remote, branch);
+	} else {
+		il_buf_printf(&ref, "refs/heads/%s", branch);
+	}
+	if (il_buf_error(&ref) || il_buf_error(&spec)) {
+		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (git_reference_name_to_id(out, repo, ref.p) < 0)
+		r = il_err_set(err, IL_ENOTFOUND, "%s: no branch '%s'%s%s%s: %s", where, branch, remote ? " on remote '" : "",
+			       remote ? remote : "", remote ? "'" : "", gerr());
+out:
+	git_remote_free(rm);
+	il_buf_release(&ref), il_buf_release(&spec);
+	return r;
+}

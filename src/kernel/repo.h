@@ -64,6 +64,15 @@ int il_repo_checkout_to(git_repository *repo, const git_oid *commit, const char 
 int il_repo_range(git_repository *repo, const git_oid *good, const git_oid *bad, bool first_parent,
 		  struct il_strlist *out, struct il_err *err);
 
+/*
+ * The tip of branch: with remote NULL, the local refs/heads/BRANCH; else
+ * BRANCH is fetched from remote (a remote configured in repo) into
+ * refs/remotes/REMOTE/BRANCH first (forced, as `git fetch REMOTE BRANCH`
+ * would), and that is the tip. Errors name the repository, remote and
+ * branch: IL_ENOTFOUND (no such remote or branch), IL_ECONNECT (the fetch).
+ */
+int il_repo_branch_tip(git_repository *repo, const char *remote, const char *branch, git_oid *out, struct il_err *err);
+
 /* A commit's subject line (caller frees), or NULL. */
 char *il_repo_subject(git_repository *repo, const git_oid *commit);
 

@@ -23,6 +23,7 @@
 struct reg {
 	const json_t *j;      /* first: a string's .off is never 0 (see read_obj) */
 	const char *workload, *metric, *unit, *variant, *better;
+	const char *kind, *since;  /* "jump" (NULL) or "drift"; a drift's first commit at the new level */
 	double baseline_mean, baseline_stdev, mean, stdev, change_pct, p;
 	int n_baseline, n;
 	size_t idx;           /* in the input's regressions */
@@ -68,6 +69,8 @@ static const struct il_jfield baseline_fields[] = {
 static const struct il_jfield reg_fields[] = {
 	R_STR("workload", true, NULL, workload), R_STR("metric", true, NULL, metric), R_STR("variant", true, NULL, variant),
 	R_STR("unit", false, NULL, unit), R_STR("better", true, "\"lower\" or \"higher\"", better),
+	R_STR("kind", false, "\"jump\" or \"drift\"", kind),
+	R_STR("since", false, "with kind \"drift\": a commit id (7 to 40 hexadecimal digits)", since),
 	REQ_AT("baseline_mean", IL_JF_NUMBER, struct reg, baseline_mean),
 	REQ_RANGE("baseline_stdev", IL_JF_NUMBER, 0, HUGE_VAL, "a number, 0 or more", baseline_stdev),
 	REQ_AT("mean", IL_JF_NUMBER, struct reg, mean),
@@ -151,6 +154,12 @@ static int read_reg(struct reg *g, const json_t *o, size_t i, struct il_err *err
 		return r;
 	if (strcmp(g->better, "lower") && strcmp(g->better, "higher"))
 		return il_jf_bad(err, LABEL, path, "better", "%s", reg_fields[4].what);
+	if (g->kind && strcmp(g->kind, "jump") && strcmp(g->kind, "drift"))
+		return il_jf_bad(err, LABEL, path, "kind", "%s", reg_fields[5].what);
+	if (g->kind && !strcmp(g->kind, "jump"))
+		g->kind = NULL;
+	if (g->kind ? !g->since || !hex_ok(g->since, 7, 40) : g->since != NULL)
+		return il_jf_bad(err, LABEL, path, "since", "%s", reg_fields[6].what);
 	/* a regression moves against "better": the nightly's sign convention checked, not trusted */
 	if (!strcmp(g->better, "lower") ? g->change_pct <= 0 : g->change_pct >= 0)
 		return il_jf_bad(err, LABEL, path, "change_pct", "a change for the worse (better is '%s': %s 0)",
@@ -246,6 +255,8 @@ static int table(struct il_buf *b, const struct alert *a, size_t from, size_t to
 
 		il_buf_reset(&label);
 		il_buf_printf(&label, "%s (%s%s%s)", g->metric, g->variant, g->unit ? ", " : "", g->unit ? g->unit : "");
+		if (g->kind)
+			il_buf_printf(&label, " drift since %.12s", g->since);
 		snprintf(n, sizeof(n), "%d/%d", g->n_baseline, g->n);
 		snprintf(p, sizeof(p), "%.2g", g->p);
 		/* FIXED columns: 10 + 1 + 5, 2 + 9, 2 + 10 + 1 + 5, 2 + 8, 2 + 7, 2 */
@@ -313,6 +324,12 @@ static int mail_body(struct il_buf *b, const struct alert *a)
 	}
 	r |= il_buf_adds(b, "\nmean  stdev: the mean of the samples and their standard deviation in % of it; p: the\n"
 			    "comparison's p-value; n: samples, baseline/tip.\n");
+	for (size_t i = 0; i < a->n; i++)
+		if (a->regs[i].kind) {
+			r |= il_buf_adds(b, "drift: a change point over the last nightlies (docs/nightly.md): means of the\n"
+					    "nightlies before and since the commit named, their stdev, and nightlies counted.\n");
+			break;
+		}
 	r |= il_buf_printf(b, "\ncommit range:\n  %s\n", a->range);
 	r |= il_buf_printf(b, "\nto reproduce:\n  %s\n", a->reproduce);
 	r |= il_buf_printf(b, "\nto bisect (suggested):\n  %s\n", a->bisect);

@@ -108,6 +108,20 @@ static void each_point(struct il_buf *b, const json_t *hist, const json_t *m, po
 	free(cur);
 }
 
+/* A nightly's verdict in words ("regression, alerted"), or NULL for a run that is not a nightly. */
+static const char *nightly_words(const json_t *run)
+{
+	const json_t *n = json_object_get(run, "nightly");
+	const char *v = str(n, "verdict");
+
+	if (!n || !*v)
+		return NULL;
+	if (!strcmp(v, "regression"))
+		return json_is_true(json_object_get(n, "alerted")) ? "regression, alerted" :
+		       json_is_true(json_object_get(n, "repeat")) ? "regression, reported before" : "regression, not sent";
+	return v;
+}
+
 /* ---- Text ---- */
 
 static void text_point(struct il_buf *b, const json_t *hist, const json_t *m, const json_t *run, const json_t *var,
@@ -117,8 +131,9 @@ static void text_point(struct il_buf *b, const json_t *hist, const json_t *m, co
 
 	(void)m;
 	if (first)
-		il_buf_printf(b, "  %s  %.60s%s\n", date(d, sizeof(d), str(run, "started")), str(run, "run"),
-			      json_is_true(json_object_get(run, "complete")) ? "" : "  (incomplete)");
+		il_buf_printf(b, "  %s  %.60s%s%s%s%s\n", date(d, sizeof(d), str(run, "started")), str(run, "run"),
+			      json_is_true(json_object_get(run, "complete")) ? "" : "  (incomplete)",
+			      nightly_words(run) ? "  (nightly: " : "", nightly_words(run) ?: "", nightly_words(run) ? ")" : "");
 	if (isfinite(num(pt, "change_pct")))
 		snprintf(chg, sizeof(chg), " %+8.1f%%", num(pt, "change_pct"));
 	/* at most 6 + 20 + 2 + 30 + 2 + 10 + 3 + 10 + 11 = 94 columns */
@@ -247,10 +262,20 @@ static void line_plot(struct il_buf *b, const json_t *hist, const json_t *m)
 					      Y0 + H - (num(pt, "mean") - lo) / (hi - lo) * H);
 		il_buf_adds(b, "\" />");
 		json_array_foreach(json_object_get(var, "points"), k, pt) {
+			const json_t *ng;
 			char kc[64];
 
 			if (!isfinite(num(pt, "mean")))
 				continue;
+			/* a nightly's regression: a red ring, filled when it was alerted */
+			ng = json_object_get(run_of(hist, str(pt, "run")), "nightly");
+			if (!strcmp(str(ng, "verdict"), "regression")) {
+				bool alerted = json_is_true(json_object_get(ng, "alerted"));
+
+				il_buf_printf(b, "<circle class=\"%s\" cx=%.1f cy=%.1f r=6 fill=\"%s\" stroke=\"#c00\" "
+						 "stroke-width=2 />", alerted ? "alerted" : "regression", run_x(hist, str(pt, "run")),
+					      Y0 + H - (num(pt, "mean") - lo) / (hi - lo) * H, alerted ? "#fcc" : "none");
+			}
 			il_buf_printf(b, "<circle cx=%.1f cy=%.1f r=3 fill=\"%s\"><title>", run_x(hist, str(pt, "run")),
 				      Y0 + H - (num(pt, "mean") - lo) / (hi - lo) * H, color);
 			il_report_html_esc(b, str(var, "variant"));
@@ -287,7 +312,7 @@ static void history_html(const json_t *hist, bool all, struct il_buf *b)
 		if (shown(hist, m, all))
 			line_plot(b, hist, m);
 	il_buf_adds(b, "<h2>Runs</h2>\n<table><tr><th>run</th><th>started</th><th>hosts</th><th>kernels</th><th>samples</th>"
-		       "<th>complete</th></tr>\n");
+		       "<th>complete</th><th>nightly</th></tr>\n");
 	json_array_foreach(json_object_get(hist, "runs"), i, r) {
 		il_buf_adds(b, "<tr><td>");
 		il_report_html_esc(b, str(r, "run"));
@@ -305,8 +330,9 @@ static void history_html(const json_t *hist, bool all, struct il_buf *b)
 			if (*str(e, "commit"))
 				il_buf_printf(b, "/%.12s", str(e, "commit"));
 		}
-		il_buf_printf(b, "</td><td>%lld</td><td>%s</td></tr>\n", (long long)json_integer_value(json_object_get(r, "counted")),
-			      json_is_true(json_object_get(r, "complete")) ? "yes" : "no");
+		il_buf_printf(b, "</td><td>%lld</td><td>%s</td><td>%s</td></tr>\n",
+			      (long long)json_integer_value(json_object_get(r, "counted")),
+			      json_is_true(json_object_get(r, "complete")) ? "yes" : "no", nightly_words(r) ?: "");
 	}
 	il_buf_adds(b, "</table>\n");
 	il_report_html_end(b);

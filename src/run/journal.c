@@ -171,3 +171,30 @@ int il_journal_repair(const char *path, size_t *removed, struct il_err *err)
 	close(fd);
 	return 0;
 }
+
+struct first_failure {
+	char *reason;
+	bool build;
+};
+
+static int first_failure_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
+{
+	struct first_failure *w = ctx;
+	const char *reason = json_string_value(json_object_get(rec, "reason"));
+
+	(void)line, (void)err;
+	if (!w->reason && reason && !strcmp(json_string_value(json_object_get(rec, "type")), "sample")) {
+		w->reason = strdup(reason);
+		w->build = strstr(reason, "did not build") != NULL;
+	}
+	return 0;
+}
+
+void il_journal_first_failure(const char *path, char **reason, bool *build)
+{
+	struct first_failure w = { 0 };
+
+	il_journal_each(path, first_failure_rec, &w, NULL, NULL);
+	*reason = w.reason;
+	*build = w.build;
+}

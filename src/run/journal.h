@@ -8,6 +8,7 @@
  */
 #ifndef IL_RUN_JOURNAL_H
 #define IL_RUN_JOURNAL_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <jansson.h>
 #include "util/err.h"
@@ -31,6 +32,14 @@ void il_journal_close(struct il_journal *j);
  */
 typedef int (*il_journal_fn)(json_t *rec, size_t line, void *ctx, struct il_err *err);
 int il_journal_each(const char *path, il_journal_fn fn, void *ctx, size_t *torn, struct il_err *err);
+
+/*
+ * The reason of the first sample record of the journal at path that has one
+ * (*reason, caller frees; NULL when none), and whether it says the kernel did
+ * not build (the kernel stage's words, run/kstage.c): what a run that counted
+ * nothing failed on.
+ */
+void il_journal_first_failure(const char *path, char **reason, bool *build);
 
 /* Cut a torn last line off (before resuming); *removed gets the byte count. */
 int il_journal_repair(const char *path, size_t *removed, struct il_err *err);

@@ -2,6 +2,7 @@
 /* Plan loading/validation and matrix expansion. */
 #include "run/plan.h"
 #include "run/pmatrix.h"
+#include "util/buf.h"
 #include "util/str.h"
 #include "util/jfields.h"
 #include "util/jsonfile.h"
@@ -311,6 +312,7 @@ static const struct il_jfield plan_fields[] = {
 	PLAN_STR("idle_cpus", idle_cpus),
 	IL_JF("description", IL_JF_ANY),
 	IL_JF("build", IL_JF_ANY),
+	{ .key = "track", .type = IL_JF_OBJECT, .what = "an object (docs/nightly.md)" },
 };
 
 int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, const char *label,
@@ -525,4 +527,48 @@ int il_plan_matrix(const struct il_plan *p, struct il_spec **out, size_t *n, str
 	*out = v;
 	*n = k;
 	return 0;
+}
+
+/* p relative to dir made absolute (dir itself absolute); caller frees */
+static char *absolute(const char *dir, const char *p)
+{
+	struct il_buf b = IL_BUF_INIT;
+
+	if (p[0] == '/')
+		il_buf_adds(&b, p);
+	else
+		il_buf_printf(&b, "%s/%s", dir, p);
+	return il_buf_detach(&b);
+}
+
+/* o[key], a string, made absolute against dir */
+static void absolute_at(json_t *o, const char *key, const char *dir)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+	char *a = v ? absolute(dir, v) : NULL;
+
+	if (a)
+		json_object_set_new(o, key, json_string(a));
+	free(a);
+}
+
+void il_plan_absolutize(json_t *plan, const char *dir)
+{
+	json_t *build = json_object_get(plan, "build"), *frags = json_object_get(build, "config_fragments"), *f, *k;
+	const char *cfg = json_string_value(json_object_get(build, "config"));
+	size_t i;
+
+	/* "config" is a file when it has a '/' or is not a make target like "defconfig" */
+	if (cfg && (strchr(cfg, '/') || !strstr(cfg, "config")))
+		absolute_at(build, "config", dir);
+	json_array_foreach(frags, i, f)
+		if (json_is_string(f)) {
+			char *a = absolute(dir, json_string_value(f));
+
+			json_array_set_new(frags, i, json_string(a));
+			free(a);
+		}
+	json_array_foreach(json_object_get(plan, "kernels"), i, k)
+		absolute_at(k, "repo", dir);
+	absolute_at(json_object_get(plan, "track"), "repo", dir);
 }

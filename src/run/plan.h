@@ -62,6 +62,14 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 int il_plan_load(struct il_plan *out, const char *path, const char *wl_dir, struct il_err *err);
 void il_plan_release(struct il_plan *p);
 
+/*
+ * The files a plan names relative to its own directory made absolute against
+ * dir (an absolute path), so a copy of the plan (a bisection's, a nightly's)
+ * works from anywhere: build.config when it is a file, build.config_fragments,
+ * every kernel's repo and track.repo.
+ */
+void il_plan_absolutize(json_t *plan, const char *dir);
+
 /* The plan's limits for a sample's idle diff; o borrows from p. */
 void il_plan_diff_opts(const struct il_plan *p, struct il_diff_opts *o);
 

@@ -12,49 +12,10 @@
 
 #include "kernel/repo.h"
 #include "run/journal.h"
+#include "run/plan.h"
 #include "stats/dataset.h"
 #include "util/buf.h"
 #include "util/jsonfile.h"
-
-/* p relative to dir made absolute (dir itself absolute); caller frees */
-static char *absolute(const char *dir, const char *p)
-{
-	struct il_buf b = IL_BUF_INIT;
-
-	if (p[0] == '/')
-		il_buf_adds(&b, p);
-	else
-		il_buf_printf(&b, "%s/%s", dir, p);
-	return il_buf_detach(&b);
-}
-
-/* The plan's paths (the build's config file and fragments, the kernel's repo) made absolute. */
-static void absolutize(json_t *plan, const char *dir)
-{
-	json_t *build = json_object_get(plan, "build"), *k = json_array_get(json_object_get(plan, "kernels"), 0), *f;
-	const char *cfg = json_string_value(json_object_get(build, "config"));
-	size_t i;
-
-	if (cfg && (strchr(cfg, '/') || !strstr(cfg, "config"))) {
-		char *a = absolute(dir, cfg);
-
-		json_object_set_new(build, "config", json_string(a));
-		free(a);
-	}
-	json_array_foreach(json_object_get(build, "config_fragments"), i, f)
-		if (json_is_string(f)) {
-			char *a = absolute(dir, json_string_value(f));
-
-			json_array_set_new(json_object_get(build, "config_fragments"), i, json_string(a));
-			free(a);
-		}
-	if (json_is_string(json_object_get(k, "repo"))) {
-		char *a = absolute(dir, json_string_value(json_object_get(k, "repo")));
-
-		json_object_set_new(k, "repo", json_string(a));
-		free(a);
-	}
-}
 
 static const char *gov_label(const json_t *g)
 {
@@ -86,7 +47,7 @@ int il_bisect_env_open(struct il_bisect_env *e, const char *plan_path, const cha
 		goto out;
 	}
 	rp = realpath(dirname(pc), NULL);
-	absolutize(e->plan, rp ? rp : ".");
+	il_plan_absolutize(e->plan, rp ? rp : ".");
 	govs = json_object_get(e->plan, "governors");
 	json_array_foreach(govs, i, g)
 		if (variant ? gov_label(g) && !strcmp(gov_label(g), variant) : json_array_size(govs) == 1)
@@ -130,25 +91,6 @@ int il_bisect_env_resolve(struct il_bisect_env *e, const char *rev, char *out, s
 	if (!r)
 		git_oid_tostr(out, GIT_OID_HEXSZ + 1, &id);
 	return r;
-}
-
-/* The first sample failure's reason, and whether it says the kernel did not build. */
-struct why {
-	char *reason;
-	bool build;
-};
-
-static int on_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
-{
-	struct why *w = ctx;
-	const char *reason = json_string_value(json_object_get(rec, "reason"));
-
-	(void)line, (void)err;
-	if (!w->reason && reason && !strcmp(json_string_value(json_object_get(rec, "type")), "sample")) {
-		w->reason = strdup(reason);
-		w->build = strstr(reason, "did not build") != NULL;
-	}
-	return 0;
 }
 
 static const char *better_name(enum il_better b)
@@ -197,11 +139,12 @@ static int measure(void *ctx, const char *commit, size_t k, size_t n, struct il_
 	if ((r = il_dataset_add_run(&ds, run.p, NULL, err)))
 		goto out;
 	if (!ds.counted) {
-		struct why w = { 0 };
+		char *reason;
+		bool build;
 
-		il_journal_each(jp.p, on_rec, &w, NULL, NULL);
-		out->status = w.build ? IL_BM_BUILD_FAILED : IL_BM_INFRA_FAILED;
-		out->reason = w.reason ? w.reason : strdup("no sample was counted");
+		il_journal_first_failure(jp.p, &reason, &build);
+		out->status = build ? IL_BM_BUILD_FAILED : IL_BM_INFRA_FAILED;
+		out->reason = reason ? reason : strdup("no sample was counted");
 		goto out;
 	}
 	out->status = IL_BM_OK;

@@ -157,6 +157,25 @@ static int add_value(struct il_dataset *ds, int var, const char *group, const ch
 	return m ? push_value(&m->var[var], v, it) : IL_ENOMEM;
 }
 
+int il_dataset_pick(struct il_dataset *out, const struct il_dataset *src, const char *label, const char *as)
+{
+	int from = il_dataset_var(src, label), to;
+
+	if (from < 0)
+		return IL_ENOTFOUND;
+	if ((to = add_var(out, as)) < 0)
+		return IL_ENOMEM;
+	for (size_t i = 0; i < src->nmet; i++) {
+		const struct il_mseries *m = &src->met[i];
+		const struct il_values *v = &m->var[from];
+
+		for (size_t j = 0; j < v->n; j++)
+			if (add_value(out, to, m->group, m->metric, m->unit, m->better, m->idle, v->v[j], v->it[j]))
+				return IL_ENOMEM;
+	}
+	return 0;
+}
+
 int il_dataset_add_file(struct il_dataset *ds, const char *path, const char *name, struct il_err *err)
 {
 	struct il_buf b = IL_BUF_INIT;

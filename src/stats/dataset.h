@@ -91,6 +91,14 @@ void il_dataset_file_direction(struct il_dataset *ds, enum il_better b);
  */
 bool il_dataset_metric_selected(const char *key, const char *metric, const struct il_strlist *only);
 
+/*
+ * Copy every metric's values of src's variant label into out as variant as
+ * (added when new; metrics made on first sight with src's key, unit and
+ * direction): one variant of two runs side by side, e.g. a nightly and its
+ * baseline. IL_ENOTFOUND when src has no such variant, IL_ENOMEM.
+ */
+int il_dataset_pick(struct il_dataset *out, const struct il_dataset *src, const char *label, const char *as);
+
 /* Index of a variant label, or -1. */
 int il_dataset_var(const struct il_dataset *ds, const char *label);
 

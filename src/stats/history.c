@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "run/journal.h"
 #include "run/rundir.h"
 #include "stats/dataset.h"
 #include "stats/stats.h"
@@ -90,6 +91,14 @@ static int query_int(struct il_history *h, const char *sql, int64_t *out, int *r
 
 /* ---- Opening and the schema ---- */
 
+/* Schema 2: the nightly verdicts of the runs directory's nightly.jsonl, by run id (docs/nightly.md). */
+#define NIGHTLY_SQL \
+	"CREATE TABLE IF NOT EXISTS nightly (" \
+	" run_id TEXT PRIMARY KEY, verdict TEXT NOT NULL, alerted INTEGER NOT NULL, repeat INTEGER NOT NULL);"
+
+/* A schema 1 history (before nightlies) gets the table; nothing else changed. */
+static const char upgrade1_sql[] = "BEGIN IMMEDIATE;" NIGHTLY_SQL "PRAGMA user_version = 2; COMMIT;";
+
 static const char schema_sql[] =
 	"BEGIN IMMEDIATE;"
 	"CREATE TABLE IF NOT EXISTS runs ("
@@ -118,6 +127,7 @@ static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS skipped ("
 	" run_id TEXT PRIMARY KEY, path TEXT NOT NULL, journal_size INTEGER NOT NULL,"
 	" journal_mtime_ns INTEGER NOT NULL, reason TEXT NOT NULL);"
+	NIGHTLY_SQL
 	"PRAGMA application_id = " STR(APP_ID) ";"
 	"PRAGMA user_version = " STR(IL_HISTORY_SCHEMA) ";"
 	"COMMIT;";
@@ -148,6 +158,15 @@ static int check_schema(struct il_history *h, struct il_err *err)
 	if (app != APP_ID)
 		return il_err_set(err, IL_EINVAL, "'%s' is an SQLite database but not an idlelab history (application_id "
 				  "%lld): refused", h->path, (long long)app);
+	if (ver == 1 && IL_HISTORY_SCHEMA == 2) {
+		if (sqlite3_exec(h->db, upgrade1_sql, NULL, NULL, NULL) != SQLITE_OK) {
+			int r = db_fail(h, "cannot upgrade the schema", err);
+
+			sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+			return r;
+		}
+		ver = 2;
+	}
 	if (ver != IL_HISTORY_SCHEMA)
 		return il_err_set(err, IL_EINVAL, "history '%s' has schema version %lld, this idlelab reads %d: remove it and "
 				  "run 'idlelab history --rebuild'", h->path, (long long)ver, IL_HISTORY_SCHEMA);
@@ -618,6 +637,47 @@ static int sync_one(struct il_history *h, const char *dir, const char *name, str
 	return r;
 }
 
+/* One nightly record into the table (the last verdict of a run wins: a resumed night's). */
+static int nightly_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
+{
+	sqlite3_stmt *st = ctx;
+	const char *run = json_string_value(json_object_get(rec, "run")), *v = json_string_value(json_object_get(rec, "verdict"));
+
+	(void)line, (void)err;
+	if (strcmp(json_string_value(json_object_get(rec, "type")), "nightly") || !run || !v)
+		return 0;
+	bind_text(st, 1, strrchr(run, '/') ? strrchr(run, '/') + 1 : run);
+	bind_text(st, 2, v);
+	sqlite3_bind_int(st, 3, json_is_true(json_object_get(rec, "alerted")));
+	sqlite3_bind_int(st, 4, json_is_true(json_object_get(rec, "repeat")));
+	sqlite3_step(st);
+	sqlite3_reset(st);
+	return 0;
+}
+
+/*
+ * The nightly table made again from DIR/nightly.jsonl (small: a line a
+ * night); a journal that cannot be read is a skip of its own, never the end.
+ */
+static int sync_nightly(struct il_history *h, const char *reports_dir, struct il_history_sync *out, struct il_err *err)
+{
+	char *jp = il_rundir_join(reports_dir, "nightly.jsonl");
+	sqlite3_stmt *st = NULL;
+	struct il_err e = { 0 };
+	int r;
+
+	if (!jp)
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	if (!(r = exec(h, "DELETE FROM nightly", err)) && !access(jp, F_OK) &&
+	    !(r = prep(h, "INSERT OR REPLACE INTO nightly (run_id, verdict, alerted, repeat) VALUES (?1, ?2, ?3, ?4)", &st,
+		       err)) &&
+	    il_journal_each(jp, nightly_rec, st, NULL, &e))
+		r = push_skip(out, "nightly.jsonl", e.msg) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+	sqlite3_finalize(st);
+	free(jp);
+	return r;
+}
+
 static int sync_dir(struct il_history *h, const char *reports_dir, bool rebuild, struct il_history_sync *out,
 		    struct il_err *err)
 {
@@ -634,6 +694,8 @@ static int sync_dir(struct il_history *h, const char *reports_dir, bool rebuild,
 			r = exec(h, drop_sql, err);
 		for (size_t i = 0; !r && i < names.n; i++)
 			r = sync_one(h, reports_dir, names.v[i], out, err);
+		if (!r)
+			r = sync_nightly(h, reports_dir, out, err);
 		if (!r)
 			r = exec(h, "COMMIT", err);
 		else
@@ -671,9 +733,10 @@ static int runs_json(struct il_history *h, const char *plan, const char *host, j
 	sqlite3_stmt *st = NULL, *hs = NULL, *ks = NULL;
 	int r, rc;
 
-	if ((r = prep(h, "SELECT id, run_id, path, started, complete, planned, counted, not_counted FROM runs r "
+	if ((r = prep(h, "SELECT id, r.run_id, path, started, complete, planned, counted, not_counted, n.verdict, n.alerted, "
+			 "n.repeat FROM runs r LEFT JOIN nightly n ON n.run_id = r.run_id "
 			 "WHERE plan = ?1 AND (?2 IS NULL OR EXISTS (SELECT 1 FROM run_hosts WHERE run = r.id AND host = ?2)) "
-			 "ORDER BY started, run_id",
+			 "ORDER BY started, r.run_id",
 		      &st, err)) ||
 	    (r = prep(h, "SELECT host FROM run_hosts WHERE run = ?1 ORDER BY rowid", &hs, err)) ||
 	    (r = prep(h, "SELECT kernel, commit_id, release FROM run_kernels WHERE run = ?1 ORDER BY rowid", &ks, err)))
@@ -697,6 +760,9 @@ static int runs_json(struct il_history *h, const char *plan, const char *host, j
 			      "planned", sqlite3_column_type(st, 5) == SQLITE_NULL ? json_null() : json_integer(sqlite3_column_int64(st, 5)),
 			      "counted", (json_int_t)sqlite3_column_int64(st, 6), "not_counted",
 			      (json_int_t)sqlite3_column_int64(st, 7), "hosts", hl, "kernels", kl);
+		if (o && sqlite3_column_type(st, 8) != SQLITE_NULL)
+			json_object_set_new(o, "nightly", json_pack("{s:o,s:b,s:b}", "verdict", col_text(st, 8), "alerted",
+								     sqlite3_column_int(st, 9), "repeat", sqlite3_column_int(st, 10)));
 		if (!o || json_array_append_new(runs, o)) {
 			r = il_err_set(err, IL_ENOMEM, "out of memory");
 			goto cleanup;

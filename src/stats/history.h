@@ -14,7 +14,7 @@
 #include "util/str.h"
 
 /* The schema this version writes and reads (PRAGMA user_version). */
-#define IL_HISTORY_SCHEMA 1
+#define IL_HISTORY_SCHEMA 2
 
 struct il_history;
 

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * `idlelab nightly PLAN`: one nightly regression check (stats/nightly.h),
+ * its alert delivered (cli/deliver.h) or printed, its verdict journaled.
+ * Runs once and exits, for a systemd timer or cron (docs/nightly.md):
+ * 0 nothing new or no regression, 3 a regression, 1 a failure.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/deliver.h"
+#include "cli/opt.h"
+#include "cli/paths.h"
+#include "cli/progress.h"
+#include "kernel/repo.h"
+#include "report/alert.h"
+#include "report/nightly.h"
+#include "stats/nightly.h"
+#include "util/buf.h"
+
+enum { EXIT_REGRESSION = 3 };
+
+int cmd_nightly(int argc, char **argv)
+{
+	IL_CLI_PATHS(paths);
+	struct il_cli_dirs dirs = { 0 };
+	struct il_cli_dest dest = { 0 };
+	const char *dir = "reports", *db = NULL, *host = NULL, *bin = NULL, *ofile = NULL, *bad;
+	bool force = false, rebaseline = false, json = false, quiet = false;
+	const struct il_opt opts[] = {
+		IL_OPT_STR(0, "dir", &dir, "DIR", "the runs directory: nightly.jsonl, the runs, history.sqlite (default ./reports)"),
+		IL_OPT_STR(0, "db", &db, "FILE", "the history index (default DIR/history.sqlite)"),
+		IL_OPT_STR(0, "host", &host, "H", "run on host H instead of the plan's"),
+		IL_OPT_BOOL(0, "force", &force, "measure the tip even when it was measured"),
+		IL_OPT_BOOL(0, "rebaseline", &rebaseline, "take this nightly as the new baseline (accept a known change)"),
+		IL_CLI_OPT_DEST(&dest),
+		IL_CLI_OPT_HOSTS_DIR(&dirs),
+		IL_CLI_OPT_WORKLOADS_DIR(&dirs),
+		IL_CLI_OPT_CACHE(&dirs),
+		IL_OPT_STR(0, "workload-bin", &bin, "DIR", "idlelab's own workload binaries, DIR/<arch>/"),
+		IL_OPT_BOOL(0, "json", &json, "JSON output (idlelab-nightly/1)"),
+		IL_OPT_STR('o', "output", &ofile, "FILE", "write the outcome here"),
+		IL_OPT_BOOL('q', "quiet", &quiet, "no progress output"),
+		IL_OPT_END_,
+	};
+	static const char *const usage[] = {
+		"idlelab nightly PLAN [--dir DIR] [--host H] [--force] [--rebaseline]",
+		"                     [--smtp URL --to ADDR[,ADDR] [--starttls] [--auth-file F] [--from ADDR]] [--webhook URL]",
+		"  build, boot and measure the tip of the plan's track.branch when it is new, compare it with the last",
+		"  good nightly; exit 0 nothing new or no regression, 3 regression (alerted once), 1 failure", NULL
+	};
+	struct il_cli_runprog prog = { isatty(STDERR_FILENO), false, false };
+	struct il_nightly_result res = { .lock_fd = -1 };
+	struct il_nightly_opts no;
+	struct il_run_opts ro;
+	struct il_err err = { 0 };
+	struct il_buf text = IL_BUF_INIT;
+	char *subject = NULL, *body = NULL;
+	json_t *hook = NULL;
+	bool alerted = false;
+	int nargs, r, rc = IL_EXIT_FAIL;
+
+	if ((r = il_cli_begin(argc, argv, opts, usage, &dirs, &paths, &nargs)) >= 0)
+		return r;
+	if (nargs != 1)
+		return il_opt_error(opts, usage, "expected one plan");
+	if ((bad = il_cli_dest_check(&dest, false))) {
+		il_cli_dest_release(&dest);
+		return il_opt_error(opts, usage, "%s", bad);
+	}
+	prog.quiet = quiet;
+	ro = (struct il_run_opts){ .paths = &paths, .workloads_dir = paths.workloads_dir, .host = host,
+				   .workload_bin = bin && *bin ? bin : paths.workload_bin, .stop = &il_cli_stop,
+				   .cb = il_cli_run_event, .cb_ctx = &prog, .progress = quiet ? NULL : il_cli_progress };
+	no = (struct il_nightly_opts){ .run = &ro, .plan_path = argv[1], .dir = dir, .db = db, .force = force,
+				       .rebaseline = rebaseline };
+	il_cli_stop_on_signals();
+	il_git_init();
+	if ((r = il_nightly_run(&no, &res, &err))) {
+		if (r == IL_EINTR) {
+			fprintf(stderr, "idlelab: %s (the next nightly resumes %s)\n", err.msg, res.run ? res.run : "the run");
+			rc = 130;
+		} else {
+			if (res.run)
+				fprintf(stderr, "idlelab: nightly run: %s\n", res.run);
+			rc = il_cli_fail(&err);
+		}
+		goto out;
+	}
+	if (res.verdict == IL_NIGHTLY_REGRESSION) {
+		if ((r = il_alert_compose(res.alert, &subject, &body, &hook, &err))) {
+			rc = il_cli_fail(&err);
+			goto out;
+		}
+		if (!res.repeat && il_cli_dest_any(&dest))
+			alerted = !il_cli_dest_send(&dest, subject, body, hook);
+	}
+	if ((r = il_nightly_record(&no, &res, alerted, &err))) {
+		rc = il_cli_fail(&err);
+		goto out;
+	}
+	if (json) {
+		json_t *j = il_report_nightly_json(&res);
+
+		if (j && res.alert)
+			json_object_set_new(j, "alerted", json_boolean(alerted));
+		r = il_cli_output_json(ofile, j, &err); /* takes j */
+	} else {
+		il_report_nightly(&res, &text);
+		/* no destination: the alert itself is the output (cron mails it) */
+		if (res.verdict == IL_NIGHTLY_REGRESSION && !res.repeat && !il_cli_dest_any(&dest))
+			il_buf_printf(&text, "\nSubject: %s\n\n%s", subject, body);
+		r = il_cli_output(ofile, text.p, text.len, &err);
+	}
+	if (r) {
+		rc = il_cli_fail(&err);
+		goto out;
+	}
+	switch (res.verdict) {
+	case IL_NIGHTLY_REGRESSION:
+		rc = !res.repeat && il_cli_dest_any(&dest) && !alerted ? IL_EXIT_FAIL : EXIT_REGRESSION;
+		break;
+	case IL_NIGHTLY_FAILED:
+		rc = IL_EXIT_FAIL;
+		break;
+	default:
+		rc = IL_EXIT_OK;
+	}
+out:
+	il_nightly_result_release(&res);
+	il_cli_dest_release(&dest);
+	il_buf_release(&text);
+	json_decref(hook);
+	free(subject), free(body);
+	il_git_shutdown();
+	return rc;
+}

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* A regression alert's destinations from the command line, and its delivery (see deliver.h). */
+#include "cli/deliver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "report/alert.h"
+#include "util/http.h"
+
+const char *il_cli_dest_check(struct il_cli_dest *d, bool dry_run)
+{
+	if (d->smtp && !d->to_arg)
+		return "--smtp needs --to";
+	if (!d->smtp && !dry_run && (d->to_arg || d->starttls || d->auth_file || d->from))
+		return "--to, --from, --starttls and --auth-file go with --smtp";
+	if (d->to_arg && il_strlist_split_on(&d->to, d->to_arg, ','))
+		return "out of memory";
+	if (!d->from) {
+		char host[256] = "";
+
+		/* the sender's domain names the machine the nightly ran on, as cron's mail does */
+		if (gethostname(host, sizeof(host) - 1) || !*host)
+			snprintf(host, sizeof(host), "localhost");
+		snprintf(d->from_buf, sizeof(d->from_buf), "idlelab@%s", host);
+		d->from = d->from_buf;
+	}
+	return NULL;
+}
+
+bool il_cli_dest_any(const struct il_cli_dest *d)
+{
+	return d->smtp || d->webhook;
+}
+
+struct il_mail il_cli_dest_mail(const struct il_cli_dest *d, const char *subject, const char *body)
+{
+	return (struct il_mail){ .url = d->smtp, .starttls = d->starttls, .auth_file = d->auth_file, .from = d->from,
+				 .to = &d->to, .subject = subject, .body = body, .timeout_s = 60 };
+}
+
+int il_cli_dest_send(const struct il_cli_dest *d, const char *subject, const char *body, const json_t *hook)
+{
+	struct il_mail m = il_cli_dest_mail(d, subject, body);
+	struct il_err err = { 0 };
+	int rc = 0;
+	char *shown;
+
+	if (d->smtp) {
+		if (il_mail_send(&m, &err))
+			rc = il_cli_fail(&err);
+		else if ((shown = il_http_url_shown(d->smtp))) {
+			printf("alert: mail sent to %zu recipient%s via %s\n", d->to.n, d->to.n == 1 ? "" : "s", shown);
+			free(shown);
+		}
+	}
+	if (d->webhook) {
+		if (il_alert_post_webhook(d->webhook, hook, NULL, &err))
+			rc = il_cli_fail(&err);
+		else if ((shown = il_http_url_shown(d->webhook))) {
+			printf("alert: webhook posted to %s\n", shown);
+			free(shown);
+		}
+	}
+	fflush(stdout);
+	return rc;
+}
+
+void il_cli_dest_release(struct il_cli_dest *d)
+{
+	il_strlist_release(&d->to);
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Where a regression alert goes, as `alert send` and `nightly` take it on
+ * their command lines: the SMTP server, recipients, STARTTLS, the auth file,
+ * the sender, and/or a webhook; its checks and its delivery (mail, then
+ * webhook, both tried, each outcome printed).
+ */
+#ifndef IL_CLI_DELIVER_H
+#define IL_CLI_DELIVER_H
+#include <stdbool.h>
+#include <jansson.h>
+#include "cli/opt.h"
+#include "util/err.h"
+#include "util/mail.h"
+#include "util/str.h"
+
+struct il_cli_dest {
+	const char *smtp, *auth_file, *from, *webhook, *to_arg;
+	bool starttls;
+	struct il_strlist to;   /* from to_arg, by il_cli_dest_check */
+	char from_buf[300];
+};
+
+#define IL_CLI_OPT_DEST(d)                                                                                             \
+	IL_OPT_STR(0, "smtp", &(d)->smtp, "URL", "mail the alert through this server: smtp://HOST:PORT or smtps://HOST:PORT"), \
+	IL_OPT_BOOL(0, "starttls", &(d)->starttls, "with smtp://: require STARTTLS (fail rather than send in clear)"),   \
+	IL_OPT_STR(0, "auth-file", &(d)->auth_file, "F", "log in with F's one line \"user:password\" (mode 0600, yours)"), \
+	IL_OPT_STR(0, "from", &(d)->from, "ADDR", "the sender (default idlelab@HOSTNAME)"),                             \
+	IL_OPT_STR(0, "to", &(d)->to_arg, "ADDR[,ADDR]", "the recipients"),                                              \
+	IL_OPT_STR(0, "webhook", &(d)->webhook, "URL", "POST the alert's JSON (idlelab-alert/1) to URL")
+
+/* The options' combination (NULL: fine, else what is wrong); fills to and the default sender. */
+const char *il_cli_dest_check(struct il_cli_dest *d, bool dry_run);
+/* Whether anything is to be sent. */
+bool il_cli_dest_any(const struct il_cli_dest *d);
+/* The mail of subject and body for d. */
+struct il_mail il_cli_dest_mail(const struct il_cli_dest *d, const char *subject, const char *body);
+/* Mail, then webhook: both tried, each failure printed; 0 when everything asked for went out. */
+int il_cli_dest_send(const struct il_cli_dest *d, const char *subject, const char *body, const json_t *hook);
+void il_cli_dest_release(struct il_cli_dest *d);
+#endif

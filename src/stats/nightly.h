@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One nightly regression check of a plan (docs/nightly.md). The plan's
+ * "track" section names a repository and a branch; when the branch's tip is
+ * one the plan has not measured on its host yet, the tip is built, booted
+ * and measured by a run of the plan, then compared variant by variant with
+ * the baseline, the last good nightly of the same plan and host, by
+ * compare's rules (U test, noise threshold raised by the baseline's A/A
+ * pair, Holm), and over the last nightlies by change points, so a drift of
+ * small steps is caught too. Verdicts go to DIR/nightly.jsonl (appended,
+ * fsync'd): the source of truth for baselines, for what was measured, and
+ * for which regressions were already reported against which baseline.
+ */
+#ifndef IL_STATS_NIGHTLY_H
+#define IL_STATS_NIGHTLY_H
+#include <stdbool.h>
+#include <jansson.h>
+#include "run/engine.h"
+#include "util/err.h"
+
+/* Declared once: names in the journal and the output, indexed by the enum. */
+enum il_nightly_verdict {
+	IL_NIGHTLY_UNCHANGED,   /* the tip was measured already: nothing run */
+	IL_NIGHTLY_BASELINE,    /* the first nightly, or --rebaseline: the new baseline */
+	IL_NIGHTLY_GOOD,        /* no regression beyond noise: the new baseline */
+	IL_NIGHTLY_REGRESSION,  /* worse beyond noise (or drifting worse): the baseline stays */
+	IL_NIGHTLY_FAILED,      /* nothing measured: the build, a boot or the host failed */
+	IL_NIGHTLY_NVERDICTS
+};
+const char *il_nightly_verdict_name(enum il_nightly_verdict v);
+
+struct il_nightly_opts {
+	const struct il_run_opts *run;  /* borrowed: paths, workloads, host, progress, stop */
+	const char *plan_path;
+	const char *dir;                /* the runs directory: nightly.jsonl, the runs, history.sqlite */
+	const char *db;                 /* the history index; NULL: DIR/history.sqlite */
+	bool force;                     /* measure the tip even when it was measured */
+	bool rebaseline;                /* take this nightly as the baseline, whatever it shows */
+};
+
+struct il_nightly_result {
+	enum il_nightly_verdict verdict;
+	char *plan, *host, *branch;
+	char tip[41];
+	char *subject;             /* the tip's subject line, or NULL */
+	char *run;                 /* the nightly's run directory (the one that measured the tip when unchanged) */
+	char *reason;              /* failed: why */
+	bool build_failed;         /* failed: the tip did not build (not retried until the tip changes) */
+	char *base_run;            /* the baseline's run directory, NULL for none */
+	char base_commit[41];
+	json_t *compared;          /* every key metric of every variant: [{variant, key, ..., verdict}] (docs/nightly.md) */
+	json_t *alert;             /* regression: the alert input (docs/alerts.md "Alert input"), else NULL */
+	bool repeat;               /* regression: all of it was reported already against this baseline */
+	json_t *reported;          /* regression: the keys reported against this baseline, with this night's */
+	json_t *reported_before;   /* regression: the keys reported against it before this night */
+	int lock_fd;               /* the runs directory's nightly lock, held until il_nightly_result_release */
+};
+
+/*
+ * Run one nightly of o->plan_path into res (il_nightly_result_release, also
+ * after an error). Returns 0 with res->verdict for every outcome of the
+ * measurement, failed included (its reason in res->reason); errors are the
+ * ones that leave nothing to judge: a bad plan or track section (IL_EINVAL /
+ * IL_EPARSE naming the JSON path), the repository or fetch, another nightly
+ * of the same runs directory running (IL_EINVAL), a stop (IL_EINTR: the run
+ * is resumed by the next nightly). The verdict is not journaled yet: the
+ * caller delivers the alert, then il_nightly_record.
+ */
+int il_nightly_run(const struct il_nightly_opts *o, struct il_nightly_result *res, struct il_err *err);
+
+/*
+ * Journal res's verdict (not for unchanged) with whether its alert went out,
+ * fsync'd; a regression's keys count as reported only when alerted (a
+ * failed delivery is tried again the next night).
+ */
+int il_nightly_record(const struct il_nightly_opts *o, const struct il_nightly_result *res, bool alerted,
+		      struct il_err *err);
+
+void il_nightly_result_release(struct il_nightly_result *r);
+
+#endif

@@ -1,0 +1,123 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# `idlelab nightly` for real over five simulated nights on the lab host: an
+# "upstream" repository whose branch moves between nights (the bisection's
+# history of test commits on the 6.1 tree), a tracking clone that the nightly
+# fetches into with libgit2, a real SMTP server (Debian's aiosmtpd) and an
+# HTTP webhook on 127.0.0.1. Night 1 is the baseline; night 2 (new harmless
+# commits) is good and the new baseline; night 3 (no new commit) runs
+# nothing; night 4 brings "menu: always pick the deepest state": one mail with
+# the table and one webhook, exit 3; night 5 (a later harmless commit) is
+# still worse but not mailed again. Then the history's HTML, the regression
+# marked, loads in headless Chromium.
+. "$(dirname "$0")/../e2e/lib.sh"
+SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
+kernel_lab_needs qemu-system-aarch64 dtc dropbearkey aarch64-linux-gnu-gcc git python3
+PY=
+for p in python3 /usr/bin/python3; do
+	if "$p" -c 'import aiosmtpd' 2>/dev/null; then PY=$p; break; fi
+done
+[ -n "$PY" ] || { skip "python3-aiosmtpd missing (make deps)"; finish; exit $?; }
+PIDS=
+lab_fresh nt
+repo=$(ls -d "$IDLELAB_CACHE"/src/*/ | head -1)
+repo=${repo%/}
+trap 'for p in $PIDS; do kill $p 2>/dev/null; done; wait 2>/dev/null; "$IDLELAB" lab down --name nt >/dev/null 2>&1;
+      git -C "$repo" update-ref -d refs/idlelab/test/nightly-e2e 2>/dev/null; rm -rf "$E2E_TMP"' EXIT
+
+# upstream: the test history; its branch "next" is what moves between nights
+bisect_history "$E2E_TMP/up" "$repo" refs/idlelab/test/nightly-e2e
+up=$E2E_TMP/up
+at() { git -C "$up" rev-parse "hist~$1"; }   # the commit $1 before the history's last
+move() { git -C "$up" branch -f next "$1"; }
+# the tracking repository: shares the imported tree's objects, fetches "next" from upstream
+git clone -q --shared --bare "$repo" "$E2E_TMP/track.git" && git -C "$E2E_TMP/track.git" remote add up "$up" &&
+	ok "a tracking repository with remote 'up'" || bad "a tracking repository with remote 'up'"
+
+wait_port() {
+	i=0
+	while [ ! -s "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	cat "$1" 2>/dev/null
+}
+mkdir -p "$E2E_TMP/mail"
+"$PY" "$SRC/tests/e2e/smtpd.py" "$E2E_TMP/smtp.port" "$E2E_TMP/mail" 2>"$E2E_TMP/smtpd.log" &
+PIDS="$PIDS $!"
+python3 "$SRC/tests/e2e/pdu.py" "$E2E_TMP/hook.port" "$E2E_TMP/hook.log" &
+PIDS="$PIDS $!"
+SMTP_PORT=$(wait_port "$E2E_TMP/smtp.port")
+HOOK_PORT=$(wait_port "$E2E_TMP/hook.port")
+[ -n "$SMTP_PORT" ] && [ -n "$HOOK_PORT" ] && ok "SMTP and webhook servers up on 127.0.0.1" ||
+	{ bad "SMTP and webhook servers up on 127.0.0.1" "$(cat "$E2E_TMP/smtpd.log")"; finish; exit 1; }
+
+# the bisection's plan (menu, the bimodal sleeper, the lab's arm64 build) with a track section
+bisect_plan "$E2E_TMP/base.json" nightly-e2e labvm-nt "$repo"
+python3 - "$E2E_TMP/base.json" "$E2E_TMP/plan.json" "$E2E_TMP/track.git" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["kernels"] = [{"name": "labvm-6.1"}]
+p["iterations"] = 5
+p["track"] = {"repo": sys.argv[3], "remote": "up", "branch": "next", "metrics": ["idle.aboves", "idle.too_deep_pct"]}
+json.dump(p, open(sys.argv[2], "w"), indent=1)
+PY
+R=$E2E_TMP/reports
+N="$IDLELAB nightly $E2E_TMP/plan.json --dir $R -q --smtp smtp://127.0.0.1:$SMTP_PORT/ --to pm@example.org
+   --from nightly@lab.example.org --webhook http://127.0.0.1:$HOOK_PORT/hooks/idlelab"
+mails() { ls "$E2E_TMP/mail"/*.eml 2>/dev/null | wc -l; }
+hooks() { grep -c '"schema": *"idlelab-alert/1"' "$E2E_TMP/hook.log" 2>/dev/null || echo 0; }
+
+# night 1: the first nightly is the baseline
+move "$(at 8)"
+expect "night 1: the first nightly is the baseline" 0 "^baseline: the first nightly" $N
+# night 2: harmless commits
+move "$(at 6)"
+expect "night 2: new commits, no regression: good, the new baseline" 0 "^good: no regression beyond noise" $N
+# night 3: nothing new upstream
+expect "night 3: the tip was measured: nothing run" 0 "^unchanged: this tip was measured by " $N
+[ "$(ls -d "$R"/*-nightly-* | wc -l)" = 2 ] && ok "night 3 made no run" || bad "night 3 made no run" "$(ls "$R")"
+[ "$(mails)" = 0 ] && [ "$(hooks)" = 0 ] && ok "no alert before the regression" || bad "no alert before the regression"
+# night 4: menu always picks the deepest state
+move "$(at 2)"
+expect "night 4: the regression, alerted, exit 3" 3 "^regression: .* worse beyond noise" $N
+[ "$(mails)" = 1 ] && ok "one mail" || bad "one mail" "$(mails) mails; $(cat "$E2E_TMP/smtpd.log")"
+M=$E2E_TMP/mail/1.eml
+c4=$(at 2 | cut -c1-12)
+grep -Eq "^Subject: idlelab: \+[0-9.]+% regression of sleeper\.idle\.(aboves|too_deep_pct) \(menu\) .*on next $c4" "$M" &&
+	ok "the mail's subject names the metric, variant, branch and commit" ||
+	bad "the mail's subject names the metric, variant, branch and commit" "$(grep -i '^subject' "$M")"
+grep -q "^workload: sleeper" "$M" && grep -q "mean  stdev" "$M" && grep -Eq "(aboves|too_deep_pct) \(menu" "$M" &&
+	grep -q "idlelab bisect .*/plan.json --good $(at 6 | cut -c1-12) --bad $c4 --metric" "$M" &&
+	grep -q "^  $(at 6 | cut -c1-12)\.\.$c4" "$M" && ok "the mail: table, commit range, bisect command" ||
+	bad "the mail: table, commit range, bisect command" "$(tr -d '\r' < "$M" | sed -n '/^$/,$p' | head -40)"
+awk 'length($0) > 101 { bad = 1 } END { exit bad }' "$M" && ok "the mail's lines fit 100 columns" ||
+	bad "the mail's lines fit 100 columns"
+[ "$(hooks)" = 1 ] && grep -q "\"commit\": *\"$(at 2)\"" "$E2E_TMP/hook.log" && ok "one webhook with the tip" ||
+	bad "one webhook with the tip" "$(head -c 600 "$E2E_TMP/hook.log")"
+# night 5: still worse, reported already against this baseline
+move "$(at 1)"
+expect "night 5: still worse, not sent again (exit 3)" 3 "reported already against this baseline: not sent again" $N
+[ "$(mails)" = 1 ] && [ "$(hooks)" = 1 ] && ok "no repeat mail or webhook the night after" ||
+	bad "no repeat mail or webhook the night after" "$(mails) mails, $(hooks) hooks"
+python3 - "$R/nightly.jsonl" <<'PY' && ok "the journal: baseline, good, regression alerted, regression repeat" ||
+import json, sys
+v = [r for r in map(json.loads, open(sys.argv[1])) if r["type"] == "nightly"]
+got = [(r["verdict"], r.get("alerted"), r.get("repeat")) for r in v]
+assert got == [("baseline", None, None), ("good", None, None), ("regression", True, False),
+               ("regression", False, True)], got
+assert v[2]["baseline"]["run"] == v[1]["run"] == v[3]["baseline"]["run"], v
+PY
+	bad "the journal: baseline, good, regression alerted, regression repeat" "$(cat "$R/nightly.jsonl")"
+
+# the history: one point per nightly, the regressions marked
+expect "history text marks the regression nights" 0 "regression, alerted" "$IDLELAB" history nightly-e2e --dir "$R" --metric aboves
+"$IDLELAB" history nightly-e2e --dir "$R" --format html -o "$E2E_TMP/h.html" && ok "history --format html" ||
+	bad "history --format html"
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROME" ]; then
+	skip "chromium not installed (make deps installs it): history HTML not checked in a browser"
+else
+	"$CHROME" --headless --no-sandbox --disable-gpu --dump-dom "file://$E2E_TMP/h.html" > "$E2E_TMP/dom.html" 2>/dev/null
+	grep -q 'data-report-ok="1"' "$E2E_TMP/dom.html" && [ "$(grep -o 'class="alerted"' "$E2E_TMP/dom.html" | wc -l)" -ge 1 ] &&
+		ok "history HTML loads in Chromium with the alerted nightly marked" ||
+		bad "history HTML loads in Chromium with the alerted nightly marked"
+fi
+finish
