@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* `idlelab history`: the run history index (stats/history.h) updated or rebuilt, and a plan's history printed. */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,18 +26,20 @@ int cmd_history(int argc, char **argv)
 {
 	const char *dir = "reports", *db = NULL, *host = NULL, *metric = NULL, *fmt = NULL, *out = NULL;
 	bool rebuild = false;
+	long window = LONG_MIN; /* not given: 20 */
 	const struct il_opt opts[] = {
 		IL_OPT_BOOL(0, "rebuild", &rebuild, "drop the index and index every run under DIR again"),
 		IL_OPT_STR(0, "dir", &dir, "DIR", "where runs are (default ./reports)"),
 		IL_OPT_STR(0, "db", &db, "FILE", "the index (default DIR/history.sqlite)"),
 		IL_OPT_STR(0, "host", &host, "H", "only runs on host H"),
 		IL_OPT_STR(0, "metric", &metric, "KEY[,KEY...]", "only these metrics (full keys or their last parts)"),
+		IL_OPT_NUM(0, "window", &window, "N", "change points over each variant's last N runs (default 20; 0: all)"),
 		IL_OPT_STR(0, "format", &fmt, "text|csv|json|html", "output format (default text)"),
 		IL_OPT_STR('o', "output", &out, "FILE", "write to FILE instead of stdout"),
 		IL_OPT_END_,
 	};
 	static const char *const usage[] = {
-		"idlelab history PLAN [--host H] [--metric KEY[,KEY]] [--format F] [--dir DIR] [--db FILE] [-o FILE]",
+		"idlelab history PLAN [--host H] [--metric KEY[,KEY]] [--window N] [--format F] [--dir DIR] [--db FILE] [-o FILE]",
 		"idlelab history --rebuild [--dir DIR] [--db FILE]",
 		"  a plan's metrics across its runs, from an SQLite index of DIR's run journals (new runs added first)", NULL
 	};
@@ -52,8 +55,12 @@ int cmd_history(int argc, char **argv)
 
 	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
-	if (rebuild && (nargs || host || metric || fmt || out))
+	if (rebuild && (nargs || host || metric || fmt || out || window != LONG_MIN))
 		return il_opt_error(opts, usage, "--rebuild takes only --dir and --db");
+	if (window == LONG_MIN)
+		window = 20;
+	else if (window < 0)
+		return il_opt_error(opts, usage, "--window: expected a number of runs (0: all), got %ld", window);
 	if (!rebuild && nargs != 1)
 		return il_opt_error(opts, usage, "expected one plan name (or --rebuild)");
 	if (fmt && (il_fmt_parse(fmt, &f, &err) || f == IL_FMT_MD))
@@ -81,7 +88,10 @@ int cmd_history(int argc, char **argv)
 	if ((r = il_history_update(h, dir, &sync, &err)))
 		goto done;
 	print_skipped(stderr, &sync);
-	if (!(r = il_history_series(h, argv[1], host, &only, &hist, &err)) &&
+	if (!(r = il_history_series(h,
+				    &(struct il_history_query){ .plan = argv[1], .host = host, .metrics = &only,
+								.window = (size_t)window, .cp = IL_CP_OPTS_INIT },
+				    &hist, &err)) &&
 	    !(r = il_report_history(hist, f, metric != NULL, &text, &err)))
 		r = il_cli_output(out, il_buf_str(&text), text.len, &err);
 done:

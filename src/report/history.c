@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* A plan's history from the index: text, CSV, JSON and HTML (line plots). */
+/* A plan's history from the index: text, CSV, JSON and HTML (line plots), with each variant's change points. */
 #include "report/history.h"
 
 #include <math.h>
@@ -44,16 +44,22 @@ static const char *date(char *buf, size_t n, const char *iso)
 	return buf;
 }
 
-/* The run object of id in hist's runs (NULL: none). */
-static const json_t *run_of(const json_t *hist, const char *id)
+/* The object of run id in arr (hist's runs, a variant's points; NULL: none). */
+static const json_t *by_run(const json_t *arr, const char *id)
 {
 	size_t i;
 	json_t *r;
 
-	json_array_foreach(json_object_get(hist, "runs"), i, r)
+	json_array_foreach(arr, i, r)
 		if (!strcmp(str(r, "run"), id))
 			return r;
 	return NULL;
+}
+
+/* The run object of id in hist's runs (NULL: none). */
+static const json_t *run_of(const json_t *hist, const char *id)
+{
+	return by_run(json_object_get(hist, "runs"), id);
 }
 
 /* "kernel/commit12", or "kernel/release" for a kernel without a commit (the running one), into buf. */
@@ -122,6 +128,60 @@ static const char *nightly_words(const json_t *run)
 	return v;
 }
 
+/* ---- Change points (text and HTML) ---- */
+
+/*
+ * Change point c of variant var in metric m, indented by indent, without a
+ * newline: "[worse: ]change point: VARIANT since RUN (KERNEL/commit12):
+ * BEFORE -> AFTER UNIT (+X.X%, p=0.004)", RUN the first run of the new
+ * level. width > 0: a line that would be wider goes on two (the levels on
+ * the second, indented further), and only a first line still too wide has
+ * its variant, run and kernel cut, the longest first.
+ */
+static void change_line(struct il_buf *b, const json_t *hist, const json_t *m, const json_t *var, const json_t *c,
+			size_t indent, size_t width)
+{
+	const char *head = json_is_true(json_object_get(c, "worse")) ? "worse: change point: " : "change point: ";
+	const char *unit = str(m, "unit"), *parts[3] = { str(var, "variant"), str(c, "run"), "" };
+	const json_t *pt = by_run(json_object_get(var, "points"), str(c, "run"));
+	char kc[80], tail[160], n1[32], n2[32];
+	size_t w[3], frame = indent + strlen(head) + strlen(" since  ():");
+	bool wrap;
+
+	if (pt)
+		parts[2] = kernel_cell(kc, sizeof(kc), hist, pt);
+	snprintf(tail, sizeof(tail), "%s -> %s%s%.16s (%+.1f%%, p=%.2g)", il_fmt_num(n1, 32, num(c, "before")),
+		 il_fmt_num(n2, 32, num(c, "after")), *unit ? " " : "", unit, num(c, "change_pct"), num(c, "p"));
+	for (size_t i = 0; i < 3; i++)
+		w[i] = strlen(parts[i]);
+	/* the run and the commit are what a reader acts on: a second line rather than cut names */
+	wrap = width && frame + w[0] + w[1] + w[2] + 1 + strlen(tail) > width;
+	while (width && frame + w[0] + w[1] + w[2] + (wrap ? 0 : 1 + strlen(tail)) > width) {
+		size_t j = w[0] >= w[1] && w[0] >= w[2] ? 0 : w[1] >= w[2] ? 1 : 2;
+
+		if (w[j] <= 8)
+			break; /* names no shorter than that: a line too long rather than one that says nothing */
+		w[j]--;
+	}
+	il_buf_printf(b, "%*s%s%.*s since %.*s (%.*s):", (int)indent, "", head, (int)w[0], parts[0], (int)w[1], parts[1],
+		      (int)w[2], parts[2]);
+	if (wrap)
+		il_buf_printf(b, "\n%*s%s", (int)indent + 4, "", tail);
+	else
+		il_buf_printf(b, " %s", tail);
+}
+
+/* change_line, whole, escaped for HTML. */
+static void change_html(struct il_buf *b, const json_t *hist, const json_t *m, const json_t *var, const json_t *c)
+{
+	struct il_buf line = IL_BUF_INIT;
+
+	change_line(&line, hist, m, var, c, 0, 0);
+	il_report_html_esc(b, il_buf_str(&line));
+	il_buf_carry(b, &line);
+	il_buf_release(&line);
+}
+
 /* ---- Text ---- */
 
 static void text_point(struct il_buf *b, const json_t *hist, const json_t *m, const json_t *run, const json_t *var,
@@ -144,8 +204,8 @@ static void text_point(struct il_buf *b, const json_t *hist, const json_t *m, co
 
 static void history_text(const json_t *hist, bool all, struct il_buf *b)
 {
-	const json_t *runs = json_object_get(hist, "runs"), *m;
-	size_t n = json_array_size(runs), i;
+	const json_t *runs = json_object_get(hist, "runs"), *m, *var, *c;
+	size_t n = json_array_size(runs), i, v, k;
 	char d1[32], d2[32];
 
 	il_buf_printf(b, "idlelab history: plan %s%s%s, %zu run%s from %s to %s\n", str(hist, "plan"),
@@ -162,6 +222,11 @@ static void history_text(const json_t *hist, bool all, struct il_buf *b)
 			      !strcmp(better, "higher") ? "higher is better" : !strcmp(better, "lower") ? "lower is better" :
 													     "no direction");
 		each_point(b, hist, m, text_point);
+		json_array_foreach(json_object_get(m, "variants"), v, var)
+			json_array_foreach(json_object_get(var, "changes"), k, c) {
+				change_line(b, hist, m, var, c, 2, 100);
+				il_buf_adds(b, "\n");
+			}
 	}
 }
 
@@ -225,6 +290,48 @@ static double run_x(const json_t *hist, const char *run)
 		if (!strcmp(str(r, "run"), run))
 			return n > 1 ? X0 + W * (double)i / (double)(n - 1) : X0 + W / 2;
 	return X0;
+}
+
+/* A dashed vertical line at the run of each change point of m, in its variant's colour, labelled at the top. */
+static void change_marks(struct il_buf *b, const json_t *hist, const json_t *m)
+{
+	const json_t *var, *c;
+	size_t v, k, nth = 0;
+	char pct[32];
+
+	json_array_foreach(json_object_get(m, "variants"), v, var)
+		json_array_foreach(json_object_get(var, "changes"), k, c) {
+			double x = run_x(hist, str(c, "run"));
+			bool right = x > X0 + W - 120; /* a label that would leave the plot goes left of its line */
+
+			il_buf_printf(b, "<line x1=%.1f y1=%g x2=%.1f y2=%g stroke=\"%s\" stroke-width=1.5 stroke-dasharray=\"5 3\">"
+					 "<title>", x, Y0, x, Y0 + H, il_report_palette(v));
+			change_html(b, hist, m, var, c);
+			snprintf(pct, sizeof(pct), "%+.1f%%", num(c, "change_pct"));
+			il_buf_printf(b, "</title></line><text x=%.1f y=%g class=t%s>", right ? x - 3 : x + 3,
+				      Y0 + 10 + 11.0 * (double)(nth++ % 12), right ? " text-anchor=end" : "");
+			il_report_html_esc(b, str(var, "variant"));
+			il_buf_printf(b, " %s%s</text>", pct, json_is_true(json_object_get(c, "worse")) ? " worse" : "");
+		}
+}
+
+/* The change points of m as text under its plot (worse ones in the worse colour). */
+static void change_list(struct il_buf *b, const json_t *hist, const json_t *m)
+{
+	const json_t *var, *c;
+	size_t v, k;
+	bool any = false;
+
+	json_array_foreach(json_object_get(m, "variants"), v, var)
+		json_array_foreach(json_object_get(var, "changes"), k, c) {
+			il_buf_printf(b, "%s<li%s>", any ? "" : "<ul class=cp>",
+				      json_is_true(json_object_get(c, "worse")) ? " class=worse" : "");
+			change_html(b, hist, m, var, c);
+			il_buf_adds(b, "</li>");
+			any = true;
+		}
+	if (any)
+		il_buf_adds(b, "</ul>");
 }
 
 static void line_plot(struct il_buf *b, const json_t *hist, const json_t *m)
@@ -292,7 +399,10 @@ static void line_plot(struct il_buf *b, const json_t *hist, const json_t *m)
 		il_report_html_esc(b, str(var, "variant"));
 		il_buf_adds(b, "</text>");
 	}
-	il_buf_adds(b, "</svg></figure>\n");
+	change_marks(b, hist, m);
+	il_buf_adds(b, "</svg>");
+	change_list(b, hist, m);
+	il_buf_adds(b, "</figure>\n");
 }
 
 static void history_html(const json_t *hist, bool all, struct il_buf *b)
@@ -307,7 +417,7 @@ static void history_html(const json_t *hist, bool all, struct il_buf *b)
 	il_buf_carry(b, &title);
 	il_buf_release(&title);
 	il_buf_adds(b, "<p>The mean of each variant per run, in run start order (hover a point for its run, kernel and "
-		       "stdev).</p>\n");
+		       "stdev); a dashed line marks where a variant's level changed (a change point, listed under its plot).</p>\n");
 	json_array_foreach(json_object_get(hist, "metrics"), i, m)
 		if (shown(hist, m, all))
 			line_plot(b, hist, m);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A plan's history (il_history_series's object, stats/history.h) as text
- * (one block per metric, a row per run, at most 100 columns), CSV (a row
- * per point), JSON (the object itself: docs/formats.md "History JSON") or
- * one self-contained HTML page with a line plot per metric.
+ * (one block per metric, a row per run, a line per change point, at most 100
+ * columns), CSV (a row per point), JSON (the object itself: docs/formats.md
+ * "History JSON") or one self-contained HTML page with a line plot per metric
+ * (change points as dashed lines, and their lines under the plot).
  */
 #ifndef IL_REPORT_HISTORY_H
 #define IL_REPORT_HISTORY_H

@@ -836,16 +836,99 @@ static json_t *change_pct(const json_t *pts, sqlite3_stmt *st, int i)
 	return json_real((v - p) / fabs(p) * 100);
 }
 
-int il_history_series(struct il_history *h, const char *plan, const char *host, const struct il_strlist *metrics,
-		      json_t **out, struct il_err *err)
+/* ---- Change points of a variant's means ---- */
+
+/* Whether a change of pct is worse in a metric whose better is better (null: no direction). */
+static json_t *worse(const char *better, double pct)
 {
+	if (!strcmp(better, "higher"))
+		return json_boolean(pct < 0);
+	if (!strcmp(better, "lower"))
+		return json_boolean(pct > 0);
+	return json_null();
+}
+
+/*
+ * The "changes" of variant var of metric m: the change points of the means
+ * of its last q->window points that have one. pts[] and x[] are scratch of
+ * the points' size.
+ */
+static int variant_changes(json_t *m, json_t *var, const struct il_history_query *q, const json_t **pts, double *x,
+			   struct il_err *err)
+{
+	json_t *changes = json_array(), *pt;
+	struct il_cp *cps = NULL;
+	struct il_err e = { 0 };
+	size_t n = 0, first, ncp = 0, i;
+	int r;
+
+	if (!changes || json_object_set_new(var, "changes", changes))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	json_array_foreach(json_object_get(var, "points"), i, pt)
+		if (json_is_number(json_object_get(pt, "mean")))
+			pts[n] = pt, x[n++] = json_number_value(json_object_get(pt, "mean"));
+	first = q->window && n > q->window ? n - q->window : 0;
+	r = il_changepoint_find(x + first, n - first, &q->cp, &cps, &ncp, &e);
+	if (r == IL_EINVAL)
+		return 0; /* a level of 0 before a change (the options were checked): no percent, no change point */
+	if (r)
+		return il_err_set(err, r, "%s", e.msg);
+	for (i = 0; !r && i < ncp; i++) {
+		const json_t *a = pts[first + cps[i].at], *b = pts[first + cps[i].at - 1];
+
+		if (json_array_append_new(changes, json_pack("{s:O,s:O,s:O,s:O,s:f,s:f,s:f,s:f,s:o}", "run",
+							     json_object_get(a, "run"), "commit", json_object_get(a, "commit"),
+							     "since_run", json_object_get(b, "run"), "since_commit",
+							     json_object_get(b, "commit"), "before", cps[i].before, "after",
+							     cps[i].after, "change_pct", cps[i].change_pct, "p", cps[i].p,
+							     "worse", worse(json_string_value(json_object_get(m, "better")),
+									    cps[i].change_pct))))
+			r = il_err_set(err, IL_ENOMEM, "out of memory");
+	}
+	free(cps);
+	return r;
+}
+
+/* The "changes" of every variant of every metric of mets. */
+static int add_changes(json_t *mets, const struct il_history_query *q, struct il_err *err)
+{
+	json_t *m, *var;
+	size_t i, k;
+	int r = 0;
+
+	json_array_foreach(mets, i, m)
+		json_array_foreach(json_object_get(m, "variants"), k, var) {
+			size_t np = json_array_size(json_object_get(var, "points"));
+			const json_t **pts = malloc((np + 1) * sizeof(*pts));
+			double *x = malloc((np + 1) * sizeof(*x));
+
+			r = pts && x ? variant_changes(m, var, q, pts, x, err) : il_err_set(err, IL_ENOMEM, "out of memory");
+			free(pts);
+			free(x);
+			if (r)
+				return r;
+		}
+	return 0;
+}
+
+/* ---- The series ---- */
+
+int il_history_series(struct il_history *h, const struct il_history_query *q, json_t **out, struct il_err *err)
+{
+	const char *plan = q->plan, *host = q->host;
+	const struct il_strlist *metrics = q->metrics;
 	json_t *o = json_pack("{s:s,s:s,s:o,s:[],s:[]}", "schema", "idlelab-history/1", "plan", plan, "host",
 			      host ? json_string(host) : json_null(), "runs", "metrics");
 	json_t *idx = json_object(), *mets = json_object_get(o, "metrics");
+	struct il_cp *none = NULL;
 	sqlite3_stmt *st = NULL;
+	size_t nnone;
 	int r, rc;
 
 	*out = NULL;
+	/* the options first, so that a series' IL_EINVAL below can only be its level of 0 */
+	if ((r = il_changepoint_find(NULL, 0, &q->cp, &none, &nnone, err)))
+		goto cleanup;
 	if (!o || !idx) {
 		r = il_err_set(err, IL_ENOMEM, "out of memory");
 		goto cleanup;
@@ -896,6 +979,8 @@ int il_history_series(struct il_history *h, const char *plan, const char *host, 
 	else if (!json_array_size(mets))
 		r = il_err_set(err, IL_ENOTFOUND, "the runs of plan '%s' in history '%s' have no counted sample", plan,
 			       h->path);
+	else
+		r = add_changes(mets, q, err);
 cleanup:
 	sqlite3_finalize(st);
 	json_decref(idx);

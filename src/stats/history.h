@@ -10,6 +10,7 @@
 #define IL_STATS_HISTORY_H
 #include <stddef.h>
 #include <jansson.h>
+#include "stats/changepoint.h"
 #include "util/err.h"
 #include "util/str.h"
 
@@ -69,17 +70,28 @@ int il_history_update(struct il_history *h, const char *reports_dir, struct il_h
 int il_history_rebuild(struct il_history *h, const char *reports_dir, struct il_history_sync *out,
 		       struct il_err *err);
 
+/* What il_history_series is asked for. */
+struct il_history_query {
+	const char *plan, *host;            /* host: only runs on this host (NULL: all) */
+	const struct il_strlist *metrics;   /* only these keys, full or their last parts (NULL or empty: all) */
+	size_t window;                      /* change points over the last N points per variant; 0: all */
+	struct il_cp_opts cp;               /* of the change points (IL_CP_OPTS_INIT) */
+};
+
 /*
- * The history of plan (docs/formats.md, "History JSON", schema
+ * The history of q->plan (docs/formats.md, "History JSON", schema
  * "idlelab-history/1"): its runs in start order, and per metric key and
  * variant the points in run start order (run, start time, kernel, commit,
- * n, mean, median, stdev, min, max). host: only runs on that host (NULL:
- * all); metrics: only those keys (full keys or their last parts, as
- * `compare --metric`; NULL or empty: all). *out (caller owns): the object.
- * IL_ENOTFOUND when the index has no run of plan (on host), or no metric
- * matches.
+ * n, mean, median, stdev, min, max) and the change points of the means of
+ * its last q->window points (il_changepoint_find with q->cp; points without
+ * a mean left out): where the new level starts and the run before it, each
+ * with its commit, the means before and after, the change in percent, p,
+ * and whether it is worse by the metric's direction. A variant whose level
+ * before a change is 0 has none (a percent of 0 has no meaning).
+ * *out (caller owns, json_decref): the object. IL_ENOTFOUND when the index
+ * has no run of the plan (on the host), or no metric matches; IL_EINVAL
+ * when q->cp is out of range.
  */
-int il_history_series(struct il_history *h, const char *plan, const char *host, const struct il_strlist *metrics,
-		      json_t **out, struct il_err *err);
+int il_history_series(struct il_history *h, const struct il_history_query *q, json_t **out, struct il_err *err);
 
 #endif

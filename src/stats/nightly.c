@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "host/quote.h"
 #include "kernel/repo.h"
 #include "run/journal.h"
 #include "run/plan.h"
@@ -558,21 +559,10 @@ static bool has_string(const json_t *a, const char *s)
 	return false;
 }
 
-/* One line of a shell command: the plan path quoted when it needs it. */
-static void shell_word(struct il_buf *b, const char *s)
-{
-	if (s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:@,")]) {
-		il_buf_adds(b, "'");
-		for (; *s; s++)
-			*s == '\'' ? il_buf_adds(b, "'\\''") : il_buf_addc(b, *s);
-		il_buf_adds(b, "'");
-	} else
-		il_buf_adds(b, s);
-}
-
 static json_t *alert_input(struct nt *n, const json_t *regs)
 {
-	struct il_buf range = IL_BUF_INIT, repro = IL_BUF_INIT, bis = IL_BUF_INIT, plan = IL_BUF_INIT;
+	struct il_buf range = IL_BUF_INIT, repro = IL_BUF_INIT, bis = IL_BUF_INIT, plan = IL_BUF_INIT, good = IL_BUF_INIT,
+		      bad = IL_BUF_INIT;
 	const json_t *worst = NULL, *e;
 	json_t *a, *list = json_array();
 	size_t i;
@@ -585,20 +575,21 @@ static json_t *alert_input(struct nt *n, const json_t *regs)
 	}
 	il_buf_printf(&range, "%.12s..%.12s", n->res->base_commit, n->res->tip);
 	il_buf_printf(&plan, "%s/plan.json", n->res->run);
-	il_buf_adds(&repro, "idlelab run ");
-	shell_word(&repro, plan.p);
-	il_buf_adds(&bis, "idlelab bisect ");
-	shell_word(&bis, plan.p);
-	il_buf_printf(&bis, " --good %.12s --bad %.12s --metric ", n->res->base_commit, n->res->tip);
-	shell_word(&bis, str(worst, "key"));
-	if (json_array_size(json_object_get(n->plan, "governors")) > 1) {
+	il_buf_printf(&good, "%.12s", n->res->base_commit);
+	il_buf_printf(&bad, "%.12s", n->res->tip);
+	{
+		char *run[] = { "idlelab", "run", plan.p, NULL };
 		/* the label as the plan has it: a variant label may carry "@kernel" */
 		char *label = strdup(str(worst, "variant")), *at = label ? strchr(label, '@') : NULL;
+		char *bisect[] = { "idlelab", "bisect", plan.p, "--good", good.p, "--bad", bad.p, "--metric",
+				   (char *)str(worst, "key"), "--variant", label, NULL };
 
 		if (at)
 			*at = 0;
-		il_buf_adds(&bis, " --variant ");
-		shell_word(&bis, label ? label : "?");
+		if (json_array_size(json_object_get(n->plan, "governors")) < 2 || !label)
+			bisect[9] = NULL;
+		il_sh_quote_shown(&repro, run);
+		il_sh_quote_shown(&bis, bisect);
 		free(label);
 	}
 	a = json_pack("{s:s,s:s,s:s,s:s,s:s?,s:{s:s,s:s},s:s,s:s,s:o,s:s,s:s}", "plan", n->res->plan, "host", n->res->host,
@@ -607,6 +598,7 @@ static json_t *alert_input(struct nt *n, const json_t *regs)
 		      "run", strrchr(n->res->run, '/') + 1, "range", range.p, "regressions", list, "reproduce", repro.p,
 		      "bisect", bis.p);
 	il_buf_release(&range), il_buf_release(&repro), il_buf_release(&bis), il_buf_release(&plan);
+	il_buf_release(&good), il_buf_release(&bad);
 	return a;
 }
 
@@ -708,9 +700,16 @@ int il_nightly_run(const struct il_nightly_opts *o, struct il_nightly_result *re
 		res->run = str(done, "run") ? strdup(str(done, "run")) : NULL;
 		goto out;
 	}
-	if ((r = measure(&n, err)))
+	r = measure(&n, err);
+	if (r && r != IL_EINTR && res->run) {
+		/* the run could not go on (the host, its probe, the plan on that host): a failed night, journaled */
+		res->verdict = IL_NIGHTLY_FAILED;
+		res->reason = strdup(err->msg);
+		r = 0;
 		goto out;
-	r = judge(&n, err);
+	}
+	if (!r)
+		r = judge(&n, err);
 out:
 	res->lock_fd = n.lock_fd;
 	free(n.journal);

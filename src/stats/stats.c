@@ -343,8 +343,8 @@ int il_welch(const double *x, size_t n1, const double *y, size_t n2, struct il_t
 	return 0;
 }
 
-/* splitmix64 */
-static uint64_t next_rand(uint64_t *s)
+/* splitmix64 (Steele, Lea and Flood 2014; the constants of Vigna's reference code) */
+uint64_t il_stats_rand(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
 
@@ -353,13 +353,12 @@ static uint64_t next_rand(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-/* Uniform index in [0, n) without modulo bias. */
-static size_t rand_index(uint64_t *s, size_t n)
+size_t il_stats_rand_index(uint64_t *s, size_t n)
 {
 	uint64_t lim = UINT64_MAX - UINT64_MAX % n, r;
 
 	do
-		r = next_rand(s);
+		r = il_stats_rand(s);
 	while (r >= lim);
 	return (size_t)(r % n);
 }
@@ -370,7 +369,7 @@ static double resample_mean(const double *x, size_t n, uint64_t *s)
 
 	/* the plain sum (the numbers every earlier run printed), the running mean where it overflows */
 	for (size_t i = 0; i < n; i++) {
-		double v = x[rand_index(s, n)];
+		double v = x[il_stats_rand_index(s, n)];
 
 		sum += v;
 		run += (v - run) / (double)(i + 1);

@@ -53,6 +53,15 @@ double il_norm_isf(double p);
 int il_ratio_ci(const double *x, size_t n1, const double *y, size_t n2, double level, unsigned b, uint64_t seed,
 		double *lo, double *hi, const char **method, struct il_err *err);
 
+/*
+ * The seeded generator behind every resampling here (the bootstrap, the
+ * change-point permutations): splitmix64, so the same seed gives the same
+ * answer on every machine. il_stats_rand: the next 64 bits from *state;
+ * il_stats_rand_index: a uniform index in [0, n), n >= 1, without modulo bias.
+ */
+uint64_t il_stats_rand(uint64_t *state);
+size_t il_stats_rand_index(uint64_t *state, size_t n);
+
 /* Holm step-down adjustment of p[0..n) in place. */
 void il_holm(double *p, size_t n);
 

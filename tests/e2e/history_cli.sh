@@ -4,7 +4,8 @@
 # sysfs tree, so this machine is never reconfigured), indexed by --rebuild;
 # the history in every format, its numbers the same as `compare --format json`
 # of each run; a new run picked up without a rebuild; a corrupt journal
-# skipped with its reason; files that are not a history refused.
+# skipped with its reason; files that are not a history refused; a real step
+# (the workload's rate changed between runs of the plan) found as a change point.
 . "$(dirname "$0")/lib.sh"
 SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
 WLD="--workloads-dir $SRC/workloads"
@@ -120,6 +121,50 @@ expect "history PLAN adds new runs first, says what it skipped" 0 "skipped broke
 expect "rebuild lists the skipped run with its reason, goes on" 0 "4 runs indexed from .*, 1 skipped" \
 	"$IDLELAB" history --rebuild --dir "$R"
 expect "--db elsewhere" 0 "4 runs indexed" "$IDLELAB" history --rebuild --dir "$R" --db "$E2E_TMP/other.sqlite"
+
+# a step: the same plan at 1000 Hz for five runs, then at 250 Hz: its wakeups fall by 75% from s06 on
+S=$E2E_TMP/step
+mkdir -p "$S"
+for i in 01 02 03 04 05 06 07 08 09 10; do
+	hz=1000; [ "${i#0}" -gt 5 ] && hz=250
+	cat > "$E2E_TMP/step.json" <<JSON
+{"name": "nightly", "host": "local", "governors": ["menu"],
+ "workloads": [{"workload": "periodic", "params": {"hz": $hz, "duration": 0.02}}],
+ "iterations": 2, "min_sample_s": 0}
+JSON
+	"$IDLELAB" run "$E2E_TMP/step.json" --host local --out "$S/s$i" --sysfs-root "$ROOT" $WL -q >/dev/null 2>&1 ||
+		bad "step run s$i" "$("$IDLELAB" show "$S/s$i" $WLD 2>&1)"
+done
+out=$("$IDLELAB" history nightly --dir "$S" --metric wakeups)
+printf '%s\n' "$out" | grep -Eq '^  worse: change point: menu since s06 \(running/[^)]*\): 20 -> 5 count \(-75\.0%, p=0\.0[0-4][0-9]*\)$' &&
+	ok "text: a step is a change point at its run, worse (fewer wakeups)" ||
+	bad "text: a step is a change point at its run, worse (fewer wakeups)" "$out"
+wide=$("$IDLELAB" history nightly --dir "$S" | LC_ALL=C.UTF-8 awk 'length($0) > 100')
+[ -z "$wide" ] && ok "text with change points: at most 100 columns" || bad "text with change points: at most 100 columns" "$wide"
+"$IDLELAB" history nightly --dir "$S" --format json > "$E2E_TMP/step.json.out"
+python3 - "$E2E_TMP/step.json.out" <<'PY' && ok "json: the change point's runs, commits, levels, p and worse" ||
+import json, sys
+h = json.load(open(sys.argv[1]))
+m = [x for x in h["metrics"] if x["key"] == "periodic.wakeups"][0]
+assert all("changes" in v for x in h["metrics"] for v in x["variants"])
+c = m["variants"][0]["changes"]
+assert len(c) == 1, c
+c = c[0]
+assert (c["run"], c["since_run"], c["commit"], c["since_commit"]) == ("s06", "s05", None, None), c
+assert (c["before"], c["after"], c["change_pct"], c["worse"]) == (20, 5, -75, True), c
+assert 0 < c["p"] < 0.05, c
+PY
+	bad "json: the change point's runs, commits, levels, p and worse"
+expect "--window 4: the last four runs are one level" 0 "^periodic.wakeups" \
+	"$IDLELAB" history nightly --dir "$S" --metric wakeups --window 4
+"$IDLELAB" history nightly --dir "$S" --metric wakeups --window 4 | grep -q "change point" &&
+	bad "--window 4: no change point within the last four runs" || ok "--window 4: no change point within the last four runs"
+"$IDLELAB" history nightly --dir "$S" --metric wakeups --format html -o "$E2E_TMP/step.html"
+grep -q 'stroke-dasharray="5 3"><title>worse: change point: menu since s06' "$E2E_TMP/step.html" &&
+	grep -q '<li class=worse>worse: change point: menu since s06' "$E2E_TMP/step.html" &&
+	ok "html: a dashed line at the change point's run, and its line under the plot" ||
+	bad "html: a dashed line at the change point's run, and its line under the plot"
+expect "--window -1 is a usage error" 2 "--window: expected a number of runs" "$IDLELAB" history nightly --dir "$S" --window -1
 
 expect "an unknown plan names the known ones" 1 "no run of plan 'nope' in history .*\\(plans: nightly\\)" \
 	"$IDLELAB" history nope --dir "$R"

@@ -39,15 +39,14 @@ expect "the fetched tip and its subject are named" 0 "^nightly nt on local: next
 	ok "the branch was fetched into refs/remotes/up/next" || bad "the branch was fetched into refs/remotes/up/next"
 expect "--json: unchanged" 0 '"verdict": "unchanged"' "$IDLELAB" nightly "$E2E_TMP/p.json" --dir "$R" -q --json
 [ "$(ls -A "$R" | grep -v -e nightly.jsonl -e history.sqlite)" = "" ] && ok "nothing was run" || bad "nothing was run" "$(ls "$R")"
-# upstream moves: the new tip is measured (here the local host cannot boot a kernel: a failure, said)
+# upstream moves: the new tip is measured (the local host cannot build and boot it: a failure, said)
 git -C "$up" branch -f next "$tip2"
-expect "a new tip is measured; a host that cannot boot is an infrastructure failure, exit 1" 1 \
-	"failed \\(infrastructure: host, boot or workload\\): .*cannot boot built kernels" \
+expect "a new tip is measured; what stopped it is a failed nightly, exit 1" 1 "^failed \\(" \
 	"$IDLELAB" nightly "$E2E_TMP/p.json" --dir "$R" -q
 grep -q "\"type\":\"nightly-start\".*\"commit\":\"$tip2\"" "$R/nightly.jsonl" &&
-	grep -q "\"verdict\":\"failed\".*\"build_failed\":false" "$R/nightly.jsonl" &&
+	grep -q "\"commit\":\"$tip2\".*\"verdict\":\"failed\"" "$R/nightly.jsonl" &&
 	ok "the journal has the start and the failed verdict" || bad "the journal has the start and the failed verdict" "$(cat "$R/nightly.jsonl")"
-expect "an infrastructure failure is tried again the next time" 1 "failed \\(infrastructure" \
+expect "a failure that is not the build is tried again the next time" 1 "^failed \\(infrastructure" \
 	"$IDLELAB" nightly "$E2E_TMP/p.json" --dir "$R" -q
 
 # bad plans and repositories: named
@@ -63,13 +62,13 @@ printf '{"name": "nt", "host": "local", "governors": ["menu"], "workloads": [{"w
 expect "a plan without track is refused" 1 "b4.json: track: expected an object naming the repository and branch" \
 	"$IDLELAB" nightly "$E2E_TMP/b4.json" --dir "$R"
 plan "$E2E_TMP/b5.json" '{"repo": "track.git", "remote": "up", "branch": "nope"}'
-expect "a branch the remote lacks is named" 1 "cannot fetch nope from remote 'up'" "$IDLELAB" nightly "$E2E_TMP/b5.json" --dir "$R"
+expect "a branch the remote lacks is named" 1 "no branch 'nope' on remote 'up'" "$IDLELAB" nightly "$E2E_TMP/b5.json" --dir "$R"
 plan "$E2E_TMP/b6.json" '{"repo": "track.git", "remote": "down", "branch": "next"}'
 expect "a remote the repository lacks is named" 1 "no remote 'down'" "$IDLELAB" nightly "$E2E_TMP/b6.json" --dir "$R"
 plan "$E2E_TMP/b7.json" '{"repo": "nowhere", "branch": "next"}'
 expect "a repository that is not one is named" 1 "nowhere' is not a git repository" "$IDLELAB" nightly "$E2E_TMP/b7.json" --dir "$R"
-plan "$E2E_TMP/b8.json" '{"repo": "track.git", "branch": "next"}'
-expect "without remote: the local branch (missing here) is named" 1 "no branch 'next'" \
+plan "$E2E_TMP/b8.json" '{"repo": "track.git", "branch": "nope"}'
+expect "without remote: the local branch (missing here) is named" 1 "no branch 'nope': " \
 	"$IDLELAB" nightly "$E2E_TMP/b8.json" --dir "$R"
 expect "--smtp without --to is a usage error" 2 "--smtp needs --to" \
 	"$IDLELAB" nightly "$E2E_TMP/p.json" --dir "$R" --smtp smtp://127.0.0.1:1/

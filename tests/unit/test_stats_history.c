@@ -4,7 +4,8 @@
  * fixture journals indexed (values as the dataset's own statistics, kernels
  * and commits from the run-start record), a run added twice is one run,
  * a rebuild that meets a corrupt journal skips it with the reason, series in
- * run start order, and files that are not a history refused.
+ * run start order, a step in a metric reported as a change point at its run,
+ * and files that are not a history refused.
  */
 #include "testutil.h"
 
@@ -48,6 +49,42 @@ static void put_run(const struct fx *f, const char *name, const char *src, const
 		assert_non_null(t = strstr(text, "\"time\":\"2026-11-29T20:54:25.966Z\"}"));
 		memcpy(t + 8, time, strlen("2026-11-29T20:54:25.966Z"));
 	}
+	put_journal(f, name, text);
+	free(text);
+}
+
+/*
+ * reports/NAME/journal.jsonl: the run1 fixture as a run of plan
+ * "step-fixture" started at time, each sample's pingpong usec_per_loop
+ * times factor (every other metric as it is).
+ */
+static void put_scaled_run(const struct fx *f, const char *name, const char *time, double factor)
+{
+	char *text = tu_read(tu_srcpath("tests/fixtures/journal/run1/journal.jsonl"), NULL), *nl;
+	struct il_buf out = IL_BUF_INIT;
+
+	for (char *line = text; (nl = strchr(line, '\n')); line = nl + 1) {
+		json_t *rec, *met;
+		char *dump;
+
+		*nl = 0;
+		assert_non_null(rec = json_loads(line, 0, NULL));
+		if (!strcmp(json_string_value(json_object_get(rec, "type")), "run-start")) {
+			json_object_set_new(rec, "plan_name", json_string("step-fixture"));
+			json_object_set_new(rec, "time", json_string(time));
+		}
+		met = json_object_get(rec, "metrics");
+		if (json_is_number(json_object_get(met, "usec_per_loop")))
+			json_object_set_new(met, "usec_per_loop",
+					    json_real(json_number_value(json_object_get(met, "usec_per_loop")) * factor));
+		assert_non_null(dump = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER));
+		il_buf_printf(&out, "%s\n", dump);
+		free(dump);
+		json_decref(rec);
+	}
+	assert_int_equal(il_buf_error(&out), 0);
+	free(text);
+	text = il_buf_detach(&out);
 	put_journal(f, name, text);
 	free(text);
 }
@@ -103,8 +140,8 @@ static long long count(const char *path, const char *sql)
 	return n;
 }
 
-/* The points of key and variant in a series object. */
-static json_t *points(json_t *s, const char *key, const char *variant)
+/* The object of variant in metric key of a series (NULL: none). */
+static json_t *variant_obj(json_t *s, const char *key, const char *variant)
 {
 	size_t i, k;
 	json_t *m, *v;
@@ -113,8 +150,24 @@ static json_t *points(json_t *s, const char *key, const char *variant)
 		if (!strcmp(json_string_value(json_object_get(m, "key")), key))
 			json_array_foreach(json_object_get(m, "variants"), k, v)
 				if (!strcmp(json_string_value(json_object_get(v, "variant")), variant))
-					return json_object_get(v, "points");
+					return v;
 	return NULL;
+}
+
+/* The points of key and variant in a series object. */
+static json_t *points(json_t *s, const char *key, const char *variant)
+{
+	return json_object_get(variant_obj(s, key, variant), "points");
+}
+
+/* il_history_series as `idlelab history` asks (change points over the last 20 points, the defaults). */
+static int series(struct il_history *h, const char *plan, const char *host, const struct il_strlist *metrics,
+		  json_t **out, struct il_err *err)
+{
+	return il_history_series(h,
+				 &(struct il_history_query){ .plan = plan, .host = host, .metrics = metrics, .window = 20,
+							     .cp = IL_CP_OPTS_INIT },
+				 out, err);
 }
 
 static void test_history__new_file_is_private_and_versioned(void **state)
@@ -151,7 +204,7 @@ static void test_history__indexes_the_fixture_runs(void **state)
 	assert_int_equal(count(f->db, "SELECT count(*) FROM runs WHERE complete = 1"), 3);
 
 	/* the values are the dataset's own statistics */
-	assert_int_equal(il_history_series(h, "teo-menu-fixture", NULL, NULL, &ser, &err), 0);
+	assert_int_equal(series(h, "teo-menu-fixture", NULL, NULL, &ser, &err), 0);
 	snprintf(dir, sizeof(dir), "%s/a-later", f->reports);
 	assert_int_equal(il_dataset_add_run(&ds, dir, NULL, &err), 0);
 	mi = -1;
@@ -182,7 +235,7 @@ static void test_history__indexes_the_fixture_runs(void **state)
 	il_dataset_release(&ds);
 
 	/* built kernels: each variant's kernel and its commit from the run-start record */
-	assert_int_equal(il_history_series(h, "teo-series-fixture", "kvm7", NULL, &ser, &err), 0);
+	assert_int_equal(series(h, "teo-series-fixture", "kvm7", NULL, &ser, &err), 0);
 	assert_non_null(p = points(ser, "pingpong.usec_per_loop", "menu@teo-1"));
 	assert_string_equal(json_string_value(json_object_get(json_array_get(p, 0), "kernel")), "teo-1");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(p, 0), "commit")),
@@ -206,20 +259,76 @@ static void test_history__series_filters_and_errors(void **state)
 	assert_int_equal(il_history_update(h, f->reports, &s, &err), 0);
 	il_history_sync_release(&s);
 	il_strlist_push(&only, "usec_per_loop");
-	assert_int_equal(il_history_series(h, "teo-menu-fixture", NULL, &only, &ser, &err), 0);
+	assert_int_equal(series(h, "teo-menu-fixture", NULL, &only, &ser, &err), 0);
 	assert_int_equal(json_array_size(json_object_get(ser, "metrics")), 1);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(ser, "metrics"), 0), "key")),
 			    "pingpong.usec_per_loop");
 	json_decref(ser);
-	assert_int_equal(il_history_series(h, "teo-menu-fixture", "kvm7", NULL, &ser, &err), IL_ENOTFOUND);
+	assert_int_equal(series(h, "teo-menu-fixture", "kvm7", NULL, &ser, &err), IL_ENOTFOUND);
 	assert_null(ser);
-	assert_int_equal(il_history_series(h, "nope", NULL, NULL, &ser, &err), IL_ENOTFOUND);
+	assert_int_equal(series(h, "nope", NULL, NULL, &ser, &err), IL_ENOTFOUND);
 	assert_non_null(strstr(err.msg, "no run of plan 'nope'"));
 	assert_non_null(strstr(err.msg, "plans: teo-menu-fixture, teo-series-fixture"));
 	il_strlist_release(&only);
 	il_strlist_push(&only, "no-such-metric");
-	assert_int_equal(il_history_series(h, "teo-menu-fixture", NULL, &only, &ser, &err), IL_ENOTFOUND);
+	assert_int_equal(series(h, "teo-menu-fixture", NULL, &only, &ser, &err), IL_ENOTFOUND);
 	il_strlist_release(&only);
+	il_history_close(h);
+}
+
+static void test_history__a_step_is_a_change_point_at_its_run(void **state)
+{
+	struct fx *f = *state;
+	struct il_history *h = open_ok(f);
+	struct il_history_sync s;
+	struct il_err err = { 0 };
+	json_t *ser = NULL, *v, *c, *m;
+	size_t i, k, nchanges = 0;
+	char name[16], time[32];
+
+	/* ten nightlies; from n06 on, pingpong is 10% slower (lower is better: worse) */
+	for (int n = 1; n <= 10; n++) {
+		snprintf(name, sizeof(name), "n%02d", n);
+		snprintf(time, sizeof(time), "2026-11-%02dT03:00:00.000Z", n);
+		put_scaled_run(f, name, time, n < 6 ? 1.0 : 1.1);
+	}
+	assert_int_equal(il_history_update(h, f->reports, &s, &err), 0);
+	assert_int_equal(s.nskipped, 0);
+	il_history_sync_release(&s);
+	if (series(h, "step-fixture", NULL, NULL, &ser, &err))
+		fail_msg("%s", err.msg);
+	assert_non_null(v = variant_obj(ser, "pingpong.usec_per_loop", "ladder"));
+	assert_int_equal(json_array_size(json_object_get(v, "changes")), 1);
+	c = json_array_get(json_object_get(v, "changes"), 0);
+	assert_string_equal(json_string_value(json_object_get(c, "run")), "n06");
+	assert_string_equal(json_string_value(json_object_get(c, "since_run")), "n05");
+	assert_true(json_is_null(json_object_get(c, "commit")) && json_is_null(json_object_get(c, "since_commit")));
+	assert_true(fabs(json_real_value(json_object_get(c, "change_pct")) - 10) < 1e-6);
+	assert_true(fabs(json_real_value(json_object_get(c, "after")) / json_real_value(json_object_get(c, "before")) - 1.1) <
+		    1e-9);
+	assert_true(json_real_value(json_object_get(c, "p")) < 0.05);
+	assert_true(json_is_true(json_object_get(c, "worse")));
+	/* every metric that did not move has none; every variant of the one that did has this one */
+	json_array_foreach(json_object_get(ser, "metrics"), i, m)
+		json_array_foreach(json_object_get(m, "variants"), k, v) {
+			assert_true(json_is_array(json_object_get(v, "changes")));
+			nchanges += json_array_size(json_object_get(v, "changes"));
+		}
+	assert_int_equal(nchanges, 4);
+	json_decref(ser);
+
+	/* a window of the last 4 runs sees only the new level */
+	assert_int_equal(il_history_series(h,
+					   &(struct il_history_query){ .plan = "step-fixture", .window = 4,
+								       .cp = IL_CP_OPTS_INIT },
+					   &ser, &err),
+			 0);
+	assert_int_equal(json_array_size(json_object_get(variant_obj(ser, "pingpong.usec_per_loop", "ladder"), "changes")),
+			 0);
+	json_decref(ser);
+	/* options out of range are the caller's error */
+	assert_int_equal(il_history_series(h, &(struct il_history_query){ .plan = "step-fixture" }, &ser, &err), IL_EINVAL);
+	assert_null(ser);
 	il_history_close(h);
 }
 
@@ -345,6 +454,7 @@ int main(void)
 		T(test_history__new_file_is_private_and_versioned),
 		T(test_history__indexes_the_fixture_runs),
 		T(test_history__series_filters_and_errors),
+		T(test_history__a_step_is_a_change_point_at_its_run),
 		T(test_history__adding_again_replaces),
 		T(test_history__rebuild_skips_a_corrupt_journal),
 		T(test_history__other_files_are_refused),
