@@ -111,13 +111,8 @@ PY
 expect "history text marks the regression nights" 0 "regression, alerted" "$IDLELAB" history nightly-e2e --dir "$R" --metric aboves
 "$IDLELAB" history nightly-e2e --dir "$R" --format html -o "$E2E_TMP/h.html" && ok "history --format html" ||
 	bad "history --format html"
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$CHROME" ]; then
-	skip "chromium not installed (make deps installs it): history HTML not checked in a browser"
-else
-	"$CHROME" --headless --no-sandbox --disable-gpu --dump-dom "file://$E2E_TMP/h.html" > "$E2E_TMP/dom.html" 2>/dev/null
-	grep -q 'data-report-ok="1"' "$E2E_TMP/dom.html" && [ "$(grep -o 'class="alerted"' "$E2E_TMP/dom.html" | wc -l)" -ge 1 ] &&
-		ok "history HTML loads in Chromium with the alerted nightly marked" ||
-		bad "history HTML loads in Chromium with the alerted nightly marked"
+if browser_dom "$E2E_TMP/h.html" "history HTML loads in Chromium"; then
+	[ "$(grep -o 'class="alerted"' "$E2E_TMP/dom.html" | wc -l)" -ge 1 ] &&
+		ok "the alerted nightly is marked in the rendered page" || bad "the alerted nightly is marked in the rendered page"
 fi
 finish

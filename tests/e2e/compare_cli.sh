@@ -101,15 +101,9 @@ expect "tested-by --force says it was forced" 0 "^Forced \\(--force\\): a Tested
 	ok "tested-by --force: the trailer at the end" || bad "tested-by --force: the trailer at the end"
 
 # the HTML report in a real browser
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$CHROME" ]; then
-	skip "chromium not installed (make deps installs it): HTML not checked in a browser"
-else
-	"$CHROME" --headless --no-sandbox --disable-gpu --dump-dom "file://$RUN/report.html" > "$E2E_TMP/dom.html" 2>/dev/null
-	grep -q 'data-report-ok="1"' "$E2E_TMP/dom.html" && ok "html: loads and its script ran without errors" ||
-		bad "html: loads and its script ran without errors"
+if browser_dom "$RUN/report.html" "html: loads and its script ran without errors"; then
 	grep -q '<svg' "$E2E_TMP/dom.html" && ok "html: has inline SVG plots" || bad "html: has inline SVG plots"
-	"$CHROME" --headless --no-sandbox --disable-gpu --window-size=1100,1400 --screenshot="$E2E_TMP/report.png" \
+	"$bd_chrome" --headless --no-sandbox --disable-gpu --window-size=1100,1400 --screenshot="$E2E_TMP/report.png" \
 		"file://$RUN/report.html" >/dev/null 2>&1
 	[ "$(wc -c < "$E2E_TMP/report.png" 2>/dev/null || echo 0)" -gt 20000 ] && ok "html: screenshot produced" ||
 		bad "html: screenshot produced"

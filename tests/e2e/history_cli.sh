@@ -102,13 +102,7 @@ wide=$("$IDLELAB" history nightly --dir "$R" | LC_ALL=C.UTF-8 awk 'length($0) > 
 	bad "html: a line plot per metric"
 grep -qE 'src="?https?:|href="?https?:' "$E2E_TMP/h.html" && bad "html: self-contained" "refers to the network" ||
 	ok "html: self-contained (no network references)"
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$CHROME" ]; then
-	skip "chromium not installed (make deps installs it): history HTML not checked in a browser"
-else
-	"$CHROME" --headless --no-sandbox --disable-gpu --dump-dom "file://$E2E_TMP/h.html" > "$E2E_TMP/dom.html" 2>/dev/null
-	grep -q 'data-report-ok="1"' "$E2E_TMP/dom.html" && ok "html: loads in a browser" || bad "html: loads in a browser"
-fi
+browser_dom "$E2E_TMP/h.html" "html: loads in a browser"
 
 # a new run is indexed by the next `history PLAN`, without a rebuild; a broken journal is said and skipped
 "$IDLELAB" run "$E2E_TMP/plan.json" --host local --out "$R/r4" --sysfs-root "$ROOT" $WL -q >/dev/null 2>&1

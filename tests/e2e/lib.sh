@@ -37,6 +37,20 @@ materialize() {
 	}' "$1"
 }
 
+# browser_dom HTML NAME: HTML rendered by headless Chromium into $E2E_TMP/dom.html, NAME passing when
+# its script ran without errors (data-report-ok="1"); returns 1 (the caller skips the rest) when
+# Chromium is not installed, said as a skip
+browser_dom() {
+	bd_chrome=$(command -v chromium || command -v chromium-browser || true)
+	if [ -z "$bd_chrome" ]; then
+		skip "chromium not installed (make deps installs it): $2 not checked in a browser"
+		return 1
+	fi
+	"$bd_chrome" --headless --no-sandbox --disable-gpu --dump-dom "file://$1" > "$E2E_TMP/dom.html" 2>/dev/null
+	grep -q 'data-report-ok="1"' "$E2E_TMP/dom.html" && ok "$2" || bad "$2"
+	return 0
+}
+
 finish() {
 	echo "e2e: $E2E_PASS passed, $E2E_FAIL failed, $E2E_SKIP skipped"
 	[ "$E2E_FAIL" -eq 0 ]

@@ -109,6 +109,17 @@ static void test_quote__roundtrip_through_sh(void **state)
 	}
 	assert_int_equal(ex.code, 0);
 	assert_string_equal(il_buf_str(&out), "[plain][it's][$(id)][a\nb]['][''][\\'][`x`][$HOME][]");
+	/* shown to people: plain words bare, the rest quoted; the shell gets the same argv */
+	il_buf_reset(&cmd);
+	il_buf_reset(&out);
+	assert_int_equal(il_sh_quote_shown(&cmd, args), 0);
+	assert_non_null(strstr(cmd.p, " plain 'it'\\''s' '$(id)' "));
+	{
+		char *argv[] = { "sh", "-c", cmd.p, NULL };
+
+		assert_int_equal(il_proc_capture(argv, 5000, NULL, &out, &errb, &ex, &err), 0);
+	}
+	assert_string_equal(il_buf_str(&out), "[plain][it's][$(id)][a\nb]['][''][\\'][`x`][$HOME][]");
 	il_buf_release(&cmd);
 	il_buf_release(&out);
 	il_buf_release(&errb);

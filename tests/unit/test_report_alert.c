@@ -105,6 +105,24 @@ static void test_report_alert__one(void **state)
 	json_decref(in);
 }
 
+/* A drift (a change point over the nightlies) says so in its row and explains the numbers once. */
+static void test_report_alert__drift(void **state)
+{
+	struct il_err err = { 0 };
+	char *body = NULL;
+	json_t *in = one(), *reg = json_array_get(json_object_get(in, "regressions"), 0);
+
+	(void)state;
+	json_object_set_new(reg, "kind", json_string("drift"));
+	json_object_set_new(reg, "since", json_string("abcdef0123456789"));
+	assert_int_equal(il_alert_compose(in, NULL, &body, NULL, &err), 0);
+	assert_non_null(strstr(body, "idle_miss (teo, ratio) drift since abcdef012345\n"));
+	assert_int_equal(count(body, "\ndrift: a change point over the last nightlies"), 1);
+	assert_width(body, 100);
+	free(body);
+	json_decref(in);
+}
+
 static void test_report_alert__several(void **state)
 {
 	struct il_err err = { 0 };
@@ -187,6 +205,10 @@ static void test_report_alert__bad_input(void **state)
 		{ "regressions[0].stdev", "-1", "alert: regressions[0].stdev: expected a number, 0 or more" },
 		{ "regressions[1].workload", NULL, "alert: regressions[1].workload: expected a non-empty string (required)" },
 		{ "regressions[0].colour", "1", "alert: regressions[0].colour: unknown key (known: workload," },
+		{ "regressions[0].kind", "\"slide\"", "alert: regressions[0].kind: expected \"jump\" or \"drift\"" },
+		{ "regressions[0].kind", "\"drift\"", "alert: regressions[0].since: expected with kind \"drift\": a commit id" },
+		{ "regressions[1].since", "\"fedcba98\"", "alert: regressions[1].since: expected with kind \"drift\"" },
+		{ "regressions[1].kind", "\"jump\"", NULL },
 	};
 
 	(void)state;
@@ -364,6 +386,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_alert__one),
+		cmocka_unit_test(test_report_alert__drift),
 		cmocka_unit_test(test_report_alert__several),
 		cmocka_unit_test(test_report_alert__long_names),
 		cmocka_unit_test(test_report_alert__bad_input),
