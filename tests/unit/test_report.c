@@ -338,6 +338,42 @@ static void test_aa__differing_pair_is_a_warning_not_a_finding(void **state)
 	}
 }
 
+/*
+ * One variant of each of two runs side by side (what a nightly compares): the
+ * values are the runs' own, so the change and the test's raw p are the ones
+ * of the same two variants compared inside one run.
+ */
+static void test_dataset__pick(void **state)
+{
+	struct il_dataset ds, pair = { 0 };
+	struct il_cmp c, pc = { 0 };
+	struct il_cmp_opts o = IL_CMP_OPTS_INIT;
+	struct il_err err = { 0 };
+	size_t i = 0, j = 0;
+
+	(void)state;
+	load(&ds, &c, run1(NULL));
+	assert_int_equal(il_dataset_pick(&pair, &ds, "menu", "baseline"), 0);
+	assert_int_equal(il_dataset_pick(&pair, &ds, "ladder", "tip"), 0);
+	assert_int_equal(il_dataset_pick(&pair, &ds, "nope", "x"), IL_ENOTFOUND);
+	assert_int_equal(pair.nvar, 2);
+	pair.reference = strdup("baseline");
+	assert_int_equal(il_compare(&pc, &pair, &o, &err), 0);
+	while (strcmp(ds.met[c.met[i]].key, "periodic.idle.idles"))
+		i++;
+	while (strcmp(pair.met[pc.met[j]].key, "periodic.idle.idles"))
+		j++;
+	assert_int_equal(pair.met[pc.met[j]].var[1].n, ds.met[c.met[i]].var[il_dataset_var(&ds, "ladder")].n);
+	assert_true(fabs(il_cmp_res(&pc, j, 1)->change_pct -
+			 il_cmp_res(&c, i, (size_t)il_dataset_var(&ds, "ladder"))->change_pct) < 1e-9);
+	assert_true(fabs(il_cmp_res(&pc, j, 1)->p_raw - il_cmp_res(&c, i, (size_t)il_dataset_var(&ds, "ladder"))->p_raw) <
+		    1e-12);
+	il_compare_release(&pc);
+	il_compare_release(&c);
+	il_dataset_release(&pair);
+	il_dataset_release(&ds);
+}
+
 /* Two variants, each 2 of 25 pairs out of order against the reference: p = 0.0317 alone, 0.0635 after Holm. */
 static void test_holm__default_changes_a_borderline_verdict(void **state)
 {
@@ -597,6 +633,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report__golden_files),
+		cmocka_unit_test(test_dataset__pick),
 		cmocka_unit_test(test_report__text_fits_mail),
 		cmocka_unit_test(test_report__html_escapes_everything),
 		cmocka_unit_test(test_report__malformed_journals),
