@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# `idlelab nightly` for real over five simulated nights on the lab host: an
-# "upstream" repository whose branch moves between nights (the bisection's
-# history of test commits on the 6.1 tree), a tracking clone that the nightly
-# fetches into with libgit2, a real SMTP server (Debian's aiosmtpd) and an
+# `idlelab nightly` for real over five simulated nights on the lab host: a
+# branch of the kernel cache's repository that moves between nights (the
+# bisection's history of test commits on the 6.1 tree; the lab kernel's own
+# work tree, so each night's build is incremental; fetching from a remote is
+# tests/e2e/nightly_cli.sh's), a real SMTP server (Debian's aiosmtpd) and an
 # HTTP webhook on 127.0.0.1. Night 1 is the baseline; night 2 (new harmless
 # commits) is good and the new baseline; night 3 (no new commit) runs
 # nothing; night 4 brings "menu: always pick the deepest state": one mail with
@@ -23,16 +24,13 @@ lab_fresh nt
 repo=$(ls -d "$IDLELAB_CACHE"/src/*/ | head -1)
 repo=${repo%/}
 trap 'for p in $PIDS; do kill $p 2>/dev/null; done; wait 2>/dev/null; "$IDLELAB" lab down --name nt >/dev/null 2>&1;
-      git -C "$repo" update-ref -d refs/idlelab/test/nightly-e2e 2>/dev/null; rm -rf "$E2E_TMP"' EXIT
+      git -C "$repo" update-ref -d refs/idlelab/test/nightly-e2e 2>/dev/null;
+      git -C "$repo" update-ref -d refs/heads/idlelab-test-nightly 2>/dev/null; rm -rf "$E2E_TMP"' EXIT
 
-# upstream: the test history; its branch "next" is what moves between nights
+# the test history, pushed into the cache's repository; its branch idlelab-test-nightly moves between nights
 bisect_history "$E2E_TMP/up" "$repo" refs/idlelab/test/nightly-e2e
-up=$E2E_TMP/up
-at() { git -C "$up" rev-parse "hist~$1"; }   # the commit $1 before the history's last
-move() { git -C "$up" branch -f next "$1"; }
-# the tracking repository: shares the imported tree's objects, fetches "next" from upstream
-git clone -q --shared --bare "$repo" "$E2E_TMP/track.git" 2>/dev/null && git -C "$E2E_TMP/track.git" remote add up "$up" &&
-	ok "a tracking repository with remote 'up'" || bad "a tracking repository with remote 'up'"
+at() { git -C "$E2E_TMP/up" rev-parse "hist~$1"; }   # the commit $1 before the history's last
+move() { git -C "$repo" branch -f idlelab-test-nightly "$1"; }
 
 wait_port() {
 	i=0
@@ -51,12 +49,12 @@ HOOK_PORT=$(wait_port "$E2E_TMP/hook.port")
 
 # the bisection's plan (menu, the bimodal sleeper, the lab's arm64 build) with a track section
 bisect_plan "$E2E_TMP/base.json" nightly-e2e labvm-nt "$repo"
-python3 - "$E2E_TMP/base.json" "$E2E_TMP/plan.json" "$E2E_TMP/track.git" <<'PY'
+python3 - "$E2E_TMP/base.json" "$E2E_TMP/plan.json" "$repo" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
 p["kernels"] = [{"name": "labvm-6.1"}]
 p["iterations"] = 5
-p["track"] = {"repo": sys.argv[3], "remote": "up", "branch": "next", "metrics": ["idle.aboves", "idle.too_deep_pct"]}
+p["track"] = {"repo": sys.argv[3], "branch": "idlelab-test-nightly", "metrics": ["idle.aboves", "idle.too_deep_pct"]}
 json.dump(p, open(sys.argv[2], "w"), indent=1)
 PY
 R=$E2E_TMP/reports
@@ -91,7 +89,7 @@ expect "night 4: the regression, alerted, exit 3" 3 "^regression: .* worse beyon
 [ "$(mails)" = 1 ] && ok "one mail" || bad "one mail" "$(mails) mails; $(cat "$E2E_TMP/smtpd.log")"
 M=$E2E_TMP/mail/1.eml
 c4=$(at 2 | cut -c1-12)
-unfolded "$M" | grep -Eq "^Subject: idlelab: \+[0-9.]+% regression of sleeper\.idle\.(aboves|too_deep_pct) \(menu\) .*on next $c4$" &&
+unfolded "$M" | grep -Eq "^Subject: idlelab: \+[0-9.]+% regression of sleeper\.idle\.(aboves|too_deep_pct) \(menu\) .*on idlelab-test-nightly $c4$" &&
 	ok "the mail's subject names the metric, variant, branch and commit" ||
 	bad "the mail's subject names the metric, variant, branch and commit" "$(unfolded "$M" | grep -i '^subject')"
 grep -q "^workload: sleeper" "$M" && grep -q "mean  stdev" "$M" && grep -Eq "(aboves|too_deep_pct) \(menu" "$M" &&
