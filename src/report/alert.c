@@ -313,8 +313,12 @@ static int mail_body(struct il_buf *b, const struct alert *a)
 		r |= il_buf_carry(b, &t) | il_report_wrap(b, il_buf_str(&t), WIDTH - 10, 10);
 		il_buf_release(&t);
 	}
-	r |= il_buf_printf(b, "\nbaseline: %s%s%s%s\n", a->base_commit, a->base_run ? " (run " : "",
-			   a->base_run ? a->base_run : "", a->base_run ? ")" : "");
+	r |= il_buf_printf(b, "\nbaseline: %s", a->base_commit);
+	/* a long run id (a nightly's names its plan and commit) goes on a line of its own */
+	if (a->base_run)
+		r |= il_buf_printf(b, "%s(run %s)", 10 + 40 + 6 + strlen(a->base_run) + 1 > WIDTH ? "\n          " : " ",
+				   a->base_run);
+	r |= il_buf_adds(b, "\n");
 	if (a->run)
 		r |= il_buf_printf(b, "run:      %s\n", a->run);
 	for (size_t i = 0, j; i < a->n; i = j) {

@@ -367,8 +367,11 @@ static int compare_variant(struct nt *n, const struct il_dataset *base, const st
 	co.only = n->t.metrics.n ? &n->t.metrics : NULL;
 	co.alpha = n->t.alpha;
 	co.floor_pct = n->t.floor_pct;
-	if ((r = il_compare(&c, &pair, &co, err)))
+	if ((r = il_compare(&c, &pair, &co, err))) {
+		if (r == IL_EINVAL && co.only)
+			il_err_prefix(err, "%s: track.metrics: ", n->o->plan_path);
 		goto out;
+	}
 	for (size_t i = 0; i < c.nmet; i++) {
 		const struct il_mseries *m = &pair.met[c.met[i]];
 		const struct il_mres *b = il_cmp_res(&c, i, (size_t)il_dataset_var(&pair, "baseline"));
@@ -461,9 +464,13 @@ static int drift(struct nt *n, json_t *regs, struct il_err *err)
 	cpo.floor_pct = n->t.floor_pct;
 	q.cp = cpo;
 	q.window = (size_t)n->t.window;
-	if ((r = il_history_open(&h, db.p, err)) || (r = il_history_update(h, n->o->dir, &sync, err)) ||
-	    (r = il_history_series(h, &q, &series, err)))
+	if ((r = il_history_open(&h, db.p, err)) || (r = il_history_update(h, n->o->dir, &sync, err)))
 		goto out;
+	if ((r = il_history_series(h, &q, &series, err))) {
+		if (r == IL_ENOTFOUND)
+			r = 0; /* no key metric has points yet: nothing to drift */
+		goto out;
+	}
 	json_array_foreach(json_object_get(series, "metrics"), i, m) {
 		const char *better = str(m, "better");
 

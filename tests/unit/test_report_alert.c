@@ -115,7 +115,11 @@ static void test_report_alert__drift(void **state)
 	(void)state;
 	json_object_set_new(reg, "kind", json_string("drift"));
 	json_object_set_new(reg, "since", json_string("abcdef0123456789"));
+	/* a nightly's run id is long: the baseline's goes on a line of its own */
+	json_object_set_new(json_object_get(in, "baseline"), "run",
+			    json_string("20261201-123509-nightly-nightly-e2e-a8859baf9872"));
 	assert_int_equal(il_alert_compose(in, NULL, &body, NULL, &err), 0);
+	assert_non_null(strstr(body, "\nbaseline: " BASE "\n          (run 20261201-123509-nightly-nightly-e2e-a8859baf9872)\n"));
 	assert_non_null(strstr(body, "idle_miss (teo, ratio) drift since abcdef012345\n"));
 	assert_int_equal(count(body, "\ndrift: a change point over the last nightlies"), 1);
 	assert_width(body, 100);
