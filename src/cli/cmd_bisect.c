@@ -64,13 +64,14 @@ int cmd_bisect(int argc, char **argv)
 	const char *good = NULL, *bad = NULL, *metric = NULL, *variant = NULL, *out = NULL, *resume = NULL, *step = NULL;
 	const char *rev = NULL, *alpha_s = NULL, *ofile = NULL, *bin = NULL;
 	long n0 = 0, max_n = 0;
-	bool first_parent = false, json = false, quiet = false;
+	bool first_parent = false, json = false, quiet = false, confirm = false;
 	const struct il_opt opts[] = {
 		IL_OPT_STR(0, "good", &good, "REV", "a revision without the regression"),
 		IL_OPT_STR(0, "bad", &bad, "REV", "a later revision with it"),
 		IL_OPT_STR(0, "metric", &metric, "KEY[,KEY]", "metrics to bisect on (default: every one with a direction)"),
 		IL_OPT_STR(0, "variant", &variant, "LABEL", "the plan's governors entry to measure (default: its only one)"),
 		IL_OPT_BOOL(0, "first-parent", &first_parent, "follow only first parents"),
+		IL_OPT_BOOL(0, "confirm", &confirm, "then measure the culprit reverted on bad: like good confirms it"),
 		IL_OPT_NUM(0, "samples", &n0, "N", "samples in a commit's first round (default: the plan's iterations, at least 3)"),
 		IL_OPT_NUM(0, "max-samples", &max_n, "N", "cap on one commit's samples, reached by doubling (default 4 x --samples)"),
 		IL_OPT_STR(0, "alpha", &alpha_s, "A", "significance of each decision (default 0.05)"),
@@ -87,7 +88,8 @@ int cmd_bisect(int argc, char **argv)
 		IL_OPT_END_,
 	};
 	static const char *const usage[] = {
-		"idlelab bisect PLAN --good REV --bad REV [--metric KEY[,KEY]] [--variant LABEL] [--first-parent] [--json] [-o FILE]",
+		"idlelab bisect PLAN --good REV --bad REV [--metric KEY[,KEY]] [--variant LABEL] [--first-parent] [--confirm]",
+		"               [--json] [-o FILE]",
 		"idlelab bisect --resume DIR [--json] [-o FILE]",
 		"idlelab bisect --step DIR [--rev REV]    (git bisect run: exit 0 good, 1 bad, 125 skip)", NULL };
 	struct il_cli_runprog prog = { isatty(STDERR_FILENO), false, false };
@@ -140,8 +142,8 @@ int cmd_bisect(int argc, char **argv)
 				       "it, or choose another --out", dir, dir);
 			goto fail;
 		}
-		args = json_pack("{s:s,s:s?,s:b,s:s,s:s,s:s?}", "plan", "plan.json", "variant", variant, "first_parent",
-				 first_parent, "good", good, "bad", bad, "metric", metric);
+		args = json_pack("{s:s,s:s?,s:b,s:s,s:s,s:s?,s:b}", "plan", "plan.json", "variant", variant, "first_parent",
+				 first_parent, "good", good, "bad", bad, "metric", metric, "confirm", confirm);
 		/* where the workloads and hosts were: a resume or a git bisect step may run from anywhere */
 		keep_dir(args, "workloads_dir", paths.workloads_dir);
 		keep_dir(args, "hosts_dir", paths.hosts_dir);
@@ -205,6 +207,8 @@ int cmd_bisect(int argc, char **argv)
 		bo.max_n = max_n ? (size_t)max_n : 4 * bo.n0;
 	}
 	bo.good = good_hex, bo.bad = bad_hex;
+	/* given when the bisection began (kept for --resume), or now */
+	bo.confirm = confirm || json_is_true(json_object_get(args, "confirm"));
 	m = il_bisect_env_measurer(&env);
 	if (step) {
 		struct il_bisect_step st;

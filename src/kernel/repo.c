@@ -412,3 +412,62 @@ out:
 	il_buf_release(&ref), il_buf_release(&spec);
 	return r;
 }
+
+int il_repo_revert_onto(git_repository *repo, const git_oid *culprit, const git_oid *onto, git_oid *out,
+			struct il_err *err)
+{
+	git_commit *c = NULL, *o = NULL;
+	git_index *idx = NULL;
+	git_tree *tree = NULL;
+	git_signature *sig = NULL;
+	git_reference *ref = NULL;
+	git_oid tree_id;
+	struct il_buf msg = IL_BUF_INIT, name = IL_BUF_INIT;
+	char hex[GIT_OID_HEXSZ + 1];
+	int r = 0;
+
+	git_oid_tostr(hex, sizeof(hex), culprit);
+	if (git_commit_lookup(&c, repo, culprit) < 0 || git_commit_lookup(&o, repo, onto) < 0) {
+		r = il_err_set(err, IL_ENOTFOUND, "cannot revert %.12s: %s", hex, gerr());
+		goto out;
+	}
+	if (git_revert_commit(&idx, repo, c, o, 0, NULL) < 0) {
+		r = il_err_set(err, IL_EIO, "cannot revert %.12s: %s", hex, gerr());
+		goto out;
+	}
+	if (git_index_has_conflicts(idx)) {
+		const git_index_entry *anc, *ours, *theirs;
+		git_index_conflict_iterator *it = NULL;
+		struct il_buf paths = IL_BUF_INIT;
+
+		if (!git_index_conflict_iterator_new(&it, idx))
+			while (!git_index_conflict_next(&anc, &ours, &theirs, it) && paths.len < 300)
+				il_buf_printf(&paths, "%s%s", paths.len ? ", " : "",
+					      ours ? ours->path : theirs ? theirs->path : anc ? anc->path : "?");
+		git_index_conflict_iterator_free(it);
+		r = il_err_set(err, IL_EINVAL, "%.12s does not revert cleanly on %.12s (conflicts in %s)", hex,
+			       git_oid_tostr_s(onto), il_buf_str(&paths));
+		il_buf_release(&paths);
+		goto out;
+	}
+	il_buf_printf(&msg, "Revert \"%s\"\n\nThis reverts commit %s.\n(made by idlelab bisect to confirm the culprit)\n",
+		      git_commit_summary(c) ? git_commit_summary(c) : "", hex);
+	il_buf_printf(&name, "refs/idlelab/confirm/%s", hex);
+	if (il_buf_error(&msg) || il_buf_error(&name)) {
+		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (git_index_write_tree_to(&tree_id, idx, repo) < 0 || git_tree_lookup(&tree, repo, &tree_id) < 0 ||
+	    git_signature_new(&sig, "idlelab", "idlelab@localhost", git_commit_time(o), 0) < 0 ||
+	    git_commit_create(out, repo, NULL, sig, sig, "UTF-8", msg.p, tree, 1, (const git_commit **)&o) < 0 ||
+	    git_reference_create(&ref, repo, name.p, out, 1, "idlelab bisect: confirmation") < 0)
+		r = il_err_set(err, IL_EIO, "cannot write the revert of %.12s: %s", hex, gerr());
+out:
+	git_reference_free(ref);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_index_free(idx);
+	git_commit_free(c), git_commit_free(o);
+	il_buf_release(&msg), il_buf_release(&name);
+	return r;
+}

@@ -73,6 +73,17 @@ int il_repo_range(git_repository *repo, const git_oid *good, const git_oid *bad,
  */
 int il_repo_branch_tip(git_repository *repo, const char *remote, const char *branch, git_oid *out, struct il_err *err);
 
+/*
+ * A commit with culprit reverted on top of onto (git revert's tree and
+ * message), written to the object database and kept by the reference
+ * refs/idlelab/confirm/<culprit's 40 hex>; its author and committer
+ * "idlelab <idlelab@localhost>" at onto's commit time, so the same inputs give
+ * the same commit (a resumed bisection measures it once). IL_EINVAL when
+ * it does not revert cleanly (conflicts), naming the paths.
+ */
+int il_repo_revert_onto(git_repository *repo, const git_oid *culprit, const git_oid *onto, git_oid *out,
+			struct il_err *err);
+
 /* A commit's subject line (caller frees), or NULL. */
 char *il_repo_subject(git_repository *repo, const git_oid *commit);
 

@@ -74,6 +74,21 @@ int il_report_bisect(const struct il_bisect_result *r, struct il_buf *b)
 				 "summed)%s; %zu samples\n",
 			      r->p_wrong * 100, r->weak ? "; a weak step (undecided at the sample cap) took part" : "",
 			      r->samples);
+	if (r->confirm) {
+		const struct il_bisect_step *c = r->confirm;
+		const char *v = c->verdict;
+
+		il_buf_printf(b, "confirmation: %.12s (the culprit reverted on bad), %zu samples: %s\n", c->commit, c->n,
+			      !strcmp(v, "good") ? "like good: confirmed" :
+			      !strcmp(v, "weak-good") ? "nearer good, not decided at the cap: weakly confirmed" :
+			      !strcmp(v, "skip") ? "not measured (skip)" :
+			      "still bad: NOT confirmed (another commit, or the culprit together with later ones)");
+		if (c->reason)
+			il_buf_printf(b, "      %.*s\n", (int)(strcspn(c->reason, "\n") < 160 ? strcspn(c->reason, "\n") : 160),
+				      c->reason);
+	} else if (r->confirm_note) {
+		il_buf_printf(b, "confirmation: not measured: %s\n", r->confirm_note);
+	}
 	il_buf_release(&line);
 	return 0;
 }

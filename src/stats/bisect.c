@@ -432,6 +432,36 @@ static int begin(struct bs *s, const struct il_bisect_opts *o, const struct il_b
 	return 0;
 }
 
+/*
+ * The confirmation: the culprit reverted on bad, measured and classified
+ * like a step (journalled like one, so a resume measures it once). Not
+ * counted in p_wrong: it checks the answer, it does not make it.
+ */
+static int confirm(struct bs *s, struct il_bisect_result *res, struct il_err *err)
+{
+	struct il_err e = { 0 };
+	char hex[41];
+	json_t *v;
+	int r;
+
+	if (!s->m->revert) {
+		res->confirm_note = strdup("no way to revert here");
+		return 0;
+	}
+	if ((r = s->m->revert(s->m->ctx, res->first_bad, s->o->bad, hex, &e))) {
+		if (r != IL_EINVAL)
+			return il_err_set(err, r, "%s", e.msg);
+		res->confirm_note = strdup(e.msg);
+		return 0;
+	}
+	if ((r = classify(s, hex, &v, err)))
+		return r;
+	if (!(res->confirm = calloc(1, sizeof(*res->confirm))))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	step_from(s, hex, v, res->confirm);
+	return 0;
+}
+
 int il_bisect_run(const struct il_bisect_opts *o, const struct il_bisect_measurer *m, struct il_bisect_result *res,
 		  struct il_err *err)
 {
@@ -484,6 +514,8 @@ int il_bisect_run(const struct il_bisect_opts *o, const struct il_bisect_measure
 		for (long i = lo + 1; i <= hi; i++)
 			il_strlist_push(&res->range, o->commits.v[i]);
 	}
+	if (res->first_bad && o->confirm && (r = confirm(&s, res, err)))
+		goto out;
 done:
 	res->samples = samples_measured(&s);
 	for (size_t i = 0; i < res->nsteps; i++) {
@@ -493,8 +525,9 @@ done:
 			res->weak = true;
 	}
 	res->p_wrong = fmin(1, res->p_wrong);
-	r = append(&s, json_pack("{s:s,s:s,s:s?,s:f,s:I}", "type", "result", "state", res->state, "first_bad",
-				 res->first_bad, "p_wrong", res->p_wrong, "samples", (json_int_t)res->samples),
+	r = append(&s, json_pack("{s:s,s:s,s:s?,s:f,s:I,s:s?,s:s?}", "type", "result", "state", res->state, "first_bad",
+				 res->first_bad, "p_wrong", res->p_wrong, "samples", (json_int_t)res->samples, "confirm",
+				 res->confirm ? res->confirm->verdict : NULL, "confirm_note", res->confirm_note),
 		   err);
 out:
 	bs_release(&s);
@@ -558,27 +591,34 @@ void il_bisect_result_release(struct il_bisect_result *r)
 	for (size_t i = 0; i < r->nsteps; i++)
 		il_bisect_step_release(&r->steps[i]);
 	free(r->steps), free(r->state), free(r->first_bad);
+	if (r->confirm)
+		il_bisect_step_release(r->confirm);
+	free(r->confirm), free(r->confirm_note);
 	il_strlist_release(&r->range);
 	json_decref(r->endpoints);
 	memset(r, 0, sizeof(*r));
+}
+
+static json_t *step_json(const struct il_bisect_step *s)
+{
+	return json_pack("{s:s,s:s?,s:s,s:s?,s:I,s:o,s:O?}", "commit", s->commit, "subject", s->subject, "verdict",
+			 s->verdict, "reason", s->reason, "n", (json_int_t)s->n, "p_wrong",
+			 isfinite(s->p_wrong) ? json_real(s->p_wrong) : json_null(), "metrics", s->metrics);
 }
 
 json_t *il_bisect_result_json(const struct il_bisect_result *r)
 {
 	json_t *steps = json_array(), *o;
 
-	for (size_t i = 0; i < r->nsteps; i++) {
-		const struct il_bisect_step *s = &r->steps[i];
-
-		json_array_append_new(steps, json_pack("{s:s,s:s?,s:s,s:s?,s:I,s:o,s:O?}", "commit", s->commit, "subject",
-							s->subject, "verdict", s->verdict, "reason", s->reason, "n",
-							(json_int_t)s->n,
-							"p_wrong", isfinite(s->p_wrong) ? json_real(s->p_wrong) : json_null(),
-							"metrics", s->metrics));
-	}
+	for (size_t i = 0; i < r->nsteps; i++)
+		json_array_append_new(steps, step_json(&r->steps[i]));
 	o = json_pack("{s:s,s:s,s:s?,s:o,s:O?,s:o,s:I,s:f,s:b}", "schema", "idlelab-bisect/1", "state",
 		      r->state ? r->state : "?", "first_bad", r->first_bad, "range", strlist_json(&r->range),
 		      "endpoints", r->endpoints, "steps", steps, "samples", (json_int_t)r->samples, "p_wrong",
 		      r->p_wrong, "weak", r->weak);
+	if (o && (r->confirm || r->confirm_note))
+		json_object_set_new(o, "confirmation", r->confirm ? step_json(r->confirm) :
+								  json_pack("{s:s,s:s}", "verdict", "not measured", "reason",
+									    r->confirm_note));
 	return o;
 }

@@ -49,6 +49,12 @@ struct il_bisect_measurer {
 	/* the commit's subject line (caller frees), or NULL */
 	char *(*subject)(void *ctx, const char *commit);
 	void *ctx;
+	/*
+	 * For the confirmation (NULL: none): a commit with culprit reverted on
+	 * top of onto, the same one every time (out: 40 hex); IL_EINVAL when it
+	 * does not revert cleanly, with why.
+	 */
+	int (*revert)(void *ctx, const char *culprit, const char *onto, char out[41], struct il_err *err);
 };
 
 struct il_bisect_opts {
@@ -62,6 +68,7 @@ struct il_bisect_opts {
 	double floor_pct;           /* least change that counts (2.0) */
 	double k;                   /* noise threshold: k x the good endpoint's relative standard error (2) */
 	int infra_retries;          /* a round lost to a boot or host failure is retried this often (1) */
+	bool confirm;               /* found: measure the culprit reverted on bad, like a step (needs m->revert) */
 };
 
 /* One decided commit, as the result lists it. */
@@ -84,6 +91,13 @@ struct il_bisect_result {
 	size_t samples;             /* every sample measured, endpoints included */
 	double p_wrong;             /* union bound, at most 1 */
 	bool weak;                  /* a weak step decided part of it */
+	/*
+	 * With opts.confirm, when found: the culprit reverted on bad, classified
+	 * like a step ("good": confirmed, the revert restores good; "bad": not
+	 * confirmed; "skip"), or NULL with confirm_note saying why not measured.
+	 */
+	struct il_bisect_step *confirm;
+	char *confirm_note;
 };
 
 /*

@@ -174,7 +174,20 @@ static char *subject(void *ctx, const char *commit)
 	return git_oid_fromstr(&id, commit) ? NULL : il_repo_subject(e->repo, &id);
 }
 
+static int revert(void *ctx, const char *culprit, const char *onto, char out[41], struct il_err *err)
+{
+	struct il_bisect_env *e = ctx;
+	git_oid c, o, id;
+	int r;
+
+	if (git_oid_fromstr(&c, culprit) || git_oid_fromstr(&o, onto))
+		return il_err_set(err, IL_EINVAL, "not commit ids: %s, %s", culprit, onto);
+	if (!(r = il_repo_revert_onto(e->repo, &c, &o, &id, err)))
+		git_oid_tostr(out, 41, &id);
+	return r;
+}
+
 struct il_bisect_measurer il_bisect_env_measurer(struct il_bisect_env *e)
 {
-	return (struct il_bisect_measurer){ .measure = measure, .subject = subject, .ctx = e };
+	return (struct il_bisect_measurer){ .measure = measure, .subject = subject, .revert = revert, .ctx = e };
 }

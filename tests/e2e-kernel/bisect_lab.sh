@@ -12,7 +12,9 @@
 SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
 kernel_lab_needs qemu-system-aarch64 dtc dropbearkey aarch64-linux-gnu-gcc git python3
 lab_fresh bs
-trap '"$IDLELAB" lab down --name bs >/dev/null 2>&1; git -C "$repo" update-ref -d refs/idlelab/test/bisect-e2e 2>/dev/null; rm -rf "$E2E_TMP"' EXIT
+trap '"$IDLELAB" lab down --name bs >/dev/null 2>&1; git -C "$repo" update-ref -d refs/idlelab/test/bisect-e2e 2>/dev/null;
+      git -C "$repo" for-each-ref --format="%(refname)" refs/idlelab/confirm | xargs -r -n1 git -C "$repo" update-ref -d;
+      rm -rf "$E2E_TMP"' EXIT
 repo=$(ls -d "$IDLELAB_CACHE"/src/*/ | head -1)
 repo=${repo%/}
 base=$(git -C "$repo" rev-parse refs/idlelab/import)
@@ -26,7 +28,7 @@ bisect_plan "$E2E_TMP/plan.json" bisect-e2e labvm-bs "$repo"
 B="$E2E_TMP/bis"
 # killed once it is past the endpoints (the fourth round under way), then resumed
 "$IDLELAB" bisect "$E2E_TMP/plan.json" --good "$base" --bad refs/idlelab/test/bisect-e2e --metric idle.aboves \
-	--out "$B" > "$E2E_TMP/first.out" 2> "$E2E_TMP/first.err" &
+	--confirm --out "$B" > "$E2E_TMP/first.out" 2> "$E2E_TMP/first.err" &
 pid=$!
 i=0
 while [ "$(ls -d "$B"/steps/*-r*/ 2>/dev/null | wc -l)" -lt 4 ] && kill -0 $pid 2>/dev/null && [ $i -lt 1200 ]; do
@@ -50,6 +52,9 @@ p = v["init: panic before init, teo: build again (test)"]
 assert b["verdict"] == "skip" and "does not build" in b["reason"], b
 assert p["verdict"] == "skip" and "host or boot failure, retried" in p["reason"], p
 assert r["state"] == "found" and r["p_wrong"] < 0.2, r
+# --confirm (given before the kill, kept for the resume): the culprit reverted on bad measures like good
+assert r["confirmation"]["verdict"] == "good", r["confirmation"]
+assert r["confirmation"]["subject"].startswith('Revert "cpuidle: menu: Always pick the deepest state'), r["confirmation"]
 assert all(s["verdict"] in ("good", "bad", "skip") for s in r["steps"]), r["steps"]
 rounds = [(x["commit"], x["round"]) for x in map(json.loads, open(sys.argv[2])) if x["type"] == "round"]
 assert len(rounds) == len(set(rounds)), rounds

@@ -10,28 +10,32 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/bisect.h"
 #include "stats/bisect.h"
 #include "util/buf.h"
 
 #define NC 12
 
 struct sim {
-	double level[NC + 1];   /* c0 (good) .. cNC (bad) */
-	int build_fail[NC + 1];
-	int infra_fail[NC + 1]; /* rounds lost before it works; < 0: always */
+	double level[NC + 2];   /* c0 (good) .. cNC (bad), then the confirmation's revert commit */
+	int build_fail[NC + 2];
+	int infra_fail[NC + 2]; /* rounds lost before it works; < 0: always */
 	size_t calls, stop_after;
-	size_t samples[NC + 1];
+	size_t samples[NC + 2];
+	bool revert_conflicts;
 };
 
-static char hexes[NC + 1][41];
+/* the commits, and the revert the confirmation makes (index NC + 1) */
+static char hexes[NC + 2][41];
 
 static int idx(const char *c)
 {
-	for (int i = 0; i <= NC; i++)
+	for (int i = 0; i <= NC + 1; i++)
 		if (!strcmp(hexes[i], c))
 			return i;
 	return -1;
@@ -79,6 +83,16 @@ static int measure(void *ctx, const char *commit, size_t k, size_t n, struct il_
 	return 0;
 }
 
+static int revert(void *ctx, const char *culprit, const char *onto, char out[41], struct il_err *err)
+{
+	struct sim *s = ctx;
+
+	if (s->revert_conflicts)
+		return il_err_set(err, IL_EINVAL, "%.12s does not revert cleanly on %.12s (conflicts in x.c)", culprit, onto);
+	snprintf(out, 41, "%s", hexes[NC + 1]);
+	return 0;
+}
+
 static char *subject(void *ctx, const char *commit)
 {
 	char *s = NULL;
@@ -90,7 +104,7 @@ static char *subject(void *ctx, const char *commit)
 static void opts_for(struct il_bisect_opts *o, const char *dir)
 {
 	memset(o, 0, sizeof(*o));
-	for (int i = 0; i <= NC; i++)
+	for (int i = 0; i <= NC + 1; i++)
 		snprintf(hexes[i], sizeof(hexes[i]), "%040x", 0xc0ffee00 + i);
 	o->dir = dir;
 	o->good = hexes[0];
@@ -131,7 +145,7 @@ static int fx_setup(void **state)
 
 	f->dir = tu_tmpdir();
 	opts_for(&f->o, f->dir);
-	f->m = (struct il_bisect_measurer){ measure, subject, &f->s };
+	f->m = (struct il_bisect_measurer){ measure, subject, &f->s, revert };
 	*state = f;
 	return 0;
 }
@@ -182,6 +196,70 @@ static void test_stats_bisect__names_the_culprit_skips_not_blamed(void **state)
 	json_decref(j);
 }
 
+/*
+ * The confirmation: the culprit reverted on bad is measured like a step; like
+ * good confirms, still bad does not; a revert that conflicts is said, not
+ * measured; a resume does not measure it again.
+ */
+static void test_stats_bisect__confirmation(void **state)
+{
+	struct fx *f = *state;
+	struct il_bisect_result r2 = { 0 };
+	struct il_buf t = IL_BUF_INIT;
+	json_t *j;
+
+	step_at(&f->s, 9);
+	f->s.level[NC + 1] = 100; /* reverting the culprit restores good */
+	f->o.confirm = true;
+	assert_int_equal(il_bisect_run(&f->o, &f->m, &f->r, &f->err), 0);
+	assert_string_equal(f->r.first_bad, hexes[9]);
+	assert_non_null(f->r.confirm);
+	assert_string_equal(f->r.confirm->verdict, "good");
+	assert_int_equal(f->s.samples[NC + 1], 4);
+	il_report_bisect(&f->r, &t);
+	assert_non_null(strstr(t.p, "\nconfirmation: 000000000000 (the culprit reverted on bad), 4 samples: like good: "
+				    "confirmed\n"));
+	j = il_bisect_result_json(&f->r);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "confirmation"), "verdict")), "good");
+	json_decref(j);
+	/* resumed: the journal has it, nothing is measured again */
+	f->s.calls = 0;
+	assert_int_equal(il_bisect_run(&f->o, &f->m, &r2, &f->err), 0);
+	assert_int_equal(f->s.calls, 0);
+	assert_string_equal(r2.confirm->verdict, "good");
+	il_bisect_result_release(&r2);
+	il_buf_release(&t);
+}
+
+/* Still bad with the culprit reverted: not confirmed; a conflicting revert: said, not measured. */
+static void test_stats_bisect__confirmation_fails(void **state)
+{
+	struct fx *f = *state;
+	struct il_buf t = IL_BUF_INIT;
+	char *dir2 = tu_tmpdir();
+	struct il_bisect_result r2 = { 0 };
+
+	step_at(&f->s, 9);
+	f->s.level[NC + 1] = 200;
+	f->o.confirm = true;
+	assert_int_equal(il_bisect_run(&f->o, &f->m, &f->r, &f->err), 0);
+	assert_string_equal(f->r.confirm->verdict, "bad");
+	il_report_bisect(&f->r, &t);
+	assert_non_null(strstr(t.p, "still bad: NOT confirmed"));
+	f->s.revert_conflicts = true;
+	f->o.dir = dir2;
+	assert_int_equal(il_bisect_run(&f->o, &f->m, &r2, &f->err), 0);
+	assert_null(r2.confirm);
+	assert_non_null(strstr(r2.confirm_note, "does not revert cleanly"));
+	il_buf_reset(&t);
+	il_report_bisect(&r2, &t);
+	assert_non_null(strstr(t.p, "\nconfirmation: not measured: 000000000000 does not revert cleanly on 000000000000"));
+	il_bisect_result_release(&r2);
+	il_buf_release(&t);
+	tu_rmtree(dir2);
+	free(dir2);
+}
+
 static void test_stats_bisect__ambiguous_commit_doubles_then_weak(void **state)
 {
 	struct fx *f = *state;
@@ -230,7 +308,7 @@ static void test_stats_bisect__killed_then_resumed(void **state)
 {
 	struct fx *f = *state;
 	struct sim t = { 0 };
-	struct il_bisect_measurer m2 = { measure, subject, &t };
+	struct il_bisect_measurer m2 = { measure, subject, &t, revert };
 	char *whole_dir = tu_tmpdir();
 	size_t whole;
 
@@ -303,6 +381,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		FX_TEST(test_stats_bisect__names_the_culprit_skips_not_blamed),
+		FX_TEST(test_stats_bisect__confirmation),
+		FX_TEST(test_stats_bisect__confirmation_fails),
 		FX_TEST(test_stats_bisect__ambiguous_commit_doubles_then_weak),
 		FX_TEST(test_stats_bisect__endpoints_that_do_not_differ),
 		FX_TEST(test_stats_bisect__skips_hide_the_culprit),
