@@ -103,11 +103,13 @@ int cmd_host(int argc, char **argv)
 				printf("%-16s (invalid: %s)\n", names.v[i], err.msg);
 				continue;
 			}
-			if (h.local)
-				printf("%-16s this machine (no SSH)\n", h.name);
-			else
-				printf("%-16s %s%s%s:%d\n", h.name, h.user ? h.user : "", h.user ? "@" : "", h.address,
-				       h.port ? h.port : 22);
+			{
+				struct il_buf where = IL_BUF_INIT;
+
+				il_host_where(&h, &where);
+				printf("%-16s %s\n", h.name, il_buf_str(&where));
+				il_buf_release(&where);
+			}
 			il_host_release(&h);
 		}
 		il_strlist_release(&names);

@@ -207,20 +207,13 @@ static int http_hook(const struct il_power_cycle *pc, const char *host, char **d
 static int command_hook(const struct il_strlist *tpl, const char *const vals[IL_PH_N], int timeout_s, const char *what,
 			const struct il_boot_opts *o, char **detail, struct il_err *err)
 {
-	struct il_strlist av = { 0 };
 	struct il_buf out = IL_BUF_INIT, er = IL_BUF_INIT, d = IL_BUF_INIT;
 	struct il_exit ex = { 0 };
 	char **argv = NULL;
 	int r;
 
-	if ((r = il_boot_expand(tpl, vals, &av, err)))
+	if ((r = il_boot_argv(tpl, vals, &argv, err)))
 		return r;
-	if (!(argv = calloc(av.n + 1, sizeof(*argv)))) {
-		il_strlist_release(&av);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
-	}
-	for (size_t i = 0; i < av.n; i++)
-		argv[i] = av.v[i];
 	r = il_proc_capture(argv, timeout_s * 1000, o ? o->cancel : NULL, &out, &er, &ex, err);
 	if (!r && il_exit_status(&ex)) {
 		const char *e = il_buf_str(&er);
@@ -236,7 +229,6 @@ static int command_hook(const struct il_strlist *tpl, const char *const vals[IL_
 	il_buf_release(&out);
 	il_buf_release(&er);
 	free(argv);
-	il_strlist_release(&av);
 	return r;
 }
 

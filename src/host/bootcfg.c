@@ -54,21 +54,11 @@ static const char *method_list(char *buf, size_t size, size_t off, const char *s
 	return buf;
 }
 
-int il_boot_expand(const struct il_strlist *tpl, const char *const vals[IL_PH_N], struct il_strlist *out,
-		   struct il_err *err)
+int il_boot_argv(const struct il_strlist *tpl, const char *const vals[IL_PH_N], char ***argv, struct il_err *err)
 {
-	for (size_t i = 0; i < tpl->n; i++) {
-		struct il_buf b = IL_BUF_INIT;
-		struct il_tpl_vals tv = { placeholders, vals };
-		int r = il_tpl_expand(tpl->v[i], il_tpl_value_list, &tv, &b, err);
+	struct il_tpl_vals tv = { placeholders, vals };
 
-		if (!r && (il_buf_error(&b) || il_strlist_push(out, il_buf_str(&b))))
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
-		il_buf_release(&b);
-		if (r)
-			return r;
-	}
-	return 0;
+	return il_tpl_expand_argv(tpl->v, tpl->n, il_tpl_value_list, &tv, argv, err);
 }
 
 /* An argv template (a non-empty array of strings with known placeholders) at path.key into out. */

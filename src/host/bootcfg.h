@@ -52,12 +52,11 @@ const char *il_boot_method_name(enum il_boot_method m);
 /* The configuration as JSON (for `host show` and the journal); caller owns it. */
 json_t *il_boot_cfg_to_json(const struct il_boot_cfg *c);
 
-/* The template placeholders, in the order of the vals[] il_boot_expand takes. */
+/* The template placeholders, in the order of the vals[] il_boot_argv takes. */
 enum il_boot_ph { IL_PH_IMAGE, IL_PH_MODULES, IL_PH_INITRD, IL_PH_RELEASE, IL_PH_HOST, IL_PH_ADDRESS, IL_PH_PORT,
 		  IL_PH_N };
 
-/* Append each element of tpl with its placeholders replaced (vals[i] NULL: "") to out. */
-int il_boot_expand(const struct il_strlist *tpl, const char *const vals[IL_PH_N], struct il_strlist *out,
-		   struct il_err *err);
+/* tpl with its placeholders replaced (vals[i] NULL: ""), as a NULL-terminated argv the caller frees with free(). */
+int il_boot_argv(const struct il_strlist *tpl, const char *const vals[IL_PH_N], char ***argv, struct il_err *err);
 
 #endif

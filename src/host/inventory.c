@@ -4,6 +4,7 @@
 #include "util/str.h"
 #include "util/jfields.h"
 #include "util/jsonfile.h"
+#include "util/template.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -19,8 +20,26 @@ void il_host_release(struct il_host_cfg *h)
 {
 	IL_FREE_ALL(h->name, h->address, h->user, h->identity, h->known_hosts, h->cpus, h->path, h->ssh_config);
 	il_boot_cfg_release(&h->boot);
+	il_strlist_release(&h->cmds.exec);
+	il_strlist_release(&h->cmds.push);
+	il_strlist_release(&h->cmds.pull);
 	memset(h, 0, sizeof(*h));
 }
+
+/* The kinds of host, by name (opened by the table in host/transport.c). */
+static const char *const kinds[IL_HOST_NKINDS] = {
+	[IL_HOST_SSH] = "ssh",
+	[IL_HOST_LOCAL] = "local",
+	[IL_HOST_COMMAND] = "command",
+};
+
+const char *il_host_kind_name(enum il_host_kind k)
+{
+	return (unsigned)k < IL_HOST_NKINDS ? kinds[k] : "?";
+}
+
+const char *const il_host_exec_names[] = { "cmd", NULL };
+const char *const il_host_copy_names[] = { "src", "dst", NULL };
 
 static bool valid_name(const char *s)
 {
@@ -64,11 +83,20 @@ static const struct il_jfield fields[] = {
 	IL_JF("description", IL_JF_ANY),
 	IL_JF("boot", IL_JF_ANY),        /* checked by il_boot_cfg_parse */
 	IL_JF("power_cycle", IL_JF_ANY), /* likewise */
+	{ .key = "transport", .type = IL_JF_OBJECT, .what = "an object with \"exec\" and \"push\" (argv templates)" },
 	{ .key = "labvm", .type = IL_JF_STRING, .what = "a lab instance name (\"labvm\" or the NAME of 'lab up --name NAME')" },
 };
 
-/* keys a host file with "labvm" must not have: they come from the running instance */
-static const char *const from_lab[] = { "address", "port", "user", "identity", "known_hosts", "host_key_policy" };
+/* SSH's keys: a host file with "labvm" (they come from the running instance) or "transport" must not have them */
+static const char *const ssh_keys[] = { "address", "port", "user", "identity", "known_hosts", "host_key_policy" };
+
+static int without_ssh_keys(const json_t *j, const char *by, const char *why, const char *label, struct il_err *err)
+{
+	for (size_t i = 0; i < sizeof(ssh_keys) / sizeof(ssh_keys[0]); i++)
+		if (json_object_get(j, ssh_keys[i]))
+			return il_err_set(err, IL_EPARSE, "%s: %s: not with \"%s\" (%s)", label, ssh_keys[i], by, why);
+	return 0;
+}
 
 static int path_field(const json_t *j, const char *key, const struct il_paths *p, char **out, struct il_err *err)
 {
@@ -88,14 +116,80 @@ static int lab_linked(struct il_host_cfg *h, const json_t *j, const char *label,
 
 	if (!il_name_ok(lab, "-_.", 64))
 		return il_jf_bad(err, label, NULL, "labvm", "%s", fields[IL_JF_COUNT(fields) - 1].what);
-	for (size_t i = 0; i < sizeof(from_lab) / sizeof(from_lab[0]); i++)
-		if (json_object_get(j, from_lab[i]))
-			return il_err_set(err, IL_EPARSE, "%s: %s: not with \"labvm\" (it comes from the lab instance)", label,
-					  from_lab[i]);
+	if (without_ssh_keys(j, "labvm", "it comes from the lab instance", label, err))
+		return IL_EPARSE;
 	h->quiesce_s = 1;
 	h->boot.method = IL_BOOT_LABVM;
 	h->boot.timeout_s = 180;
 	return (h->boot.lab = strdup(lab)) ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+}
+
+#define EXEC_WHAT "an argv template (array of strings) with {cmd}, the command as one sh string"
+#define COPY_WHAT "an argv template (array of strings) with {src} and {dst}"
+
+/* The "transport" section's keys (struct il_host_cmds). */
+static const struct il_jfield cmd_fields[] = {
+	{ .key = "exec", .type = IL_JF_STRINGS, .required = true, .what = EXEC_WHAT, .store = true,
+	  .off = offsetof(struct il_host_cmds, exec) },
+	{ .key = "push", .type = IL_JF_STRINGS, .required = true, .what = COPY_WHAT, .store = true,
+	  .off = offsetof(struct il_host_cmds, push) },
+	{ .key = "pull", .type = IL_JF_STRINGS, .what = COPY_WHAT, .store = true, .off = offsetof(struct il_host_cmds, pull) },
+};
+
+struct used {
+	const char *const *names; /* il_host_exec_names or il_host_copy_names */
+	bool seen[2];
+};
+
+static int mark_used(void *ctx, const char *s, const char *name, bool whole, struct il_err *err)
+{
+	struct used *u = ctx;
+
+	(void)s, (void)whole, (void)err;
+	for (size_t i = 0; u->names[i]; i++)
+		u->seen[i] |= !strcmp(u->names[i], name);
+	return 0;
+}
+
+/* One template of the section (tr's key, read into tpl): known placeholders only, and each of names somewhere. */
+static int cmd_template(const struct il_strlist *tpl, const json_t *tr, const char *key, const char *const names[],
+			const char *what, const char *label, struct il_err *err)
+{
+	struct used u = { names, { false } };
+	char at[64], where[96];
+	int r;
+
+	if (!tpl->n && il_jf_get(tr, key))
+		return il_jf_bad(err, label, "transport", key, "%s", what);
+	il_jf_path(at, sizeof(at), "transport", key, 0);
+	for (size_t i = 0; i < tpl->n; i++) {
+		il_jf_path(where, sizeof(where), at, NULL, i);
+		if ((r = il_tpl_check_names(tpl->v[i], names, label, where, err)) ||
+		    (r = il_tpl_check(tpl->v[i], mark_used, &u, label, where, err)))
+			return r;
+	}
+	for (size_t i = 0; tpl->n && names[i]; i++)
+		if (!u.seen[i])
+			return il_jf_bad(err, label, "transport", key, "%s (no {%s} in it)", what, names[i]);
+	return 0;
+}
+
+static int command_transport(struct il_host_cfg *h, const json_t *j, const char *label, struct il_err *err)
+{
+	const json_t *tr = il_jf_get(j, "transport");
+	int r;
+
+	if ((r = without_ssh_keys(j, "transport", "the transport's command reaches the host", label, err)))
+		return r;
+	if (il_jf_get(j, "labvm"))
+		return il_jf_bad(err, label, NULL, "transport", "no \"transport\" in a lab host's file (lab hosts are SSH)");
+	h->kind = IL_HOST_COMMAND;
+	if ((r = il_jf_read(tr, cmd_fields, IL_JF_COUNT(cmd_fields), &h->cmds, label, "transport", err)) ||
+	    (r = cmd_template(&h->cmds.exec, tr, "exec", il_host_exec_names, EXEC_WHAT, label, err)) ||
+	    (r = cmd_template(&h->cmds.push, tr, "push", il_host_copy_names, COPY_WHAT, label, err)) ||
+	    (r = cmd_template(&h->cmds.pull, tr, "pull", il_host_copy_names, COPY_WHAT, label, err)))
+		return r;
+	return 0;
 }
 
 int il_host_from_json(struct il_host_cfg *h, const json_t *j, const char *name, const char *label,
@@ -110,6 +204,8 @@ int il_host_from_json(struct il_host_cfg *h, const json_t *j, const char *name, 
 		return il_jf_bad(err, label, NULL, NULL, "a host object");
 	if ((r = il_jf_check(j, fields, IL_JF_COUNT(fields), label, NULL, err)))
 		return r;
+	if (il_jf_get(j, "transport") && (r = command_transport(h, j, label, err)))
+		goto fail;
 	if (il_jf_get(j, "labvm") && (r = lab_linked(h, j, label, err)))
 		goto fail;
 	if (!(h->name = strdup(name)) || (paths && paths->ssh_config && !(h->ssh_config = strdup(paths->ssh_config)))) {
@@ -121,7 +217,7 @@ int il_host_from_json(struct il_host_cfg *h, const json_t *j, const char *name, 
 	    (r = path_field(j, "known_hosts", paths, &h->known_hosts, err)) ||
 	    (r = il_boot_cfg_parse(&h->boot, il_jf_get(j, "boot"), il_jf_get(j, "power_cycle"), label, err)))
 		goto fail;
-	if (!h->address && !h->boot.lab) {
+	if (!h->address && !h->boot.lab && h->kind != IL_HOST_COMMAND) {
 		r = il_jf_bad(err, label, NULL, "address", "a host name or IP address (required)");
 		goto fail;
 	}
@@ -144,7 +240,7 @@ int il_host_from_json(struct il_host_cfg *h, const json_t *j, const char *name, 
 		}
 		il_cpuset_release(&set);
 	}
-	if (!h->known_hosts && !h->boot.lab &&
+	if (!h->known_hosts && h->kind == IL_HOST_SSH && !h->boot.lab &&
 	    !(h->known_hosts = expand_home("~/.ssh/known_hosts", paths ? paths->home : NULL))) {
 		r = il_err_set(err, IL_ENOMEM, "out of memory");
 		goto fail;
@@ -166,7 +262,7 @@ int il_host_load(struct il_host_cfg *out, const struct il_paths *paths, const ch
 		return il_err_set(err, IL_EINVAL, "invalid host name '%s' (letters, digits, '.', '-', '_')", name);
 	if (!strcmp(name, "local")) {
 		defaults(out);
-		out->local = true;
+		out->kind = IL_HOST_LOCAL;
 		out->name = strdup("local");
 		out->address = strdup("localhost");
 		return out->name && out->address ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
@@ -199,13 +295,38 @@ int il_host_list(struct il_strlist *out, const struct il_paths *paths, struct il
 	return 0;
 }
 
+int il_host_where(const struct il_host_cfg *h, struct il_buf *out)
+{
+	switch (h->kind) {
+	case IL_HOST_LOCAL:
+		il_buf_adds(out, "this machine (no SSH)");
+		break;
+	case IL_HOST_COMMAND:
+		il_buf_adds(out, "command: ");
+		il_strlist_join(&h->cmds.exec, out);
+		break;
+	default:
+		il_buf_printf(out, "%s%s%s:%d", h->user ? h->user : "", h->user ? "@" : "", h->address ? h->address : "?",
+			      h->port ? h->port : 22);
+		break;
+	}
+	return il_buf_error(out);
+}
+
 json_t *il_host_to_json(const struct il_host_cfg *h)
 {
 	json_t *o = json_object();
 
 	json_object_set_new(o, "name", json_string(h->name));
-	json_object_set_new(o, "transport", json_string(h->local ? "local" : "ssh"));
-	if (!h->local) {
+	json_object_set_new(o, "transport", json_string(il_host_kind_name(h->kind)));
+	if (h->kind == IL_HOST_COMMAND) {
+		json_t *c = json_object();
+
+		json_object_set_new(c, "exec", il_jf_strlist_json(&h->cmds.exec));
+		json_object_set_new(c, "push", il_jf_strlist_json(&h->cmds.push));
+		json_object_set_new(c, "pull", h->cmds.pull.n ? il_jf_strlist_json(&h->cmds.pull) : json_null());
+		json_object_set_new(o, "commands", c);
+	} else if (h->kind == IL_HOST_SSH) {
 		json_object_set_new(o, "address", json_string(h->address));
 		json_object_set_new(o, "port", h->port ? json_integer(h->port) : json_null());
 		json_object_set_new(o, "user", h->user ? json_string(h->user) : json_null());
@@ -213,6 +334,8 @@ json_t *il_host_to_json(const struct il_host_cfg *h)
 		json_object_set_new(o, "known_hosts", json_string(h->known_hosts));
 		json_object_set_new(o, "host_key_policy",
 				    json_string(h->host_key_policy == IL_HOSTKEY_STRICT ? "strict" : "accept-new"));
+	}
+	if (h->kind != IL_HOST_LOCAL) {
 		json_object_set_new(o, "sudo", json_boolean(h->sudo));
 		json_object_set_new(o, "connect_timeout_s", json_integer(h->connect_timeout_s));
 		json_object_set_new(o, "command_timeout_s", json_integer(h->command_timeout_s));

@@ -2,7 +2,9 @@
 /*
  * Host inventory: hosts/<name>.json files (or the built-in `local`), parsed
  * and validated (util/jfields.h) with errors that name the file and the JSON
- * path. A leaf parser: a host file with "labvm" gets boot.lab set and its
+ * path. A host is reached by one kind of transport (enum il_host_kind, named
+ * in one table here, opened by one table in host/transport.c): SSH, this
+ * machine, or a "transport" section's argv templates (host/cmdtransport.h). A leaf parser: a host file with "labvm" gets boot.lab set and its
  * address, port and keys left for lab/labhost.h to fill from the running
  * instance (il_lab_host_load is the entry point that does both). struct
  * il_host_cfg owns its strings: il_host_release.
@@ -20,10 +22,36 @@
 
 enum il_hostkey_policy { IL_HOSTKEY_STRICT, IL_HOSTKEY_ACCEPT_NEW };
 
+/* How idlelab reaches a host. */
+enum il_host_kind {
+	IL_HOST_SSH,     /* libssh (host/ssh.c); a host file without "transport" */
+	IL_HOST_LOCAL,   /* the built-in `local`: this machine, fork/exec */
+	IL_HOST_COMMAND, /* "transport": argv templates run here (adb, a container shell, ssh(1)) */
+	IL_HOST_NKINDS
+};
+
+/* The kind's name ("ssh", "local", "command"): host show, host check, the probe and the journal say it. */
+const char *il_host_kind_name(enum il_host_kind k);
+
+/*
+ * A command transport's argv templates (util/template.h), the host file's
+ * "transport" section; empty lists for other kinds. exec has {cmd}, push
+ * {src} and {dst}, pull (optional: empty) {src} and {dst}.
+ */
+struct il_host_cmds {
+	struct il_strlist exec;
+	struct il_strlist push;
+	struct il_strlist pull;
+};
+
+/* Their placeholders, NULL-terminated: exec's ({cmd}) and push's and pull's ({src} {dst}). */
+extern const char *const il_host_exec_names[];
+extern const char *const il_host_copy_names[];
+
 struct il_host_cfg {
 	char *name;
-	bool local;               /* the built-in `local` host: this machine, no SSH */
-	char *address;
+	enum il_host_kind kind;
+	char *address;            /* NULL for a command transport */
 	int port;                 /* 0: from ~/.ssh/config, else 22 */
 	char *user;               /* NULL: from ~/.ssh/config, else root */
 	char *identity;           /* key file; NULL: ssh-agent and default keys */
@@ -37,6 +65,7 @@ struct il_host_cfg {
 	char *path;               /* the file it came from (NULL for built-in local) */
 	char *ssh_config;         /* struct il_paths.ssh_config; NULL: libssh's default */
 	struct il_boot_cfg boot;  /* booting built kernels (method none: this host cannot) */
+	struct il_host_cmds cmds; /* kind IL_HOST_COMMAND: the transport's templates */
 };
 
 /*
@@ -52,6 +81,9 @@ int il_host_from_json(struct il_host_cfg *out, const json_t *j, const char *name
 
 /* Host names in paths->hosts_dir (from *.json), sorted, plus "local". */
 int il_host_list(struct il_strlist *out, const struct il_paths *paths, struct il_err *err);
+
+/* Where the host is, for a person (host list): "root@10.0.0.7:22", "this machine (no SSH)", "command: adb ...". */
+int il_host_where(const struct il_host_cfg *h, struct il_buf *out);
 
 /* The configuration as JSON (never contains secrets: only the identity path). */
 json_t *il_host_to_json(const struct il_host_cfg *h);

@@ -410,7 +410,7 @@ int il_probe_run(struct il_transport *t, json_t **out, struct il_snapshot *snap,
 	} else {
 		r = il_probe_parse(il_buf_str(&res.out), res.out.len, t->label, out, snap, err);
 		if (!r) {
-			json_object_set_new(*out, "transport", json_string(t->cfg->local ? "local" : "ssh"));
+			json_object_set_new(*out, "transport", json_string(il_host_kind_name(t->cfg->kind)));
 			json_object_set_new(*out, "auth", json_string(t->auth));
 			json_object_set_new(*out, "probe_s", json_real(res.elapsed_s));
 		}

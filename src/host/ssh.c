@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "host/quote.h"
@@ -400,23 +399,6 @@ out:
 
 /* ---- SFTP ---- */
 
-static int remote_sha256(struct il_ssh *c, const char *path, char hex[65], struct il_err *err)
-{
-	char *argv[] = { (char *)"sha256sum", (char *)path, NULL };
-	struct il_exec_result res;
-	int r = il_transport_exec(&c->base, argv, NULL, &res, err);
-
-	if (!r && (res.exit_code != 0 || res.out.len < 64)) {
-		r = il_err_set(err, IL_EIO, "host '%s': sha256sum '%s' failed: %s", c->base.label, path,
-			       il_buf_str(&res.err));
-	} else if (!r) {
-		memcpy(hex, res.out.p, 64);
-		hex[64] = '\0';
-	}
-	il_exec_result_release(&res);
-	return r;
-}
-
 /*
  * End an SFTP session and wait (bounded by the session timeout) until the
  * server's sftp-server has exited. Dropbear 2022.83 reuses the channel's slot
@@ -506,14 +488,7 @@ static int ssh_upload(struct il_transport *t, const char *local, const char *rem
 	if ((r = sftp_open_session(c, &sf, err)))
 		goto out;
 	/* a random name created exclusively: nothing planted at a guessable name is followed or truncated */
-	{
-		unsigned char rnd[8] = { 0 };
-
-		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-			memset(rnd, (int)getpid(), sizeof(rnd));
-		il_buf_printf(&tmp, "%s.idlelab-tmp.%02x%02x%02x%02x%02x%02x%02x%02x", remote, rnd[0], rnd[1], rnd[2],
-			      rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
-	}
+	il_transport_tmpname(&tmp, remote);
 	f = sftp_open(sf, tmp.p, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	if (!f) {
 		r = il_err_set(err, IL_EIO, "host '%s': cannot create '%s': %s", t->label, tmp.p, ssh_get_error(c->s));
@@ -534,7 +509,7 @@ static int ssh_upload(struct il_transport *t, const char *local, const char *rem
 	sftp_close(f);
 	f = NULL;
 	il_sha256_final(&h, lhex);
-	if ((r = remote_sha256(c, tmp.p, rhex, err)))
+	if ((r = il_transport_sha256(t, tmp.p, rhex, err)))
 		goto out;
 	if (strcmp(lhex, rhex)) {
 		r = il_err_set(err, IL_EIO, "host '%s': checksum mismatch after upload of '%s' (sent %s, got %s)",
@@ -542,16 +517,7 @@ static int ssh_upload(struct il_transport *t, const char *local, const char *rem
 		sftp_unlink(sf, tmp.p);
 		goto out;
 	}
-	{
-		char *mv[] = { (char *)"mv", (char *)"-f", tmp.p, (char *)remote, NULL };
-		struct il_exec_result res;
-
-		r = il_transport_exec(t, mv, NULL, &res, err);
-		if (!r && res.exit_code)
-			r = il_err_set(err, IL_EIO, "host '%s': cannot rename '%s' to '%s': %s", t->label, tmp.p, remote,
-				       il_buf_str(&res.err));
-		il_exec_result_release(&res);
-	}
+	r = il_transport_rename(t, tmp.p, remote, err);
 out:
 	if (h.ctx)
 		il_sha256_final(&h, lhex);
@@ -602,7 +568,7 @@ static int ssh_download(struct il_transport *t, const char *remote, const char *
 		goto out;
 	}
 	il_sha256_final(&h, lhex);
-	if ((r = remote_sha256(c, remote, rhex, err)))
+	if ((r = il_transport_sha256(t, remote, rhex, err)))
 		goto out;
 	if (strcmp(lhex, rhex)) {
 		r = il_err_set(err, IL_EIO, "host '%s': checksum mismatch downloading '%s'", t->label, remote);

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The transport interface and its local implementation. */
+/* The transport interface, the table that opens each kind of host, the transfers' helpers, and the local implementation. */
 #include "host/transport.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "host/cmdtransport.h"
 #include "util/clock.h"
 #include "util/proc.h"
 #include "util/sha256.h"
@@ -53,6 +56,8 @@ int il_transport_exec(struct il_transport *t, char *const argv[], const struct i
 	t0 = il_mono_s();
 	r = t->exec(t, argv, &opts, res, err);
 	res->elapsed_s = il_mono_s() - t0;
+	if (r)
+		il_exec_result_release(res); /* what came before the failure: nobody reads it */
 	free(av);
 	return r;
 }
@@ -76,6 +81,56 @@ int il_transport_run_script(struct il_transport *t, const char *script, char *co
 		argv[n++] = args[i];
 	r = il_transport_exec(t, argv, o, res, err);
 	free(argv);
+	return r;
+}
+
+void il_transport_nonce(char hex[17])
+{
+	unsigned char rnd[8];
+
+	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+		uint64_t x = (uint64_t)(il_mono_s() * 1e9) ^ ((uint64_t)getpid() << 40);
+
+		memcpy(rnd, &x, sizeof(rnd));
+	}
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
+}
+
+int il_transport_tmpname(struct il_buf *b, const char *remote)
+{
+	char nonce[17];
+
+	il_transport_nonce(nonce);
+	return il_buf_printf(b, "%s.idlelab-tmp.%s", remote, nonce);
+}
+
+int il_transport_sha256(struct il_transport *t, const char *path, char hex[65], struct il_err *err)
+{
+	char *argv[] = { (char *)"sha256sum", (char *)path, NULL };
+	struct il_exec_result res;
+	int r = il_transport_exec(t, argv, NULL, &res, err);
+
+	if (!r && (res.exit_code != 0 || res.out.len < 64 || strspn(res.out.p, "0123456789abcdef") < 64)) {
+		r = il_err_set(err, IL_EIO, "host '%s': sha256sum '%s' failed: %s", t->label, path, il_buf_str(&res.err));
+	} else if (!r) {
+		memcpy(hex, res.out.p, 64);
+		hex[64] = '\0';
+	}
+	il_exec_result_release(&res);
+	return r;
+}
+
+int il_transport_rename(struct il_transport *t, const char *from, const char *to, struct il_err *err)
+{
+	char *mv[] = { (char *)"mv", (char *)"-f", (char *)from, (char *)to, NULL };
+	struct il_exec_result res;
+	int r = il_transport_exec(t, mv, NULL, &res, err);
+
+	if (!r && res.exit_code)
+		r = il_err_set(err, IL_EIO, "host '%s': cannot rename '%s' to '%s': %s", t->label, from, to,
+			       il_buf_str(&res.err));
+	il_exec_result_release(&res);
 	return r;
 }
 
@@ -123,64 +178,78 @@ static int local_download(struct il_transport *t, const char *remote, const char
 	return copy_verified(t->label, remote, local, err);
 }
 
-struct il_local {
-	struct il_transport base;
-	struct il_proc_held held;
-};
-
 static int local_hold(struct il_transport *t, char *const argv[], int timeout_ms, struct il_buf *first,
 		      struct il_err *err)
 {
-	struct il_local *l = (struct il_local *)t;
+	struct il_transport_proc *l = (struct il_transport_proc *)t;
 
 	il_proc_release(&l->held);
 	return il_proc_hold(argv, timeout_ms, &l->held, first, err) ? il_err_prefix(err, "host '%s': ", t->label) : 0;
 }
 
-static bool local_hold_alive(struct il_transport *t)
+static bool held_alive(struct il_transport *t)
 {
-	return il_proc_held_alive(&((struct il_local *)t)->held);
+	return il_proc_held_alive(&((struct il_transport_proc *)t)->held);
 }
 
-static void local_hold_release(struct il_transport *t)
+static void held_release(struct il_transport *t)
 {
-	il_proc_release(&((struct il_local *)t)->held);
+	il_proc_release(&((struct il_transport_proc *)t)->held);
 }
 
-static void local_free(struct il_transport *t)
+static void held_free(struct il_transport *t)
 {
-	il_proc_release(&((struct il_local *)t)->held);
+	held_release(t);
 	free(t);
 }
 
-int il_transport_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err)
+struct il_transport_proc *il_transport_proc_new(const struct il_host_cfg *cfg)
 {
+	struct il_transport_proc *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->held.in_fd = p->held.out_fd = -1;
+	p->base.cfg = cfg;
+	p->base.label = cfg->name;
+	p->base.hold_alive = held_alive;
+	p->base.hold_release = held_release;
+	p->base.free = held_free;
+	return p;
+}
+
+static int local_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err)
+{
+	struct il_transport_proc *l = il_transport_proc_new(cfg);
 	struct il_transport *t;
 
-	*out = NULL;
-	if (!cfg->local)
-		return il_ssh_open(out, cfg, err);
-	{
-		struct il_local *l = calloc(1, sizeof(*l));
-
-		if (!l)
-			return il_err_set(err, IL_ENOMEM, "out of memory");
-		l->held.in_fd = l->held.out_fd = -1;
-		t = &l->base;
-	}
-	t->cfg = cfg;
-	t->label = cfg->name;
+	if (!l)
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	t = &l->base;
 	snprintf(t->auth, sizeof(t->auth), "local");
 	t->is_root = geteuid() == 0;
 	t->exec = local_exec;
 	t->upload = local_upload;
 	t->hold = local_hold;
-	t->hold_alive = local_hold_alive;
-	t->hold_release = local_hold_release;
 	t->download = local_download;
-	t->free = local_free;
 	*out = t;
 	return 0;
+}
+
+/* Each kind of host's transport (the kinds and their names: host/inventory.h). */
+static int (*const opens[IL_HOST_NKINDS])(struct il_transport **out, const struct il_host_cfg *cfg,
+					  struct il_err *err) = {
+	[IL_HOST_SSH] = il_ssh_open,
+	[IL_HOST_LOCAL] = local_open,
+	[IL_HOST_COMMAND] = il_cmdtr_open,
+};
+
+int il_transport_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err)
+{
+	*out = NULL;
+	if ((unsigned)cfg->kind >= IL_HOST_NKINDS)
+		return il_err_set(err, IL_EINVAL, "host '%s': unknown kind of transport", cfg->name);
+	return opens[cfg->kind](out, cfg, err);
 }
 
 void il_transport_free(struct il_transport *t)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * One interface to run things on a host, two implementations: `local` (this
- * machine, fork/exec) and `ssh` (libssh). Commands are argv vectors; the
- * ssh side turns them into a command string with il_sh_quote_argv only.
+ * One interface to run things on a host, three implementations: `local`
+ * (this machine, fork/exec), `ssh` (libssh) and `command` (the host file's
+ * argv templates: host/cmdtransport.h). Commands are argv vectors; the ssh
+ * and command sides turn them into a command string with il_sh_quote_argv
+ * only. Which one a host gets is its il_host_kind (one table in transport.c).
  */
 #ifndef IL_HOST_TRANSPORT_H
 #define IL_HOST_TRANSPORT_H
@@ -12,6 +14,7 @@
 
 #include "host/inventory.h"
 #include "util/buf.h"
+#include "util/proc.h"
 
 struct il_exec_opts {
 	int timeout_ms;      /* 0: the host's command_timeout_s */
@@ -59,7 +62,7 @@ void il_transport_free(struct il_transport *t);
 
 /*
  * Run argv, applying o->privileged (sudo prefix) and defaults; res is
- * initialised here and owned by the caller.
+ * initialised here and owned by the caller (on an error it is left empty).
  */
 int il_transport_exec(struct il_transport *t, char *const argv[], const struct il_exec_opts *o,
 		      struct il_exec_result *res, struct il_err *err);
@@ -70,5 +73,30 @@ int il_transport_run_script(struct il_transport *t, const char *script, char *co
 
 /* The ssh implementation (host/ssh.c). */
 int il_ssh_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err);
+
+/*
+ * A transport whose held command is a child process here (local, command):
+ * il_transport_proc_new allocates it with cfg, label, hold_alive,
+ * hold_release and free set; the caller sets the rest.
+ */
+struct il_transport_proc {
+	struct il_transport base;
+	struct il_proc_held held;
+};
+struct il_transport_proc *il_transport_proc_new(const struct il_host_cfg *cfg);
+
+/* Helpers the implementations share for their transfers. */
+
+/* 16 random hex digits (getrandom; the clock and pid if it fails) into hex. */
+void il_transport_nonce(char hex[17]);
+
+/* "REMOTE.idlelab-tmp.<nonce>" appended to b: a name no one can guess and plant something at. */
+int il_transport_tmpname(struct il_buf *b, const char *remote);
+
+/* `sha256sum PATH` on the host: its 64 hex digits into hex. */
+int il_transport_sha256(struct il_transport *t, const char *path, char hex[65], struct il_err *err);
+
+/* `mv -f FROM TO` on the host (a temporary name into place). */
+int il_transport_rename(struct il_transport *t, const char *from, const char *to, struct il_err *err);
 
 #endif

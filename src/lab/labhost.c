@@ -50,7 +50,7 @@ int il_lab_host_load(struct il_host_cfg *out, const struct il_paths *paths, cons
 const char *il_lab_host_kind(const struct il_host_cfg *h)
 {
 	/* boot.lab is set only by il_lab_host (built-in instances) and by a host file's "labvm" key */
-	return h->boot.lab ? "lab" : h->local ? "local" : "ssh";
+	return h->boot.lab ? "lab" : il_host_kind_name(h->kind);
 }
 
 /* the instance keeps its size, idle table and source tree */

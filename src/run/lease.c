@@ -208,7 +208,7 @@ static int upload_workloads(const struct il_run_ctx *c, struct il_lease *h, cons
 	}
 	if (rc)
 		goto out;
-	if (h->cfg.local) {
+	if (h->cfg.kind == IL_HOST_LOCAL) {
 		if (!realpath(local.p, real)) {
 			rc = il_err_set(err, IL_EIO, "cannot resolve '%s': %s", local.p, strerror(errno));
 			goto out;
@@ -263,7 +263,7 @@ int il_lease_take(struct il_lease *h, const struct il_run_ctx *c, const char *na
 		return rc;
 	h->root = "";
 	if (c->o->sysfs_root && *c->o->sysfs_root && strcmp(c->o->sysfs_root, "/")) {
-		if (!h->cfg.local)
+		if (h->cfg.kind != IL_HOST_LOCAL)
 			return il_err_set(err, IL_EINVAL, "a sysfs root applies to the local host only, not '%s'", name);
 		/* absolute: the runner reads ROOT/sys/... from its own working directory */
 		if (!realpath(c->o->sysfs_root, h->root_abs))

@@ -2,6 +2,7 @@
 /* Argv templates: "{name}" inline, "{{" and "}}" escapes, names checked when read and looked up when expanded. */
 #include "util/template.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* One piece of a template: literal text (name false) or a placeholder's name, not NUL-terminated. */
@@ -144,6 +145,36 @@ int il_tpl_expand(const char *s, il_tpl_value_fn value, void *ctx, struct il_buf
 
 	if (r && !c.r)
 		return il_err_set(err, IL_EPARSE, "unclosed placeholder in '%s'", s);
+	return r;
+}
+
+int il_tpl_expand_argv(char *const tpl[], size_t n, il_tpl_value_fn value, void *ctx, char ***argv,
+		       struct il_err *err)
+{
+	struct il_buf all = IL_BUF_INIT; /* the expanded elements one after the other, each with its NUL */
+	char **v, *s;
+	int r = 0;
+
+	*argv = NULL;
+	for (size_t i = 0; i < n && !r; i++)
+		if (!(r = il_tpl_expand(tpl[i], value, ctx, &all, err)) && il_buf_add(&all, "", 1))
+			r = il_err_set(err, IL_ENOMEM, "out of memory");
+	if (!r && il_buf_error(&all))
+		r = il_err_set(err, IL_ENOMEM, "out of memory");
+	if (!r && !(v = malloc((n + 1) * sizeof(*v) + all.len)))
+		r = il_err_set(err, IL_ENOMEM, "out of memory");
+	if (!r) {
+		s = (char *)(v + n + 1);
+		if (all.len)
+			memcpy(s, all.p, all.len);
+		for (size_t i = 0; i < n; i++) {
+			v[i] = s;
+			s += strlen(s) + 1;
+		}
+		v[n] = NULL;
+		*argv = v;
+	}
+	il_buf_release(&all);
 	return r;
 }
 

@@ -11,6 +11,7 @@
 #ifndef IL_UTIL_TEMPLATE_H
 #define IL_UTIL_TEMPLATE_H
 #include <stdbool.h>
+#include <stddef.h>
 #include "util/buf.h"
 #include "util/err.h"
 
@@ -51,6 +52,14 @@ bool il_tpl_is_plain(const char *s);
  * memory errors are out's (il_buf_error).
  */
 int il_tpl_expand(const char *s, il_tpl_value_fn value, void *ctx, struct il_buf *out, struct il_err *err);
+
+/*
+ * Expand each of the n templates of tpl into one element of a new
+ * NULL-terminated argv (an element stays one, never split): *argv is a
+ * single allocation, pointers and strings, the caller frees it with free().
+ */
+int il_tpl_expand_argv(char *const tpl[], size_t n, il_tpl_value_fn value, void *ctx, char ***argv,
+		       struct il_err *err);
 
 /* il_tpl_value_fn for a fixed list: ctx is a struct il_tpl_vals; a NULL value is "". */
 struct il_tpl_vals {

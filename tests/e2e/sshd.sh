@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by e2e scripts: start a real OpenSSH sshd on 127.0.0.1 at a free
 # port with generated keys, and an idlelab inventory ($HOSTS_DIR) that points
-# at it as host "lab1". Stopped (by PID) at exit.
+# at it as host "lab1". Stopped (by PID) at exit. SSHD_EXTRA (optional):
+# more sshd_config lines (a ForceCommand, say).
 SSHD_DIR=$E2E_TMP/sshd
 mkdir -p "$SSHD_DIR" && [ "$(id -u)" = 0 ] && mkdir -p /run/sshd
 SSHD_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -23,6 +24,7 @@ Subsystem sftp internal-sftp
 LogLevel ERROR
 MaxStartups 200
 MaxSessions 200
+${SSHD_EXTRA:-}
 CFG
 /usr/sbin/sshd -D -e -f "$SSHD_DIR/sshd_config" 2>"$SSHD_DIR/log" &
 SSHD_PID=$!

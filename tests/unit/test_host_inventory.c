@@ -48,7 +48,7 @@ static void test_inventory__load_and_defaults(void **state)
 	assert_int_equal(h.connect_timeout_s, 10);
 	il_host_release(&h);
 	assert_int_equal(il_host_load(&h, &(struct il_paths){ .hosts_dir = dir, .home = getenv("HOME") }, "local", &err), 0);
-	assert_true(h.local);
+	assert_int_equal(h.kind, IL_HOST_LOCAL);
 	il_host_release(&h);
 	assert_int_equal(il_host_list(&names, &(struct il_paths){ .hosts_dir = dir }, &err), 0);
 	assert_int_equal(names.n, 3);
