@@ -33,7 +33,8 @@ DEB_PKGS := build-essential pkg-config bc clang libclang-rt-14-dev valgrind \
             linux-source-6.1 xz-utils gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu \
             bison flex libelf-dev kmod rsync \
             qemu-system-arm qemu-system-x86 acpica-tools device-tree-compiler cpio gzip dropbear-bin fonts-dejavu-core \
-            openssh-server openssh-client python3 python3-aiosmtpd ca-certificates chromium procps psmisc iproute2 util-linux
+            openssh-server openssh-client python3 python3-aiosmtpd ca-certificates chromium procps psmisc iproute2 util-linux \
+            prometheus prometheus-node-exporter
 
 NODEP_GOALS := deps clean help check-fresh
 ifeq ($(filter-out $(NODEP_GOALS),$(or $(MAKECMDGOALS),all)),)
@@ -81,7 +82,7 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 LIB_A    := $(BUILD)/libidlelab.a
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # one libFuzzer target per parser: tests/fuzz/fuzz_NAME.c, corpus tests/fuzz/corpus/NAME
-FUZZ_NAMES  := dump snapjson plan host workload output mbox journal ssdt
+FUZZ_NAMES  := dump snapjson plan host workload output mbox journal ssdt pmqos
 FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_%_replay)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 

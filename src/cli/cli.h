@@ -27,6 +27,7 @@ struct il_cmd {
 extern const struct il_cmd il_commands[];
 
 int cmd_snapshot(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_idle_stat(int argc, char **argv);
 int cmd_governor(int argc, char **argv);

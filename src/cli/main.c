@@ -14,6 +14,7 @@
 const struct il_cmd il_commands[] = {
 	{ "snapshot", cmd_snapshot, "read the cpuidle state of a host (table or JSON)" },
 	{ "diff", cmd_diff, "idle metrics between two snapshots (idles, aboves, belows, miss ratio)" },
+	{ "export", cmd_export, "cpuidle counters, governor and PM QoS for Prometheus (node_exporter textfile)" },
 	{ "idle-stat", cmd_idle_stat, "run a command and print the idle counters over its run" },
 	{ "governor", cmd_governor, "list, get or set the cpuidle governor; disable/enable idle states" },
 	{ "host", cmd_host, "lab host inventory and the host probe (idle environment fingerprint)" },

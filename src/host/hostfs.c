@@ -60,21 +60,33 @@ static int hostfs_write(struct il_sysfs *fs, const char *path, const char *value
 	return r;
 }
 
-static int hostfs_dump(struct il_sysfs *fs, struct il_buf *out, struct il_err *err)
+/* One exec of the embedded runner script (what: its name in messages) into out. */
+static int run_dump(struct il_sysfs *fs, const char *script, const char *what, struct il_buf *out,
+		    struct il_err *err)
 {
 	struct il_hostfs *h = (struct il_hostfs *)fs;
 	struct il_exec_result res;
-	int r = il_transport_run_script(h->t, il_runner_script("snapshot.sh"), NULL, NULL, &res, err);
+	int r = il_transport_run_script(h->t, il_runner_script(script), NULL, NULL, &res, err);
 
 	if (r)
 		return r;
 	if (res.exit_code || res.out.truncated)
-		r = il_err_set(err, IL_EIO, "host '%s': snapshot script %s: %s", fs->label,
+		r = il_err_set(err, IL_EIO, "host '%s': %s script %s: %s", fs->label, what,
 			       res.out.truncated ? "output too large" : "failed", il_buf_str(&res.err));
 	else if (il_buf_add(out, res.out.p ? res.out.p : "", res.out.len))
 		r = il_err_set(err, IL_ENOMEM, "out of memory");
 	il_exec_result_release(&res);
 	return r;
+}
+
+static int hostfs_dump(struct il_sysfs *fs, struct il_buf *out, struct il_err *err)
+{
+	return run_dump(fs, "snapshot.sh", "snapshot", out, err);
+}
+
+static int hostfs_pmqos(struct il_sysfs *fs, struct il_buf *out, struct il_err *err)
+{
+	return run_dump(fs, "pmqos.sh", "PM QoS", out, err);
 }
 
 void il_hostfs_init(struct il_hostfs *fs, struct il_transport *t)
@@ -85,4 +97,5 @@ void il_hostfs_init(struct il_hostfs *fs, struct il_transport *t)
 	fs->ops.read = hostfs_read;
 	fs->ops.write = hostfs_write;
 	fs->ops.dump = hostfs_dump;
+	fs->ops.pmqos = hostfs_pmqos;
 }

@@ -244,21 +244,22 @@ static int invalid(struct il_diff *d, char *s)
 
 /* ---- Structural checks and per-CPU deltas ---- */
 
+/* b - a for one CPU; a NULL: b's counters from zero (il_diff_lifetime). */
 static int cpu_delta(struct il_diff_cpu *out, const struct il_cpu *a, const struct il_cpu *b, const char *host,
 		     struct il_err *err)
 {
-	out->cpu = a->cpu;
+	out->cpu = b->cpu;
 	out->cluster = b->cluster_id;
 	out->capacity = b->capacity;
 	counts_zero(&out->total);
-	if (a->nstates != b->nstates)
+	if (a && a->nstates != b->nstates)
 		return il_err_set(err, IL_EMISMATCH, "host '%s': cpu%d has %zu idle states before and %zu after",
 				  host, a->cpu, a->nstates, b->nstates);
-	out->states = calloc(a->nstates + 1, sizeof(*out->states));
+	out->states = calloc(b->nstates + 1, sizeof(*out->states));
 	if (!out->states)
 		return il_err_set(err, IL_ENOMEM, "out of memory");
-	for (size_t k = 0; k < a->nstates; k++) {
-		const struct il_state *sa = &a->states[k], *sb = &b->states[k];
+	for (size_t k = 0; k < b->nstates; k++) {
+		const struct il_state *sb = &b->states[k], *sa = a ? &a->states[k] : sb;
 		struct il_diff_state *ds = &out->states[k];
 
 		out->nstates = k + 1;
@@ -278,7 +279,8 @@ static int cpu_delta(struct il_diff_cpu *out, const struct il_cpu *a, const stru
 		    cpuset_add(&ds->disabled, a->cpu))
 			return il_err_set(err, IL_ENOMEM, "out of memory");
 		for (int c = 0; c < IL_NCOUNTERS; c++) {
-			const struct il_val *va = &sa->cnt[c], *vb = &sb->cnt[c];
+			const struct il_val zero = { 0, sb->cnt[c].ok };
+			const struct il_val *va = a ? &sa->cnt[c] : &zero, *vb = &sb->cnt[c];
 
 			if (va->ok != vb->ok)
 				return il_err_set(err, IL_EMISMATCH,
@@ -715,6 +717,50 @@ static int measure(struct il_diff *d, const struct il_diff_opts *o, const char *
 	return 0;
 }
 
+/*
+ * The per-CPU deltas of b - a (a NULL: b from zero), the measured CPUs kept,
+ * aggregated by state and cluster, with the states' caveats.
+ */
+static int deltas(struct il_diff *out, const struct il_snapshot *a, const struct il_snapshot *b,
+		  const struct il_diff_opts *o, const char *host, struct il_err *err)
+{
+	int r;
+
+	out->cpus = calloc(b->ncpus + 1, sizeof(*out->cpus));
+	if (!out->cpus)
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	for (size_t i = 0; i < b->ncpus; i++) {
+		out->ncpus = i + 1;
+		if ((r = cpu_delta(&out->cpus[i], a ? &a->cpus[i] : NULL, &b->cpus[i], host, err)))
+			return r;
+	}
+	if ((r = measure(out, o, host, err)))
+		return r;
+	if (aggregate(out) || state_caveats(out))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	return 0;
+}
+
+int il_diff_lifetime(struct il_diff *out, const struct il_snapshot *s, struct il_err *err)
+{
+	static const struct il_diff_opts every = { .cpus = NULL, .min_sample_s = 0, .min_idles = 0 };
+	const char *host = s->host ? s->host : "?";
+	bool oom = false;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	counts_zero(&out->total);
+	out->host = dup_or_null(host, &oom);
+	out->boot_id = dup_or_null(s->boot_id, &oom);
+	out->governor_before = dup_or_null(s->governor, &oom);
+	out->governor_after = dup_or_null(s->governor, &oom);
+	out->driver = dup_or_null(s->driver, &oom);
+	r = oom ? il_err_set(err, IL_ENOMEM, "out of memory") : deltas(out, NULL, s, &every, host, err);
+	if (r)
+		il_diff_release(out);
+	return r;
+}
+
 int il_diff_compute(struct il_diff *out, const struct il_snapshot *a, const struct il_snapshot *b,
 		    struct il_err *err)
 {
@@ -752,20 +798,8 @@ int il_diff_compute_opts(struct il_diff *out, const struct il_snapshot *a, const
 	out->driver = dup_or_null(b->driver, &oom);
 	if (oom)
 		goto oom;
-	if ((r = interval(out, a, b, host, err)))
+	if ((r = interval(out, a, b, host, err)) || (r = deltas(out, a, b, o, host, err)))
 		goto fail;
-	out->cpus = calloc(a->ncpus + 1, sizeof(*out->cpus));
-	if (!out->cpus)
-		goto oom;
-	for (size_t i = 0; i < a->ncpus; i++) {
-		out->ncpus = i + 1;
-		if ((r = cpu_delta(&out->cpus[i], &a->cpus[i], &b->cpus[i], host, err)))
-			goto fail;
-	}
-	if ((r = measure(out, o, host, err)))
-		goto fail;
-	if (aggregate(out) || state_caveats(out))
-		goto oom;
 	if ((r = il_energy_diff(out, a, b, host, err)))
 		goto fail;
 	if (o->cpus && caveat(out, il_strdup_printf("idle metrics cover cpus %s only (idle_cpus)%s",

@@ -138,6 +138,16 @@ int il_diff_compute_opts(struct il_diff *out, const struct il_snapshot *before, 
 			 const struct il_diff_opts *opts, struct il_err *err);
 void il_diff_release(struct il_diff *d);
 
+/*
+ * The counters of one snapshot as they stand (since each CPU's cpuidle device
+ * was registered, at boot or when the CPU came online), grouped as a diff's
+ * are: states by (name, latency, residency), clusters on asymmetric hosts,
+ * every CPU measured. No interval (no rates), no validity, no energy: what
+ * an exporter of counters needs, with the diff's own keys and labels.
+ * out is owned by the caller: il_diff_release().
+ */
+int il_diff_lifetime(struct il_diff *out, const struct il_snapshot *s, struct il_err *err);
+
 void il_metrics_of(const struct il_counts *c, const struct il_diff *d, struct il_metrics *out);
 
 /* Share of part in whole for one counter; false if either is absent or whole is 0. */

@@ -33,27 +33,22 @@ static void path_cut(struct il_buf *b, size_t n)
  */
 static int emit_lines(struct il_buf *out, struct il_buf *path, size_t rootlen, struct il_buf *tmp, const char *only)
 {
-	const char *p, *end;
+	const char *p, *end, *line;
+	size_t n;
 
 	il_buf_reset(tmp);
 	if (il_buf_read_file(tmp, path->p, 1 << 16, NULL))
 		return 0;
 	p = il_buf_str(tmp);
 	end = p + tmp->len;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		if (only && (n < strlen(only) || memcmp(p, only, strlen(only)))) {
-			p += n + 1;
+	while (il_next_line(&p, end, &line, &n)) {
+		if (only && (n < strlen(only) || memcmp(line, only, strlen(only))))
 			continue;
-		}
 		if (n && (il_buf_add(out, path->p + rootlen, path->len - rootlen) || il_buf_add(out, ":", 1) ||
-			  il_buf_add(out, p, n) || il_buf_add(out, "\n", 1)))
+			  il_buf_add(out, line, n) || il_buf_add(out, "\n", 1)))
 			return IL_ENOMEM;
 		if (only)
 			break;
-		p += n + 1;
 	}
 	return 0;
 }

@@ -65,6 +65,13 @@ static int local_dump(struct il_sysfs *fs, struct il_buf *out, struct il_err *er
 	return il_snapshot_dump_local(out, l->root[0] ? l->root : "/", err);
 }
 
+static int local_pmqos(struct il_sysfs *fs, struct il_buf *out, struct il_err *err)
+{
+	struct il_sysfs_local *l = (struct il_sysfs_local *)fs;
+
+	return il_pmqos_dump_local(out, l->root[0] ? l->root : "/", err);
+}
+
 int il_sysfs_local_init(struct il_sysfs_local *fs, const char *root, struct il_err *err)
 {
 	size_t n;
@@ -74,6 +81,7 @@ int il_sysfs_local_init(struct il_sysfs_local *fs, const char *root, struct il_e
 	fs->ops.read = local_read;
 	fs->ops.write = local_write;
 	fs->ops.dump = local_dump;
+	fs->ops.pmqos = local_pmqos;
 	if (!root || !strcmp(root, "/"))
 		return 0;
 	if (!il_strlcpy(fs->root, root, sizeof(fs->root)))
@@ -93,6 +101,21 @@ int il_sysfs_snapshot(struct il_sysfs *fs, struct il_snapshot *out, struct il_er
 	r = fs->dump(fs, &dump, err);
 	if (!r)
 		r = il_snapshot_parse(out, il_buf_str(&dump), dump.len, fs->label, err);
+	il_buf_release(&dump);
+	return r;
+}
+
+int il_sysfs_pmqos(struct il_sysfs *fs, struct il_pmqos *out, struct il_err *err)
+{
+	struct il_buf dump = IL_BUF_INIT;
+	char label[300];
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(label, sizeof(label), "host '%s' PM QoS", fs->label);
+	r = fs->pmqos(fs, &dump, err);
+	if (!r)
+		r = il_pmqos_parse(out, il_buf_str(&dump), dump.len, label, err);
 	il_buf_release(&dump);
 	return r;
 }

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Access to a host's sysfs: read a file, write a file, produce the
- * `path:value` dump. The local implementation works on a root directory
+ * `path:value` dumps (the snapshot's, PM QoS's). The local implementation works on a root directory
  * ("/" or a fixture tree); remote transports provide the same three calls,
  * so governor control and snapshots are written once.
  */
 #ifndef IL_IDLE_SYSFS_H
 #define IL_IDLE_SYSFS_H
 
+#include "idle/pmqos.h"
 #include "idle/snapshot.h"
 #include "util/buf.h"
 
@@ -19,6 +20,8 @@ struct il_sysfs {
 	int (*write)(struct il_sysfs *fs, const char *path, const char *value, struct il_err *err);
 	/* The snapshot dump text (see il_snapshot_parse). */
 	int (*dump)(struct il_sysfs *fs, struct il_buf *out, struct il_err *err);
+	/* The PM QoS dump text (see il_pmqos_parse; idle/pmqos.h). */
+	int (*pmqos)(struct il_sysfs *fs, struct il_buf *out, struct il_err *err);
 };
 
 struct il_sysfs_local {
@@ -31,5 +34,6 @@ int il_sysfs_local_init(struct il_sysfs_local *fs, const char *root, struct il_e
 
 /* Dump and parse in one go, labelled with fs->label. */
 int il_sysfs_snapshot(struct il_sysfs *fs, struct il_snapshot *out, struct il_err *err);
+int il_sysfs_pmqos(struct il_sysfs *fs, struct il_pmqos *out, struct il_err *err);
 
 #endif

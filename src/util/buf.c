@@ -189,6 +189,14 @@ int il_buf_read_file(struct il_buf *b, const char *path, size_t max, struct il_e
 
 int il_write_file_atomic(const char *path, const void *data, size_t len, struct il_err *err)
 {
+	mode_t um = umask(022);
+
+	umask(um);
+	return il_write_file_mode(path, data, len, 0644 & ~um, err);
+}
+
+int il_write_file_mode(const char *path, const void *data, size_t len, unsigned mode, struct il_err *err)
+{
 	struct il_buf tmp = IL_BUF_INIT;
 	const char *p = data;
 	char *dircopy = NULL;
@@ -198,7 +206,7 @@ int il_write_file_atomic(const char *path, const void *data, size_t len, struct 
 	/*
 	 * The temporary name is random and created exclusively (mkostemp: O_EXCL,
 	 * mode 0600), so nothing planted beside the target, a symlink included,
-	 * is ever followed or overwritten; then the usual 0644 less the umask.
+	 * is ever followed or overwritten; then the mode asked for.
 	 */
 	if (il_buf_printf(&tmp, "%s.tmp.XXXXXX", path))
 		return il_err_set(err, IL_ENOMEM, "out of memory");
@@ -208,14 +216,9 @@ int il_write_file_atomic(const char *path, const void *data, size_t len, struct 
 		il_buf_release(&tmp);
 		return ret;
 	}
-	{
-		mode_t um = umask(022);
-
-		umask(um);
-		if (fchmod(fd, 0644 & ~um)) {
-			ret = il_err_set(err, IL_EIO, "cannot chmod '%s': %s", tmp.p, strerror(errno));
-			goto cleanup;
-		}
+	if (fchmod(fd, (mode_t)mode)) {
+		ret = il_err_set(err, IL_EIO, "cannot chmod '%s': %s", tmp.p, strerror(errno));
+		goto cleanup;
 	}
 	while (len) {
 		ssize_t n = write(fd, p, len);

@@ -65,7 +65,15 @@ char *il_buf_detach(struct il_buf *b);
  */
 int il_buf_read_file(struct il_buf *b, const char *path, size_t max, struct il_err *err);
 
-/* Write data to path atomically (temp file, fsync, rename, fsync dir). */
+/* Write data to path atomically (temp file, fsync, rename, fsync dir), mode 0644 less the umask. */
 int il_write_file_atomic(const char *path, const void *data, size_t len, struct il_err *err);
+
+/*
+ * The same with exactly mode, whatever the umask: the temporary file
+ * "PATH.tmp.XXXXXX" is created exclusively in path's directory (so the
+ * rename stays within one file system and a reader globbing "*.prom" never
+ * sees it); on any failure it is removed and path is left as it was.
+ */
+int il_write_file_mode(const char *path, const void *data, size_t len, unsigned mode, struct il_err *err);
 
 #endif

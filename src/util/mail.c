@@ -21,36 +21,6 @@
 
 /* ---- Checking what goes into the headers and the body ---- */
 
-/*
- * The length of the UTF-8 sequence at s (1 to 4), or 0 when s does not start
- * a valid one (a stray continuation byte, an overlong form, a surrogate,
- * past U+10FFFF, cut short).
- */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 /* s is UTF-8 text without control bytes (tab allowed; newline too with lines), with lines of at most 998 bytes. */
 static bool text_ok(const char *s, bool lines)
 {
@@ -63,7 +33,7 @@ static bool text_ok(const char *s, bool lines)
 			p++;
 			continue;
 		}
-		if ((*p < 0x20 && *p != '\t') || *p == 0x7f || !(n = utf8_len(p)))
+		if ((*p < 0x20 && *p != '\t') || *p == 0x7f || !(n = il_utf8_len(p)))
 			return false;
 		if ((col += n) > LINE_MAX_BYTES)
 			return false;
@@ -134,8 +104,8 @@ static int add_subject(struct il_buf *b, const char *s, const char *eol)
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 
-		while (j < n && j - i + utf8_len((const unsigned char *)s + j) <= 45)
-			j += utf8_len((const unsigned char *)s + j);
+		while (j < n && j - i + il_utf8_len((const unsigned char *)s + j) <= 45)
+			j += il_utf8_len((const unsigned char *)s + j);
 		if (i)
 			r |= il_buf_printf(b, "%s ", eol);
 		r |= il_buf_adds(b, "=?UTF-8?B?");

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Strict number parsing, CPU lists and word lists. */
+/* Strict number parsing, CPU lists, word lists and UTF-8 sequences. */
 #include "util/str.h"
 
 #include <dirent.h>
@@ -410,4 +410,42 @@ char *il_str_sanitize(char *s, bool keep_newlines)
 		if ((*p < 0x20 && *p != '\t' && !(keep_newlines && *p == '\n')) || *p == 0x7f)
 			*p = '?';
 	return s;
+}
+
+bool il_next_line(const char **p, const char *end, const char **line, size_t *n)
+{
+	const char *nl;
+
+	if (*p >= end)
+		return false;
+	nl = memchr(*p, '\n', (size_t)(end - *p));
+	*line = *p;
+	*n = nl ? (size_t)(nl - *p) : (size_t)(end - *p);
+	*p = nl ? nl + 1 : end;
+	return true;
+}
+
+size_t il_utf8_len(const unsigned char *s)
+{
+	size_t n;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
 }

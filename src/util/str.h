@@ -84,6 +84,19 @@ int il_dir_names(struct il_strlist *out, const char *dir, const char *suffix, st
  */
 char *il_str_sanitize(char *s, bool keep_newlines);
 
+/*
+ * The next line of the text [*p, end): *line and *n (without its newline;
+ * the last line may lack one), *p moved past it. false once the text is used up.
+ */
+bool il_next_line(const char **p, const char *end, const char **line, size_t *n);
+
+/*
+ * The length of the UTF-8 sequence at s (1 to 4), or 0 when s does not start
+ * a valid one (a stray continuation byte, an overlong form, a surrogate,
+ * past U+10FFFF, cut short by the terminating NUL).
+ */
+size_t il_utf8_len(const unsigned char *s);
+
 /* Copy src into dst (size dstsz), always terminated; returns true if it fit. */
 bool il_strlcpy(char *dst, const char *src, size_t dstsz);
 

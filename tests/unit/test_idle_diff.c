@@ -179,6 +179,48 @@ static void test_diff__biglittle_clusters(void **state)
 	assert_true(m.has_miss_pct && fabs(m.miss_pct - 1400.0 / 420.0) < 1e-12);
 }
 
+/*
+ * The lifetime form (what export sums): every counter as it stands, grouped
+ * as a diff's; lifetime(after) - lifetime(before) is the diff, scope by scope.
+ */
+static void test_diff__lifetime(void **state)
+{
+	struct il_snapshot a, b;
+	struct il_diff la, lb, d;
+	struct il_err err = { 0 };
+
+	(void)state;
+	tu_parse_fixture(&a, "arm64-biglittle-before.txt");
+	tu_parse_fixture(&b, "arm64-biglittle-after.txt");
+	assert_int_equal(il_diff_lifetime(&la, &a, &err), 0);
+	assert_int_equal(il_diff_lifetime(&lb, &b, &err), 0);
+	assert_int_equal(il_diff_compute(&d, &a, &b, &err), 0);
+	assert_false(lb.has_interval);
+	assert_null(lb.invalid);
+	assert_string_equal(lb.governor_after, "teo");
+	assert_int_equal(lb.ncpus, 6);
+	assert_int_equal(lb.nstates, d.nstates);
+	assert_int_equal(lb.nclusters, 2);
+	assert_string_equal(lb.clusters[0].label, d.clusters[0].label);
+	assert_string_equal(lb.clusters[1].label, "big");
+	for (int c = 0; c < IL_NCOUNTERS; c++) {
+		assert_int_equal(lb.total.c[c].v - la.total.c[c].v, d.total.c[c].v);
+		for (size_t i = 0; i < d.nstates; i++) {
+			assert_string_equal(lb.states[i].key, d.states[i].key);
+			assert_int_equal(lb.states[i].d.c[c].v - la.states[i].d.c[c].v, d.states[i].d.c[c].v);
+		}
+		for (size_t i = 0; i < d.nclusters; i++)
+			assert_int_equal(lb.clusters[i].total.c[c].v - la.clusters[i].total.c[c].v, d.clusters[i].total.c[c].v);
+	}
+	/* the lifetime counts themselves: cpu0's WFI usage as the file says */
+	assert_int_equal(lb.cpus[0].states[0].d.c[IL_C_USAGE].v, b.cpus[0].states[0].cnt[IL_C_USAGE].v);
+	il_diff_release(&la);
+	il_diff_release(&lb);
+	il_diff_release(&d);
+	il_snapshot_release(&a);
+	il_snapshot_release(&b);
+}
+
 static void test_diff__biglittle_json(void **state)
 {
 	struct il_diff *d = *state;
@@ -851,6 +893,7 @@ int main(void)
 		cmocka_unit_test(test_diff__idle_cpus_restriction),
 		cmocka_unit_test(test_diff__disabled_state_caveat),
 		cmocka_unit_test(test_diff__cluster_labels),
+		cmocka_unit_test(test_diff__lifetime),
 		cmocka_unit_test(test_diff__energy_hwmon_beside_powercap),
 	};
 

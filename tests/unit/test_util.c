@@ -2,9 +2,12 @@
 /* util: strict numbers, CPU lists, capped buffers, atomic files, errors. */
 #include "testutil.h"
 
+#include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -199,6 +202,61 @@ static void test_util__files(void **state)
 	free(dir);
 }
 
+/* Names in dir (not . and ..), for "nothing was left behind". */
+static size_t dir_entries(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/*
+ * A file another program reads whole (node_exporter's textfile collector):
+ * exactly the mode asked whatever the umask, and a write that fails half way
+ * (the file size limit: EFBIG) leaves the old file as it was and no
+ * temporary file beside it.
+ */
+static void test_util__write_mode_failure_keeps_old(void **state)
+{
+	char *dir = tu_tmpdir(), path[512];
+	static char big[1 << 16];
+	struct il_buf b = IL_BUF_INIT;
+	struct il_err err = { 0 };
+	struct rlimit old, small;
+	struct stat st;
+	mode_t um = umask(077);
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/idlelab.prom", dir);
+	assert_int_equal(il_write_file_mode(path, "old 1\n", 6, 0644, &err), 0);
+	umask(um);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	memset(big, 'x', sizeof(big));
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small = old;
+	small.rlim_cur = 4096;
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	assert_int_equal(il_write_file_mode(path, big, sizeof(big), 0644, &err), IL_EIO);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	assert_non_null(strstr(err.msg, "cannot write"));
+	assert_non_null(strstr(err.msg, "idlelab.prom.tmp."));
+	assert_int_equal(il_buf_read_file(&b, path, 0, &err), 0);
+	assert_string_equal(il_buf_str(&b), "old 1\n");
+	assert_int_equal(dir_entries(dir), 1);
+	il_buf_release(&b);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static void test_util__errors(void **state)
 {
 	struct il_err err = { 0 };
@@ -302,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_util__buffer_sticky_nomem),
 		cmocka_unit_test(test_util__template),
 		cmocka_unit_test(test_util__files),
+		cmocka_unit_test(test_util__write_mode_failure_keeps_old),
 		cmocka_unit_test(test_util__errors),
 		cmocka_unit_test(test_util__proc),
 		cmocka_unit_test(test_util__proc_capture),

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* `idlelab export --openmetrics`: a host's cpuidle state for node_exporter's textfile collector. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/opt.h"
+#include "cli/target.h"
+#include "report/promtext.h"
+
+/* The line --summary prints: what was exported and idlelab's own miss ratio of it (docs/export.md). */
+static void summary(const char *out, const struct il_promtext_summary *s)
+{
+	const struct il_metrics *m = &s->total;
+
+	fprintf(stderr, "idlelab: export: %s: %zu CPUs, %zu idle states, %zu clusters, %zu cpu_dma_latency holders; ",
+		out ? out : "stdout", s->ncpus, s->nstates, s->nclusters, s->nholders);
+	if (m->idles.ok && m->idle_miss.ok)
+		fprintf(stderr, "since boot: idles %llu, misses %llu", (unsigned long long)m->idles.v,
+			(unsigned long long)m->idle_miss.v);
+	else
+		fprintf(stderr, "since boot: no above/below counters");
+	if (m->has_miss_ratio)
+		fprintf(stderr, ", miss ratio %.17g\n", m->miss_ratio);
+	else
+		fprintf(stderr, ", no miss ratio\n");
+}
+
+int cmd_export(int argc, char **argv)
+{
+	const char *root = "/", *out = NULL, *host = NULL, *hosts_dir = NULL;
+	bool om = false, sum = false;
+	const struct il_opt opts[] = {
+		IL_OPT_BOOL(0, "openmetrics", &om, "the Prometheus text format of node_exporter's textfile collector"),
+		IL_OPT_STR('o', "output", &out, "FILE", "write FILE atomically (mode 0644; temp file beside it, fsync, rename)"),
+		IL_OPT_STR('H', "host", &host, "NAME", "export an inventory host's state (over its transport)"),
+		IL_OPT_STR(0, "hosts-dir", &hosts_dir, "DIR", "inventory directory (default ./hosts)"),
+		IL_OPT_STR(0, "sysfs-root", &root, "DIR", "read sysfs, /proc and /dev under DIR (fixtures); default /"),
+		IL_OPT_BOOL(0, "summary", &sum, "say on stderr what was exported and idlelab's lifetime miss ratio"),
+		IL_OPT_END_,
+	};
+	static const char *const usage[] = { "idlelab export --openmetrics [-o FILE] [--host NAME | --sysfs-root DIR] [--summary]",
+					     NULL };
+	struct il_promtext_summary s;
+	struct il_buf b = IL_BUF_INIT;
+	struct il_err err = { 0 };
+	struct il_snapshot snap;
+	struct il_pmqos q;
+	struct il_target tg;
+	int nargs, r;
+
+	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
+		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
+	if (nargs)
+		return il_opt_error(opts, usage, "unexpected argument '%s'", argv[1]);
+	if (!om)
+		return il_opt_error(opts, usage, "say which format: --openmetrics (the only one)");
+	if (il_target_open(&tg, host, root, hosts_dir, &err))
+		return il_cli_fail(&err);
+	r = il_sysfs_snapshot(tg.fs, &snap, &err);
+	if (!r && (r = il_sysfs_pmqos(tg.fs, &q, &err)))
+		il_snapshot_release(&snap);
+	il_target_close(&tg);
+	if (r)
+		return il_cli_fail(&err);
+	r = il_promtext_render(&b, &snap, &q, &s, &err);
+	if (!r)
+		r = out && strcmp(out, "-") ? il_write_file_mode(out, b.p, b.len, 0644, &err)
+					    : il_cli_output(NULL, il_buf_str(&b), b.len, &err);
+	if (!r && sum)
+		summary(out, &s);
+	il_buf_release(&b);
+	il_pmqos_release(&q);
+	il_snapshot_release(&snap);
+	return r ? il_cli_fail(&err) : IL_EXIT_OK;
+}
