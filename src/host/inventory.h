@@ -53,6 +53,23 @@ int il_host_from_json(struct il_host_cfg *out, const json_t *j, const char *name
 /* Host names in paths->hosts_dir (from *.json), sorted, plus "local". */
 int il_host_list(struct il_strlist *out, const struct il_paths *paths, struct il_err *err);
 
+/*
+ * A host from "[user@]host[:port]" ("[v6]:port" too), as an audit inventory
+ * line or argument names one: its name is spec, the rest a host file's
+ * defaults (~/.ssh/known_hosts, strict). label names the source in errors.
+ */
+int il_host_from_spec(struct il_host_cfg *out, const char *spec, const char *label, const struct il_paths *paths,
+		      struct il_err *err);
+
+/*
+ * Whether name is a `Host` alias in the ssh config (paths->ssh_config, else
+ * paths->home's .ssh/config): a word of a Host line, patterns not counted.
+ */
+bool il_host_ssh_alias(const struct il_paths *paths, const char *name);
+
+/* The lines of a plain inventory file (one "[user@]host[:port]" each; blanks and '#' comments skipped), appended. */
+int il_host_list_file(struct il_strlist *out, const char *path, struct il_err *err);
+
 /* The configuration as JSON (never contains secrets: only the identity path). */
 json_t *il_host_to_json(const struct il_host_cfg *h);
 
