@@ -406,7 +406,7 @@ static int check_cmdline(struct il_audit_host *h, const json_t *fp, const struct
 	int r = 0;
 
 	for (size_t i = 0; opts[i] && !r; i++) {
-		const char *v = jstr(ci, opts[i]);
+		const char *v = json_string_value(json_object_get(ci, opts[i]));
 		char subj[160];
 
 		/* idle=nomwait and nohz=on change nothing that matters here */
