@@ -33,7 +33,7 @@ DEB_PKGS := build-essential pkg-config bc clang libclang-rt-14-dev valgrind \
             linux-source-6.1 xz-utils gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu \
             bison flex libelf-dev kmod rsync \
             qemu-system-arm qemu-system-x86 acpica-tools device-tree-compiler cpio gzip dropbear-bin fonts-dejavu-core \
-            openssh-server openssh-client python3 python3-aiosmtpd ca-certificates chromium procps psmisc iproute2 util-linux
+            openssh-server openssh-client pssh pdsh python3 python3-aiosmtpd ca-certificates chromium procps psmisc iproute2 util-linux
 
 NODEP_GOALS := deps clean help check-fresh
 ifeq ($(filter-out $(NODEP_GOALS),$(or $(MAKECMDGOALS),all)),)
@@ -169,7 +169,7 @@ $(BUILD)/tests/bench_%: tests/bench/bench_%.c $(LIB_A)
 
 unit-bins: $(UNIT_BIN) $(FUZZ_REPLAY)
 
-E2E_FAST   := $(patsubst %,e2e:%,$(filter-out tests/e2e/lib.sh tests/e2e/sshd.sh,$(wildcard tests/e2e/*.sh)))
+E2E_FAST   := $(patsubst %,e2e:%,$(filter-out tests/e2e/lib.sh tests/e2e/sshd.sh tests/e2e/fleet.sh,$(wildcard tests/e2e/*.sh)))
 E2E_KERNEL := $(patsubst %,e2e:%,$(wildcard tests/e2e-kernel/*.sh))
 
 # everything: unit (plain, ASan+UBSan, valgrind), fuzz corpus replay, e2e, and the
