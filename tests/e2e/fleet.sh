@@ -67,7 +67,7 @@ fleet_start() {
 		2>>"$FLEET/$1.log" &
 	FLEET_PIDS="$FLEET_PIDS $!"
 	printf '[127.0.0.1]:%s %s\n' "$2" "$(cut -d' ' -f1-2 "$FLEET/hostkey.pub")" >> "$FLEET/home/.ssh/known_hosts"
-	printf 'Host %s\n  HostName 127.0.0.1\n  Port %s\n  User root\n  IdentityFile %s\n' "$1" "$2" "$FLEET/client" \
+	printf 'Host %s\n  HostName 127.0.0.1\n  Port %s\n  User root\n  IdentityFile %s\n  UserKnownHostsFile %s\n' "$1" "$2" "$FLEET/client" "$FLEET/home/.ssh/known_hosts" \
 		>> "$FLEET/ssh_config"
 }
 
