@@ -393,6 +393,14 @@ fail:
 	return r;
 }
 
+/* How the probe reached the host, in its fingerprint. */
+static void stamp(const struct il_transport *t, json_t *out, double elapsed_s)
+{
+	json_object_set_new(out, "transport", json_string(t->cfg->local ? "local" : "ssh"));
+	json_object_set_new(out, "auth", json_string(t->auth));
+	json_object_set_new(out, "probe_s", json_real(elapsed_s));
+}
+
 int il_probe_run(struct il_transport *t, json_t **out, struct il_snapshot *snap, struct il_err *err)
 {
 	struct il_buf script = IL_BUF_INIT;
@@ -411,11 +419,8 @@ int il_probe_run(struct il_transport *t, json_t **out, struct il_snapshot *snap,
 			       il_buf_str(&res.err));
 	} else {
 		r = il_probe_parse(il_buf_str(&res.out), res.out.len, t->label, out, snap, err);
-		if (!r) {
-			json_object_set_new(*out, "transport", json_string(t->cfg->local ? "local" : "ssh"));
-			json_object_set_new(*out, "auth", json_string(t->auth));
-			json_object_set_new(*out, "probe_s", json_real(res.elapsed_s));
-		}
+		if (!r)
+			stamp(t, *out, res.elapsed_s);
 	}
 	il_exec_result_release(&res);
 	return r;
@@ -474,11 +479,8 @@ int il_probe_window(struct il_transport *t, double window_s, json_t **out, struc
 			       il_buf_str(&res.err));
 	} else {
 		r = il_probe_parse_window(il_buf_str(&res.out), res.out.len, t->label, out, before, after, err);
-		if (!r) {
-			json_object_set_new(*out, "transport", json_string(t->cfg->local ? "local" : "ssh"));
-			json_object_set_new(*out, "auth", json_string(t->auth));
-			json_object_set_new(*out, "probe_s", json_real(res.elapsed_s));
-		}
+		if (!r)
+			stamp(t, *out, res.elapsed_s);
 	}
 	il_exec_result_release(&res);
 	return r;
