@@ -33,7 +33,7 @@ DEB_PKGS := build-essential pkg-config bc clang libclang-rt-14-dev valgrind \
             linux-source-6.1 xz-utils gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu \
             bison flex libelf-dev kmod rsync \
             qemu-system-arm qemu-system-x86 acpica-tools device-tree-compiler cpio gzip dropbear-bin fonts-dejavu-core \
-            openssh-server openssh-client python3 python3-aiosmtpd ca-certificates chromium procps psmisc iproute2 util-linux \
+            openssh-server openssh-client pssh pdsh python3 python3-aiosmtpd ca-certificates chromium procps psmisc iproute2 util-linux \
             prometheus prometheus-node-exporter
 
 NODEP_GOALS := deps clean help check-fresh
@@ -82,7 +82,7 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 LIB_A    := $(BUILD)/libidlelab.a
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # one libFuzzer target per parser: tests/fuzz/fuzz_NAME.c, corpus tests/fuzz/corpus/NAME
-FUZZ_NAMES  := dump snapjson plan host workload output mbox journal ssdt pmqos
+FUZZ_NAMES  := dump snapjson plan host workload output mbox journal ssdt pmqos probe
 FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_%_replay)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 
@@ -170,7 +170,7 @@ $(BUILD)/tests/bench_%: tests/bench/bench_%.c $(LIB_A)
 
 unit-bins: $(UNIT_BIN) $(FUZZ_REPLAY)
 
-E2E_FAST   := $(patsubst %,e2e:%,$(filter-out tests/e2e/lib.sh tests/e2e/sshd.sh,$(wildcard tests/e2e/*.sh)))
+E2E_FAST   := $(patsubst %,e2e:%,$(filter-out tests/e2e/lib.sh tests/e2e/sshd.sh tests/e2e/fleet.sh,$(wildcard tests/e2e/*.sh)))
 E2E_KERNEL := $(patsubst %,e2e:%,$(wildcard tests/e2e-kernel/*.sh))
 
 # everything: unit (plain, ASan+UBSan, valgrind), fuzz corpus replay, e2e, and the

@@ -60,6 +60,8 @@ ls -l /proc/[0-9]*/fd 2>/dev/null | awk '
 	/ -> \/dev\/cpu_dma_latency$/ { if (!(pid in seen)) { seen[pid] = 1; print pid } }' |
 	while read -r pid; do kv "pm_qos_holder.$pid" "$(cat "/proc/$pid/comm" 2>/dev/null)"; done
 if [ "$(id -u)" = 0 ]; then kv pm_qos_scan all; else kv pm_qos_scan own; fi
+# tuned's profile (a latency profile holds /dev/cpu_dma_latency through its force_latency option)
+kv tuned_profile "$(cat /etc/tuned/active_profile 2>/dev/null)"
 for t in fio schbench ebizzy adrestia cyclictest hackbench perf pgbench stress-ng taskset; do
 	command -v "$t" >/dev/null 2>&1 && kv tool "$t"
 done

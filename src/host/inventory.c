@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *hosts_dir(const struct il_paths *p)
 {
@@ -345,4 +346,115 @@ json_t *il_host_to_json(const struct il_host_cfg *h)
 	json_object_set_new(o, "file", h->path ? json_string(h->path) : json_null());
 	json_object_set_new(o, "boot", il_boot_cfg_to_json(&h->boot));
 	return o;
+}
+
+int il_host_from_spec(struct il_host_cfg *out, const char *spec, const char *label, const struct il_paths *paths,
+		      struct il_err *err)
+{
+	const char *at = strchr(spec, '@'), *h = at ? at + 1 : spec, *colon;
+	char *user = at ? il_strndup(spec, (size_t)(at - spec)) : NULL, *addr;
+	json_t *j = json_object();
+	int r, port = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (*h == '[' && strchr(h, ']')) {
+		const char *close = strchr(h, ']');
+
+		addr = il_strndup(h + 1, (size_t)(close - h - 1));
+		colon = close[1] == ':' ? close + 1 : NULL;
+	} else {
+		colon = strrchr(h, ':');
+		addr = il_strndup(h, colon ? (size_t)(colon - h) : strlen(h));
+	}
+	if (colon) {
+		uint64_t v;
+
+		if (il_parse_u64(colon + 1, (size_t)-1, &v) || !v || v > 65535) {
+			r = il_err_set(err, IL_EPARSE, "%s: '%s': expected [user@]host[:port] (port 1 to 65535)", label, spec);
+			goto out;
+		}
+		port = (int)v;
+	}
+	if (!j || !addr || (at && !user)) {
+		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (!*addr || (at && !*user) || strpbrk(addr, " \t@/")) {
+		r = il_err_set(err, IL_EPARSE, "%s: '%s': expected [user@]host[:port]", label, spec);
+		goto out;
+	}
+	json_object_set_new(j, "address", json_string(addr));
+	if (user)
+		json_object_set_new(j, "user", json_string(user));
+	if (port)
+		json_object_set_new(j, "port", json_integer(port));
+	r = il_host_from_json(out, j, spec, label, paths, err);
+out:
+	json_decref(j);
+	free(user);
+	free(addr);
+	return r;
+}
+
+bool il_host_ssh_alias(const struct il_paths *paths, const char *name)
+{
+	struct il_buf text = IL_BUF_INIT, path = IL_BUF_INIT;
+	bool found = false;
+
+	if (paths && paths->ssh_config)
+		il_buf_adds(&path, paths->ssh_config);
+	else if (paths && paths->home)
+		il_buf_printf(&path, "%s/.ssh/config", paths->home);
+	if (!path.len || il_buf_read_file(&text, il_buf_str(&path), 4 << 20, NULL))
+		goto out;
+	for (const char *p = il_buf_str(&text); *p && !found;) {
+		size_t n = strcspn(p, "\n");
+		char *line = il_strndup(p, n);
+		struct il_strlist w = { 0 };
+
+		if (line) {
+			for (char *c = line; *c; c++)
+				if (*c == '=' || *c == '\t')
+					*c = ' ';
+			il_strlist_split(&w, line);
+		}
+		if (w.n >= 2 && !strcasecmp(w.v[0], "Host"))
+			for (size_t i = 1; i < w.n && !found; i++)
+				found = !strpbrk(w.v[i], "*?!") && !strcmp(w.v[i], name);
+		il_strlist_release(&w);
+		free(line);
+		p += n + (p[n] == '\n');
+	}
+out:
+	il_buf_release(&text);
+	il_buf_release(&path);
+	return found;
+}
+
+int il_host_list_file(struct il_strlist *out, const char *path, struct il_err *err)
+{
+	struct il_buf text = IL_BUF_INIT;
+	int r;
+
+	if ((r = il_buf_read_file(&text, path, 16 << 20, err)))
+		return r;
+	for (const char *p = il_buf_str(&text); *p && !r;) {
+		size_t n = strcspn(p, "\n");
+		char *line = il_strndup(p, n);
+		struct il_strlist w = { 0 };
+
+		if (!line || il_strlist_split(&w, line))
+			r = il_err_set(err, IL_ENOMEM, "out of memory");
+		else if (w.n && w.v[0][0] != '#') {
+			if (w.n > 1 && w.v[1][0] != '#')
+				r = il_err_set(err, IL_EPARSE, "%s: '%s': expected one [user@]host[:port] a line", path, line);
+			else
+				r = il_strlist_push(out, w.v[0]) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+		}
+		il_strlist_release(&w);
+		free(line);
+		p += n + (p[n] == '\n');
+	}
+	il_buf_release(&text);
+	return r;
 }

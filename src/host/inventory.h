@@ -85,6 +85,23 @@ int il_host_list(struct il_strlist *out, const struct il_paths *paths, struct il
 /* Where the host is, for a person (host list): "root@10.0.0.7:22", "this machine (no SSH)", "command: adb ...". */
 int il_host_where(const struct il_host_cfg *h, struct il_buf *out);
 
+/*
+ * A host from "[user@]host[:port]" ("[v6]:port" too), as an audit inventory
+ * line or argument names one: its name is spec, the rest a host file's
+ * defaults (~/.ssh/known_hosts, strict). label names the source in errors.
+ */
+int il_host_from_spec(struct il_host_cfg *out, const char *spec, const char *label, const struct il_paths *paths,
+		      struct il_err *err);
+
+/*
+ * Whether name is a `Host` alias in the ssh config (paths->ssh_config, else
+ * paths->home's .ssh/config): a word of a Host line, patterns not counted.
+ */
+bool il_host_ssh_alias(const struct il_paths *paths, const char *name);
+
+/* The lines of a plain inventory file (one "[user@]host[:port]" each; blanks and '#' comments skipped), appended. */
+int il_host_list_file(struct il_strlist *out, const char *path, struct il_err *err);
+
 /* The configuration as JSON (never contains secrets: only the identity path). */
 json_t *il_host_to_json(const struct il_host_cfg *h);
 

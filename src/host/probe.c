@@ -264,6 +264,7 @@ static json_t *state_tables(const struct il_snapshot *s)
 			json_object_set_new(o, "latency_us", il_json_val(st->info[IL_I_LATENCY]));
 			json_object_set_new(o, "residency_us", il_json_val(st->info[IL_I_RESIDENCY]));
 			json_object_set_new(o, "disable", il_json_val(st->info[IL_I_DISABLE]));
+			json_object_set_new(o, "default_status", il_json_str(st->default_status));
 			json_array_append_new(tab, o);
 		}
 		json_object_set_new(g, "states", tab);
@@ -370,6 +371,7 @@ int il_probe_parse(const char *text, size_t len, const char *host, json_t **out,
 	json_object_set_new(o, "cpu_dma_latency_holders", json_pack("{s:O,s:o}", "processes", holders, "scanned",
 								    il_json_str(fact(facts, "pm_qos_scan"))));
 	json_object_set_new(o, "virtualization", virt_json(facts));
+	json_object_set_new(o, "tuned_profile", il_json_str(fact(facts, "tuned_profile")));
 	json_object_set_new(o, "tools", tools);
 	tools = NULL;
 	json_object_set_new(o, "energy_zones", json_integer((json_int_t)s.nzones));
@@ -391,6 +393,14 @@ fail:
 	return r;
 }
 
+/* How the probe reached the host, in its fingerprint. */
+static void stamp(const struct il_transport *t, json_t *out, double elapsed_s)
+{
+	json_object_set_new(out, "transport", json_string(il_host_kind_name(t->cfg->kind)));
+	json_object_set_new(out, "auth", json_string(t->auth));
+	json_object_set_new(out, "probe_s", json_real(elapsed_s));
+}
+
 int il_probe_run(struct il_transport *t, json_t **out, struct il_snapshot *snap, struct il_err *err)
 {
 	struct il_buf script = IL_BUF_INIT;
@@ -409,11 +419,68 @@ int il_probe_run(struct il_transport *t, json_t **out, struct il_snapshot *snap,
 			       il_buf_str(&res.err));
 	} else {
 		r = il_probe_parse(il_buf_str(&res.out), res.out.len, t->label, out, snap, err);
-		if (!r) {
-			json_object_set_new(*out, "transport", json_string(il_host_kind_name(t->cfg->kind)));
-			json_object_set_new(*out, "auth", json_string(t->auth));
-			json_object_set_new(*out, "probe_s", json_real(res.elapsed_s));
-		}
+		if (!r)
+			stamp(t, *out, res.elapsed_s);
+	}
+	il_exec_result_release(&res);
+	return r;
+}
+
+int il_probe_parse_window(const char *text, size_t len, const char *host, json_t **out, struct il_snapshot *before,
+			  struct il_snapshot *after, struct il_err *err)
+{
+	static const char mark[] = "\n" IL_PROBE_WINDOW_MARK "\n";
+	const char *m = len >= sizeof(mark) - 1 ? memmem(text, len, mark, sizeof(mark) - 1) : NULL;
+	size_t head;
+	int r;
+
+	*out = NULL;
+	memset(after, 0, sizeof(*after));
+	if (!m)
+		return il_err_set(err, IL_EPARSE, "host '%s': the audit's output has no second snapshot (cut short?)", host);
+	head = (size_t)(m - text) + 1;
+	if ((r = il_probe_parse(text, head, host, out, before, err)))
+		return r;
+	if ((r = il_snapshot_parse(after, m + sizeof(mark) - 1, len - head - (sizeof(mark) - 2), host, err))) {
+		json_decref(*out);
+		*out = NULL;
+		il_snapshot_release(before);
+	}
+	return r;
+}
+
+int il_probe_window(struct il_transport *t, double window_s, json_t **out, struct il_snapshot *before,
+		    struct il_snapshot *after, struct il_err *err)
+{
+	struct il_buf script = IL_BUF_INIT;
+	struct il_exec_result res;
+	struct il_exec_opts o = { 0 };
+	char win[32];
+	char *args[] = { win, NULL };
+	int r;
+
+	*out = NULL;
+	snprintf(win, sizeof(win), "%.3f", window_s > 0 ? window_s : 0);
+	o.timeout_ms = (int)((t->cfg->command_timeout_s + (window_s > 0 ? window_s : 0)) * 1000);
+	il_buf_adds(&script, il_runner_script("probe.sh"));
+	il_buf_adds(&script, il_runner_script("snapshot.sh"));
+	il_buf_adds(&script, "echo " IL_PROBE_WINDOW_MARK "\nsleep \"$1\"\n");
+	il_buf_adds(&script, il_runner_script("snapshot.sh"));
+	if (il_buf_error(&script)) {
+		il_buf_release(&script);
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	}
+	r = il_transport_run_script(t, il_buf_str(&script), args, &o, &res, err);
+	il_buf_release(&script);
+	if (r)
+		return r;
+	if (res.exit_code) {
+		r = il_err_set(err, IL_EIO, "host '%s': audit probe failed (exit %d): %s", t->label, res.exit_code,
+			       il_buf_str(&res.err));
+	} else {
+		r = il_probe_parse_window(il_buf_str(&res.out), res.out.len, t->label, out, before, after, err);
+		if (!r)
+			stamp(t, *out, res.elapsed_s);
 	}
 	il_exec_result_release(&res);
 	return r;

@@ -32,4 +32,25 @@ json_t *il_probe_cmdline_idle(const char *cmdline);
 int il_probe_parse(const char *text, size_t len, const char *host, json_t **out, struct il_snapshot *snap,
 		   struct il_err *err);
 
+/*
+ * An audit's one exec: the probe and a snapshot, then a second snapshot
+ * window_s seconds later (runners/probe.sh, snapshot.sh, a marker line, sleep,
+ * snapshot.sh). *out as il_probe_run; before and after are the two
+ * snapshots (caller releases both). The command's time-out is the host's
+ * command_timeout_s plus the window.
+ */
+int il_probe_window(struct il_transport *t, double window_s, json_t **out, struct il_snapshot *before,
+		    struct il_snapshot *after, struct il_err *err);
+
+/* The marker line between the two snapshots of il_probe_window's output. */
+#define IL_PROBE_WINDOW_MARK "idlelab-second-snapshot"
+
+/*
+ * Parse il_probe_window's output: the part before the marker line as
+ * il_probe_parse (fingerprint and before), the part after it as a dump
+ * (after). Output without the marker is IL_EPARSE. Exposed for tests and fuzzing.
+ */
+int il_probe_parse_window(const char *text, size_t len, const char *host, json_t **out, struct il_snapshot *before,
+			  struct il_snapshot *after, struct il_err *err);
+
 #endif

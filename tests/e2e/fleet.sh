@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Sourced by e2e and bench scripts (after lib.sh): a fleet of real OpenSSH sshd
+# hosts on 127.0.0.1, each in its own mount and PID namespace (unshare) where
+# /sys/devices/system/cpu is a fixture tree (materialize) and /proc/cmdline a
+# file, so each host sees its own cpuidle sysfs. Optional plants in a host's
+# root: cpuinfo (bind-mounted over /proc/cpuinfo), detect-virt (a script over
+# systemd-detect-virt), hold (a process holding /dev/cpu_dma_latency open).
+# The hosts share one host key and one client key; $FLEET/ssh_config has an
+# alias per host, $FLEET/home/.ssh/known_hosts their keys. Stopped (by PID) at exit.
+FLEET=$E2E_TMP/fleet
+FLEET_PIDS=
+mkdir -p "$FLEET/home/.ssh" && [ "$(id -u)" = 0 ] && mkdir -p /run/sshd
+ssh-keygen -q -t ed25519 -N '' -f "$FLEET/hostkey"
+ssh-keygen -q -t ed25519 -N '' -f "$FLEET/client"
+cp "$FLEET/client.pub" "$FLEET/authorized_keys"
+cat > "$FLEET/sshd_config" <<CFG
+ListenAddress 127.0.0.1
+HostKey $FLEET/hostkey
+AuthorizedKeysFile $FLEET/authorized_keys
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin yes
+LogLevel ERROR
+MaxStartups 200
+MaxSessions 200
+CFG
+printf 'Host 127.0.0.1\n  IdentityFile %s\n' "$FLEET/client" > "$FLEET/ssh_config"
+cat > "$FLEET/inner.sh" <<'SH'
+R=$1
+mount --bind "$R/sys/devices/system/cpu" /sys/devices/system/cpu || exit 1
+mount --bind "$R/cmdline" /proc/cmdline || exit 1
+[ -f "$R/cpuinfo" ] && { mount --bind "$R/cpuinfo" /proc/cpuinfo || exit 1; }
+dv=$(command -v systemd-detect-virt)
+[ -f "$R/detect-virt" ] && [ -n "$dv" ] && { mount --bind "$R/detect-virt" "$dv" || exit 1; }
+[ -f "$R/hold" ] && { sleep 3600 3>/dev/cpu_dma_latency & }
+shift
+exec "$@"
+SH
+fleet_stop() {
+	# unshare --fork ignores SIGTERM while it waits; SIGKILL takes its child (--kill-child) and the namespace along
+	for p in $FLEET_PIDS; do kill -KILL "$p" 2>/dev/null; done
+	for p in $FLEET_PIDS; do wait "$p" 2>/dev/null; done
+	FLEET_PIDS=
+}
+trap 'fleet_stop; rm -rf "$E2E_TMP"' EXIT
+
+fleet_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# fleet_tree NAME DUMP: the host's root ($FLEET/NAME) from a sysfs dump, with a plain cmdline; prints the root
+fleet_tree() {
+	ft_root=$FLEET/$1
+	mkdir -p "$ft_root"
+	grep '^/sys/devices/system/cpu/' "$2" > "$ft_root/dump.txt"
+	materialize "$ft_root/dump.txt" "$ft_root"
+	echo 'BOOT_IMAGE=/vmlinuz root=/dev/vda ro quiet' > "$ft_root/cmdline"
+	echo "$ft_root"
+}
+
+# fleet_start NAME PORT: start NAME's sshd (its tree made first) on PORT; adds the alias and known_hosts line
+fleet_start() {
+	unshare -m -p -f --mount-proc --propagation private --kill-child \
+		sh "$FLEET/inner.sh" "$FLEET/$1" /usr/sbin/sshd -D -e -f "$FLEET/sshd_config" -o "Port=$2" \
+		2>>"$FLEET/$1.log" &
+	FLEET_PIDS="$FLEET_PIDS $!"
+	printf '[127.0.0.1]:%s %s\n' "$2" "$(cut -d' ' -f1-2 "$FLEET/hostkey.pub")" >> "$FLEET/home/.ssh/known_hosts"
+	printf 'Host %s\n  HostName 127.0.0.1\n  Port %s\n  User root\n  IdentityFile %s\n  UserKnownHostsFile %s\n' "$1" "$2" "$FLEET/client" "$FLEET/home/.ssh/known_hosts" \
+		>> "$FLEET/ssh_config"
+}
+
+# fleet_wait PORT...: until each port accepts connections (5 s at most each)
+fleet_wait() {
+	python3 - "$@" <<'PY'
+import socket, sys, time
+for p in sys.argv[1:]:
+    end = time.time() + 5
+    while time.time() < end:
+        try:
+            socket.create_connection(("127.0.0.1", int(p)), 1).close(); break
+        except OSError:
+            time.sleep(0.05)
+PY
+}
