@@ -8,7 +8,8 @@
 #   make deps && make check    (ends with "N passed, 0 failed, N skipped")
 #
 # in a clone of this repository's HEAD made inside the root. Both wall times
-# are printed. proc, sys and dev are mounted into the root; at the end (also
+# are printed. The root is bind-mounted on itself (private), proc, sys and dev
+# are mounted into it; at the end (also
 # on failure or a signal) every process whose root is inside it is killed by
 # PID, every mount below it is unmounted and the root is removed.
 #
@@ -76,6 +77,11 @@ for f in $sources; do
 done
 echo 'APT::Install-Recommends "0"; APT::Install-Suggests "0";' > "$root/etc/apt/apt.conf.d/99fresh-root"
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+# the root a mount point of its own, private: inside the chroot, unshare(1) makes "/" rprivate for a
+# test's private mount namespace (the audit's and the command transport's e2e), which fails on a
+# directory that is not a mount point ("cannot change root filesystem propagation")
+mount --bind "$root" "$root"
+mount --make-private "$root"
 mount -t proc proc "$root/proc"
 mount --rbind /sys "$root/sys"
 mount --make-rslave "$root/sys"
