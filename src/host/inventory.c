@@ -363,7 +363,8 @@ int il_host_from_spec(struct il_host_cfg *out, const char *spec, const char *lab
 		addr = il_strndup(h + 1, (size_t)(close - h - 1));
 		colon = close[1] == ':' ? close + 1 : NULL;
 	} else {
-		colon = strrchr(h, ':');
+		/* a bare IPv6 address (two colons or more) has no port: "[::1]:2222" is how to give one */
+		colon = strchr(h, ':') == strrchr(h, ':') ? strchr(h, ':') : NULL;
 		addr = il_strndup(h, colon ? (size_t)(colon - h) : strlen(h));
 	}
 	if (colon) {

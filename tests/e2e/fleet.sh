@@ -4,7 +4,13 @@
 # /sys/devices/system/cpu is a fixture tree (materialize) and /proc/cmdline a
 # file, so each host sees its own cpuidle sysfs. Optional plants in a host's
 # root: cpuinfo (bind-mounted over /proc/cpuinfo), detect-virt (a script over
-# systemd-detect-virt), hold (a process holding /dev/cpu_dma_latency open).
+# systemd-detect-virt), hold (a process holding /dev/cpu_dma_latency open),
+# etc.up (an overlay over /etc, e.g. a tuned profile), sh (a broken /bin/sh:
+# the shell the collection runs in).
+# Root's home on every host is a fresh one with Debian's default dotfiles:
+# sshd runs each command through root's bash, which reads ~/.bashrc, and the
+# machine running the tests must not lend its own (a pyenv init there costs
+# 130 ms of CPU per session and once was most of the benchmark's time).
 # The hosts share one host key and one client key; $FLEET/ssh_config has an
 # alias per host, $FLEET/home/.ssh/known_hosts their keys. Stopped (by PID) at exit.
 FLEET=$E2E_TMP/fleet
@@ -13,6 +19,10 @@ mkdir -p "$FLEET/home/.ssh" && [ "$(id -u)" = 0 ] && mkdir -p /run/sshd
 ssh-keygen -q -t ed25519 -N '' -f "$FLEET/hostkey"
 ssh-keygen -q -t ed25519 -N '' -f "$FLEET/client"
 cp "$FLEET/client.pub" "$FLEET/authorized_keys"
+mkdir -p "$FLEET/roothome"
+for f in bashrc profile; do
+	[ -f "/usr/share/base-files/dot.$f" ] && cp "/usr/share/base-files/dot.$f" "$FLEET/roothome/.$f"
+done
 cat > "$FLEET/sshd_config" <<CFG
 ListenAddress 127.0.0.1
 HostKey $FLEET/hostkey
@@ -31,10 +41,16 @@ cat > "$FLEET/inner.sh" <<'SH'
 R=$1
 mount --bind "$R/sys/devices/system/cpu" /sys/devices/system/cpu || exit 1
 mount --bind "$R/cmdline" /proc/cmdline || exit 1
+rh=$(getent passwd root | cut -d: -f6)
+[ -d "$rh" ] && { mount --bind "$R/../roothome" "$rh" || exit 1; }
 [ -f "$R/cpuinfo" ] && { mount --bind "$R/cpuinfo" /proc/cpuinfo || exit 1; }
 dv=$(command -v systemd-detect-virt)
 [ -f "$R/detect-virt" ] && [ -n "$dv" ] && { mount --bind "$R/detect-virt" "$dv" || exit 1; }
 [ -f "$R/hold" ] && { sleep 3600 3>/dev/cpu_dma_latency & }
+if [ -d "$R/etc.up" ]; then
+	mkdir -p "$R/etc.work" && mount -t overlay overlay -o "lowerdir=/etc,upperdir=$R/etc.up,workdir=$R/etc.work" /etc || exit 1
+fi
+[ -f "$R/sh" ] && { mount --bind "$R/sh" "$(readlink -f /bin/sh)" || exit 1; }
 shift
 exec "$@"
 SH

@@ -92,6 +92,106 @@ static void test_inventory__errors_name_file_and_path(void **state)
 	free(dir);
 }
 
+/* [user@]host[:port] from the command line and inventory lists: IPv6 in brackets or bare. */
+static void test_inventory__spec(void **state)
+{
+	static const struct {
+		const char *spec, *user, *addr;
+		int port;
+	} good[] = {
+		{ "root@127.0.0.1:2222", "root", "127.0.0.1", 2222 },
+		{ "lab.example", NULL, "lab.example", 0 },
+		{ "pi@rk3399", "pi", "rk3399", 0 },
+		{ "[::1]:2200", NULL, "::1", 2200 },
+		{ "me@[fe80::1%eth0]", "me", "fe80::1%eth0", 0 },
+		{ "::1", NULL, "::1", 0 },
+	};
+	static const char *const bad[] = { "root@", "@h", "h:0", "h:70000", "h:x", "a b", "h:", "u@h/x", "" };
+	struct il_paths paths = { .home = (char *)"/home/tester" };
+	struct il_host_cfg h;
+	struct il_err err = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
+		if (il_host_from_spec(&h, good[i].spec, "list.txt:3", &paths, &err))
+			fail_msg("'%s': %s", good[i].spec, err.msg);
+		assert_string_equal(h.address, good[i].addr);
+		if (good[i].user)
+			assert_string_equal(h.user, good[i].user);
+		else
+			assert_null(h.user);
+		assert_int_equal(h.port, good[i].port);
+		il_host_release(&h);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		if (il_host_from_spec(&h, bad[i], "list.txt:3", &paths, &err) != IL_EPARSE || !strstr(err.msg, "list.txt:3") ||
+		    !strstr(err.msg, "expected [user@]host[:port]"))
+			fail_msg("'%s' accepted or unclear: %s", bad[i], err.msg);
+	}
+}
+
+/* A plain list: one spec a line, blank lines and # comments skipped, two words an error naming the file. */
+static void test_inventory__list_file(void **state)
+{
+	char *dir = tu_tmpdir();
+	char path[512];
+	struct il_strlist l = { 0 };
+	struct il_err err = { 0 };
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/fleet.list", dir);
+	tu_write(dir, "/fleet.list", "# lab A\n\nroot@10.0.0.1:22\n  b.example   # rack 4\n\tc\n[::1]:2200");
+	assert_int_equal(il_host_list_file(&l, path, &err), 0);
+	assert_int_equal(l.n, 4);
+	assert_string_equal(l.v[0], "root@10.0.0.1:22");
+	assert_string_equal(l.v[1], "b.example");
+	assert_string_equal(l.v[2], "c");
+	assert_string_equal(l.v[3], "[::1]:2200");
+	il_strlist_release(&l);
+	tu_write(dir, "/fleet.list", "a\nb c\n");
+	assert_int_equal(il_host_list_file(&l, path, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "fleet.list"));
+	assert_non_null(strstr(err.msg, "'b c': expected one [user@]host[:port] a line"));
+	il_strlist_release(&l);
+	snprintf(path, sizeof(path), "%s/missing.list", dir);
+	assert_int_not_equal(il_host_list_file(&l, path, &err), 0);
+	assert_non_null(strstr(err.msg, "missing.list"));
+	il_strlist_release(&l);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* ~/.ssh/config aliases: literal Host names only (patterns and negations are not hosts). */
+static void test_inventory__ssh_alias(void **state)
+{
+	char *dir = tu_tmpdir();
+	char path[512];
+	struct il_paths paths = { .ssh_config = path };
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/config", dir);
+	tu_write(dir, "/config", "# Host commented\nHost pixel6 rk3399\n  HostName 10.0.0.2\nhost\tlower\nHost=eq\n"
+				 "Host *.lab !bad\nMatch host m1\n  User x\n");
+	assert_true(il_host_ssh_alias(&paths, "pixel6"));
+	assert_true(il_host_ssh_alias(&paths, "rk3399"));
+	assert_true(il_host_ssh_alias(&paths, "lower"));
+	assert_true(il_host_ssh_alias(&paths, "eq"));
+	assert_false(il_host_ssh_alias(&paths, "commented"));
+	assert_false(il_host_ssh_alias(&paths, "*.lab"));
+	assert_false(il_host_ssh_alias(&paths, "a.lab"));
+	assert_false(il_host_ssh_alias(&paths, "bad"));
+	assert_false(il_host_ssh_alias(&paths, "m1"));
+	assert_false(il_host_ssh_alias(&paths, "10.0.0.2"));
+	/* no config file: no aliases, and $HOME's is where it is looked for without IDLELAB_SSH_CONFIG */
+	paths.ssh_config = NULL;
+	paths.home = dir;
+	assert_false(il_host_ssh_alias(&paths, "pixel6"));
+	tu_write(dir, "/.ssh/config", "Host viahome\n");
+	assert_true(il_host_ssh_alias(&paths, "viahome"));
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* The quoted string, run by a real /bin/sh, gives back exactly the argv. */
 static void test_quote__roundtrip_through_sh(void **state)
 {
@@ -145,6 +245,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inventory__load_and_defaults),
 		cmocka_unit_test(test_inventory__errors_name_file_and_path),
+		cmocka_unit_test(test_inventory__spec),
+		cmocka_unit_test(test_inventory__list_file),
+		cmocka_unit_test(test_inventory__ssh_alias),
 		cmocka_unit_test(test_quote__roundtrip_through_sh),
 		cmocka_unit_test(test_probe__cmdline_idle),
 	};
