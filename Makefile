@@ -21,7 +21,7 @@ else
   say = @printf '  %-5s %s\n' '$(1)' '$(2)'
 endif
 
-PC_LIBS  := libgit2 libssh jansson libcurl libcrypto gmime-3.0 zlib sqlite3
+PC_LIBS  := libgit2 libssh jansson libcurl libcrypto gmime-3.0 zlib sqlite3 yaml-0.1
 # Every package the build, the tests, the demo and the lab use, named: `make
 # deps` installs without Recommends, so what another package only recommends
 # (libc6-dev-arm64-cross for gcc-aarch64-linux-gnu, xz-utils-style helpers of
@@ -29,7 +29,7 @@ PC_LIBS  := libgit2 libssh jansson libcurl libcrypto gmime-3.0 zlib sqlite3
 # minimal Debian 12 root (debootstrap --variant=minbase).
 DEB_PKGS := build-essential pkg-config bc clang libclang-rt-14-dev valgrind \
             libgit2-dev libssh-dev libjansson-dev libcurl4-openssl-dev libcmocka-dev libssl-dev \
-            libgmime-3.0-dev zlib1g-dev libsqlite3-dev git \
+            libgmime-3.0-dev zlib1g-dev libsqlite3-dev libyaml-dev git \
             linux-source-6.1 xz-utils gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu \
             bison flex libelf-dev kmod rsync \
             qemu-system-arm qemu-system-x86 acpica-tools device-tree-compiler cpio gzip dropbear-bin fonts-dejavu-core \
