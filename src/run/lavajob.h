@@ -14,6 +14,7 @@
  */
 #ifndef IL_RUN_LAVAJOB_H
 #define IL_RUN_LAVAJOB_H
+#include <stdbool.h>
 #include <stddef.h>
 #include "util/buf.h"
 #include "util/err.h"
@@ -55,6 +56,26 @@ extern const char *const il_lavajob_placeholders[];
  * and the line), an unknown placeholder, out of memory.
  */
 int il_lavajob_render(const struct il_lavajob *j, struct il_buf *out, struct il_err *err);
+
+/* One file the block sent back (runners/lava-block.sh's il_attach). */
+struct il_lavajob_file {
+	char *name;               /* "probe", "sample-SEQ", "sample-SEQ.err" */
+	struct il_buf data;       /* the decoded bytes */
+	bool ok;                  /* complete, and its size and SHA-256 are the ones announced */
+	char why[160];            /* when not ok: what was wrong */
+};
+
+/*
+ * The files in a job's console output (its "target" lines, in order):
+ * between "IDLELAB-BEGIN NAME SHA256 BYTES" and "IDLELAB-END NAME" only
+ * lines of the base64 alphabet count (a shell trace or LAVA's own signal
+ * lines are skipped; anything that damaged the data shows as a checksum
+ * mismatch, never as a wrong number). A file whose END never came is there
+ * with ok false. *files (caller frees with il_lavajob_files_release) has *n.
+ */
+int il_lavajob_unarmour(const char *const *lines, size_t nlines, struct il_lavajob_file **files, size_t *n,
+			struct il_err *err);
+void il_lavajob_files_release(struct il_lavajob_file *files, size_t n);
 
 /* The built-in template's text (the lab's arm64 kernel, initramfs and device tree under QEMU). */
 const char *il_lavajob_default_template(void);

@@ -38,6 +38,16 @@ static void set_reason(struct il_sample_result *oc, const char *status, bool ret
 	il_strlcpy(oc->reason, msg, sizeof(oc->reason));
 }
 
+void il_sample_nonce(char nonce[IL_SAMPLE_NONCE_LEN])
+{
+	unsigned char rnd[8];
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		memset(rnd, 0x5a, sizeof(rnd));
+	snprintf(nonce, IL_SAMPLE_NONCE_LEN, "IL%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3],
+		 rnd[4], rnd[5], rnd[6], rnd[7]);
+}
+
 void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *script, const struct il_spec *s,
 		   struct il_sample_result *oc)
 {
@@ -48,16 +58,12 @@ void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *s
 	struct il_exec_result res = { 0 };
 	struct il_exec_opts eo = { 0 };
 	struct il_err e = { 0 };
-	unsigned char rnd[8];
-	char nonce[32], label[64];
+	char nonce[IL_SAMPLE_NONCE_LEN];
 	char **av = NULL;
 	int rc;
 
 	memset(oc, 0, sizeof(*oc));
-	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-		memset(rnd, 0x5a, sizeof(rnd));
-	snprintf(nonce, sizeof(nonce), "IL%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3], rnd[4],
-		 rnd[5], rnd[6], rnd[7]);
+	il_sample_nonce(nonce);
 	if (il_workload_argv(&w->def, w->params, &wargv, &e)) {
 		set_reason(oc, "infra_failed", false, e.msg);
 		goto out;
@@ -116,22 +122,40 @@ void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *s
 		set_reason(oc, "infra_failed", false, "runner output exceeded 64 MiB (workload too chatty)");
 		goto out;
 	}
-	if (il_runner_parse(il_buf_str(&res.out), res.out.len, nonce, &oc->ro, &e)) {
+	il_sample_judge(c, s, nonce, h->name, il_buf_str(&res.out), res.out.len, res.exit_code, il_buf_str(&res.err),
+			oc);
+out:
+	il_exec_result_release(&res);
+	il_strlist_release(&wargv);
+	il_strlist_release(&args);
+	free(av);
+}
+
+void il_sample_judge(const struct il_run_ctx *c, const struct il_spec *s, const char *nonce, const char *host,
+		     const char *text, size_t len, int exit_code, const char *stderr_text, struct il_sample_result *oc)
+{
+	const struct il_plan *p = c->plan;
+	const struct il_plan_wl *w = &p->wl[s->wl];
+	const struct il_govcfg *g = &p->gov[s->gov];
+	struct il_err e = { 0 };
+	char label[64];
+
+	if (il_runner_parse(text, len, nonce, &oc->ro, &e)) {
 		char msg[600];
 
-		snprintf(msg, sizeof(msg), "%s (exit %d; stderr: %.200s)", e.msg, res.exit_code, il_buf_str(&res.err));
+		snprintf(msg, sizeof(msg), "%s (exit %d; stderr: %.200s)", e.msg, exit_code, stderr_text ? stderr_text : "");
 		set_reason(oc, "infra_failed", true, msg);
-		goto out;
+		return;
 	}
 	if (oc->ro.fail) {
 		/* the runner checks deterministic things (program missing, write refused): retrying won't help */
 		set_reason(oc, "infra_failed", false, oc->ro.fail);
-		goto out;
+		return;
 	}
-	if (il_snapshot_parse(&oc->pre, oc->ro.pre.p ? oc->ro.pre.p : "", oc->ro.pre.len, h->name, &e) ||
-	    il_snapshot_parse(&oc->post, oc->ro.post.p ? oc->ro.post.p : "", oc->ro.post.len, h->name, &e)) {
+	if (il_snapshot_parse(&oc->pre, oc->ro.pre.p ? oc->ro.pre.p : "", oc->ro.pre.len, host, &e) ||
+	    il_snapshot_parse(&oc->post, oc->ro.post.p ? oc->ro.post.p : "", oc->ro.post.len, host, &e)) {
 		set_reason(oc, "invalid", true, e.msg);
-		goto out;
+		return;
 	}
 	oc->have_snaps = true;
 	if (g->governor && (!oc->pre.governor || strcmp(oc->pre.governor, g->governor))) {
@@ -140,14 +164,14 @@ void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *s
 		snprintf(msg, sizeof(msg), "governor read back as '%s' after setting '%s'",
 			 oc->pre.governor ? oc->pre.governor : "(none)", g->governor);
 		set_reason(oc, "infra_failed", true, msg);
-		goto out;
+		return;
 	}
 	if (oc->ro.status == 137 && p->timeout_s) {
 		char msg[128];
 
 		snprintf(msg, sizeof(msg), "workload killed (timeout_s %d reached, or SIGKILL)", p->timeout_s);
 		set_reason(oc, "infra_failed", true, msg);
-		goto out;
+		return;
 	}
 	if (oc->ro.status) {
 		char msg[600];
@@ -155,7 +179,7 @@ void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *s
 		snprintf(msg, sizeof(msg), "workload exited with status %d: %.400s", oc->ro.status,
 			 il_buf_str(&oc->ro.err));
 		set_reason(oc, "workload_failed", false, msg);
-		goto out;
+		return;
 	}
 	{
 		struct il_diff d = { 0 };
@@ -166,7 +190,7 @@ void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *s
 		if (il_diff_compute_opts(&d, &oc->pre, &oc->post, &o, &e)) {
 			set_reason(oc, "invalid", true, e.msg);
 			il_diff_release(&d);
-			goto out;
+			return;
 		}
 		oc->has_interval = d.has_interval;
 		oc->interval_s = d.interval_s;
@@ -174,7 +198,7 @@ void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *s
 			/* suspend, idle time beyond the interval, too short, too few idles: measure again */
 			set_reason(oc, "invalid", true, d.invalid);
 			il_diff_release(&d);
-			goto out;
+			return;
 		}
 		if (!il_snapshot_nstates(&oc->pre))
 			oc->note = strdup("no idle states on host: idle counters are absent, workload metrics only");
@@ -185,14 +209,9 @@ void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *s
 	snprintf(label, sizeof(label), "sample %zu output", s->seq);
 	if (il_workload_parse(&w->def, il_buf_str(&oc->ro.out), oc->ro.out.len, label, &oc->metrics, &e)) {
 		set_reason(oc, "workload_failed", false, e.msg);
-		goto out;
+		return;
 	}
 	oc->status = s->warmup ? "warmup" : "ok";
-out:
-	il_exec_result_release(&res);
-	il_strlist_release(&wargv);
-	il_strlist_release(&args);
-	free(av);
 }
 
 /* The fields every sample record starts with, in journal order. */

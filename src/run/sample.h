@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * One sample on a leased host: run it (one exec of runners/sample.sh), judge
- * its outcome, and build its journal record. Retrying is the engine's call.
+ * its outcome (also for a sample that came back from a LAVA job), and build
+ * its journal record. Retrying is the engine's call.
  */
 #ifndef IL_RUN_SAMPLE_H
 #define IL_RUN_SAMPLE_H
@@ -25,10 +26,24 @@ struct il_sample_result {
 	bool has_interval;
 };
 
+/* A sample attempt's frame tag: "IL" and 16 random hex digits. */
+#define IL_SAMPLE_NONCE_LEN 19
+void il_sample_nonce(char nonce[IL_SAMPLE_NONCE_LEN]);
+
 /* Run spec s on h with the sample script (il_runner_sample_script). *oc is filled; release it. */
 void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *script, const struct il_spec *s,
 		   struct il_sample_result *oc);
 void il_sample_result_release(struct il_sample_result *oc);
+
+/*
+ * Judge a sample from the runner's output (its frames for nonce), however
+ * it came back: over a transport (il_sample_run) or armoured in a LAVA job's
+ * log (run/lavarun.c). exit_code and stderr_text are the runner's own, for
+ * the message when its output does not parse. *oc (zeroed by the caller)
+ * is filled as il_sample_run fills it.
+ */
+void il_sample_judge(const struct il_run_ctx *c, const struct il_spec *s, const char *nonce, const char *host,
+		     const char *text, size_t len, int exit_code, const char *stderr_text, struct il_sample_result *oc);
 
 /*
  * The journal record of one attempt: started (stolen) and t0 (il_mono_s at
