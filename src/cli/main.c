@@ -30,6 +30,7 @@ const struct il_cmd il_commands[] = {
 	{ "kernel", cmd_kernel, "kernel variants of a plan: prepare (commits), build (cached, incremental), list" },
 	{ "history", cmd_history, "a plan's metrics across its runs, from an SQLite index of the run journals" },
 	{ "audit", cmd_audit, "fleet-wide idle efficiency audit: findings against a policy over SSH, many hosts at once" },
+	{ "lava", cmd_lava, "LAVA labs: the job definitions a plan on a LAVA host submits (jobdef), the job template" },
 	{ "nightly", cmd_nightly, "one nightly regression check: the tracked branch's new tip against the last good nightly" },
 	{ "alert", cmd_alert, "send a regression alert (lkp-style mail over SMTP and/or a webhook) from its JSON" },
 	{ "tested-by", cmd_tested_by, "the Tested-by evidence block of a run, for a linux-pm reply" },

@@ -16,7 +16,9 @@
 
 #include "kernel/kplan.h"
 #include "run/context.h"
+#include "host/inventory.h"
 #include "run/kstage.h"
+#include "run/lavarun.h"
 #include "run/lease.h"
 #include "run/record.h"
 #include "run/rundir.h"
@@ -194,6 +196,43 @@ static int run_host(struct run *r, size_t hi, struct il_err *err)
 	return rc;
 }
 
+static void lava_emit(void *ctx, struct il_run_event *ev)
+{
+	emit(ctx, ev);
+}
+
+/* A LAVA host's samples go through LAVA jobs (run/lavarun.c), not a lease. */
+static bool is_lava(const struct run *r, const char *host)
+{
+	struct il_host_cfg cfg;
+	struct il_err e = { 0 };
+	bool lava = !il_host_load(&cfg, r->o->paths, host, &e) && cfg.kind == IL_HOST_LAVA;
+
+	if (!e.code)
+		il_host_release(&cfg);
+	return lava;
+}
+
+static int run_lava(struct run *r, size_t hi, struct il_err *err)
+{
+	const char *host = r->plan.hosts.v[hi];
+	struct il_lavarun lr = { .c = &r->ctx, .specs = r->specs, .t = &r->t, .kv = &r->kv, .host = (int)hi,
+				 .emit = lava_emit, .emit_ctx = r };
+	int rc;
+
+	emit(r, &(struct il_run_event){ .kind = IL_EV_HOST, .host = host });
+	rc = il_lavarun_host(&lr, err);
+	r->ran += lr.ran;
+	if (rc == IL_EINTR) {
+		struct il_err why = *err;
+
+		journal_interrupted(r, host, err);
+		if (why.msg[0] && strcmp(why.msg, "stopped: LAVA jobs canceled"))
+			il_run_note(&r->ctx, host, "%s", why.msg);
+	}
+	return rc;
+}
+
 static int run_exec(struct run *r, struct il_err *err)
 {
 	json_t *rec;
@@ -203,7 +242,7 @@ static int run_exec(struct run *r, struct il_err *err)
 		return il_err_set(err, IL_ENOMEM, "out of memory");
 	for (size_t hi = 0; hi < r->plan.hosts.n && !rc; hi++)
 		if (host_pending(r, hi))
-			rc = run_host(r, hi, err);
+			rc = is_lava(r, r->plan.hosts.v[hi]) ? run_lava(r, hi, err) : run_host(r, hi, err);
 	if (rc || r->t.done != r->t.n)
 		return rc;
 	rec = il_rec_new(IL_REC_RUN_END);

@@ -122,6 +122,21 @@ static int build(const struct il_run_ctx *c, const struct il_kvar *kv, struct bu
 	return 0;
 }
 
+int il_kstage_build(const struct il_run_ctx *c, const struct il_kvar *kv, char **image, char **modules,
+		    struct il_err *err)
+{
+	struct built b = { 0 };
+	struct il_boot_target tgt = { 0 };
+	int rc = build(c, kv, &b, &tgt, err);
+
+	*image = rc ? NULL : b.image;
+	*modules = rc ? NULL : b.modules;
+	if (rc)
+		free(b.image), free(b.modules);
+	il_kbuild_res_release(&b.res);
+	return rc;
+}
+
 /* Journal one boot with its steps (the record is written whether it worked or not). */
 static void journal_boot(const struct il_run_ctx *c, const char *host, const struct il_kvar *kv,
 			 const struct il_boot_target *tgt, enum il_boot_method method, json_t *started, json_t *steps,

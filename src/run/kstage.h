@@ -43,6 +43,14 @@ void il_kstage_leave(struct il_kstage *ks, struct il_lease *h, const char *host)
 void il_kstage_release(struct il_kstage *ks);
 
 /*
+ * Build kernel variant kv (cached) for a host idlelab does not boot itself
+ * (a LAVA job deploys it): *image and *modules (NULL when the build has
+ * none) are paths in the build's artifact, the caller's to free.
+ */
+int il_kstage_build(const struct il_run_ctx *c, const struct il_kvar *kv, char **image, char **modules,
+		    struct il_err *err);
+
+/*
  * A plan with built kernels: prepare the variants (kernel/kplan.c) from the
  * plan directory recorded in run directory dir and give the plan their final
  * names (built in cache_dir). *plan_dir (caller frees) is that directory or NULL.

@@ -24,6 +24,7 @@
 	X(RESTORED, "restored")             \
 	X(INTERRUPTED, "interrupted")       \
 	X(RESUME, "resume")                 \
+	X(LAVA_JOB, "lava-job")             \
 	X(RUN_END, "run-end")
 
 /*
@@ -81,6 +82,8 @@
 	X(SAMPLE, ENDED, "ended")                     \
 	X(SAMPLE, ELAPSED_S, "elapsed_s")             \
 	X(SAMPLE, VERSION, "idlelab_version")         \
+	X(SAMPLE, LAVA_JOB, "lava_job")               \
+	X(SAMPLE, DEVICE, "device")                   \
 	X(BOOT, HOST, "host")                         \
 	X(BOOT, KERNEL, "kernel")                     \
 	X(BOOT, RELEASE, "release")                   \
@@ -95,6 +98,13 @@
 	X(RESTORED, ERROR, "error")                   \
 	X(INTERRUPTED, HOST, "host")                  \
 	X(INTERRUPTED, NEXT_SEQ, "next_seq")          \
+	X(LAVA_JOB, HOST, "host")                     \
+	X(LAVA_JOB, KERNEL, "kernel")                 \
+	X(LAVA_JOB, JOB, "job")                       \
+	X(LAVA_JOB, URL, "url")                       \
+	X(LAVA_JOB, SEQS, "seqs")                     \
+	X(LAVA_JOB, ATTEMPTS, "attempts")             \
+	X(LAVA_JOB, NONCES, "nonces")                 \
 	X(RESUME, DONE, "done")                       \
 	X(RESUME, PENDING, "pending")                 \
 	X(RESUME, TORN_BYTES, "torn_bytes")           \

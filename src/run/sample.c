@@ -285,7 +285,7 @@ json_t *il_sample_record(const struct il_run_ctx *c, const struct il_lease *h, c
 	il_rec_set(rec, IL_RF_SAMPLE_BOOT_ID, oc->have_snaps ? il_json_str(oc->pre.boot_id) : json_null());
 	il_rec_set(rec, IL_RF_SAMPLE_DRIVER, oc->have_snaps ? il_json_str(oc->pre.driver) : json_null());
 	il_rec_set(rec, IL_RF_SAMPLE_EXIT_STATUS, oc->ro.has_status ? json_integer(oc->ro.status) : json_null());
-	il_rec_set(rec, IL_RF_SAMPLE_FINGERPRINT, json_string(h->fp_file));
+	il_rec_set(rec, IL_RF_SAMPLE_FINGERPRINT, h->fp_file ? json_string(h->fp_file) : json_null());
 	if (oc->ro.has_status)
 		record_output(rec, c->dir, s->seq, attempt, oc);
 	il_rec_set(rec, IL_RF_SAMPLE_STARTED, started);
