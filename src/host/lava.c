@@ -320,7 +320,7 @@ char *il_lava_parse_message(const char *body, size_t len)
 	if (!m)
 		m = json_string_value(json_object_get(j, "detail"));
 	/* LAVA's message quotes the job's YAML back at times: enough of it to say what is wrong */
-	s = m ? il_strndup(m, 300) : NULL;
+	s = m ? il_strndup(m, strnlen(m, 300)) : NULL;
 	json_decref(j);
 	return s ? il_str_sanitize(s, false) : NULL;
 }
@@ -353,7 +353,7 @@ static int named(const json_t *o, const char *key, const char *const names[], in
 	for (int i = 0; i < n; i++)
 		il_buf_printf(&what, "%s%s", i ? ", " : "", names[i]);
 	if (s) {
-		char *shown = il_str_sanitize(il_strndup(s, 64), false);
+		char *shown = il_str_sanitize(il_strndup(s, strnlen(s, 64)), false);
 
 		r = il_jf_bad(err, label, path, key, "one of %s, not '%s'", il_buf_str(&what), shown ? shown : "");
 		free(shown);
