@@ -24,6 +24,7 @@ void il_host_release(struct il_host_cfg *h)
 	il_strlist_release(&h->cmds.exec);
 	il_strlist_release(&h->cmds.push);
 	il_strlist_release(&h->cmds.pull);
+	il_lava_cfg_release(&h->lava);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -32,6 +33,7 @@ static const char *const kinds[IL_HOST_NKINDS] = {
 	[IL_HOST_SSH] = "ssh",
 	[IL_HOST_LOCAL] = "local",
 	[IL_HOST_COMMAND] = "command",
+	[IL_HOST_LAVA] = "lava",
 };
 
 const char *il_host_kind_name(enum il_host_kind k)
@@ -86,6 +88,7 @@ static const struct il_jfield fields[] = {
 	IL_JF("power_cycle", IL_JF_ANY), /* likewise */
 	{ .key = "transport", .type = IL_JF_OBJECT, .what = "an object with \"exec\" and \"push\" (argv templates)" },
 	{ .key = "labvm", .type = IL_JF_STRING, .what = "a lab instance name (\"labvm\" or the NAME of 'lab up --name NAME')" },
+	{ .key = "lava", .type = IL_JF_OBJECT, .what = "an object with \"url\", \"token_file\" and \"device_type\"" },
 };
 
 /* SSH's keys: a host file with "labvm" (they come from the running instance) or "transport" must not have them */
@@ -116,7 +119,7 @@ static int lab_linked(struct il_host_cfg *h, const json_t *j, const char *label,
 	const char *lab = json_string_value(il_jf_get(j, "labvm"));
 
 	if (!il_name_ok(lab, "-_.", 64))
-		return il_jf_bad(err, label, NULL, "labvm", "%s", fields[IL_JF_COUNT(fields) - 1].what);
+		return il_jf_bad(err, label, NULL, "labvm", "%s", fields[IL_JF_COUNT(fields) - 2].what);
 	if (without_ssh_keys(j, "labvm", "it comes from the lab instance", label, err))
 		return IL_EPARSE;
 	h->quiesce_s = 1;
@@ -175,6 +178,23 @@ static int cmd_template(const struct il_strlist *tpl, const json_t *tr, const ch
 	return 0;
 }
 
+/* a host file with "lava": a device type of a LAVA server, reached by jobs, so nothing of SSH's or a transport's */
+static int lava_host(struct il_host_cfg *h, const json_t *j, const char *label, const struct il_paths *paths,
+		     struct il_err *err)
+{
+	int r;
+
+	if (il_jf_get(j, "transport"))
+		return il_jf_bad(err, label, NULL, "transport",
+				 "no \"transport\" with \"lava\" (a LAVA host is reached through LAVA jobs, not commands)");
+	if (il_jf_get(j, "labvm"))
+		return il_jf_bad(err, label, NULL, "labvm", "no \"labvm\" with \"lava\" (a lab host is reached by SSH)");
+	if ((r = without_ssh_keys(j, "lava", "a LAVA host is reached through LAVA jobs, not SSH", label, err)))
+		return r;
+	h->kind = IL_HOST_LAVA;
+	return il_lava_cfg_parse(&h->lava, il_jf_get(j, "lava"), label, "lava", paths, err);
+}
+
 static int command_transport(struct il_host_cfg *h, const json_t *j, const char *label, struct il_err *err)
 {
 	const json_t *tr = il_jf_get(j, "transport");
@@ -205,6 +225,8 @@ int il_host_from_json(struct il_host_cfg *h, const json_t *j, const char *name, 
 		return il_jf_bad(err, label, NULL, NULL, "a host object");
 	if ((r = il_jf_check(j, fields, IL_JF_COUNT(fields), label, NULL, err)))
 		return r;
+	if (il_jf_get(j, "lava") && (r = lava_host(h, j, label, paths, err)))
+		goto fail;
 	if (il_jf_get(j, "transport") && (r = command_transport(h, j, label, err)))
 		goto fail;
 	if (il_jf_get(j, "labvm") && (r = lab_linked(h, j, label, err)))
@@ -218,7 +240,7 @@ int il_host_from_json(struct il_host_cfg *h, const json_t *j, const char *name, 
 	    (r = path_field(j, "known_hosts", paths, &h->known_hosts, err)) ||
 	    (r = il_boot_cfg_parse(&h->boot, il_jf_get(j, "boot"), il_jf_get(j, "power_cycle"), label, err)))
 		goto fail;
-	if (!h->address && !h->boot.lab && h->kind != IL_HOST_COMMAND) {
+	if (!h->address && !h->boot.lab && h->kind != IL_HOST_COMMAND && h->kind != IL_HOST_LAVA) {
 		r = il_jf_bad(err, label, NULL, "address", "a host name or IP address (required)");
 		goto fail;
 	}
@@ -306,6 +328,9 @@ int il_host_where(const struct il_host_cfg *h, struct il_buf *out)
 		il_buf_adds(out, "command: ");
 		il_strlist_join(&h->cmds.exec, out);
 		break;
+	case IL_HOST_LAVA:
+		il_buf_printf(out, "LAVA %s device type %s", h->lava.url, h->lava.device_type);
+		break;
 	default:
 		il_buf_printf(out, "%s%s%s:%d", h->user ? h->user : "", h->user ? "@" : "", h->address ? h->address : "?",
 			      h->port ? h->port : 22);
@@ -327,6 +352,8 @@ json_t *il_host_to_json(const struct il_host_cfg *h)
 		json_object_set_new(c, "push", il_jf_strlist_json(&h->cmds.push));
 		json_object_set_new(c, "pull", h->cmds.pull.n ? il_jf_strlist_json(&h->cmds.pull) : json_null());
 		json_object_set_new(o, "commands", c);
+	} else if (h->kind == IL_HOST_LAVA) {
+		json_object_set_new(o, "lava", il_lava_cfg_to_json(&h->lava));
 	} else if (h->kind == IL_HOST_SSH) {
 		json_object_set_new(o, "address", json_string(h->address));
 		json_object_set_new(o, "port", h->port ? json_integer(h->port) : json_null());

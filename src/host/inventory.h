@@ -4,7 +4,9 @@
  * and validated (util/jfields.h) with errors that name the file and the JSON
  * path. A host is reached by one kind of transport (enum il_host_kind, named
  * in one table here, opened by one table in host/transport.c): SSH, this
- * machine, or a "transport" section's argv templates (host/cmdtransport.h). A leaf parser: a host file with "labvm" gets boot.lab set and its
+ * machine, or a "transport" section's argv templates (host/cmdtransport.h);
+ * a host file with a "lava" section is a LAVA device type, reached through
+ * LAVA jobs and never by commands (host/lava.h). A leaf parser: a host file with "labvm" gets boot.lab set and its
  * address, port and keys left for lab/labhost.h to fill from the running
  * instance (il_lab_host_load is the entry point that does both). struct
  * il_host_cfg owns its strings: il_host_release.
@@ -17,6 +19,7 @@
 #include <jansson.h>
 
 #include "host/bootcfg.h"
+#include "host/lava.h"
 #include "util/paths.h"
 #include "util/str.h"
 
@@ -27,10 +30,11 @@ enum il_host_kind {
 	IL_HOST_SSH,     /* libssh (host/ssh.c); a host file without "transport" */
 	IL_HOST_LOCAL,   /* the built-in `local`: this machine, fork/exec */
 	IL_HOST_COMMAND, /* "transport": argv templates run here (adb, a container shell, ssh(1)) */
+	IL_HOST_LAVA,    /* "lava": a LAVA server's device type; jobs, no commands (host/lava.h) */
 	IL_HOST_NKINDS
 };
 
-/* The kind's name ("ssh", "local", "command"): host show, host check, the probe and the journal say it. */
+/* The kind's name ("ssh", "local", "command", "lava"): host show, host check, the probe and the journal say it. */
 const char *il_host_kind_name(enum il_host_kind k);
 
 /*
@@ -51,7 +55,7 @@ extern const char *const il_host_copy_names[];
 struct il_host_cfg {
 	char *name;
 	enum il_host_kind kind;
-	char *address;            /* NULL for a command transport */
+	char *address;            /* NULL for a command transport and a LAVA host */
 	int port;                 /* 0: from ~/.ssh/config, else 22 */
 	char *user;               /* NULL: from ~/.ssh/config, else root */
 	char *identity;           /* key file; NULL: ssh-agent and default keys */
@@ -66,6 +70,7 @@ struct il_host_cfg {
 	char *ssh_config;         /* struct il_paths.ssh_config; NULL: libssh's default */
 	struct il_boot_cfg boot;  /* booting built kernels (method none: this host cannot) */
 	struct il_host_cmds cmds; /* kind IL_HOST_COMMAND: the transport's templates */
+	struct il_lava_cfg lava;  /* kind IL_HOST_LAVA: the "lava" section */
 };
 
 /*
@@ -82,7 +87,10 @@ int il_host_from_json(struct il_host_cfg *out, const json_t *j, const char *name
 /* Host names in paths->hosts_dir (from *.json), sorted, plus "local". */
 int il_host_list(struct il_strlist *out, const struct il_paths *paths, struct il_err *err);
 
-/* Where the host is, for a person (host list): "root@10.0.0.7:22", "this machine (no SSH)", "command: adb ...". */
+/*
+ * Where the host is, for a person (host list): "root@10.0.0.7:22", "this
+ * machine (no SSH)", "command: adb ...", "LAVA https://lava.example device type qemu".
+ */
 int il_host_where(const struct il_host_cfg *h, struct il_buf *out);
 
 /*

@@ -236,12 +236,21 @@ static int local_open(struct il_transport **out, const struct il_host_cfg *cfg, 
 	return 0;
 }
 
+/* a LAVA host runs LAVA jobs (host/lava.h); a command on it has no way there, so the open says why */
+static int lava_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err)
+{
+	*out = NULL;
+	return il_err_set(err, IL_EUNSUPPORTED, "host '%s' is a LAVA host: it is reached through LAVA jobs, not commands",
+			  cfg->name);
+}
+
 /* Each kind of host's transport (the kinds and their names: host/inventory.h). */
 static int (*const opens[IL_HOST_NKINDS])(struct il_transport **out, const struct il_host_cfg *cfg,
 					  struct il_err *err) = {
 	[IL_HOST_SSH] = il_ssh_open,
 	[IL_HOST_LOCAL] = local_open,
 	[IL_HOST_COMMAND] = il_cmdtr_open,
+	[IL_HOST_LAVA] = lava_open,
 };
 
 int il_transport_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err)

@@ -1,0 +1,759 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * LAVA hosts: the "lava" section of a host file, the API token file, and
+ * LAVA's REST API v0.2 through util/http.c, with each answer parsed by a
+ * function of its own. Whatever a function returns through a pointer is the
+ * caller's (the _release functions, free for submit's ids).
+ */
+#include "host/lava.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "host/lavalog.h"
+#include "util/http.h"
+#include "util/jfields.h"
+
+/* ---- the host file's "lava" section ---- */
+
+void il_lava_cfg_release(struct il_lava_cfg *c)
+{
+	IL_FREE_ALL(c->url, c->token_file, c->device_type, c->visibility, c->artifact_dir, c->artifact_url);
+	il_strlist_release(&c->tags);
+	memset(c, 0, sizeof(*c));
+}
+
+#define PRIORITY_WHAT "\"high\", \"medium\", \"low\" or an integer from 0 to 100"
+
+/* The section's keys, in the order "unknown key" lists them. */
+static const struct il_jfield cfg_fields[] = {
+	{ .key = "url", .type = IL_JF_STRING, .required = true, .what = "the LAVA server's http:// or https:// URL",
+	  .store = true, .off = offsetof(struct il_lava_cfg, url) },
+	{ .key = "token_file", .type = IL_JF_STRING, .required = true,
+	  .what = "the path of a file holding the API token" }, /* "~/" expanded */
+	{ .key = "device_type", .type = IL_JF_STRING, .required = true, .what = "a LAVA device type",
+	  .store = true, .off = offsetof(struct il_lava_cfg, device_type) },
+	IL_JF_AT("tags", IL_JF_STRINGS, struct il_lava_cfg, tags),
+	{ .key = "priority", .type = IL_JF_ANY, .what = PRIORITY_WHAT },
+	{ .key = "visibility", .type = IL_JF_STRING, .what = "\"public\" or \"personal\"", .store = true,
+	  .off = offsetof(struct il_lava_cfg, visibility) },
+	{ .key = "artifact_dir", .type = IL_JF_STRING, .what = "a local directory" }, /* "~/" expanded */
+	{ .key = "artifact_url", .type = IL_JF_STRING, .what = "a file://, http:// or https:// URL", .store = true,
+	  .off = offsetof(struct il_lava_cfg, artifact_url) },
+	IL_JF_RANGE("poll_s", IL_JF_INT, 1, 600, struct il_lava_cfg, poll_s),
+	IL_JF_RANGE("queue_timeout_s", IL_JF_INT, 1, 30 * 86400, struct il_lava_cfg, queue_timeout_s),
+	IL_JF_RANGE("job_timeout_s", IL_JF_INT, 1, 7 * 86400, struct il_lava_cfg, job_timeout_s),
+};
+
+/* LAVA's own names for its priorities (lava_scheduler_app.models.TestJob: LOW 0, MEDIUM 50, HIGH 100) */
+static const struct {
+	const char *name;
+	int value;
+} priorities[] = { { "low", 0 }, { "medium", 50 }, { "high", 100 } };
+
+static bool has_scheme(const char *s, const char *const schemes[])
+{
+	for (size_t i = 0; schemes[i]; i++) {
+		size_t n = strlen(schemes[i]);
+
+		if (!strncmp(s, schemes[i], n) && s[n] && !strpbrk(s, " \t\r\n"))
+			return true;
+	}
+	return false;
+}
+
+/* "~/x" -> home's x, as inventory.c does for the host file's other paths */
+static int home_path(const json_t *j, const char *key, const struct il_paths *paths, char **out, struct il_err *err)
+{
+	const char *p = json_string_value(il_jf_get(j, key));
+
+	if (!p)
+		return 0;
+	free(*out);
+	if (p[0] == '~' && p[1] == '/' && paths && paths->home)
+		*out = il_strdup_printf("%s%s", paths->home, p + 1);
+	else
+		*out = strdup(p);
+	return *out ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+}
+
+static int priority_of(const json_t *v, int *out)
+{
+	if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= 100) {
+		*out = (int)json_integer_value(v);
+		return 0;
+	}
+	for (size_t i = 0; json_is_string(v) && i < sizeof(priorities) / sizeof(priorities[0]); i++)
+		if (!strcmp(json_string_value(v), priorities[i].name)) {
+			*out = priorities[i].value;
+			return 0;
+		}
+	return IL_EPARSE;
+}
+
+int il_lava_cfg_parse(struct il_lava_cfg *c, const json_t *j, const char *label, const char *path,
+		      const struct il_paths *paths, struct il_err *err)
+{
+	static const char *const web[] = { "http://", "https://", NULL };
+	static const char *const artifact[] = { "file:///", "http://", "https://", NULL };
+	const json_t *v;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	c->priority = 50;
+	c->poll_s = 5;
+	c->queue_timeout_s = 86400;
+	c->job_timeout_s = 3600;
+	if (!json_is_object(j)) {
+		r = il_jf_bad(err, label, path, NULL, "an object with \"url\", \"token_file\" and \"device_type\"");
+		goto fail;
+	}
+	if ((r = il_jf_read(j, cfg_fields, IL_JF_COUNT(cfg_fields), c, label, path, err)) ||
+	    (r = home_path(j, "token_file", paths, &c->token_file, err)) ||
+	    (r = home_path(j, "artifact_dir", paths, &c->artifact_dir, err)))
+		goto fail;
+	if (!has_scheme(c->url, web)) {
+		r = il_jf_bad(err, label, path, "url", "%s, not '%s'", cfg_fields[0].what, c->url);
+		goto fail;
+	}
+	/* the API paths are appended with their own '/' */
+	for (size_t n = strlen(c->url); n > 0 && c->url[n - 1] == '/'; n--)
+		c->url[n - 1] = '\0';
+	if ((v = il_jf_get(j, "priority")) && priority_of(v, &c->priority)) {
+		r = il_jf_bad(err, label, path, "priority", PRIORITY_WHAT);
+		goto fail;
+	}
+	if (!c->visibility && !(c->visibility = strdup("public"))) {
+		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		goto fail;
+	}
+	/* a group visibility names groups of the server's; idlelab's results are for everyone or the submitter */
+	if (strcmp(c->visibility, "public") && strcmp(c->visibility, "personal")) {
+		r = il_jf_bad(err, label, path, "visibility", "\"public\" or \"personal\"");
+		goto fail;
+	}
+	if (c->artifact_dir && !c->artifact_url) {
+		r = il_jf_bad(err, label, path, "artifact_url",
+			      "the URL under which LAVA's worker sees artifact_dir (required with artifact_dir)");
+		goto fail;
+	}
+	if (c->artifact_url && !c->artifact_dir) {
+		r = il_jf_bad(err, label, path, "artifact_dir", "the local directory artifact_url serves (required with artifact_url)");
+		goto fail;
+	}
+	if (c->artifact_url && !has_scheme(c->artifact_url, artifact)) {
+		r = il_jf_bad(err, label, path, "artifact_url", "a file:///, http:// or https:// URL, not '%s'", c->artifact_url);
+		goto fail;
+	}
+	return 0;
+fail:
+	il_lava_cfg_release(c);
+	return r;
+}
+
+json_t *il_lava_cfg_to_json(const struct il_lava_cfg *c)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "url", json_string(c->url));
+	json_object_set_new(o, "token_file", json_string(c->token_file));
+	json_object_set_new(o, "device_type", json_string(c->device_type));
+	json_object_set_new(o, "tags", il_jf_strlist_json(&c->tags));
+	json_object_set_new(o, "priority", json_integer(c->priority));
+	json_object_set_new(o, "visibility", json_string(c->visibility));
+	json_object_set_new(o, "artifact_dir", c->artifact_dir ? json_string(c->artifact_dir) : json_null());
+	json_object_set_new(o, "artifact_url", c->artifact_url ? json_string(c->artifact_url) : json_null());
+	json_object_set_new(o, "poll_s", json_integer(c->poll_s));
+	json_object_set_new(o, "queue_timeout_s", json_integer(c->queue_timeout_s));
+	json_object_set_new(o, "job_timeout_s", json_integer(c->job_timeout_s));
+	return o;
+}
+
+/* ---- the token ---- */
+
+#define TOKEN_MAX 4096
+
+int il_lava_token_read(const char *path, char **tok, struct il_err *err)
+{
+	char buf[TOKEN_MAX + 1];
+	size_t len = 0, a, b;
+	struct stat st;
+	ssize_t n;
+	int fd, r = 0;
+
+	*tok = NULL;
+	/* O_NONBLOCK: a FIFO put there must not hang the open; it is refused below as not a regular file */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
+		return il_err_set(err, errno == ENOENT ? IL_ENOTFOUND : errno == EACCES ? IL_EPERM : IL_EIO,
+				  "%s: %s (the LAVA API token file)", path, strerror(errno));
+	/* the checks are on the file opened, not on the name: it cannot be swapped between them */
+	if (fstat(fd, &st)) {
+		r = il_err_set(err, IL_EIO, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = il_err_set(err, IL_EINVAL, "%s: not a regular file (the LAVA API token file)", path);
+		goto out;
+	}
+	if (st.st_uid != geteuid()) {
+		r = il_err_set(err, IL_EPERM, "%s: owned by uid %u, not by uid %u that runs idlelab (the LAVA API token file)",
+			       path, (unsigned)st.st_uid, (unsigned)geteuid());
+		goto out;
+	}
+	if (st.st_mode & 077) {
+		r = il_err_set(err, IL_EPERM,
+			       "%s: permissions %04o are too open: the LAVA API token file must not be accessible by "
+			       "group or others (chmod 600 '%s')",
+			       path, (unsigned)(st.st_mode & 07777), path);
+		goto out;
+	}
+	while (len < sizeof(buf) && (n = read(fd, buf + len, sizeof(buf) - len)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = il_err_set(err, IL_EIO, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+		len += (size_t)n;
+	}
+	buf[len < sizeof(buf) ? len : TOKEN_MAX] = '\0';
+	b = strcspn(buf, "\n");
+	if (len > TOKEN_MAX && b == TOKEN_MAX) {
+		r = il_err_set(err, IL_EPARSE, "%s: first line longer than %d bytes: not an API token", path, TOKEN_MAX);
+		goto out;
+	}
+	for (a = 0; a < b && strchr(" \t\r", buf[a]); a++)
+		;
+	while (b > a && strchr(" \t\r", buf[b - 1]))
+		b--;
+	if (a == b) {
+		r = il_err_set(err, IL_EPARSE, "%s: expected the LAVA API token on the first line, found none", path);
+		goto out;
+	}
+	for (size_t i = a; i < b; i++)
+		if ((unsigned char)buf[i] <= ' ' || (unsigned char)buf[i] >= 0x7f) {
+			/* what it holds is a secret, or near one: only where */
+			r = il_err_set(err, IL_EPARSE,
+				       "%s: the first line is not an API token (printable ASCII without blanks; byte %zu is not)",
+				       path, i - a + 1);
+			goto out;
+		}
+	if (!(*tok = il_strndup(buf + a, b - a)))
+		r = il_err_set(err, IL_ENOMEM, "out of memory");
+out:
+	explicit_bzero(buf, sizeof(buf));
+	close(fd);
+	return r;
+}
+
+/* ---- names ---- */
+
+static const char *const state_names[IL_LAVA_NSTATES] = {
+	[IL_LAVA_SUBMITTED] = "Submitted", [IL_LAVA_SCHEDULING] = "Scheduling", [IL_LAVA_SCHEDULED] = "Scheduled",
+	[IL_LAVA_RUNNING] = "Running",     [IL_LAVA_CANCELING] = "Canceling",   [IL_LAVA_FINISHED] = "Finished",
+};
+static const char *const health_names[IL_LAVA_NHEALTHS] = {
+	[IL_LAVA_HEALTH_UNKNOWN] = "Unknown",
+	[IL_LAVA_COMPLETE] = "Complete",
+	[IL_LAVA_INCOMPLETE] = "Incomplete",
+	[IL_LAVA_CANCELED] = "Canceled",
+};
+static const char *const result_names[IL_LAVA_NRESULTS] = {
+	[IL_LAVA_PASS] = "pass",
+	[IL_LAVA_FAIL] = "fail",
+	[IL_LAVA_SKIP] = "skip",
+	[IL_LAVA_UNKNOWN] = "unknown",
+};
+
+const char *il_lava_state_name(enum il_lava_state s)
+{
+	return (unsigned)s < IL_LAVA_NSTATES ? state_names[s] : "?";
+}
+
+const char *il_lava_health_name(enum il_lava_health h)
+{
+	return (unsigned)h < IL_LAVA_NHEALTHS ? health_names[h] : "?";
+}
+
+const char *il_lava_result_name(enum il_lava_result r)
+{
+	return (unsigned)r < IL_LAVA_NRESULTS ? result_names[r] : "?";
+}
+
+/* s's index in names[0..n), or -1 */
+static int name_index(const char *s, const char *const names[], int n)
+{
+	for (int i = 0; s && i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+/* ---- the answers ---- */
+
+static int load_json(json_t **out, const char *body, size_t len, const char *label, struct il_err *err)
+{
+	json_error_t je;
+
+	if (!(*out = json_loadb(body, len, 0, &je)))
+		return il_err_set(err, IL_EPARSE, "%s: not a JSON answer: %s (line %d)", label, je.text, je.line);
+	if (!json_is_object(*out)) {
+		json_decref(*out);
+		*out = NULL;
+		return il_jf_bad(err, label, NULL, NULL, "a JSON object");
+	}
+	return 0;
+}
+
+char *il_lava_parse_message(const char *body, size_t len)
+{
+	json_t *j = json_loadb(body, len, 0, NULL);
+	const char *m = json_string_value(json_object_get(j, "message"));
+	char *s;
+
+	if (!m)
+		m = json_string_value(json_object_get(j, "detail"));
+	/* LAVA's message quotes the job's YAML back at times: enough of it to say what is wrong */
+	s = m ? il_strndup(m, strnlen(m, 300)) : NULL;
+	json_decref(j);
+	return s ? il_str_sanitize(s, false) : NULL;
+}
+
+/* key's string value into *out; absent and null leave it NULL, another type is an error */
+static int opt_string(const json_t *o, const char *key, char **out, const char *label, const char *path,
+		      struct il_err *err)
+{
+	const json_t *v = json_object_get(o, key);
+
+	free(*out);
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return il_jf_bad(err, label, path, key, "a string or null");
+	return (*out = il_strndup(json_string_value(v), json_string_length(v))) ? 0
+									       : il_err_set(err, IL_ENOMEM, "out of memory");
+}
+
+static int named(const json_t *o, const char *key, const char *const names[], int n, int *out, const char *label,
+		 const char *path, struct il_err *err)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	struct il_buf what = IL_BUF_INIT;
+	int r;
+
+	if ((*out = name_index(s, names, n)) >= 0)
+		return 0;
+	for (int i = 0; i < n; i++)
+		il_buf_printf(&what, "%s%s", i ? ", " : "", names[i]);
+	if (s) {
+		char *shown = il_str_sanitize(il_strndup(s, strnlen(s, 64)), false);
+
+		r = il_jf_bad(err, label, path, key, "one of %s, not '%s'", il_buf_str(&what), shown ? shown : "");
+		free(shown);
+	} else
+		r = il_jf_bad(err, label, path, key, "one of %s", il_buf_str(&what));
+	il_buf_release(&what);
+	return r;
+}
+
+void il_lava_job_release(struct il_lava_job *j)
+{
+	IL_FREE_ALL(j->description, j->actual_device, j->failure_comment, j->submit_time, j->start_time, j->end_time);
+	memset(j, 0, sizeof(*j));
+}
+
+int il_lava_parse_job(struct il_lava_job *out, const char *body, size_t len, const char *label, struct il_err *err)
+{
+	json_t *j;
+	int r, st, he;
+
+	memset(out, 0, sizeof(*out));
+	if ((r = load_json(&j, body, len, label, err)))
+		return r;
+	if (!json_is_integer(json_object_get(j, "id")) || json_integer_value(json_object_get(j, "id")) <= 0) {
+		r = il_jf_bad(err, label, NULL, "id", "a job id (a positive integer)");
+		goto out;
+	}
+	out->id = (long)json_integer_value(json_object_get(j, "id"));
+	/* the job's "token" (the dispatcher's secret for it) is never copied */
+	if ((r = named(j, "state", state_names, IL_LAVA_NSTATES, &st, label, NULL, err)) ||
+	    (r = named(j, "health", health_names, IL_LAVA_NHEALTHS, &he, label, NULL, err)) ||
+	    (r = opt_string(j, "description", &out->description, label, NULL, err)) ||
+	    (r = opt_string(j, "actual_device", &out->actual_device, label, NULL, err)) ||
+	    (r = opt_string(j, "failure_comment", &out->failure_comment, label, NULL, err)) ||
+	    (r = opt_string(j, "submit_time", &out->submit_time, label, NULL, err)) ||
+	    (r = opt_string(j, "start_time", &out->start_time, label, NULL, err)) ||
+	    (r = opt_string(j, "end_time", &out->end_time, label, NULL, err)))
+		goto out;
+	out->state = (enum il_lava_state)st;
+	out->health = (enum il_lava_health)he;
+out:
+	json_decref(j);
+	if (r)
+		il_lava_job_release(out);
+	return r;
+}
+
+int il_lava_parse_submit(long **ids, size_t *n, const char *body, size_t len, const char *label, struct il_err *err)
+{
+	const json_t *a;
+	json_t *j;
+	int r;
+
+	*ids = NULL;
+	*n = 0;
+	if ((r = load_json(&j, body, len, label, err)))
+		return r;
+	a = json_object_get(j, "job_ids");
+	if (!json_is_array(a) || !json_array_size(a)) {
+		r = il_jf_bad(err, label, NULL, "job_ids", "a non-empty array of job ids");
+		goto out;
+	}
+	if (!(*ids = calloc(json_array_size(a), sizeof(**ids)))) {
+		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		const json_t *v = json_array_get(a, i);
+		char at[32];
+
+		if (!json_is_integer(v) || json_integer_value(v) <= 0) {
+			r = il_jf_bad(err, label, il_jf_path(at, sizeof(at), "job_ids", NULL, i), NULL,
+				      "a job id (a positive integer)");
+			free(*ids);
+			*ids = NULL;
+			goto out;
+		}
+		(*ids)[i] = (long)json_integer_value(v);
+	}
+	*n = json_array_size(a);
+out:
+	json_decref(j);
+	return r;
+}
+
+void il_lava_tests_release(struct il_lava_tests *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		IL_FREE_ALL(t->v[i].name, t->v[i].suite, t->v[i].unit);
+	IL_FREE_ALL(t->v, t->error_type, t->error_msg);
+	memset(t, 0, sizeof(*t));
+}
+
+static int meta_string(const json_t *meta, const char *key, char **out, struct il_err *err)
+{
+	const char *s = json_string_value(json_object_get(meta, key));
+
+	free(*out);
+	*out = NULL;
+	if (!s)
+		return 0;
+	return (*out = il_str_sanitize(strdup(s), false)) ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+}
+
+/* One element of "results" (at path at) into t; the "lava" suite's "job" case gives the job's error. */
+static int one_test(struct il_lava_tests *out, const json_t *o, const char *label, const char *at, struct il_err *err)
+{
+	struct il_lava_test *t = &out->v[out->n];
+	const json_t *m = json_object_get(o, "measurement");
+	const char *meta = json_string_value(json_object_get(o, "metadata"));
+	json_t *mj = NULL;
+	char where[96];
+	int r, res;
+
+	memset(t, 0, sizeof(*t));
+	out->n++;
+	if (!json_is_object(o))
+		return il_jf_bad(err, label, at, NULL, "a test case object");
+	if (!json_is_string(json_object_get(o, "name")) || !json_string_length(json_object_get(o, "name")))
+		return il_jf_bad(err, label, at, "name", "a test case name");
+	if (!(t->name = il_str_sanitize(strdup(json_string_value(json_object_get(o, "name"))), false)))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	if ((r = named(o, "result", result_names, IL_LAVA_NRESULTS, &res, label, at, err)))
+		return r;
+	t->result = (enum il_lava_result)res;
+	/* LAVA keeps a measurement as a decimal, and the API writes it as a string ("7.0000000000") */
+	if (json_is_string(m)) {
+		if (il_parse_double(json_string_value(m), (size_t)-1, &t->measurement) || !isfinite(t->measurement))
+			return il_jf_bad(err, label, at, "measurement", "a number or null");
+		t->has_measurement = true;
+	} else if (json_is_number(m)) {
+		t->measurement = json_number_value(m);
+		t->has_measurement = true;
+	} else if (m && !json_is_null(m))
+		return il_jf_bad(err, label, at, "measurement", "a number or null");
+	if ((r = opt_string(o, "unit", &t->unit, label, at, err)))
+		return r;
+	if (!t->unit && !(t->unit = strdup("")))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	il_str_sanitize(t->unit, false);
+	if (!meta)
+		return 0;
+	/* "suite" is the suite's id; its name is the metadata's "definition" */
+	if ((r = il_lavalog_yaml_json(meta, strlen(meta), &mj, il_jf_path(where, sizeof(where), at, "metadata", 0), err)))
+		return il_err_prefix(err, "%s: ", label);
+	if ((r = meta_string(mj, "definition", &t->suite, err)))
+		goto done;
+	if (t->suite && !strcmp(t->suite, "lava") && !strcmp(t->name, "job") &&
+	    (!(r = meta_string(mj, "error_type", &out->error_type, err))))
+		r = meta_string(mj, "error_msg", &out->error_msg, err);
+done:
+	json_decref(mj);
+	return r;
+}
+
+int il_lava_parse_tests(struct il_lava_tests *out, bool *more, const char *body, size_t len, const char *label,
+			struct il_err *err)
+{
+	const json_t *a, *next;
+	struct il_lava_test *v = NULL;
+	json_t *j;
+	int r;
+
+	*more = false;
+	if ((r = load_json(&j, body, len, label, err)))
+		return r;
+	a = json_object_get(j, "results");
+	next = json_object_get(j, "next");
+	if (!json_is_array(a)) {
+		r = il_jf_bad(err, label, NULL, "results", "an array of test cases");
+		goto out;
+	}
+	if (next && !json_is_null(next) && !json_is_string(next)) {
+		r = il_jf_bad(err, label, NULL, "next", "a URL or null");
+		goto out;
+	}
+	if (json_array_size(a) && !(v = realloc(out->v, (out->n + json_array_size(a)) * sizeof(*v)))) {
+		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		goto out;
+	} else if (json_array_size(a))
+		out->v = v;
+	for (size_t i = 0; !r && i < json_array_size(a); i++) {
+		char at[32];
+
+		r = one_test(out, json_array_get(a, i), label, il_jf_path(at, sizeof(at), "results", NULL, i), err);
+	}
+	*more = json_is_string(next);
+out:
+	json_decref(j);
+	return r;
+}
+
+/* ---- the calls ---- */
+
+#define JSON_MAX (16u << 20) /* a tests page of 1000 cases with their metadata is ~1 MiB */
+#define LOG_MAX (256u << 20) /* a log's lines when the caller's buffer has no cap */
+
+int il_lava_conn_open(struct il_lava_conn *c, const struct il_lava_cfg *cfg, struct il_err *err)
+{
+	char *tok;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	c->cfg = cfg;
+	c->user_agent = "idlelab (lava)";
+	c->timeout_s = 60;
+	if ((r = il_lava_token_read(cfg->token_file, &tok, err)))
+		return r;
+	c->auth = il_strdup_printf("Authorization: Token %s", tok);
+	explicit_bzero(tok, strlen(tok));
+	free(tok);
+	return c->auth ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+}
+
+void il_lava_conn_release(struct il_lava_conn *c)
+{
+	if (c->auth)
+		explicit_bzero(c->auth, strlen(c->auth));
+	free(c->auth);
+	memset(c, 0, sizeof(*c));
+}
+
+/* One request to the API path rel ("jobs/3/"); *shown is the URL for messages (the caller frees). */
+static int call(const struct il_lava_conn *c, const char *method, const char *rel, const json_t *body, size_t max,
+		bool abort_over_max, long *status, struct il_buf *out, char **shown, struct il_err *err)
+{
+	static char ctype[] = "Content-Type: application/json";
+	char *url = il_strdup_printf("%s/api/v0.2/%s", c->cfg->url, rel), *text = NULL;
+	struct il_strlist headers = { .v = (char *[]){ c->auth, ctype }, .n = body ? 2 : 1 };
+	int r;
+
+	*shown = url ? il_http_url_shown(url) : NULL;
+	if (!url || !*shown || (body && !(text = json_dumps(body, JSON_COMPACT)))) {
+		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		goto out;
+	}
+	r = il_http_perform(&(struct il_http_req){ .url = url, .url_shown = *shown, .method = method, .body = text,
+						   .headers = &headers, .user_agent = c->user_agent,
+						   .timeout_s = c->timeout_s, .connect_timeout_s = 15, .max_body = max,
+						   .abort_over_max = abort_over_max },
+			    status, out, err);
+out:
+	free(text);
+	free(url);
+	return r;
+}
+
+/* An answer that is not the call's success: its status and LAVA's words. */
+static int http_fail(const char *shown, long status, const struct il_buf *body, struct il_err *err)
+{
+	char *m = il_lava_parse_message(il_buf_str(body), body->len);
+	int code = status == 401 || status == 403 ? IL_EAUTH
+		   : status == 404		  ? IL_ENOTFOUND
+		   : status >= 400 && status < 500 ? IL_EINVAL
+						   : IL_EIO;
+	int r = il_err_set(err, code, "%s: HTTP %ld: %s", shown, status, m ? m : "not an answer of LAVA's API");
+
+	free(m);
+	return r;
+}
+
+static json_t *definition(const char *yaml)
+{
+	return json_pack("{s:s}", "definition", yaml);
+}
+
+int il_lava_validate(const struct il_lava_conn *c, const char *yaml, struct il_err *err)
+{
+	struct il_buf b = IL_BUF_INIT;
+	json_t *body = definition(yaml);
+	char *shown = NULL, *m = NULL;
+	long status = 0;
+	int r;
+
+	if (!body)
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	if ((r = call(c, "POST", "jobs/validate/", body, JSON_MAX, true, &status, &b, &shown, err)))
+		goto out;
+	if (status != 200) {
+		r = http_fail(shown, status, &b, err);
+		goto out;
+	}
+	/* an invalid definition is a 200 too: only the message tells ("Job invalid: required key not provided") */
+	m = il_lava_parse_message(il_buf_str(&b), b.len);
+	if (!m || strcmp(m, "Job valid."))
+		r = il_err_set(err, IL_EINVAL, "%s: %s", shown, m ? m : "not an answer of LAVA's API");
+out:
+	IL_FREE_ALL(m, shown);
+	json_decref(body);
+	il_buf_release(&b);
+	return r;
+}
+
+int il_lava_submit(const struct il_lava_conn *c, const char *yaml, long **ids, size_t *n, struct il_err *err)
+{
+	struct il_buf b = IL_BUF_INIT;
+	json_t *body = definition(yaml);
+	char *shown = NULL;
+	long status = 0;
+	int r;
+
+	*ids = NULL;
+	*n = 0;
+	if (!body)
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	if (!(r = call(c, "POST", "jobs/", body, JSON_MAX, true, &status, &b, &shown, err)))
+		r = status == 201 ? il_lava_parse_submit(ids, n, il_buf_str(&b), b.len, shown, err)
+				  : http_fail(shown, status, &b, err);
+	free(shown);
+	json_decref(body);
+	il_buf_release(&b);
+	return r;
+}
+
+int il_lava_job_get(const struct il_lava_conn *c, long id, struct il_lava_job *out, struct il_err *err)
+{
+	struct il_buf b = IL_BUF_INIT;
+	char rel[64], *shown = NULL;
+	long status = 0;
+	int r;
+
+	il_lava_job_release(out);
+	snprintf(rel, sizeof(rel), "jobs/%ld/", id);
+	if (!(r = call(c, "GET", rel, NULL, JSON_MAX, true, &status, &b, &shown, err)))
+		r = status == 200 ? il_lava_parse_job(out, il_buf_str(&b), b.len, shown, err)
+				  : http_fail(shown, status, &b, err);
+	free(shown);
+	il_buf_release(&b);
+	return r;
+}
+
+int il_lava_job_cancel(const struct il_lava_conn *c, long id, struct il_err *err)
+{
+	struct il_buf b = IL_BUF_INIT;
+	char rel[64], *shown = NULL;
+	long status = 0;
+	int r;
+
+	snprintf(rel, sizeof(rel), "jobs/%ld/cancel/", id);
+	if (!(r = call(c, "GET", rel, NULL, JSON_MAX, true, &status, &b, &shown, err)) && status != 200)
+		r = http_fail(shown, status, &b, err);
+	free(shown);
+	il_buf_release(&b);
+	return r;
+}
+
+int il_lava_job_logs(const struct il_lava_conn *c, long id, size_t start_line, struct il_buf *out,
+		     struct il_err *err)
+{
+	size_t room = out->max ? (out->max > out->len ? out->max - out->len : 0) : LOG_MAX;
+	struct il_buf b = IL_BUF_INIT;
+	char rel[96], *shown = NULL;
+	long status = 0;
+	int r;
+
+	snprintf(rel, sizeof(rel), "jobs/%ld/logs/?start=%zu", id, start_line);
+	/* one byte over room tells a log that does not fit from one that just does */
+	if ((r = call(c, "GET", rel, NULL, room + 1, false, &status, &b, &shown, err)))
+		goto out;
+	if (status == 404)
+		goto out; /* no line at start_line (yet): see lava.h */
+	if (status != 200) {
+		r = http_fail(shown, status, &b, err);
+		goto out;
+	}
+	if (b.len > room) {
+		r = il_err_set(err, IL_ETOOBIG, "%s: the log is larger than %zu bytes", shown, room);
+		goto out;
+	}
+	if ((r = il_buf_add(out, b.p, b.len)))
+		il_err_set(err, r, "out of memory");
+out:
+	free(shown);
+	il_buf_release(&b);
+	return r;
+}
+
+int il_lava_job_tests(const struct il_lava_conn *c, long id, struct il_lava_tests *out, struct il_err *err)
+{
+	bool more = true;
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	/* offset paging: "next" is an absolute URL in the server's own name, which a proxy in front may not answer */
+	for (int page = 0; !r && more; page++) {
+		struct il_buf b = IL_BUF_INIT;
+		char rel[128], *shown = NULL;
+		size_t had = out->n;
+		long status = 0;
+
+		snprintf(rel, sizeof(rel), "jobs/%ld/tests/?limit=1000&offset=%zu", id, out->n);
+		if (!(r = call(c, "GET", rel, NULL, JSON_MAX, true, &status, &b, &shown, err)))
+			r = status == 200 ? il_lava_parse_tests(out, &more, il_buf_str(&b), b.len, shown, err)
+					  : http_fail(shown, status, &b, err);
+		if (!r && more && (out->n == had || page >= 1000))
+			r = il_err_set(err, IL_EPARSE, "%s: the pages of test cases do not end", shown);
+		free(shown);
+		il_buf_release(&b);
+	}
+	if (r)
+		il_lava_tests_release(out);
+	return r;
+}
