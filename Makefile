@@ -34,7 +34,7 @@ DEB_PKGS := build-essential pkg-config bc clang libclang-rt-14-dev valgrind \
             bison flex libelf-dev kmod rsync \
             qemu-system-arm qemu-system-x86 acpica-tools device-tree-compiler cpio gzip dropbear-bin fonts-dejavu-core \
             openssh-server openssh-client pssh pdsh python3 python3-aiosmtpd ca-certificates chromium procps psmisc iproute2 util-linux \
-            prometheus prometheus-node-exporter
+            prometheus prometheus-node-exporter debootstrap
 
 NODEP_GOALS := deps clean help check-fresh
 ifeq ($(filter-out $(NODEP_GOALS),$(or $(MAKECMDGOALS),all)),)
@@ -82,12 +82,12 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 LIB_A    := $(BUILD)/libidlelab.a
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # one libFuzzer target per parser: tests/fuzz/fuzz_NAME.c, corpus tests/fuzz/corpus/NAME
-FUZZ_NAMES  := dump snapjson plan host workload output mbox journal ssdt pmqos probe lavalog lavajob
+FUZZ_NAMES  := dump snapjson plan host workload output mbox journal ssdt pmqos probe lavalog lavaapi lavaarmour
 FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_%_replay)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:
-.PHONY: all check check-fast check-fresh unit-bins FORCE bench deps install clean fuzz demo help workloads e2e-kernel
+.PHONY: all check check-fast check-fresh unit-bins FORCE bench deps install clean fuzz demo help workloads e2e-kernel e2e-lava
 all: idlelab workloads
 
 # idlelab's own workloads (workloads/src), static so they run on any host of
@@ -172,10 +172,11 @@ unit-bins: $(UNIT_BIN) $(FUZZ_REPLAY)
 
 E2E_FAST   := $(patsubst %,e2e:%,$(filter-out tests/e2e/lib.sh tests/e2e/sshd.sh tests/e2e/fleet.sh,$(wildcard tests/e2e/*.sh)))
 E2E_KERNEL := $(patsubst %,e2e:%,$(wildcard tests/e2e-kernel/*.sh))
+E2E_LAVA   := $(patsubst %,e2e:%,$(filter-out tests/e2e-lava/lava-setup.sh tests/e2e-lava/lava-stop.sh,$(wildcard tests/e2e-lava/*.sh)))
 
 # everything: unit (plain, ASan+UBSan, valgrind), fuzz corpus replay, e2e, and the
 # real-kernel e2e (kernel builds, the lab host)
-check check-fast e2e-kernel: DEVELOPER = 1
+check check-fast e2e-kernel e2e-lava: DEVELOPER = 1
 check: all
 	$(MAKE) --no-print-directory DEVELOPER=1 unit-bins
 	$(MAKE) --no-print-directory DEVELOPER=1 BUILD=build/asan SAN=1 unit-bins
@@ -193,6 +194,11 @@ check-fast: all
 # the real-kernel e2e alone (also part of check): linux-source-6.1, arm64, cached in build/e2e-kernel-cache
 e2e-kernel: all
 	IDLELAB=$(CURDIR)/idlelab tests/run-tests.sh $(E2E_KERNEL)
+
+# a plan on a real LAVA lab (Debian's lava-server and lava-dispatcher in a root of their own under the
+# e2e kernel cache; not part of check: the first run downloads ~260 MB and takes ~4 min to set up)
+e2e-lava: all
+	IDLELAB=$(CURDIR)/idlelab tests/run-tests.sh $(E2E_LAVA)
 
 $(BUILD)/tests/sshsnap: tests/bench/sshsnap.c $(LIB_A)
 	@mkdir -p $(dir $@)

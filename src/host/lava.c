@@ -18,13 +18,15 @@
 
 #include "host/lavalog.h"
 #include "util/http.h"
+#include "idle/snapjson.h"
 #include "util/jfields.h"
 
 /* ---- the host file's "lava" section ---- */
 
 void il_lava_cfg_release(struct il_lava_cfg *c)
 {
-	IL_FREE_ALL(c->url, c->token_file, c->device_type, c->visibility, c->artifact_dir, c->artifact_url);
+	IL_FREE_ALL(c->url, c->token_file, c->device_type, c->visibility, c->artifact_dir, c->artifact_url,
+		    c->job_template, c->bindir, c->images.kernel, c->images.ramdisk, c->images.dtb, c->images.modules);
 	il_strlist_release(&c->tags);
 	memset(c, 0, sizeof(*c));
 }
@@ -49,6 +51,19 @@ static const struct il_jfield cfg_fields[] = {
 	IL_JF_RANGE("poll_s", IL_JF_INT, 1, 600, struct il_lava_cfg, poll_s),
 	IL_JF_RANGE("queue_timeout_s", IL_JF_INT, 1, 30 * 86400, struct il_lava_cfg, queue_timeout_s),
 	IL_JF_RANGE("job_timeout_s", IL_JF_INT, 1, 7 * 86400, struct il_lava_cfg, job_timeout_s),
+	{ .key = "images", .type = IL_JF_OBJECT, .what = "an object: kernel, ramdisk, dtb, modules (paths or URLs)" },
+	{ .key = "job_template", .type = IL_JF_STRING, .what = "the path of a LAVA job template (YAML)" }, /* "~/" expanded */
+	IL_JF_RANGE("boards", IL_JF_INT, 1, 256, struct il_lava_cfg, boards),
+	{ .key = "bindir", .type = IL_JF_STRING, .what = "an absolute directory (where the image has idlelab's workloads)",
+	  .store = true, .off = offsetof(struct il_lava_cfg, bindir) },
+};
+
+/* "images": what a job deploys for the plan's running kernel (a built one replaces "kernel" and "modules") */
+static const struct il_jfield image_fields[] = {
+	{ .key = "kernel", .type = IL_JF_STRING, .what = "a kernel image: a local path or a file://, http:// or https:// URL" },
+	{ .key = "ramdisk", .type = IL_JF_STRING, .what = "a ramdisk: a local path or a URL" },
+	{ .key = "dtb", .type = IL_JF_STRING, .what = "a device tree blob: a local path or a URL" },
+	{ .key = "modules", .type = IL_JF_STRING, .what = "a modules archive: a local path or a URL" },
 };
 
 /* LAVA's own names for its priorities (lava_scheduler_app.models.TestJob: LOW 0, MEDIUM 50, HIGH 100) */
@@ -116,8 +131,30 @@ int il_lava_cfg_parse(struct il_lava_cfg *c, const json_t *j, const char *label,
 	}
 	if ((r = il_jf_read(j, cfg_fields, IL_JF_COUNT(cfg_fields), c, label, path, err)) ||
 	    (r = home_path(j, "token_file", paths, &c->token_file, err)) ||
-	    (r = home_path(j, "artifact_dir", paths, &c->artifact_dir, err)))
+	    (r = home_path(j, "artifact_dir", paths, &c->artifact_dir, err)) ||
+	    (r = home_path(j, "job_template", paths, &c->job_template, err)))
 		goto fail;
+	if ((v = il_jf_get(j, "images"))) {
+		char ipath[128];
+
+		snprintf(ipath, sizeof(ipath), "%s.images", path && *path ? path : "lava");
+		if ((r = il_jf_read(v, image_fields, IL_JF_COUNT(image_fields), NULL, label, ipath, err)) ||
+		    (r = home_path(v, "kernel", paths, &c->images.kernel, err)) ||
+		    (r = home_path(v, "ramdisk", paths, &c->images.ramdisk, err)) ||
+		    (r = home_path(v, "dtb", paths, &c->images.dtb, err)) ||
+		    (r = home_path(v, "modules", paths, &c->images.modules, err)))
+			goto fail;
+	}
+	if (!c->boards)
+		c->boards = 1;
+	if (!c->bindir && !(c->bindir = strdup("/usr/local/bin"))) {
+		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (c->bindir[0] != '/') {
+		r = il_jf_bad(err, label, path, "bindir", "an absolute directory, not '%s'", c->bindir);
+		goto fail;
+	}
 	if (!has_scheme(c->url, web)) {
 		r = il_jf_bad(err, label, path, "url", "%s, not '%s'", cfg_fields[0].what, c->url);
 		goto fail;
@@ -172,6 +209,12 @@ json_t *il_lava_cfg_to_json(const struct il_lava_cfg *c)
 	json_object_set_new(o, "poll_s", json_integer(c->poll_s));
 	json_object_set_new(o, "queue_timeout_s", json_integer(c->queue_timeout_s));
 	json_object_set_new(o, "job_timeout_s", json_integer(c->job_timeout_s));
+	json_object_set_new(o, "images", json_pack("{s:o?,s:o?,s:o?,s:o?}", "kernel", il_json_str(c->images.kernel),
+						   "ramdisk", il_json_str(c->images.ramdisk), "dtb",
+						   il_json_str(c->images.dtb), "modules", il_json_str(c->images.modules)));
+	json_object_set_new(o, "job_template", il_json_str(c->job_template));
+	json_object_set_new(o, "boards", json_integer(c->boards));
+	json_object_set_new(o, "bindir", json_string(c->bindir));
 	return o;
 }
 

@@ -35,7 +35,13 @@ struct il_lava_cfg {
 	char *artifact_url;    /* artifact_dir as the worker sees it (file:// or http(s)://); set with artifact_dir */
 	int poll_s;            /* seconds between state polls, 1..600 */
 	int queue_timeout_s;   /* how long a job may wait for a device */
-	int job_timeout_s;     /* how long a job may run once started */
+	int job_timeout_s;     /* how long a job may run once started (idlelab cancels it then: an infra failure) */
+	struct {
+		char *kernel, *ramdisk, *dtb, *modules; /* local paths ("~/" expanded) or URLs; NULL: none */
+	} images;              /* what a job deploys for the plan's running kernel; a built one replaces kernel/modules */
+	char *job_template;    /* a LAVA job template (deploy and boot actions); NULL: the built-in one (run/lavajob.h) */
+	int boards;            /* jobs of one kernel block at once, the block's samples dealt out (default 1) */
+	char *bindir;          /* where the deployed image has idlelab's own workloads (default /usr/local/bin) */
 };
 
 /*

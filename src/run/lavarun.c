@@ -14,6 +14,7 @@
 #include "host/lava.h"
 #include "host/lavalog.h"
 #include "host/probe.h"
+#include "idle/snapjson.h"
 #include "idle/snapshot.h"
 #include "run/kstage.h"
 #include "run/lavajob.h"
