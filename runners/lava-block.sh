@@ -15,11 +15,19 @@
 # disables (IL_UNION, comma-separated names) is written in every sample,
 # 1 where this sample's configuration disables it and the value it had at
 # boot elsewhere (the same rule as for SSH hosts, run/lease.c).
-# lava-test-runner runs the steps with `set -x`: its trace lines would land inside the
-# armoured files, so our functions run without it (il_quiet) and put it back (il_loud).
+# lava-test-runner runs the steps with `set -e -x`: trace lines would land inside the
+# armoured files, and a grep that finds nothing would end the whole test; so our
+# functions run without either (il_quiet) and put them back as they were (il_loud).
 IL_C=/sys/devices/system/cpu
-il_quiet() { il_x=; case $- in *x*) il_x=1; set +x ;; esac; }
-il_loud() { [ -z "$il_x" ] || set -x; }
+il_quiet() {
+	il_x= il_e=
+	case $- in *x*) il_x=1; set +x ;; esac
+	case $- in *e*) il_e=1; set +e ;; esac
+}
+il_loud() {
+	[ -z "$il_e" ] || set -e
+	[ -z "$il_x" ] || set -x
+}
 il_attach() {
 	printf 'IDLELAB-BEGIN %s %s %s\n' "$1" "$(sha256sum < "$2" | cut -c1-64)" "$(wc -c < "$2")"
 	base64 "$2"

@@ -180,7 +180,8 @@ for d in $DEVICES; do
 		manage "devices add $d --device-type qemu --worker $WORKER --description 'idlelab arm64 lab, QEMU TCG'" > /dev/null
 		say "device $d added"
 	fi
-	manage "devices update $d --health GOOD" > /dev/null
+	# a root set up before under another worker name keeps its devices: they are this worker's now
+	manage "devices update $d --health GOOD --worker $WORKER" > /dev/null
 done
 chown -R lavaserver:lavaserver "$ROOT/etc/lava-server/dispatcher-config/devices" 2>/dev/null ||
 	inroot 'chown -R lavaserver:lavaserver /etc/lava-server/dispatcher-config/devices'
@@ -235,7 +236,7 @@ ready() {
 	    ok = w["state"] == "Online" and w["last_ping"][:19] >= since
 	    for d in devices:
 	        j = get(f"devices/{d}/")
-	        ok = ok and j["state"] == "Idle" and j["health"] == "Good"
+	        ok = ok and j["state"] == "Idle" and j["health"] == "Good" and j["worker_host"] == worker
 	except Exception as e:
 	    print(e); sys.exit(1)
 	sys.exit(0 if ok else 1)

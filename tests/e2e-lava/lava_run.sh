@@ -71,7 +71,7 @@ grep -q '"Job valid."' "$E2E_TMP/valid.json" && ok "LAVA validates the generated
 
 # the plan, for real
 t2=$(date +%s)
-"$IDLELAB" run "$E2E_TMP/plan.json" -o "$E2E_TMP/run" > "$E2E_TMP/run.log" 2>&1
+"$IDLELAB" run "$E2E_TMP/plan.json" --out "$E2E_TMP/run" > "$E2E_TMP/run.log" 2>&1
 rc=$?
 [ "$rc" = 0 ] && ok "run on the LAVA host: exit 0 ($(($(date +%s) - t2)) s)" || bad "run on the LAVA host" "exit $rc: $(tail -20 "$E2E_TMP/run.log")"
 check_journal() {	# check_journal RUN WANT_ATTEMPTS WHAT
@@ -114,7 +114,7 @@ PY
 host lava-flaky "$E2E_TMP/flaky.yaml"
 sed 's/"lava-qemu"/"lava-flaky"/; s/"lava-e2e"/"lava-e2e-infra"/' "$E2E_TMP/plan.json" > "$E2E_TMP/plan-infra.json"
 echo 1 > "$ROOT/run/idlelab-lava/inject-infra"
-"$IDLELAB" run "$E2E_TMP/plan-infra.json" -o "$E2E_TMP/run-infra" > "$E2E_TMP/run-infra.log" 2>&1
+"$IDLELAB" run "$E2E_TMP/plan-infra.json" --out "$E2E_TMP/run-infra" > "$E2E_TMP/run-infra.log" 2>&1
 rc=$?
 [ "$rc" = 0 ] && ok "run with an infrastructure failure: exit 0" || bad "run with an infrastructure failure" "exit $rc: $(tail -20 "$E2E_TMP/run-infra.log")"
 check_journal "$E2E_TMP/run-infra" 2 >/dev/null && ok "each sample's second attempt ok" || bad "each sample's second attempt ok" "$(check_journal "$E2E_TMP/run-infra" 2 2>&1 | tail -3)"
@@ -129,7 +129,7 @@ PY
 
 # stopped while its job is in LAVA's hands, then resumed: the same job is followed, not a second one submitted
 sed 's/"lava-e2e"/"lava-e2e-resume"/' "$E2E_TMP/plan.json" > "$E2E_TMP/plan-resume.json"
-"$IDLELAB" run "$E2E_TMP/plan-resume.json" -o "$E2E_TMP/run-resume" > "$E2E_TMP/run-resume.log" 2>&1 &
+"$IDLELAB" run "$E2E_TMP/plan-resume.json" --out "$E2E_TMP/run-resume" > "$E2E_TMP/run-resume.log" 2>&1 &
 pid=$!
 i=0
 while ! grep -q '"lava-job"' "$E2E_TMP/run-resume/journal.jsonl" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done

@@ -293,8 +293,9 @@ static void test_lavajob__steps_run(void **state)
 		il_buf_printf(&script, "%s\n", str(&d, path));
 	}
 	{
-		/* -x as lava-test-runner runs them: its trace must not reach the armoured files */
-		char *av[] = { "env", pathenv, "sh", "-x", "-c", script.p, NULL };
+		/* -e -x as lava-test-runner runs them: its trace must not reach the armoured files, and
+		 * nothing in the block may end the test by failing */
+		char *av[] = { "env", pathenv, "sh", "-e", "-x", "-c", script.p, NULL };
 
 		assert_int_equal(il_proc_capture(av, 60000, NULL, &sout, &serr, &ex, &err), 0);
 	}
