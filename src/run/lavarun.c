@@ -39,6 +39,7 @@ struct job {
 	struct jsample *s;
 	size_t n;
 	double submitted;           /* il_mono_s(), for the queue time-out */
+	double running;             /* il_mono_s() when first seen running, for job_timeout_s; 0: not yet */
 	struct il_lava_job st;
 	bool done;
 	char why[600];              /* set when idlelab itself gave up on it (queue time-out) */
@@ -136,7 +137,7 @@ static void urls_release(struct urls *u)
 }
 
 /* The images of plan kernel k: the host's own, with a built variant's image (and modules) in their place. */
-static int images(struct lr *r, int k, struct urls *u, struct il_err *err)
+static int images(struct lr *r, int k, struct urls *u, bool *unbuilt, struct il_err *err)
 {
 	const struct il_lava_cfg *lc = &r->cfg.lava;
 	const struct il_kvar *kv = r->in->kv->n ? &r->in->kv->v[k] : NULL;
@@ -144,14 +145,18 @@ static int images(struct lr *r, int k, struct urls *u, struct il_err *err)
 	int rc = 0;
 
 	memset(u, 0, sizeof(*u));
+	*unbuilt = false;
 	if (r->dry && r->p->built_kernels) {
 		/* not built for a job definition: named as what it will be */
 		if (!(u->kernel = il_strdup_printf("%s/<kernel %s, published when the run builds it>",
 						   lc->artifact_url ? lc->artifact_url : "", r->p->kernels.v[k])))
 			return il_err_set(err, IL_ENOMEM, "out of memory");
 	} else if (kv && !kv->running) {
-		if ((rc = il_kstage_build(r->in->c, kv, &image, &modules, err)))
+		/* a kernel that does not build is untestable: its samples become final failures (*unbuilt) */
+		if ((rc = il_kstage_build(r->in->c, kv, &image, &modules, err))) {
+			*unbuilt = true;
 			return rc;
+		}
 	} else if (!lc->images.kernel) {
 		return il_err_set(err, IL_EINVAL, "LAVA host '%s' has no lava.images.kernel to deploy for the plan's "
 				  "kernel '%s'", r->host, r->p->kernels.v[k]);
@@ -347,6 +352,15 @@ static int follow(struct lr *r, struct il_err *err)
 				il_run_note(r->in->c, r->host, "LAVA job %ld: %s%s%s", j->id, il_lava_state_name(j->st.state),
 					    j->st.actual_device ? " on " : "", j->st.actual_device ? j->st.actual_device : "");
 			if (j->st.state == IL_LAVA_FINISHED) {
+				j->done = true;
+				continue;
+			}
+			if (j->st.state == IL_LAVA_RUNNING && !j->running)
+				j->running = il_mono_s();
+			if (j->running && lc->job_timeout_s > 0 && il_mono_s() - j->running > lc->job_timeout_s) {
+				snprintf(j->why, sizeof(j->why), "LAVA job %ld ran more than %d s (job_timeout_s): canceled",
+					 j->id, lc->job_timeout_s);
+				il_lava_job_cancel(&r->conn, j->id, &e);
 				j->done = true;
 				continue;
 			}
@@ -651,6 +665,7 @@ static int blocks(struct lr *r, struct il_err *err)
 		for (int round = 0; !rc; round++) {
 			struct urls u;
 			size_t n = 0, parts;
+			bool unbuilt;
 
 			for (size_t i = 0; i < in->t->n; i++)
 				if (in->specs[i].kernel == k && pending(r, &in->specs[i]))
@@ -666,8 +681,9 @@ static int blocks(struct lr *r, struct il_err *err)
 				rc = IL_EINTR;
 				break;
 			}
-			if ((rc = images(r, k, &u, err))) {
-				if (!r->dry)
+			if ((rc = images(r, k, &u, &unbuilt, err))) {
+				/* an unbuilt kernel's samples are final failures; anything else stops the run */
+				if (!r->dry && unbuilt)
 					rc = no_images(r, seqs, n, err);
 				break;
 			}
@@ -696,7 +712,7 @@ static int blocks(struct lr *r, struct il_err *err)
 	return rc;
 }
 
-/* A block without images: its samples cannot run, final failures, never data. */
+/* A block whose kernel did not build: its samples cannot run, final failures, never data. */
 static int no_images(struct lr *r, const size_t *seqs, size_t n, struct il_err *err)
 {
 	struct il_lavarun *in = r->in;

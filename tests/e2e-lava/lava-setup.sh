@@ -183,6 +183,10 @@ for d in $DEVICES; do
 	# a root set up before under another worker name keeps its devices: they are this worker's now
 	manage "devices update $d --health GOOD --worker $WORKER" > /dev/null
 done
+# devices of an earlier setup that are not asked for now are retired (one QEMU per device at most)
+for d in $(manage "devices list --csv" 2>/dev/null | awk -F, 'NR > 1 { print $1 }'); do
+	case " $DEVICES " in *" $d "*) ;; *) manage "devices update $d --health RETIRED" > /dev/null && say "device $d retired" ;; esac
+done
 chown -R lavaserver:lavaserver "$ROOT/etc/lava-server/dispatcher-config/devices" 2>/dev/null ||
 	inroot 'chown -R lavaserver:lavaserver /etc/lava-server/dispatcher-config/devices'
 

@@ -142,5 +142,33 @@ rc=$?
 n=$(grep -c '"lava-job"' "$E2E_TMP/run-resume/journal.jsonl")
 [ "$n" = 1 ] && ok "one job submitted for the resumed run" || bad "one job submitted for the resumed run" "$n lava-job records"
 check_journal "$E2E_TMP/run-resume" 1 >/dev/null && ok "the resumed run's samples are all ok" || bad "the resumed run's samples are all ok"
+# canceled in LAVA while it runs: the run stops as interrupted (exit 130), resume submits the samples again
+sed 's/"lava-e2e"/"lava-e2e-cancel"/' "$E2E_TMP/plan.json" > "$E2E_TMP/plan-cancel.json"
+"$IDLELAB" run "$E2E_TMP/plan-cancel.json" --out "$E2E_TMP/run-cancel" > "$E2E_TMP/run-cancel.log" 2>&1 &
+pid=$!
+i=0
+while ! grep -q '"lava-job"' "$E2E_TMP/run-cancel/journal.jsonl" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+job=$(python3 -c 'import json,sys; print([json.loads(l) for l in open(sys.argv[1]) if "lava-job" in l][0]["job"])' "$E2E_TMP/run-cancel/journal.jsonl")
+api "$URL/api/v0.2/jobs/$job/cancel/" > /dev/null
+wait "$pid"
+rc=$?
+[ "$rc" = 130 ] && grep -q "LAVA job $job was canceled" "$E2E_TMP/run-cancel.log" && ok "a job canceled in LAVA: the run stops, exit 130" ||
+	bad "a job canceled in LAVA: the run stops, exit 130" "exit $rc: $(tail -5 "$E2E_TMP/run-cancel.log")"
+"$IDLELAB" run --resume "$E2E_TMP/run-cancel" > "$E2E_TMP/resume-cancel.log" 2>&1 && check_journal "$E2E_TMP/run-cancel" 2 >/dev/null &&
+	ok "... resumed: the samples submitted again, all ok" || bad "... resumed" "$(tail -5 "$E2E_TMP/resume-cancel.log")"
+
+# two boards: a block dealt out over two jobs at once, one probe record per device that ran one
+LAVA_DEVICES="qemu-aarch64-01 qemu-aarch64-02" "$HERE/lava-setup.sh" "$ROOT" "$LAB" > "$E2E_TMP/setup3.log" 2>&1 ||
+	bad "a second device" "$(tail -5 "$E2E_TMP/setup3.log")"
+sed 's/"device_type": "qemu",/"device_type": "qemu", "boards": 2,/' "$IDLELAB_HOSTS/lava-qemu.json" > "$IDLELAB_HOSTS/lava-two.json"
+sed 's/"lava-qemu"/"lava-two"/; s/"lava-e2e"/"lava-e2e-boards"/' "$E2E_TMP/plan.json" > "$E2E_TMP/plan-boards.json"
+t3=$(date +%s)
+"$IDLELAB" run "$E2E_TMP/plan-boards.json" --out "$E2E_TMP/run-boards" > "$E2E_TMP/run-boards.log" 2>&1
+rc=$?
+n=$(grep -c '"lava-job"' "$E2E_TMP/run-boards/journal.jsonl")
+[ "$rc" = 0 ] && [ "$n" = 2 ] && check_journal "$E2E_TMP/run-boards" 1 >/dev/null &&
+	ok "boards 2: two jobs, the four samples ok ($(($(date +%s) - t3)) s; devices $(python3 -c 'import json,sys; print(" ".join(sorted({json.loads(l)["device"] for l in open(sys.argv[1]) if "\"sample\"" in l})))' "$E2E_TMP/run-boards/journal.jsonl"))" ||
+	bad "boards 2" "exit $rc, $n jobs: $(tail -5 "$E2E_TMP/run-boards.log")"
+"$HERE/lava-setup.sh" "$ROOT" "$LAB" > /dev/null 2>&1 # back to one device (a 2-core machine)
 echo "e2e-lava: setup $(($(date +%s) - t0)) s in all"
 finish
