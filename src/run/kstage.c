@@ -123,7 +123,7 @@ static int build(const struct il_run_ctx *c, const struct il_kvar *kv, struct bu
 }
 
 int il_kstage_build(const struct il_run_ctx *c, const struct il_kvar *kv, char **image, char **modules,
-		    struct il_err *err)
+		    char **release, struct il_err *err)
 {
 	struct built b = { 0 };
 	struct il_boot_target tgt = { 0 };
@@ -131,6 +131,7 @@ int il_kstage_build(const struct il_run_ctx *c, const struct il_kvar *kv, char *
 
 	*image = rc ? NULL : b.image;
 	*modules = rc ? NULL : b.modules;
+	*release = !rc && tgt.release ? strdup(tgt.release) : NULL;
 	if (rc)
 		free(b.image), free(b.modules);
 	il_kbuild_res_release(&b.res);

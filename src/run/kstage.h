@@ -45,10 +45,11 @@ void il_kstage_release(struct il_kstage *ks);
 /*
  * Build kernel variant kv (cached) for a host idlelab does not boot itself
  * (a LAVA job deploys it): *image and *modules (NULL when the build has
- * none) are paths in the build's artifact, the caller's to free.
+ * none) are paths in the build's artifact, *release the release it boots
+ * as; all the caller's to free.
  */
 int il_kstage_build(const struct il_run_ctx *c, const struct il_kvar *kv, char **image, char **modules,
-		    struct il_err *err);
+		    char **release, struct il_err *err);
 
 /*
  * A plan with built kernels: prepare the variants (kernel/kplan.c) from the

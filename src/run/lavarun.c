@@ -56,6 +56,7 @@ struct lr {
 	struct job *jobs;
 	size_t njobs;
 	struct il_buf *dry;            /* il_lavarun_jobdefs: the jobs are written here, never submitted */
+	char **release;                /* per plan kernel: the release a built one boots as (checked per sample) */
 };
 
 static void job_release(struct job *j)
@@ -153,7 +154,11 @@ static int images(struct lr *r, int k, struct urls *u, bool *unbuilt, struct il_
 			return il_err_set(err, IL_ENOMEM, "out of memory");
 	} else if (kv && !kv->running) {
 		/* a kernel that does not build is untestable: its samples become final failures (*unbuilt) */
-		if ((rc = il_kstage_build(r->in->c, kv, &image, &modules, err))) {
+		if (r->release[k]) {
+			free(r->release[k]);
+			r->release[k] = NULL;
+		}
+		if ((rc = il_kstage_build(r->in->c, kv, &image, &modules, &r->release[k], err))) {
 			*unbuilt = true;
 			return rc;
 		}
@@ -521,8 +526,17 @@ static int collect(struct lr *r, struct job *j, struct il_err *err)
 		f = file(files, nfiles, fname);
 		fe = file(files, nfiles, ename);
 		if (f && f->ok) {
+			const char *want = r->release[j->kernel];
+
 			il_sample_judge(r->in->c, s, j->s[i].nonce, r->host, f->data.p ? f->data.p : "", f->data.len, 0,
 					fe && fe->ok ? il_buf_str(&fe->data) : "", &oc);
+			/* a built kernel must be the one that ran: a template that deploys another is no measurement of it */
+			if (want && oc.ro.release && strcmp(oc.ro.release, want) && strcmp(oc.status, "infra_failed")) {
+				oc.status = "infra_failed";
+				oc.retryable = false;
+				snprintf(oc.reason, sizeof(oc.reason), "LAVA job %ld: the board ran %s, not the kernel built (%s): "
+					 "does the job template deploy {idlelab.kernel_url}?", j->id, oc.ro.release, want);
+			}
 		} else {
 			oc.status = "infra_failed";
 			oc.retryable = true;
@@ -737,6 +751,8 @@ static int setup(struct lr *r, struct il_err *err)
 	const struct il_plan *p = r->p;
 	int rc;
 
+	if (!(r->release = calloc(p->kernels.n ? p->kernels.n : 1, sizeof(*r->release))))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
 	if ((rc = il_host_load(&r->cfg, r->in->c->o->paths, r->host, err)))
 		return rc;
 	if (r->cfg.kind != IL_HOST_LAVA)
@@ -752,6 +768,9 @@ static int setup(struct lr *r, struct il_err *err)
 
 static void teardown(struct lr *r)
 {
+	for (size_t k = 0; r->release && k < r->p->kernels.n; k++)
+		free(r->release[k]);
+	free(r->release);
 	jobs_clear(r);
 	il_strlist_release(&r->union_dis);
 	il_strlist_release(&r->fp_devices);

@@ -15,7 +15,10 @@
 #   it deploys) is retried, never blamed: the first attempt of each sample is
 #   infra_failed naming LAVA's Infrastructure error, the second is ok;
 # - a run stopped while its job is queued is resumed by following the same
-#   job, never submitting it twice.
+#   job, never submitting it twice; one canceled in LAVA stops the run as
+#   interrupted and is submitted again on resume;
+# - two boards: a block dealt out over two jobs on two devices at once;
+# - a built kernel: idlelab's build deployed by the job, its release checked.
 . "$(dirname "$0")/../e2e/lib.sh"
 SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
 kernel_lab_needs qemu-system-aarch64 dtc dropbearkey aarch64-linux-gnu-gcc debootstrap curl python3
@@ -170,5 +173,27 @@ n=$(grep -c '"lava-job"' "$E2E_TMP/run-boards/journal.jsonl")
 	ok "boards 2: two jobs, the four samples ok ($(($(date +%s) - t3)) s; devices $(python3 -c 'import json,sys; print(" ".join(sorted({json.loads(l)["device"] for l in open(sys.argv[1]) if "\"sample\"" in l})))' "$E2E_TMP/run-boards/journal.jsonl"))" ||
 	bad "boards 2" "exit $rc, $n jobs: $(tail -5 "$E2E_TMP/run-boards.log")"
 "$HERE/lava-setup.sh" "$ROOT" "$LAB" > /dev/null 2>&1 # back to one device (a 2-core machine)
+# a built kernel: the plan's kernel built by idlelab (cached: the lab's own tree and config),
+# published under its hash, deployed by the job with the lab's ramdisk and device tree, and
+# checked per sample to be the kernel that ran
+cat > "$E2E_TMP/plan-built.json" <<JSON
+{"name": "lava-e2e-built", "host": "lava-qemu", "governors": ["menu", "teo"], "reference": "menu",
+ "workloads": [{"workload": "sleeper", "params": {"duration": 1}}], "iterations": 1, "warmup": 0,
+ "order": "interleave", "retries": 1, "timeout_s": 60,
+ "build": {"arch": "arm64", "cross_compile": "aarch64-linux-gnu-", "config": "allnoconfig",
+  "config_fragments": ["$SRC/hosts/labvm/kernel.config"], "targets": ["Image"]},
+ "kernels": [{"name": "labvm-6.1", "tarball": "$TARBALL"}]}
+JSON
+t4=$(date +%s)
+"$IDLELAB" run "$E2E_TMP/plan-built.json" --out "$E2E_TMP/run-built" > "$E2E_TMP/run-built.log" 2>&1
+rc=$?
+python3 - "$E2E_TMP/run-built/journal.jsonl" <<'PY' && [ "$rc" = 0 ] && ok "a built kernel deployed by LAVA: its samples ok, its release checked ($(($(date +%s) - t4)) s)" || bad "a built kernel deployed by LAVA" "exit $rc: $(tail -5 "$E2E_TMP/run-built.log")"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+s = [r for r in recs if r["type"] == "sample" and r["final"]]
+assert len(s) == 2 and all(r["status"] == "ok" and r["kernel"] == "labvm-6.1" and "-il" in r["kernel_release"] for r in s), s
+assert [r["kernel"] for r in recs if r["type"] == "lava-job"] == ["labvm-6.1"], recs
+PY
+
 echo "e2e-lava: setup $(($(date +%s) - t0)) s in all"
 finish

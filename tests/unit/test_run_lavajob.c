@@ -304,6 +304,8 @@ static void test_lavajob__steps_run(void **state)
 	assert_non_null(strstr(sout.p, "IDLELAB-BEGIN probe "));
 	assert_non_null(strstr(sout.p, "LTC s0-menu_sleeper_2_s --result "));
 	assert_non_null(strstr(sout.p, "LTC s7-teo --result "));
+	/* and the sample's idle entries for LAVA's UI (none on a machine without cpuidle) */
+	assert_non_null(strstr(sout.p, "LTC s0-menu_sleeper_2_s-idles --result pass --measurement 0 --units entries"));
 	a = attachment(sout.p, "sample-0", &n);
 	/* the runner's frames for this nonce, the workload's output inside them */
 	assert_non_null(strstr(a, "@@ILaaaa "));
