@@ -48,9 +48,9 @@ static int add_target(struct targets *t, struct il_host_cfg *h, struct il_err *e
 	return 0;
 }
 
-/* A HOST argument: a host file's name, an ~/.ssh/config alias, or [user@]host[:port]. */
+/* A HOST argument: a host file's name, an ~/.ssh/config alias, or [user@]host[:port]; --all skips LAVA hosts. */
 static int resolve(struct targets *t, const struct il_paths *paths, const char *arg, const char *label,
-		   struct il_err *err)
+		   bool from_all, struct il_err *err)
 {
 	struct il_host_cfg h;
 	struct il_buf file = IL_BUF_INIT;
@@ -60,9 +60,17 @@ static int resolve(struct targets *t, const struct il_paths *paths, const char *
 	il_buf_printf(&file, "%s/%s.json", paths->hosts_dir ? paths->hosts_dir : "hosts", arg);
 	has_file = !strcmp(arg, "local") || (!strchr(arg, '/') && !access(il_buf_str(&file), F_OK));
 	il_buf_release(&file);
-	if (has_file)
-		r = il_lab_host_load(&h, paths, arg, err);
-	else if (!strpbrk(arg, "@:.") && !il_host_ssh_alias(paths, arg))
+	if (has_file) {
+		if ((r = il_lab_host_load(&h, paths, arg, err)))
+			return r;
+		/* a LAVA host is a device type reached through jobs, not a machine to audit */
+		if (h.kind == IL_HOST_LAVA) {
+			il_host_release(&h);
+			return from_all ? 0
+					: il_err_set(err, IL_EINVAL, "host '%s' is a LAVA host (a device type reached "
+						     "through LAVA jobs): audits reach machines over SSH or a transport", arg);
+		}
+	} else if (!strpbrk(arg, "@:.") && !il_host_ssh_alias(paths, arg))
 		return il_err_set(err, IL_ENOTFOUND,
 				  "host '%s': no host file %s/%s.json and no ~/.ssh/config alias (user@host audits an address)",
 				  arg, paths->hosts_dir ? paths->hosts_dir : "hosts", arg);
@@ -131,7 +139,7 @@ int cmd_audit(int argc, char **argv)
 	if (policy_f && (r = il_audit_policy_load(&pol, policy_f, &err)))
 		goto done;
 	for (int i = 1; i <= nargs; i++)
-		if ((r = resolve(&t, &paths, argv[i], "argument", &err)))
+		if ((r = resolve(&t, &paths, argv[i], "argument", false, &err)))
 			goto done;
 	if (all) {
 		struct il_strlist names = { 0 };
@@ -140,7 +148,7 @@ int cmd_audit(int argc, char **argv)
 			goto done;
 		for (size_t i = 0; i < names.n && !r; i++)
 			if (strcmp(names.v[i], "local"))
-				r = resolve(&t, &paths, names.v[i], "inventory", &err);
+				r = resolve(&t, &paths, names.v[i], "inventory", true, &err);
 		il_strlist_release(&names);
 		if (r)
 			goto done;

@@ -42,6 +42,7 @@ expect "a misspelt placeholder names the template" 1 "board.yaml: '\{idlelab.ker
 	"$IDLELAB" lava jobdef "$E2E_TMP/plan.json" --host lb
 expect "jobdef on a plan without LAVA hosts" 1 "none of the plan's hosts is a LAVA host" \
 	"$IDLELAB" lava jobdef "$E2E_TMP/plan.json" --host local
+expect "audit: a LAVA host is no machine to audit" 1 "host 'lq' is a LAVA host" "$IDLELAB" audit lq --window 0
 expect "host show: the section, the token file's path only" 0 "\"device_type\": \"qemu\"" "$IDLELAB" host show lq --json
 "$IDLELAB" host show lq --json 2>&1 | grep -q secret-token-e2e && bad "host show prints no token" || ok "host show prints no token"
 # no server at the URL: the run fails naming it; nothing is data
