@@ -80,16 +80,11 @@ static int do_sample(struct run *r, struct il_lease *h, const struct il_spec *s,
 		int attempt = ++r->t.attempts[s->seq];
 		json_t *started = il_run_time_json();
 		double t0 = il_mono_s();
-		bool final, failed, done;
+		bool final;
 
 		emit(r, &ev);
 		il_sample_run(&r->ctx, h, r->script, s, &oc);
-		failed = !strcmp(oc.status, "infra_failed") || !strcmp(oc.status, "invalid");
-		done = !strcmp(oc.status, "ok") || !strcmp(oc.status, "warmup");
-		if (failed)
-			r->t.failures[s->seq]++;
-		final = strcmp(oc.status, "interrupted") &&
-			(!oc.retryable || done || r->t.failures[s->seq] > r->plan.retries);
+		final = il_tally_attempt(&r->t, s->seq, oc.status, oc.retryable, r->plan.retries);
 		{
 			json_t *rec = il_sample_record(&r->ctx, h, s, variant, attempt, final, &oc, started, t0);
 

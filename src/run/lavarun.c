@@ -116,8 +116,19 @@ static int publish(const struct il_lava_cfg *lc, const char *path, bool dry, cha
 		rc = il_err_set(err, IL_EIO, "artifact directory '%s': %s", dir, strerror(errno));
 		goto out;
 	}
-	/* content-addressed: a file already there under this hash is this file */
-	if (stat(dst, &st) && (rc = il_buf_read_file(&data, path, (size_t)1 << 31, err)) == 0)
+	/* content-addressed: a copy already there is used when its bytes are still these (an
+	 * interrupted or tampered copy is replaced) */
+	if (!stat(dst, &st)) {
+		char have[65];
+		struct il_err e2 = { 0 };
+
+		have[0] = 0;
+		if (il_sha256_file(dst, have, &e2) || strncmp(have, hex, 16))
+			st.st_size = -1;
+	} else {
+		st.st_size = -1;
+	}
+	if (st.st_size < 0 && (rc = il_buf_read_file(&data, path, (size_t)1 << 31, err)) == 0)
 		rc = il_write_file_mode(dst, data.p ? data.p : "", data.len, 0644, err);
 	if (!rc && !(*url = il_strdup_printf("%s/%s/%s", lc->artifact_url, hex, base)))
 		rc = il_err_set(err, IL_ENOMEM, "out of memory");
@@ -515,7 +526,7 @@ static int collect(struct lr *r, struct job *j, struct il_err *err)
 		struct il_lease h = { .name = r->host, .fp_file = fp_name };
 		char *variant = il_plan_variant(p, s);
 		json_t *rec;
-		bool failed, done, final;
+		bool final;
 
 		if (r->in->t->final[s->seq] || !variant) {
 			free(variant);
@@ -542,11 +553,7 @@ static int collect(struct lr *r, struct job *j, struct il_err *err)
 			oc.retryable = true;
 			job_reason(j, &tests, f, s->seq, oc.reason, sizeof(oc.reason));
 		}
-		failed = !strcmp(oc.status, "infra_failed") || !strcmp(oc.status, "invalid");
-		done = !strcmp(oc.status, "ok") || !strcmp(oc.status, "warmup");
-		if (failed)
-			r->in->t->failures[s->seq]++;
-		final = !oc.retryable || done || r->in->t->failures[s->seq] > p->retries;
+		final = il_tally_attempt(r->in->t, s->seq, oc.status, oc.retryable, p->retries);
 		rec = il_sample_record(r->in->c, &h, s, variant, j->s[i].attempt, final, &oc, il_run_time_json(),
 				       il_mono_s());
 		if (rec) {

@@ -34,6 +34,16 @@ void il_tally_final(struct il_tally *t, size_t seq)
 	t->done++;
 }
 
+bool il_tally_attempt(struct il_tally *t, size_t seq, const char *status, bool retryable, int retries)
+{
+	bool done = !strcmp(status, "ok") || !strcmp(status, "warmup");
+
+	if (!strcmp(status, "infra_failed") || !strcmp(status, "invalid"))
+		t->failures[seq]++;
+	/* an interrupted attempt runs again on resume whatever the budget */
+	return strcmp(status, "interrupted") && (!retryable || done || t->failures[seq] > retries);
+}
+
 struct scan {
 	struct il_tally *t;
 	const struct il_plan *plan;

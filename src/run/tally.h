@@ -21,6 +21,13 @@ struct il_tally {
 /* Zeroed counts for n samples (release it). */
 int il_tally_init(struct il_tally *t, size_t n, struct il_err *err);
 void il_tally_release(struct il_tally *t);
+/*
+ * The retry policy, for every kind of host: an attempt ending in status
+ * (retryable or not) counts an infra_failed or invalid attempt against
+ * seq's budget of `retries`; returns whether the sample is now final (then
+ * the caller journals it so and calls il_tally_final).
+ */
+bool il_tally_attempt(struct il_tally *t, size_t seq, const char *status, bool retryable, int retries);
 /* Record an attempt's outcome; final marks the sample done. */
 void il_tally_final(struct il_tally *t, size_t seq);
 

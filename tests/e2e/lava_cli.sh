@@ -45,15 +45,17 @@ expect "jobdef on a plan without LAVA hosts" 1 "none of the plan's hosts is a LA
 expect "audit: a LAVA host is no machine to audit" 1 "host 'lq' is a LAVA host" "$IDLELAB" audit lq --window 0
 expect "host show: the section, the token file's path only" 0 "\"device_type\": \"qemu\"" "$IDLELAB" host show lq --json
 "$IDLELAB" host show lq --json 2>&1 | grep -q secret-token-e2e && bad "host show prints no token" || ok "host show prints no token"
-# no server at the URL: the run fails naming it; nothing is data
+# no server at the URL: the run fails naming it; nothing is data. A damaged copy of the kernel
+# left in artifact_dir is replaced, not deployed.
+h=$(sha256sum "$E2E_TMP/img/Image" | cut -c1-16)
+mkdir -p "$E2E_TMP/art/$h" && echo damaged > "$E2E_TMP/art/$h/Image"
 "$IDLELAB" run "$E2E_TMP/plan.json" --out "$E2E_TMP/run" > "$E2E_TMP/run.log" 2>&1
 rc=$?
 [ "$rc" = 1 ] && grep -q "127.0.0.1:$port" "$E2E_TMP/run.log" && ok "a LAVA server that is not there: exit 1 naming it" ||
 	bad "a LAVA server that is not there" "exit $rc: $(cat "$E2E_TMP/run.log")"
 grep -q secret-token-e2e "$E2E_TMP/run.log" "$E2E_TMP/run/journal.jsonl" && bad "the token in no output" || ok "the token in no output"
 grep -q '"status": *"ok"' "$E2E_TMP/run/journal.jsonl" && bad "nothing journaled as data" || ok "nothing journaled as data"
-h=$(sha256sum "$E2E_TMP/img/Image" | cut -c1-16)
-cmp -s "$E2E_TMP/img/Image" "$E2E_TMP/art/$h/Image" && ok "the run published the kernel under its hash" || bad "the run published the kernel under its hash"
+cmp -s "$E2E_TMP/img/Image" "$E2E_TMP/art/$h/Image" && ok "the run published the kernel under its hash (a damaged copy replaced)" || bad "the run published the kernel under its hash"
 expect "resume: the same clear error, nothing submitted twice" 1 "127.0.0.1:$port" "$IDLELAB" run --resume "$E2E_TMP/run"
 chmod 644 "$E2E_TMP/token"
 expect "a token file others can read is refused" 1 "permissions 0644 are too open" \

@@ -16,6 +16,7 @@
 #include "run/engine.h"
 #include "run/journal.h"
 #include "run/plan.h"
+#include "run/tally.h"
 #include "run/record.h"
 #include "run/rundir.h"
 #include "run/runner.h"
@@ -616,9 +617,31 @@ static void test_lease__host_kind(void **state)
 	free(dir);
 }
 
+/* The one retry policy (SSH and LAVA hosts alike): infrastructure failures spend the budget. */
+static void test_tally__retry_policy(void **state)
+{
+	struct il_tally t;
+	struct il_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(il_tally_init(&t, 4, &err), 0);
+	assert_true(il_tally_attempt(&t, 0, "ok", false, 2));
+	assert_true(il_tally_attempt(&t, 0, "warmup", true, 2));
+	assert_true(il_tally_attempt(&t, 1, "workload_failed", false, 2));
+	/* retries 1: one attempt more after the first failure, the second is final */
+	assert_false(il_tally_attempt(&t, 2, "infra_failed", true, 1));
+	assert_true(il_tally_attempt(&t, 2, "invalid", true, 1));
+	assert_int_equal(t.failures[2], 2);
+	assert_true(il_tally_attempt(&t, 3, "infra_failed", false, 5));
+	assert_false(il_tally_attempt(&t, 3, "interrupted", false, 0));
+	assert_int_equal(t.failures[3], 1);
+	il_tally_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tally__retry_policy),
 		cmocka_unit_test(test_plan__errors_name_the_path),
 		cmocka_unit_test(test_plan__defaults_and_variants),
 		cmocka_unit_test(test_plan__matrix_order),
