@@ -116,6 +116,12 @@ static int publish(const struct il_lava_cfg *lc, const char *path, bool dry, cha
 		rc = il_err_set(err, IL_EIO, "artifact directory '%s': %s", dir, strerror(errno));
 		goto out;
 	}
+	/* idlelab runs as root on shared machines: what LAVA deploys must not be another user's to swap */
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		rc = il_err_set(err, IL_EPERM, "artifact directory '%s' is not a directory of ours that only we can "
+				"write (owner, mode 0755): another user could swap the kernel LAVA deploys", dir);
+		goto out;
+	}
 	/* content-addressed: a copy already there is used when its bytes are still these (an
 	 * interrupted or tampered copy is replaced) */
 	if (!stat(dst, &st)) {

@@ -57,6 +57,10 @@ grep -q secret-token-e2e "$E2E_TMP/run.log" "$E2E_TMP/run/journal.jsonl" && bad 
 grep -q '"status": *"ok"' "$E2E_TMP/run/journal.jsonl" && bad "nothing journaled as data" || ok "nothing journaled as data"
 cmp -s "$E2E_TMP/img/Image" "$E2E_TMP/art/$h/Image" && ok "the run published the kernel under its hash (a damaged copy replaced)" || bad "the run published the kernel under its hash"
 expect "resume: the same clear error, nothing submitted twice" 1 "127.0.0.1:$port" "$IDLELAB" run --resume "$E2E_TMP/run"
+chmod 777 "$E2E_TMP/art/$h"
+expect "an artifact directory others can write is refused" 1 "could swap the kernel LAVA deploys" \
+	"$IDLELAB" run "$E2E_TMP/plan.json" --out "$E2E_TMP/run3"
+chmod 755 "$E2E_TMP/art/$h"
 chmod 644 "$E2E_TMP/token"
 expect "a token file others can read is refused" 1 "permissions 0644 are too open" \
 	"$IDLELAB" run "$E2E_TMP/plan.json" --out "$E2E_TMP/run2"
