@@ -174,6 +174,14 @@ E2E_FAST   := $(patsubst %,e2e:%,$(filter-out tests/e2e/lib.sh tests/e2e/sshd.sh
 E2E_KERNEL := $(patsubst %,e2e:%,$(wildcard tests/e2e-kernel/*.sh))
 E2E_LAVA   := $(patsubst %,e2e:%,$(filter-out tests/e2e-lava/lava-setup.sh tests/e2e-lava/lava-stop.sh,$(wildcard tests/e2e-lava/*.sh)))
 
+# the tests that measure this machine (its sysfs, over SSH or locally): make check and
+# check-fast run them as the machine is and again in a world whose current_driver is "none"
+# (tests/world.sh), so a machine with a cpuidle driver tests both worlds, and a machine without
+# one runs the same tests, the same number of times
+WORLD_UNIT := test_idle_govctl test_host_ssh test_host_probe test_run_lavajob
+WORLD_E2E  := local_host run_ssh cli_ssh run_crash host_safety kernel_cli
+WORLD_NONE := $(WORLD_UNIT:%=unit@none:$(BUILD)/tests/%) $(WORLD_E2E:%=e2e@none:tests/e2e/%.sh)
+
 # everything: unit (plain, ASan+UBSan, valgrind), fuzz corpus replay, e2e, and the
 # real-kernel e2e (kernel builds, the lab host)
 check check-fast e2e-kernel e2e-lava: DEVELOPER = 1
@@ -183,13 +191,13 @@ check: all
 	IDLELAB=$(CURDIR)/idlelab tests/run-tests.sh \
 		$(UNIT_BIN:%=unit:%) $(FUZZ_REPLAY:%=unit:%) \
 		$(UNIT_BIN:$(BUILD)/%=asan:build/asan/%) $(FUZZ_REPLAY:$(BUILD)/%=asan:build/asan/%) \
-		$(UNIT_BIN:%=valgrind:%) $(E2E_FAST) $(E2E_KERNEL)
+		$(UNIT_BIN:%=valgrind:%) $(E2E_FAST) $(WORLD_NONE) $(E2E_KERNEL)
 
 # the edit loop: unit tests and the e2e scripts, no sanitizer passes, no kernel
 # builds, no lab (a few minutes); `make check` stays the complete run
 check-fast: all
 	$(MAKE) --no-print-directory DEVELOPER=1 unit-bins
-	IDLELAB=$(CURDIR)/idlelab tests/run-tests.sh $(UNIT_BIN:%=unit:%) $(FUZZ_REPLAY:%=unit:%) $(E2E_FAST)
+	IDLELAB=$(CURDIR)/idlelab tests/run-tests.sh $(UNIT_BIN:%=unit:%) $(FUZZ_REPLAY:%=unit:%) $(E2E_FAST) $(WORLD_NONE)
 
 # the real-kernel e2e alone (also part of check): linux-source-6.1, arm64, cached in build/e2e-kernel-cache
 e2e-kernel: all

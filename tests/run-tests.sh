@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Run test programs and e2e scripts; print one line per program and, last,
 # "N passed, N failed, N skipped" over all test cases.
-#   run-tests.sh MODE:PATH...    MODE: unit | asan | valgrind | e2e
+#   run-tests.sh MODE[@WORLD]:PATH...    MODE: unit | asan | valgrind | e2e
+# @WORLD runs the program in that cpuidle world (tests/world.sh: none, ...)
+# instead of this machine as it is; a world that cannot be made here is a skip.
 # cmocka programs count their cases; an e2e script counts its own
 # "N passed, N failed, N skipped" line if it prints one, else 1 (exit 0 pass,
 # 77 skip, other fail). Skips always show their reason ("skipped: ...").
@@ -18,14 +20,22 @@ for spec in "$@"; do
 	mode=${spec%%:*}
 	prog=${spec#*:}
 	name="$mode:$(basename "$prog")"
-	log="$logdir/$(echo "$name" | tr ':/' '__').log"
+	log="$logdir/$(echo "$name" | tr ':/@' '___').log"
+	world=real
+	case $mode in *@*) world=${mode#*@} mode=${mode%%@*} ;; esac
+	w="$(dirname "$0")/world.sh $world"
 	case $mode in
-	unit|asan) "$prog" >"$log" 2>&1; rc=$? ;;
-	valgrind) valgrind -q --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+	unit|asan) $w "$prog" >"$log" 2>&1; rc=$? ;;
+	valgrind) $w valgrind -q --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
 			--error-exitcode=99 "$prog" >"$log" 2>&1; rc=$? ;;
-	e2e) sh "$prog" >"$log" 2>&1; rc=$? ;;
+	e2e) $w sh "$prog" >"$log" 2>&1; rc=$? ;;
 	*) echo "run-tests: unknown mode '$mode'" >&2; exit 2 ;;
 	esac
+	# the world could not be made: one skip, with world.sh's reason
+	if [ $rc -eq 77 ] && [ "$world" != real ] && grep -q '^world.sh: ' "$log"; then
+		why=$(sed -n 's/^world.sh: /skipped: /p' "$log")
+		echo "$why" >> "$log"
+	fi
 	p=$(num PASSED "$log"); f=$(num FAILED "$log"); s=$(num SKIPPED "$log")
 	if [ -z "$p$f$s" ]; then
 		own=$(grep -E '^[a-z0-9-]*:? ?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)

@@ -90,17 +90,24 @@ def put(d, f, v):
     with open(f"{d}/.{f}", "w") as o:
         o.write(f"{v}\n")
     os.replace(f"{d}/.{f}", f"{d}/{f}")
-u, a, t = 1000, 100, 100000
+def get(d, f):
+    with open(f"{d}/{f}") as i:
+        return int(i.read())
+# counters only ever grow from the tree's own values: an audit whose window opens before this
+# process's first round must not see them go back (a counter reset, "not measured")
+base = {(d, f): get(d, f) for d in (deep + "/state4", shallow + "/state4", resid + "/state1")
+        for f in ("usage", "above", "below", "time")}
+u, a, t = 0, 0, 0
 while True:
     u, a, t = u + 400, a + 200, t + 4000
     for f, v in (("usage", u), ("above", a), ("time", t)):
-        put(deep + "/state4", f, v)
+        put(deep + "/state4", f, base[deep + "/state4", f] + v)
     for f, v in (("usage", u), ("below", a), ("time", t)):
-        put(shallow + "/state4", f, v)
+        put(shallow + "/state4", f, base[shallow + "/state4", f] + v)
     # 20 ms of C1 a 50 ms round: well under real time, or the window is rejected as
     # "idle time exceeds the interval" (a sleep can run long, never short)
     for f, v in (("usage", u), ("time", t * 5)):
-        put(resid + "/state1", f, v)
+        put(resid + "/state1", f, base[resid + "/state1", f] + v)
     time.sleep(0.05)
 PY
 BUMP=$!

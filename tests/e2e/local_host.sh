@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # idlelab on this machine's real sysfs: snapshot, idle-stat over a real
-# sleep, and (where the governor is writable) a real switch and restore.
+# sleep, its governors compared by a run (where it has idle states; where it
+# has none, that run is refused clearly), and (where the governor is
+# writable) a real switch and restore.
 . "$(dirname "$0")/lib.sh"
 T=$E2E_TMP
 G=/sys/devices/system/cpu/cpuidle/current_governor
@@ -9,15 +11,50 @@ G=/sys/devices/system/cpu/cpuidle/current_governor
 expect "snapshot of this machine" 0 'host local' "$IDLELAB" snapshot
 "$IDLELAB" snapshot --json -o "$T/s.json" && ok "snapshot --json of this machine" || bad "snapshot --json"
 nstates=$(grep -c '"latency_us"' "$T/s.json")
+SRC=${IL_SRCDIR:-.}
+WL="--workloads-dir $SRC/workloads --workload-bin $SRC/build/workloads"
+# up to three of this machine's governors, a short periodic wake-up pattern under each
+govs=$(tr ' ' '\n' < /sys/devices/system/cpu/cpuidle/available_governors 2>/dev/null | grep . | head -n 3 | tr '\n' ' ')
+cat > "$T/govs.json" <<JSON
+{"name": "local-governors", "host": "local",
+ "governors": [$(for g in ${govs:-menu}; do printf '"%s",' "$g"; done | sed 's/,$//')],
+ "workloads": [{"workload": "periodic", "params": {"hz": 200, "duration": 0.3}}], "iterations": 2, "quiesce_s": 0}
+JSON
+# both worlds make the same checks (make check runs this script on this machine as it is and
+# again with current_driver "none", tests/world.sh): what differs is what they say
 if [ "$nstates" -eq 0 ]; then
 	expect "idle-stat on a host without idle states says so" 0 'no idle states' "$IDLELAB" idle-stat -- sleep 0.2
-	skip "this machine has no cpuidle states: no real counters to check"
+	expect "a governor comparison on a host without idle states is refused clearly" 1 \
+		"no idle states on host \\(cpuidle driver '$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)'\\)" \
+		"$IDLELAB" run "$T/govs.json" --out "$T/govs" $WL -q
+	[ ! -e "$T/govs/journal.jsonl" ] || ! grep -q '"type":"sample"' "$T/govs/journal.jsonl" &&
+		ok "... and measures nothing" || bad "... and measures nothing" "$(head -c 600 "$T/govs/journal.jsonl")"
 else
-	"$IDLELAB" idle-stat --json -o "$T/d.json" -- sleep 0.5 && ok "idle-stat -- sleep 0.5" || bad "idle-stat"
-	idles=$(sed -n '/"total"/,/}/s/.*"idles": \([0-9]*\).*/\1/p' "$T/d.json" | head -n 1)
-	interval=$(sed -n 's/.*"interval_s": \([0-9.]*\).*/\1/p' "$T/d.json" | head -n 1)
-	if [ "${idles:-0}" -gt 0 ]; then ok "CPUs entered idle states during sleep ($idles idles over ${interval}s)"
-	else bad "no idle entries during a 0.5 s sleep" "$(cat "$T/d.json")"; fi
+	if "$IDLELAB" idle-stat --json -o "$T/d.json" -- sleep 0.5; then
+		idles=$(sed -n '/"total"/,/}/s/.*"idles": \([0-9]*\).*/\1/p' "$T/d.json" | head -n 1)
+		interval=$(sed -n 's/.*"interval_s": \([0-9.]*\).*/\1/p' "$T/d.json" | head -n 1)
+		if [ "${idles:-0}" -gt 0 ]; then ok "idle-stat: CPUs entered idle states during sleep ($idles idles over ${interval}s)"
+		else bad "idle-stat: no idle entries during a 0.5 s sleep" "$(cat "$T/d.json")"; fi
+	else
+		bad "idle-stat -- sleep 0.5"
+	fi
+	# this machine's own governors compared for real (haltpoll vs ladder vs menu on a haltpoll
+	# guest): every sample ran under the governor it asked for, read back from the kernel, and
+	# the governor this machine had before is the one it has after
+	before=$(cat "$G")
+	if "$IDLELAB" run "$T/govs.json" --out "$T/govs" $WL -q >"$T/govs.out" 2>&1; then
+		miss=""
+		for g in $govs; do
+			n=$(grep '"type":"sample"' "$T/govs/journal.jsonl" | grep '"status":"ok"' | grep -c "\"governor_read\":\"$g\"")
+			[ "$n" = 2 ] || miss="$miss $g:$n"
+		done
+		[ -z "$miss" ] && ok "this machine's governors compared ($govs): 2 ok samples each, each under its governor" ||
+			bad "this machine's governors compared ($govs): 2 ok samples each" "ok samples per governor:$miss"
+	else
+		bad "this machine's governors compared ($govs): the run completes" "$(cat "$T/govs.out")"
+	fi
+	[ "$(cat "$G")" = "$before" ] && ok "after the comparison the governor is $before again" ||
+		bad "after the comparison the governor is $before again" "now $(cat "$G")"
 fi
 if [ -w "$G" ] && [ "$(id -u)" = 0 ]; then
 	orig=$(cat "$G")

@@ -16,7 +16,9 @@
 #include <openssl/evp.h>
 #include <yaml.h>
 
+#include "idle/diff.h"
 #include "run/lavajob.h"
+#include "run/runner.h"
 #include "util/proc.h"
 #include "util/sha256.h"
 
@@ -256,6 +258,8 @@ static char *attachment(const char *out, const char *name, size_t *n)
 	return dec;
 }
 
+#define GOV_FILE "/sys/devices/system/cpu/cpuidle/current_governor"
+
 /* The generated steps, run by /bin/sh here as lava-test-runner would run them on the board. */
 static void test_lavajob__steps_run(void **state)
 {
@@ -297,18 +301,55 @@ static void test_lavajob__steps_run(void **state)
 		 * nothing in the block may end the test by failing */
 		char *av[] = { "env", pathenv, "sh", "-e", "-x", "-c", script.p, NULL };
 
+		/*
+		 * the block switches governors as it would on a board that is rebooted after
+		 * the job; here it is this machine, so its governor is put back afterwards
+		 */
+		char gov[64] = "";
+		FILE *g = fopen(GOV_FILE, "r");
+
+		if (g && !fgets(gov, sizeof(gov), g))
+			gov[0] = 0;
+		if (g)
+			fclose(g);
 		assert_int_equal(il_proc_capture(av, 60000, NULL, &sout, &serr, &ex, &err), 0);
+		if (gov[0] && (g = fopen(GOV_FILE, "w"))) {
+			fputs(gov, g);
+			fclose(g);
+		}
 	}
 	if (ex.code || strstr(sout.p, "RAISE"))
 		fail_msg("steps failed (exit %d):\n%s\n%s", ex.code, il_buf_str(&sout), il_buf_str(&serr));
 	assert_non_null(strstr(sout.p, "IDLELAB-BEGIN probe "));
 	assert_non_null(strstr(sout.p, "LTC s0-menu_sleeper_2_s --result "));
 	assert_non_null(strstr(sout.p, "LTC s7-teo --result "));
-	/* and the sample's idle entries for LAVA's UI (none on a machine without cpuidle) */
-	assert_non_null(strstr(sout.p, "LTC s0-menu_sleeper_2_s-idles --result pass --measurement 0 --units entries"));
 	a = attachment(sout.p, "sample-0", &n);
 	/* the runner's frames for this nonce, the workload's output inside them */
 	assert_non_null(strstr(a, "@@ILaaaa "));
+	/*
+	 * and the sample's idle entries for LAVA's UI: the block's count must be
+	 * idlelab's own of the same two snapshots, whatever idle states (or none)
+	 * the machine running this test has
+	 */
+	{
+		struct il_runner_out ro = { 0 };
+		struct il_snapshot pre = { 0 }, post = { 0 };
+		struct il_diff df = { 0 };
+		char want[128];
+
+		assert_int_equal(il_runner_parse(a, n, "ILaaaa", &ro, &err), 0);
+		assert_int_equal(il_snapshot_parse(&pre, ro.pre.p, ro.pre.len, "pre", &err), 0);
+		assert_int_equal(il_snapshot_parse(&post, ro.post.p, ro.post.len, "post", &err), 0);
+		assert_int_equal(il_diff_compute(&df, &pre, &post, &err), 0);
+		snprintf(want, sizeof(want), "LTC s0-menu_sleeper_2_s-idles --result pass --measurement %lld --units entries\n",
+			 (long long)(df.total.c[IL_C_USAGE].ok ? df.total.c[IL_C_USAGE].v : 0));
+		if (!strstr(sout.p, want))
+			fail_msg("the block's idle entries are not idlelab's (%s):\n%s", want, il_buf_str(&sout));
+		il_diff_release(&df);
+		il_snapshot_release(&pre);
+		il_snapshot_release(&post);
+		il_runner_out_release(&ro);
+	}
 	a = (free(a), attachment(sout.p, "sample-7", &n));
 	assert_non_null(strstr(a, "@@ILbbbb "));
 	free(a);
