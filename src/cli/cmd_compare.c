@@ -26,10 +26,10 @@ struct cmp_args {
 	IL_OPT_STR(0, "alpha", &(a).alpha, "P", "significance level (default 0.05)"),                              \
 	IL_OPT_STR(0, "min-change", &(a).min_change, "PCT", "noise floor in percent (default 2%)"),                \
 	IL_OPT_STR(0, "k", &(a).k, "K", "noise threshold: k x the reference's relative standard error (default 2)"), \
-	IL_OPT_STR(0, "metric", &(a).metric, "M[,M...]", "only these metrics (full keys or their last parts)"),   \
+	IL_OPT_STR(0, "metric", &(a).metric, "M[,M...]", "the key metrics, replacing the workloads' (and only these shown)"), \
 	IL_OPT_STR(0, "max-cv", &(a).max_cv, "PCT", "leave out metrics whose CV exceeds PCT in a variant (says which)"), \
-	IL_OPT_STR(0, "test", &(a).test, "mwu|welch", "significance test (default mwu: Mann-Whitney U)"),          \
-	IL_OPT_BOOL(0, "holm", &(a).holm, "Holm-adjust p over the verdict's comparisons (the default)"),            \
+	IL_OPT_STR(0, "test", &(a).test, "mwu|welch", "significance test (default welch: Welch's t)"),          \
+	IL_OPT_BOOL(0, "holm", &(a).holm, "Holm-adjust each variant's key metrics, BH q for the rest (the default)"),            \
 	IL_OPT_BOOL(0, "no-holm", &(a).no_holm, "do not adjust p for multiple comparisons"),                        \
 	IL_OPT_STR(0, "level", &(a).level, "L", "confidence level of the ratio CI (default 0.95)"),                \
 	IL_OPT_NUM(0, "resamples", &(a).resamples, "N", "bootstrap resamples (default 2000)"),                      \
@@ -68,7 +68,7 @@ static int make_opts(const struct cmp_args *a, struct il_cmp_opts *o, struct il_
 		return il_err_set(err, IL_EINVAL, "--max-cv: expected a percentage above 0, got '%s'", a->max_cv);
 	if (a->test && strcmp(a->test, "mwu") && strcmp(a->test, "welch"))
 		return il_err_set(err, IL_EINVAL, "--test: expected mwu or welch, got '%s'", a->test);
-	o->test = a->test && !strcmp(a->test, "welch") ? IL_TEST_WELCH : IL_TEST_MWU;
+	o->test = a->test && !strcmp(a->test, "mwu") ? IL_TEST_MWU : IL_TEST_WELCH;
 	if (a->holm && a->no_holm)
 		return il_err_set(err, IL_EINVAL, "--holm and --no-holm contradict each other");
 	o->holm = !a->no_holm;

@@ -16,6 +16,14 @@
 #include "cli/progress.h"
 #include "run/engine.h"
 #include "run/rundir.h"
+#include "stats/compare.h"
+
+/* An adaptive run's stop rule: the one decision code (stats/compare.c) */
+static int judge(void *ctx, const char *run_dir, struct il_buf *why, struct il_err *err)
+{
+	(void)ctx;
+	return il_compare_run_decided(run_dir, why, err);
+}
 
 int cmd_run(int argc, char **argv)
 {
@@ -23,7 +31,8 @@ int cmd_run(int argc, char **argv)
 	const char *resume = NULL, *out = NULL, *host = NULL, *root = NULL,
 		   *bin = NULL;
 	struct il_cli_dirs dirs = { 0 };
-	bool quiet = false;
+	bool quiet = false, until = false;
+	long max_it = 0;
 	const struct il_opt opts[] = {
 		IL_OPT_STR(0, "resume", &resume, "RUN_DIR", "continue an interrupted run where it stopped"),
 		IL_OPT_STR(0, "host", &host, "NAME", "run on this host instead of the plan's"),
@@ -32,10 +41,13 @@ int cmd_run(int argc, char **argv)
 		IL_CLI_OPT_WORKLOADS_DIR(&dirs),
 		IL_OPT_STR(0, "workload-bin", &bin, "DIR", "idlelab's own workload binaries, DIR/<arch>/ (default build/workloads)"),
 		IL_OPT_STR(0, "sysfs-root", &root, "DIR", "local host only: sysfs under DIR (fixture trees)"),
+		IL_OPT_BOOL(0, "until-decided", &until,
+			    "adaptive: from the plan's iterations, a round at a time until every key comparison is decided"),
+		IL_OPT_NUM(0, "max-iterations", &max_it, "N", "with --until-decided: at most N rounds (default 40)"),
 		IL_OPT_BOOL('q', "quiet", &quiet, "no progress output"),
 		IL_OPT_END_,
 	};
-	static const char *const usage[] = { "idlelab run PLAN [--host H] [--out DIR] [-q]",
+	static const char *const usage[] = { "idlelab run PLAN [--host H] [--out DIR] [--until-decided [--max-iterations N]] [-q]",
 					     "idlelab run --resume RUN_DIR [-q]", NULL };
 	struct il_cli_runprog prog = { isatty(STDERR_FILENO), false, false };
 	struct il_run_opts ro = { 0 };
@@ -47,11 +59,18 @@ int cmd_run(int argc, char **argv)
 		return r;
 	if ((resume && nargs) || (!resume && nargs != 1))
 		return il_opt_error(opts, usage, resume ? "--resume takes no plan" : "expected one plan file");
+	if (max_it && !until)
+		return il_opt_error(opts, usage, "--max-iterations goes with --until-decided");
+	if (max_it < 0 || max_it > 100000)
+		return il_opt_error(opts, usage, "--max-iterations: expected 2..100000");
+	if (until && resume)
+		return il_opt_error(opts, usage, "--until-decided is for a new run (a resumed run keeps its plan)");
 	prog.quiet = quiet;
 	ro = (struct il_run_opts){ .paths = &paths, .workloads_dir = paths.workloads_dir,
 				   .workload_bin = bin && *bin ? bin : paths.workload_bin, .host = host,
 				   .sysfs_root = root, .stop = &il_cli_stop, .cb = il_cli_run_event, .cb_ctx = &prog,
-				   .progress = quiet ? NULL : il_cli_progress };
+				   .progress = quiet ? NULL : il_cli_progress, .judge = judge,
+				   .until_decided = until ? (int)(max_it ? max_it : 40) : 0 };
 	il_cli_stop_on_signals();
 	if (resume)
 		r = il_run_resume(resume, &ro, &err);
@@ -89,6 +108,9 @@ static void print_summary(json_t *s)
 	       json_is_true(json_object_get(s, "complete")) ? ", complete" : ", incomplete (idlelab run --resume DIR)");
 	json_object_foreach(json_object_get(s, "by_status"), k, v)
 		printf(", %s %lld", k, (long long)json_integer_value(v));
+	if (json_object_get(s, "stop"))
+		printf(", stopped after %lld rounds (%s)", (long long)json_integer_value(json_object_get(json_object_get(s, "stop"), "rounds")),
+		       json_string_value(json_object_get(json_object_get(s, "stop"), "reason")) ?: "?");
 	if (json_integer_value(json_object_get(s, "interruptions")))
 		printf(", interrupted %lld time(s)", (long long)json_integer_value(json_object_get(s, "interruptions")));
 	printf("\n");

@@ -174,3 +174,25 @@ const char *il_report_lab_underneath(const struct il_dataset *ds, const char *ho
 {
 	return lab_arch(ds, host)->underneath;
 }
+
+bool il_report_stop_note(const struct il_cmp *c, struct il_buf *b)
+{
+	const json_t *it = json_object_get(json_object_get(c->ds->meta, "run_start"), "adaptive");
+	const json_t *stop = json_object_get(c->ds->meta, "stop");
+	const char *reason = json_string_value(json_object_get(stop, "reason"));
+
+	if (c->looks < 2)
+		return false;
+	il_buf_printf(b, "adaptive run (iterations %lld-%lld, alpha %g over %zu looks: %.3g a look): ",
+		      (long long)json_integer_value(json_object_get(it, "min")),
+		      (long long)json_integer_value(json_object_get(it, "max")), c->o.alpha, c->looks, c->alpha_look);
+	if (!stop)
+		il_buf_adds(b, "not stopped yet (interrupted, or still running)");
+	else if (reason && !strcmp(reason, "decided"))
+		il_buf_printf(b, "stopped after %lld rounds: every key comparison decided",
+			      (long long)json_integer_value(json_object_get(stop, "rounds")));
+	else
+		il_buf_printf(b, "ran the maximum of %lld rounds: %s", (long long)json_integer_value(json_object_get(stop, "rounds")),
+			      json_string_value(json_object_get(stop, "why")) ?: "not every key comparison was decided");
+	return true;
+}

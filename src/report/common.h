@@ -9,6 +9,7 @@
 #define IL_REPORT_COMMON_H
 #include <stdbool.h>
 #include <stddef.h>
+#include "stats/compare.h"
 #include "stats/dataset.h"
 #include "util/buf.h"
 
@@ -22,6 +23,14 @@ const char *il_report_lab_caveat(const struct il_dataset *ds);
 
 /* The lab host's "every idle state is ... underneath" phrase for host (as il_report_lab_caveat). */
 const char *il_report_lab_underneath(const struct il_dataset *ds, const char *host);
+
+/*
+ * An adaptive run's stop in words into b: "adaptive run (iterations 5-40,
+ * alpha 0.05 over 36 looks): stopped after 7 rounds: every key comparison
+ * decided" (or the maximum reached, or not stopped yet); false (b
+ * untouched) when the run is not adaptive.
+ */
+bool il_report_stop_note(const struct il_cmp *c, struct il_buf *b);
 
 /* A number in at most ~10 characters, "-" for NaN; written into buf, returned. */
 const char *il_fmt_num(char *buf, size_t n, double v);

@@ -32,7 +32,7 @@ int il_report_csv(const struct il_cmp *c, struct il_buf *b)
 	const struct il_dataset *ds = c->ds;
 
 	il_buf_adds(b, "kind,group,metric,unit,better,variant,iteration,value,n,mean,median,stdev,cv,min,max,change_pct,"
-		       "p_value,ci_low,ci_high,threshold_pct,verdict\r\n");
+		       "p_value,ci_low,ci_high,threshold_pct,verdict,key_metric,eq_low_pct,eq_high_pct,n_needed\r\n");
 	for (size_t i = 0; i < c->nmet; i++) {
 		const struct il_mseries *m = &ds->met[c->met[i]];
 		const char *better = m->better == IL_BETTER_HIGHER ? "higher" : m->better == IL_BETTER_LOWER ? "lower" : "none";
@@ -43,7 +43,7 @@ int il_report_csv(const struct il_cmp *c, struct il_buf *b)
 
 			for (size_t k = 0; k < vals->n; k++) {
 				row_start(b, "sample", m, better, ds->var[v]);
-				il_buf_printf(b, ",%d,%.10g,,,,,,,,,,,,,\r\n", vals->it[k], vals->v[k]);
+				il_buf_printf(b, ",%d,%.10g,,,,,,,,,,,,,,,,,\r\n", vals->it[k], vals->v[k]);
 			}
 			row_start(b, "summary", m, better, ds->var[v]);
 			il_buf_printf(b, ",,,%zu", x->d.n);
@@ -52,6 +52,12 @@ int il_report_csv(const struct il_cmp *c, struct il_buf *b)
 				num(b, x->threshold_pct);
 			il_buf_adds(b, ",");
 			il_report_csv_field(b, x->verdict);
+			il_buf_adds(b, c->key[i] ? ",true" : ",false");
+			num(b, x->eq_lo), num(b, x->eq_hi);
+			if (x->n_needed)
+				il_buf_printf(b, ",%zu", x->n_needed);
+			else
+				il_buf_adds(b, ",");
 			il_buf_adds(b, "\r\n");
 		}
 	}

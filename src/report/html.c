@@ -158,9 +158,17 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 	il_buf_carry(b, &s);
 	il_buf_printf(b, "</p>\n<p>Reference <b>");
 	il_report_html_esc(b, ds->var[c->ref]);
-	il_buf_printf(b, "</b>; %s two-sided, alpha %g; noise threshold max(%.1f%%, %g &times; reference RSE)%s.</p>\n",
-		      c->o.test == IL_TEST_MWU ? "Mann-Whitney U" : "Welch t", c->o.alpha, c->o.floor_pct, c->o.k,
-		      c->aa >= 0 ? ", floor raised per metric by the A/A pair" : "");
+	il_buf_printf(b, "</b>; %s two-sided, alpha %g%s; noise threshold max(%.1f%%, %g &times; reference RSE)%s; "
+			 "key metrics (<b>bold</b>): p Holm-adjusted per variant; secondary: BH q-values, exploratory.</p>\n",
+		      c->o.test == IL_TEST_MWU ? "Mann-Whitney U" : "Welch t", c->alpha_look, c->looks > 1 ? " a look" : "",
+		      c->o.floor_pct, c->o.k, c->aa >= 0 ? ", floor raised per metric by the A/A pair" : "");
+	if (il_report_stop_note(c, &s)) {
+		il_buf_adds(b, "<p>");
+		il_report_html_esc(b, il_buf_str(&s));
+		il_buf_adds(b, "</p>\n");
+	}
+	il_buf_carry(b, &s);
+	il_buf_reset(&s);
 	if (il_report_lab_caveat(ds)) {
 		il_buf_adds(b, "<p><i>");
 		il_report_html_esc(b, il_report_lab_caveat(ds));
@@ -183,9 +191,9 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 			const struct il_mres *x = il_cmp_res(c, i, v);
 			char n1[32];
 
-			il_buf_adds(b, "<tr><td>");
+			il_buf_adds(b, c->key[i] ? "<tr class=key><td><b>" : "<tr><td>");
 			il_report_html_esc(b, m->key);
-			il_buf_adds(b, "</td><td>");
+			il_buf_adds(b, c->key[i] ? "</b></td><td>" : "</td><td>");
 			il_report_html_esc(b, ds->var[v]);
 			il_buf_printf(b, "</td><td>%zu</td><td>%s</td>", x->d.n, il_fmt_num(n1, 32, x->d.mean));
 			td_num(b, isfinite(x->d.cv), "%.1f%%", x->d.cv * 100);
@@ -198,6 +206,10 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 			il_report_html_esc(b, x->why);
 			il_buf_adds(b, "\">");
 			il_report_html_esc(b, x->verdict);
+			if (x->vk == IL_VERDICT_UNKNOWN && x->n_needed)
+				il_buf_printf(b, " (n~%zu)", x->n_needed);
+			if (!c->key[i] && il_verdict_differs(x->vk))
+				il_buf_adds(b, " (exploratory)");
 			il_buf_adds(b, "</td></tr>\n");
 		}
 	}

@@ -37,6 +37,17 @@ static json_t *unreliable_keys(const struct il_cmp *c)
 	return a;
 }
 
+/* {"better": N, ...}: comparisons by verdict (the reference's own row is not one) */
+static json_t *counts(const size_t *n)
+{
+	json_t *o = json_object();
+
+	for (int v = 0; o && v < IL_NVERDICTS; v++)
+		if (v != IL_VERDICT_REF)
+			json_object_set_new(o, il_verdict_name((enum il_verdict)v), json_integer((json_int_t)n[v]));
+	return o;
+}
+
 json_t *il_report_json(const struct il_cmp *c)
 {
 	const struct il_dataset *ds = c->ds;
@@ -45,12 +56,17 @@ json_t *il_report_json(const struct il_cmp *c)
 
 	if (!il_json_all((json_t *[]){ o, vars, mets, res }, 4))
 		return NULL;
-	json_object_set_new(o, "schema", json_string("idlelab-compare/1"));
+	json_object_set_new(o, "schema", json_string("idlelab-compare/2"));
 	json_object_set_new(o, "title", ds->title ? json_string(ds->title) : json_null());
 	json_object_set_new(o, "reference", json_string(ds->var[c->ref]));
 	json_object_set_new(o, "test", json_string(c->o.test == IL_TEST_MWU ? "mann-whitney-u" : "welch-t"));
 	json_object_set_new(o, "alpha", json_real(c->o.alpha));
 	json_object_set_new(o, "holm", json_boolean(c->o.holm));
+	json_object_set_new(o, "looks", json_integer((json_int_t)c->looks));
+	json_object_set_new(o, "alpha_look", json_real(c->alpha_look));
+	json_object_set_new(o, "key_family_max", json_integer((json_int_t)c->family_max));
+	json_object_set_new(o, "secondary_family", json_integer((json_int_t)c->nsecondary_family));
+	json_object_set_new(o, "stop", json_incref(json_object_get(ds->meta, "stop")) ?: json_null());
 	json_object_set_new(o, "ci_level", json_real(c->o.level));
 	json_object_set_new(o, "noise", json_pack("{s:f,s:f,s:o,s:o}", "floor_pct", c->o.floor_pct, "k", c->o.k, "aa_pair",
 						  c->aa >= 0 ? json_pack("[s,s]", ds->var[c->ref], ds->var[c->aa]) : json_null(),
@@ -73,6 +89,7 @@ json_t *il_report_json(const struct il_cmp *c)
 		json_object_set_new(mo, "better", json_string(m->better == IL_BETTER_HIGHER ? "higher" :
 							      m->better == IL_BETTER_LOWER ? "lower" : "none"));
 		json_object_set_new(mo, "idle", json_boolean(m->idle));
+		json_object_set_new(mo, "key_metric", json_boolean(c->key[i]));
 		for (size_t v = 0; v < ds->nvar; v++) {
 			const struct il_mres *x = il_cmp_res(c, i, v);
 			json_t *values = json_array();
@@ -89,6 +106,19 @@ json_t *il_report_json(const struct il_cmp *c)
 					      "threshold_pct", num(x->threshold_pct), "verdict", x->verdict, "why", x->why,
 					      "n_needed", x->n_needed ? json_integer((json_int_t)x->n_needed) : json_null(),
 					      "values", values));
+			{
+				/* the decision's inputs beside its verdict (schema 2) */
+				json_t *e = json_array_get(va, json_array_size(va) - 1);
+
+				json_object_set_new(e, "adjustment",
+						    json_string(!c->o.holm || !isfinite(x->p) || (int)v == c->ref ? "none" :
+								c->key[i]			       ? "holm" :
+												 "bh"));
+				json_object_set_new(e, "family", json_integer((json_int_t)x->family));
+				json_object_set_new(e, "eq_low_pct", num(x->eq_lo));
+				json_object_set_new(e, "eq_high_pct", num(x->eq_hi));
+				json_object_set_new(e, "exploratory", json_boolean(!c->key[i] && (int)v != c->ref));
+			}
 		}
 		json_object_set_new(mo, "variants", va);
 		json_array_append_new(mets, mo);
@@ -103,10 +133,8 @@ json_t *il_report_json(const struct il_cmp *c)
 	}
 	json_object_set_new(o, "residency", res);
 	il_compare_sentence(c, &s);
-	sum = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:s}", "better", (json_int_t)c->nbetter, "worse",
-			(json_int_t)c->nworse, "changed", (json_int_t)c->nchanged, "noise", (json_int_t)c->nnoise,
-			"untestable", (json_int_t)c->nunknown, "unreliable", (json_int_t)c->nunrel, "holm_family",
-			(json_int_t)c->nfamily, "sentence", il_buf_str(&s));
+	sum = json_pack("{s:o,s:o,s:b,s:I,s:s}", "key", counts(c->n), "secondary", counts(c->n2), "decided",
+			il_compare_decided(c), "n_needed_max", (json_int_t)c->n_needed_max, "sentence", il_buf_str(&s));
 	json_object_set_new(o, "summary", sum);
 	if (!il_buf_ok(&s)) {
 		json_decref(o);

@@ -266,37 +266,11 @@ static void what_and_where(const struct il_cmp *c, bool full, struct il_buf *b)
 		      (long long)json_integer_value(json_object_get(rs, "warmup")), str(rs, "order"), ds->counted);
 }
 
-/* Idle metrics a reply names when they are not noise: misses, too deep (aboves), too shallow (belows). */
-static bool idle_key(const char *metric)
-{
-	static const char *const keys[] = { "idle.idle_miss",     "idle.miss_ratio", "idle.miss_pct",
-					    "idle.aboves",        "idle.belows",     "idle.too_deep_pct",
-					    "idle.too_shallow_pct", NULL };
-
-	for (size_t i = 0; keys[i]; i++)
-		if (!strcmp(metric, keys[i]))
-			return true;
-	return false;
-}
-
-/* The workload's score: its first metric in the run-start record. */
-static bool primary(const struct il_dataset *ds, const struct il_mseries *m)
-{
-	json_t *ms = json_object_get(json_object_get(json_object_get(json_object_get(ds->meta, "run_start"), "workloads"),
-						     m->group),
-				     "metrics");
-
-	return !m->idle && !strcmp(str(json_array_get(ms, 0), "name"), m->metric);
-}
-
 static bool finding(const struct il_cmp *c, size_t i)
 {
-	for (size_t v = 0; v < c->ds->nvar; v++) {
-		const char *vd = il_cmp_res(c, i, v)->verdict;
-
-		if ((int)v != c->aa && (!strcmp(vd, "better") || !strcmp(vd, "worse") || !strcmp(vd, "changed")))
+	for (size_t v = 0; v < c->ds->nvar; v++)
+		if ((int)v != c->aa && il_verdict_differs(il_cmp_res(c, i, v)->vk))
 			return true;
-	}
 	return false;
 }
 
@@ -319,39 +293,46 @@ static void key_metric(const struct il_cmp *c, size_t i, struct il_buf *b)
 			continue;
 		snprintf(ch, sizeof(ch), isfinite(x->change_pct) ? "%+.1f%%" : "-", x->change_pct);
 		snprintf(p, sizeof(p), isfinite(x->p) ? "p=%.2g" : "-", x->p);
-		il_buf_printf(b, "  %-24.24s %10s %8s %9s  %s%s\n", ds->var[v], il_fmt_num(n1, sizeof(n1), x->d.mean), ch, p,
-			      x->verdict, (int)v == c->aa ? " (A/A)" : "");
+		il_buf_printf(b, "  %-24.24s %10s %8s %9s  %s", ds->var[v], il_fmt_num(n1, sizeof(n1), x->d.mean), ch, p,
+			      x->verdict);
+		if (x->vk == IL_VERDICT_UNKNOWN && x->n_needed)
+			il_buf_printf(b, " (n~%zu)", x->n_needed);
+		il_buf_printf(b, "%s%s\n", !c->key[i] && il_verdict_differs(x->vk) ? " (exploratory)" : "",
+			      (int)v == c->aa ? " (A/A)" : "");
 	}
 }
 
 /*
- * The key metrics within budget lines: each workload's score, then every
- * workload metric and idle miss / too-deep / too-shallow metric that is not
- * noise, in the dataset's order; whole blocks only, and a line saying what
+ * The key metrics within budget lines: the decision family (each workload's
+ * key_metrics, or --metric's), then the secondary metrics that differ
+ * (exploratory: BH q-values); whole blocks only, and a line saying what
  * --full adds when some did not fit.
  */
 static void key_metrics(const struct il_cmp *c, size_t budget, struct il_buf *b)
 {
 	const struct il_dataset *ds = c->ds;
 	size_t block = ds->nvar, used = 1, left = 0; /* a block: its name line and one per other variant */
+	bool said = false;
 
-	il_buf_adds(b, "Key metrics (each workload's score, and what is not noise; --full for every metric):\n");
+	il_buf_adds(b, "Key metrics (the decision family; --full for every metric):\n");
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < c->nmet; i++) {
-			const struct il_mseries *m = &ds->met[c->met[i]];
-			bool p = primary(ds, m);
-
-			if (pass == 0 ? !p : p || !((!m->idle || idle_key(m->metric)) && finding(c, i)))
+			if (pass == 0 ? !c->key[i] : c->key[i] || !finding(c, i))
 				continue;
-			if (used + block + 1 > budget) {
+			if (used + block + 1 + (pass && !said) > budget) {
 				left++;
 				continue;
+			}
+			if (pass && !said) {
+				il_buf_adds(b, "Secondary metrics that differ (exploratory: BH q-values, not the verdict):\n");
+				used++;
+				said = true;
 			}
 			key_metric(c, i, b);
 			used += block;
 		}
 	if (left)
-		il_buf_printf(b, "  ... %zu more key metric%s: idlelab tested-by --full\n", left, left > 1 ? "s" : "");
+		il_buf_printf(b, "  ... %zu more metric%s: idlelab tested-by --full\n", left, left > 1 ? "s" : "");
 }
 
 int il_report_tested_by(const struct il_cmp *c, const struct il_tb_opts *o, struct il_buf *b, struct il_err *err)

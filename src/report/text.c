@@ -27,9 +27,25 @@ static void header(const struct il_cmp *c, struct il_buf *b, const char *pre)
 	il_buf_release(&w);
 	il_buf_printf(b, "%sidlelab compare: %s; reference %s; %zu samples counted, %zu not (warmup/failed)\n", pre,
 		      ds->title ? ds->title : "(numbers)", ds->var[c->ref], ds->counted, ds->skipped);
-	il_buf_printf(b, "%s%s two-sided, alpha %g, %s; noise threshold max(%.1f%% floor, %g x ref. RSE)\n", pre,
-		      c->o.test == IL_TEST_MWU ? "Mann-Whitney U" : "Welch t", c->o.alpha,
-		      c->o.holm ? "p Holm-adjusted" : "p not adjusted", c->o.floor_pct, c->o.k);
+	il_buf_printf(b, "%s%s two-sided, alpha %g%s; noise threshold max(%.1f%% floor, %g x ref. RSE)\n", pre,
+		      c->o.test == IL_TEST_MWU ? "Mann-Whitney U" : "Welch t", c->alpha_look,
+		      c->looks > 1 ? " a look" : "", c->o.floor_pct, c->o.k);
+	if (c->o.holm)
+		il_buf_printf(b, "%skey metrics [key]: p Holm-adjusted per variant (up to %zu); secondary: BH q-values, "
+				 "exploratory\n", pre, c->family_max);
+	else
+		il_buf_printf(b, "%sp not adjusted for multiple comparisons\n", pre);
+	{
+		struct il_buf st = IL_BUF_INIT;
+
+		if (il_report_stop_note(c, &st)) {
+			il_buf_adds(b, pre);
+			il_report_wrap(b, il_buf_str(&st), 100 - strlen(pre), 2);
+			il_buf_adds(b, "\n");
+		}
+		il_buf_carry(b, &st);
+		il_buf_release(&st);
+	}
 	if (c->aa >= 0)
 		il_buf_printf(b, "%sA/A pair %s / %s raises each metric's floor to the change it showed\n", pre,
 			      ds->var[c->ref], ds->var[c->aa]);
@@ -84,7 +100,8 @@ int il_report_text(const struct il_cmp *c, struct il_buf *b)
 	for (size_t i = 0; i < c->nmet; i++) {
 		const struct il_mseries *m = &ds->met[c->met[i]];
 
-		il_buf_printf(b, "%s (%s%s%s)\n", m->key, m->unit, *m->unit ? ", " : "", better_word(m->better));
+		il_buf_printf(b, "%s (%s%s%s)%s\n", m->key, m->unit, *m->unit ? ", " : "", better_word(m->better),
+			      c->key[i] ? " [key]" : "");
 		il_buf_printf(b, "  %-12s %4s %10s %6s %7s %7s %13s %6s  %s\n", "variant", "n", "mean", "cv", "change", "p",
 			      "CI of ratio", "noise", "verdict");
 		for (size_t v = 0; v < ds->nvar; v++) {
@@ -101,10 +118,10 @@ int il_report_text(const struct il_cmp *c, struct il_buf *b)
 			snprintf(noise, sizeof(noise), isfinite(x->threshold_pct) ? "%.1f%%" : "-", x->threshold_pct);
 			il_buf_printf(b, "  %-12s %4zu %10s %6s %7s %7s %13s %6s  %s", cut(t1, 32, ds->var[v], 12), x->d.n,
 				      il_fmt_num(n1, 32, x->d.mean), cv, ch, p, ci, noise, x->verdict);
-			if (!strcmp(x->verdict, "~") && x->n_needed)
+			if (x->vk == IL_VERDICT_UNKNOWN && x->n_needed)
 				il_buf_printf(b, " (n~%zu)", x->n_needed);
-			else if (!strcmp(x->verdict, "?"))
-				il_buf_printf(b, " (too few)");
+			if (!c->key[i] && il_verdict_differs(x->vk))
+				il_buf_adds(b, " (exploratory)");
 			il_buf_adds(b, "\n");
 		}
 	}
@@ -150,7 +167,7 @@ int il_report_md(const struct il_cmp *c, struct il_buf *b)
 
 			il_buf_adds(b, "| ");
 			il_report_md_cell(b, m->key);
-			il_buf_adds(b, " | ");
+			il_buf_adds(b, c->key[i] ? " [key] | " : " | ");
 			il_report_md_cell(b, ds->var[v]);
 			il_buf_printf(b, " | %zu | %s | %s | %s | %s | ", x->d.n, il_fmt_num(n1, 32, x->d.mean),
 				      isfinite(x->d.cv) ? (snprintf(n2, 32, "%.1f%%", x->d.cv * 100), n2) : "-",
@@ -162,6 +179,10 @@ int il_report_md(const struct il_cmp *c, struct il_buf *b)
 				il_buf_adds(b, "-");
 			il_buf_printf(b, " | %s | ", isfinite(x->threshold_pct) ? (snprintf(n5, 32, "%.1f%%", x->threshold_pct), n5) : "-");
 			il_report_md_cell(b, x->verdict);
+			if (x->vk == IL_VERDICT_UNKNOWN && x->n_needed)
+				il_buf_printf(b, " (n~%zu)", x->n_needed);
+			if (!c->key[i] && il_verdict_differs(x->vk))
+				il_buf_adds(b, " (exploratory)");
 			il_buf_adds(b, " |\n");
 		}
 	}

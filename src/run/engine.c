@@ -149,6 +149,61 @@ static void journal_interrupted(struct run *r, const char *host, struct il_err *
 		   r->t.n, r->dir);
 }
 
+/*
+ * An adaptive run's stop: the record, and the rounds not run marked done
+ * (never run: no sample record), so resume knows the run ended here.
+ */
+static int journal_stop(struct run *r, int rounds, bool decided, const char *why, struct il_err *err)
+{
+	size_t skipped = il_tally_stop(&r->t, r->specs, rounds);
+	json_t *rec = il_rec_new(IL_REC_STOP);
+
+	r->t.stop_rounds = rounds;
+	il_rec_set(rec, IL_RF_STOP_ROUNDS, json_integer(rounds));
+	il_rec_set(rec, IL_RF_STOP_REASON, json_string(decided ? "decided" : "max"));
+	il_rec_set(rec, IL_RF_STOP_WHY, why && *why ? json_string(why) : json_null());
+	il_rec_set(rec, IL_RF_STOP_SKIPPED, json_integer((json_int_t)skipped));
+	emit(r, &(struct il_run_event){ .kind = IL_EV_NOTE, .message = decided ? "every key comparison decided: stopping" :
+										   "the maximum of rounds reached" });
+	return il_run_journal(&r->ctx, rec, err);
+}
+
+/*
+ * Whether spec i opens counted round k >= the plan's min with every sample
+ * before it final: the moment an adaptive run judges its rounds 0..k-1.
+ */
+static bool round_opens(const struct run *r, size_t i)
+{
+	const struct il_spec *s = &r->specs[i];
+
+	if (!r->plan.iter_min || s->warmup || s->iteration < r->plan.iter_min ||
+	    (i && !r->specs[i - 1].warmup && r->specs[i - 1].iteration == s->iteration))
+		return false;
+	for (size_t k = 0; k < i; k++)
+		if (!r->t.final[k])
+			return false;
+	return true;
+}
+
+/* Judge the rounds done (adaptive runs): 1 stopped here (journaled), 0 go on, < 0 an error. */
+static int judge_rounds(struct run *r, int rounds, bool last, struct il_err *err)
+{
+	struct il_buf why = IL_BUF_INIT;
+	int d = r->o->judge ? r->o->judge(r->o->judge_ctx, r->dir, &why, err) : 0, rc;
+
+	if (d < 0) {
+		il_buf_release(&why);
+		return d;
+	}
+	if (!d && !last) {
+		il_buf_release(&why);
+		return 0;
+	}
+	rc = journal_stop(r, rounds, d == 1, il_buf_str(&why), err);
+	il_buf_release(&why);
+	return rc ? rc : 1;
+}
+
 /* All pending samples of host hi, kernel block by kernel block; the host is restored at the end. */
 static int run_host(struct run *r, size_t hi, struct il_err *err)
 {
@@ -172,8 +227,17 @@ static int run_host(struct run *r, size_t hi, struct il_err *err)
 			rc = IL_EINTR;
 			break;
 		}
+		if (round_opens(r, i) && (rc = judge_rounds(r, sp->iteration, false, err))) {
+			rc = rc > 0 ? 0 : rc;
+			break;
+		}
 		why = il_kstage_enter(&ks, &h, host, sp->kernel);
 		rc = why ? record_fail(r, host, sp, why, err) : do_sample(r, &h, sp, err);
+	}
+	/* an adaptive run that ran every round: its last judgement, and the stop record */
+	if (!rc && r->plan.iter_min && r->t.stop_rounds < 0 && !host_pending(r, hi)) {
+		rc = judge_rounds(r, r->plan.iterations, true, err);
+		rc = rc > 0 ? 0 : rc;
 	}
 	if (rc != IL_EINTR)
 		il_kstage_leave(&ks, &h, host);
@@ -235,9 +299,18 @@ static int run_exec(struct run *r, struct il_err *err)
 
 	if (!(r->script = il_runner_sample_script()))
 		return il_err_set(err, IL_ENOMEM, "out of memory");
-	for (size_t hi = 0; hi < r->plan.hosts.n && !rc; hi++)
-		if (host_pending(r, hi))
-			rc = is_lava(r, r->plan.hosts.v[hi]) ? run_lava(r, hi, err) : run_host(r, hi, err);
+	for (size_t hi = 0; hi < r->plan.hosts.n && !rc; hi++) {
+		bool lava;
+
+		if (!host_pending(r, hi))
+			continue;
+		lava = is_lava(r, r->plan.hosts.v[hi]);
+		if (lava && r->plan.iter_min)
+			return il_err_set(err, IL_EINVAL, "host '%s': adaptive iterations {\"min\", \"max\"} are not for LAVA "
+					  "hosts (a LAVA job runs a block of samples, not a round): give iterations a count",
+					  r->plan.hosts.v[hi]);
+		rc = lava ? run_lava(r, hi, err) : run_host(r, hi, err);
+	}
 	if (rc || r->t.done != r->t.n)
 		return rc;
 	rec = il_rec_new(IL_REC_RUN_END);
@@ -339,6 +412,12 @@ int il_run_start(const char *plan_path, const char *out_dir, const struct il_run
 	} else if (!plan.hosts.n) {
 		/* the built-in lab host is the default */
 		json_object_set_new(plan.json, "host", json_string("labvm"));
+	}
+	/* --until-decided: the plan's iterations become the first look, the option's count the last */
+	if (o->until_decided > 0 && !plan.iter_min) {
+		int lo = plan.iterations < 2 ? 2 : plan.iterations, hi = o->until_decided > lo ? o->until_decided : lo;
+
+		json_object_set_new(plan.json, "iterations", json_pack("{s:i,s:i}", "min", lo, "max", hi));
 	}
 	if (!(dir = out_dir ? strdup(out_dir) : il_rundir_default(plan.name))) {
 		rc = il_err_set(err, IL_ENOMEM, "out of memory");

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <jansson.h>
+#include "util/buf.h"
 #include "util/progress.h"
 #include "util/err.h"
 #include "util/paths.h"
@@ -45,6 +46,17 @@ struct il_run_opts {
 	il_run_cb cb;
 	void *cb_ctx;
 	il_progress_fn progress;       /* long steps inside a run (a kernel variant's compile), called with ctx NULL; NULL: none */
+	/*
+	 * An adaptive run's stop rule (iterations {"min", "max"}), asked after
+	 * each complete round from min and at the end: the decision code lives
+	 * in stats/, which run/ cannot reach, so the caller passes it
+	 * (il_compare_run_decided). 1: every key comparison is decided, 0: not
+	 * yet (why says which are not), < 0: an error in err. NULL: an adaptive
+	 * plan runs to its maximum.
+	 */
+	int (*judge)(void *ctx, const char *run_dir, struct il_buf *why, struct il_err *err);
+	void *judge_ctx;
+	int until_decided;             /* > 0 (new runs): a fixed plan becomes adaptive, from its iterations to this many */
 };
 
 /*

@@ -295,7 +295,7 @@ static const struct il_jfield plan_fields[] = {
 	{ .key = "kernels", .type = IL_JF_ARRAY, .what = "a non-empty array" },
 	IL_JF("governors", IL_JF_ANY),
 	IL_JF("workloads", IL_JF_ANY),
-	PLAN_INT("iterations", 1, 100000, iterations),
+	{ .key = "iterations", .type = IL_JF_ANY },
 	PLAN_INT("warmup", 0, 1000, warmup),
 	{ .key = "order", .type = IL_JF_STRING, .what = "\"interleave\", \"blocked\" or \"random\"" },
 	{ .key = "seed", .type = IL_JF_INT64, .ranged = true, .min = 0, .max = 9.2e18, .what = "a non-negative integer" },
@@ -388,6 +388,27 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 		else
 			FAIL("%s: order: expected \"interleave\", \"blocked\" or \"random\"", label);
 	}
+	/* iterations: a count, or {"min", "max"}: rounds until every key comparison is decided (docs/plan.md) */
+	if ((v = json_object_get(j, "iterations"))) {
+		json_t *lo = json_object_get(v, "min"), *hi = json_object_get(v, "max");
+
+		if (json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= 100000) {
+			out->iterations = (int)json_integer_value(v);
+		} else if (json_is_object(v) && json_object_size(v) == 2 && json_is_integer(lo) && json_is_integer(hi) &&
+			   json_integer_value(lo) >= 2 && json_integer_value(hi) >= json_integer_value(lo) &&
+			   json_integer_value(hi) <= 100000) {
+			out->iter_min = (int)json_integer_value(lo);
+			out->iterations = (int)json_integer_value(hi);
+		} else {
+			FAIL("%s: iterations: expected an integer from 1 to 100000, or {\"min\": N, \"max\": M} with "
+			     "2 <= N <= M <= 100000",
+			     label);
+		}
+	}
+	if (out->iter_min && (out->order == IL_ORDER_BLOCKED || out->hosts.n > 1 || json_array_size(json_object_get(j, "kernels")) > 1))
+		FAIL("%s: iterations: {\"min\", \"max\"} (adaptive) needs one host, one kernel and order interleave or "
+		     "random: each round is judged when it is complete",
+		     label);
 	if ((v = json_object_get(j, "seed")))
 		out->seed = (uint64_t)json_integer_value(v);
 	if ((r = canon_cpus(&out->cpus, NULL, "cpus", label, err)) ||
@@ -435,6 +456,11 @@ void il_plan_diff_opts(const struct il_plan *p, struct il_diff_opts *o)
 
 int il_plan_set_kernels(struct il_plan *p, const struct il_strlist *names, struct il_err *err)
 {
+	if (p->iter_min && names->n > 1)
+		return il_err_set(err, IL_EINVAL,
+				  "iterations {\"min\", \"max\"} (adaptive) needs one kernel; the plan's kernels are %zu "
+				  "(a series expands to one per patch): kernels run in blocks, rounds cannot be judged",
+				  names->n);
 	il_strlist_release(&p->kernels);
 	for (size_t i = 0; i < names->n; i++)
 		if (il_strlist_push(&p->kernels, names->v[i]))

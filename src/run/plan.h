@@ -40,7 +40,8 @@ struct il_plan {
 	struct il_govcfg *gov;
 	size_t nwl;
 	struct il_plan_wl *wl;
-	int iterations, warmup;
+	int iterations, warmup;        /* adaptive: iterations is the maximum */
+	int iter_min;                  /* adaptive iterations {"min", "max"}: judged after each round from min; 0: fixed */
 	enum il_order order;
 	uint64_t seed;
 	double quiesce_s;              /* < 0: the host's quiesce_s */

@@ -130,7 +130,8 @@ static json_t *workloads_json(const struct il_plan *p)
 			json_array_append_new(ms, json_pack("{s:s,s:s,s:s}", "name", w->metrics[m].name, "unit",
 							    w->metrics[m].unit, "better",
 							    w->metrics[m].higher_better ? "higher" : "lower"));
-		json_t *o = json_pack("{s:s,s:O,s:o}", "workload", w->name, "params", p->wl[i].params, "metrics", ms);
+		json_t *o = json_pack("{s:s,s:O,s:o,s:o}", "workload", w->name, "params", p->wl[i].params, "metrics", ms,
+				      "key_metrics", il_rec_strings(&w->key_metrics));
 
 		/* which parameters a matrix varied: reports print them as columns */
 		if (o && p->wl[i].matrix)
@@ -174,6 +175,8 @@ json_t *il_rec_run_start(const struct il_plan *p, const char *run_dir, size_t sa
 	il_rec_set(rec, IL_RF_RUN_START_VARIANTS, variants_json(p));
 	il_rec_set(rec, IL_RF_RUN_START_WORKLOADS, workloads_json(p));
 	il_rec_set(rec, IL_RF_RUN_START_ITERATIONS, json_integer(p->iterations));
+	if (p->iter_min)
+		il_rec_set(rec, IL_RF_RUN_START_ADAPTIVE, json_pack("{s:i,s:i}", "min", p->iter_min, "max", p->iterations));
 	il_rec_set(rec, IL_RF_RUN_START_WARMUP, json_integer(p->warmup));
 	il_rec_set(rec, IL_RF_RUN_START_ORDER, json_string(order[p->order]));
 	il_rec_set_copy(rec, IL_RF_RUN_START_PLAN, p->json);

@@ -25,6 +25,7 @@
 	X(INTERRUPTED, "interrupted")       \
 	X(RESUME, "resume")                 \
 	X(LAVA_JOB, "lava-job")             \
+	X(STOP, "stop")                     \
 	X(RUN_END, "run-end")
 
 /*
@@ -42,6 +43,7 @@
 	X(RUN_START, VARIANTS, "variants")            \
 	X(RUN_START, WORKLOADS, "workloads")          \
 	X(RUN_START, ITERATIONS, "iterations")        \
+	X(RUN_START, ADAPTIVE, "adaptive")            \
 	X(RUN_START, WARMUP, "warmup")                \
 	X(RUN_START, ORDER, "order")                  \
 	X(RUN_START, PLAN, "plan")                    \
@@ -108,6 +110,10 @@
 	X(RESUME, DONE, "done")                       \
 	X(RESUME, PENDING, "pending")                 \
 	X(RESUME, TORN_BYTES, "torn_bytes")           \
+	X(STOP, ROUNDS, "rounds")                     \
+	X(STOP, REASON, "reason")                     \
+	X(STOP, WHY, "why")                           \
+	X(STOP, SKIPPED, "skipped")                   \
 	X(RUN_END, SAMPLES, "samples")
 
 enum il_rec_kind {

@@ -16,6 +16,7 @@ struct sum {
 	size_t attempts, interrupted;
 	bool ended;
 	json_t *hosts;
+	json_t *stop;        /* an adaptive run's stop record (owned), or NULL */
 };
 
 static int sum_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
@@ -26,6 +27,8 @@ static int sum_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 	(void)line, (void)err;
 	if (kind == IL_REC_RUN_END)
 		s->ended = true;
+	else if (kind == IL_REC_STOP)
+		json_decref(s->stop), s->stop = json_incref(rec);
 	else if (kind == IL_REC_INTERRUPTED)
 		s->interrupted++;
 	if (kind != IL_REC_SAMPLE)
@@ -49,7 +52,7 @@ int il_run_summary(const char *run_dir, const char *workloads_dir, const char *c
 	struct il_spec *specs = NULL;
 	size_t n = 0, torn = 0, done = 0;
 	char *pp = il_rundir_path(run_dir, IL_RUNDIR_PLAN), *jp = il_rundir_path(run_dir, IL_RUNDIR_JOURNAL);
-	struct sum s = { json_object(), 0, 0, false, json_object() };
+	struct sum s = { json_object(), 0, 0, false, json_object(), NULL };
 	const char *k;
 	json_t *v, *o, *hl;
 	int rc;
@@ -71,6 +74,9 @@ int il_run_summary(const char *run_dir, const char *workloads_dir, const char *c
 	}
 	json_object_foreach(s.counts, k, v)
 		done += (size_t)json_integer_value(v);
+	/* an adaptive run that stopped early: the rounds it did not run are done, never run */
+	if (s.stop)
+		done += (size_t)json_integer_value(json_object_get(s.stop, "skipped"));
 	hl = json_array();
 	for (size_t i = 0; i < plan.hosts.n; i++)
 		json_array_append_new(hl, json_string(plan.hosts.v[i]));
@@ -78,6 +84,11 @@ int il_run_summary(const char *run_dir, const char *workloads_dir, const char *c
 		      "planned", (json_int_t)n, "done", (json_int_t)done, "attempts", (json_int_t)s.attempts, "by_status",
 		      s.counts, "interruptions", (json_int_t)s.interrupted, "complete", s.ended && done == n,
 		      "torn_bytes", (json_int_t)torn);
+	if (o && s.stop)
+		json_object_set_new(o, "stop", json_pack("{s:O,s:O,s:O}", "rounds", json_object_get(s.stop, "rounds"),
+							  "reason", json_object_get(s.stop, "reason"), "why",
+							  json_object_get(s.stop, "why")));
+	json_decref(s.stop);
 	s.counts = NULL;
 	il_plan_release(&plan);
 	free(specs);
@@ -88,6 +99,7 @@ int il_run_summary(const char *run_dir, const char *workloads_dir, const char *c
 	return o ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
 fail:
 	free(specs);
+	json_decref(s.stop);
 	json_decref(s.counts);
 	json_decref(s.hosts);
 	free(pp);

@@ -11,7 +11,7 @@
 
 int il_tally_init(struct il_tally *t, size_t n, struct il_err *err)
 {
-	*t = (struct il_tally){ .n = n };
+	*t = (struct il_tally){ .n = n, .stop_rounds = -1 };
 	t->final = calloc(n ? n : 1, sizeof(*t->final));
 	t->attempts = calloc(n ? n : 1, sizeof(*t->attempts));
 	t->failures = calloc(n ? n : 1, sizeof(*t->failures));
@@ -63,6 +63,14 @@ static int scan_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 
 	if (kind == IL_REC_RUN_END)
 		t->ended = true;
+	if (kind == IL_REC_STOP) {
+		json_t *n = json_object_get(rec, "rounds");
+
+		if (!json_is_integer(n) || json_integer_value(n) < 0)
+			return il_err_set(err, IL_EPARSE, "%s:%zu: stop record: rounds: expected a non-negative integer",
+					  sc->path, line);
+		t->stop_rounds = (int)json_integer_value(n);
+	}
 	if (kind != IL_REC_SAMPLE)
 		return 0;
 	if (json_unpack(rec, "{s:I,s:I,s:s,s:s,s:s}", "seq", &seq, "attempt", &attempt, "variant", &variant, "workload",
@@ -98,8 +106,26 @@ int il_tally_scan(struct il_tally *t, const char *path, const struct il_plan *pl
 {
 	struct scan sc = { t, plan, specs, path };
 
+	int r;
+
 	*torn = 0;
 	if (access(path, F_OK))
 		return 0;
-	return il_journal_each(path, scan_rec, &sc, torn, err);
+	if ((r = il_journal_each(path, scan_rec, &sc, torn, err)))
+		return r;
+	if (t->stop_rounds >= 0)
+		il_tally_stop(t, specs, t->stop_rounds);
+	return 0;
+}
+
+size_t il_tally_stop(struct il_tally *t, const struct il_spec *specs, int rounds)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (!specs[i].warmup && specs[i].iteration >= rounds && !t->final[i]) {
+			il_tally_final(t, i);
+			n++;
+		}
+	return n;
 }

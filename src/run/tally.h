@@ -16,6 +16,7 @@ struct il_tally {
 	int *attempts;       /* per seq: the highest attempt number journaled */
 	int *failures;       /* per seq: infra_failed or invalid attempts */
 	bool ended;          /* the journal has its run-end record */
+	int stop_rounds;     /* an adaptive run's stop record: the rounds it ran (-1: none) */
 };
 
 /* Zeroed counts for n samples (release it). */
@@ -30,6 +31,12 @@ void il_tally_release(struct il_tally *t);
 bool il_tally_attempt(struct il_tally *t, size_t seq, const char *status, bool retryable, int retries);
 /* Record an attempt's outcome; final marks the sample done. */
 void il_tally_final(struct il_tally *t, size_t seq);
+/*
+ * After an adaptive run's stop record: the counted samples of the rounds it
+ * did not run are done (never run; no record). Returns how many were not
+ * final before.
+ */
+size_t il_tally_stop(struct il_tally *t, const struct il_spec *specs, int rounds);
 
 /*
  * Read journal path (missing: nothing done) into t, checking that every

@@ -12,6 +12,8 @@ void il_compare_release(struct il_cmp *c)
 	free(c->met);
 	free(c->r);
 	free(c->unreliable);
+	free(c->key);
+	free(c->aa_secondary);
 	free(c->dropped);
 	memset(c, 0, sizeof(*c));
 }
@@ -105,104 +107,190 @@ static bool constant_pair(const struct il_mres *rr, const struct il_mres *x)
 	return rr->d.min == rr->d.max && x->d.min == x->d.max && rr->d.min == x->d.min;
 }
 
+/* A comparison whose p takes part in an adjustment: a test was possible and the data vary. */
+static bool testable(const struct il_mres *rr, const struct il_mres *x)
+{
+	return isfinite(x->p_raw) && !constant_pair(rr, x);
+}
+
 /*
- * Holm's step-down adjustment over the comparisons of the verdict: every
- * variant but the reference and its A/A partner, on every metric the A/A
- * pair did not make unreliable, where a p-value was computed. Comparisons
- * that cannot reach alpha whatever the data (too few samples: no p; both
- * sides the same constant) are left out, as Tarone's refinement of the
+ * Adjust the p of the comparisons of variant v (or of every variant but the
+ * reference and its A/A partner when v < 0) over metrics of one kind (key
+ * or not): Holm for a key family, Benjamini-Hochberg for the secondary
+ * ones. Comparisons that cannot reach alpha whatever the data (no test;
+ * both sides the same constant) are left out, as Tarone's refinement of the
  * Bonferroni family does: counting them would only weaken the others.
+ * *family: how many were adjusted.
  */
-static int holm_family(struct il_cmp *c)
+static int adjust(struct il_cmp *c, int v, bool key, bool bh, size_t *family)
 {
 	size_t nv = c->ds->nvar, k = 0;
 	double *p = malloc((c->nmet * nv + 1) * sizeof(*p));
 	struct il_mres **ix = malloc((c->nmet * nv + 1) * sizeof(*ix));
+	int r;
 
 	if (!p || !ix) {
 		free(p);
 		free(ix);
 		return IL_ENOMEM;
 	}
-	for (size_t i = 0; i < c->nmet; i++)
-		for (size_t v = 0; v < nv; v++) {
-			struct il_mres *x = &c->r[i * nv + v];
+	for (size_t i = 0; i < c->nmet; i++) {
+		if (c->key[i] != key || (key && v != c->aa && c->unreliable[i]))
+			continue;
+		for (size_t w = 0; w < nv; w++) {
+			struct il_mres *x = &c->r[i * nv + w];
 
-			if ((int)v != c->ref && (int)v != c->aa && !c->unreliable[i] && isfinite(x->p) &&
-			    !constant_pair(&c->r[i * nv + (size_t)c->ref], x))
-				ix[k] = x, p[k++] = x->p;
+			if (v >= 0 ? (int)w != v : ((int)w == c->ref || (int)w == c->aa))
+				continue;
+			if (testable(&c->r[i * nv + (size_t)c->ref], x))
+				ix[k] = x, p[k++] = x->p_raw;
 		}
-	il_holm(p, k);
-	for (size_t j = 0; j < k; j++)
+	}
+	r = bh ? il_bh(p, k) : il_holm(p, k);
+	for (size_t j = 0; !r && j < k; j++) {
 		ix[j]->p = p[j];
-	c->nfamily = k;
+		ix[j]->family = k;
+	}
+	*family = k;
 	free(p);
 	free(ix);
+	return r;
+}
+
+/* Decide x against the reference rr of metric m at the comparison's level (il_decide). */
+static void decide(struct il_cmp *c, const struct il_mseries *m, const struct il_mres *rr, struct il_mres *x, size_t v)
+{
+	const struct il_values *rv = &m->var[c->ref], *xv = &m->var[v];
+	size_t fam = x->key && c->o.holm && x->family ? x->family : 1;
+	struct il_decide_in in = { .r = rv->v, .nr = rv->n, .x = xv->v, .nx = xv->n,
+				   .p = c->o.holm || !isfinite(x->p) ? x->p : x->p_raw, .alpha = c->alpha_look,
+				   .family = fam, .change_pct = x->change_pct, .threshold_pct = x->threshold_pct,
+				   .better = m->better, .n_min = 2 };
+	struct il_decision d;
+
+	if (c->o.test == IL_TEST_MWU)
+		in.n_min = min_n_for(c->alpha_look / (double)fam);
+	if (!isfinite(in.p) && testable(rr, x))
+		in.p = x->p_raw;
+	il_decide(&in, &d);
+	x->vk = d.v;
+	x->eq_lo = d.eq_lo;
+	x->eq_hi = d.eq_hi;
+	x->n_needed = d.n_needed;
+	memcpy(x->why, d.why, sizeof(x->why));
+}
+
+/* The key flag of every kept metric: --metric's list, else the workloads' declared key metrics. */
+static void mark_key(struct il_cmp *c)
+{
+	for (size_t i = 0; i < c->nmet; i++) {
+		c->key[i] = c->o.only ? true : c->ds->met[c->met[i]].key_metric;
+		c->nkey += c->key[i];
+	}
+	/* no declared key metric among those kept (numbers, a metric selection's leftovers): all are */
+	if (!c->nkey)
+		for (size_t i = 0; i < c->nmet; i++)
+			c->key[i] = true, c->nkey++;
+}
+
+/* Per-metric descriptive statistics, change, threshold, the test's p and the ratio CI. */
+static int measure(struct il_cmp *c, struct il_err *err)
+{
+	const struct il_dataset *ds = c->ds;
+	const struct il_cmp_opts *o = &c->o;
+	size_t nv = ds->nvar;
+	int r;
+
+	for (size_t i = 0; i < c->nmet; i++) {
+		const struct il_mseries *m = &ds->met[c->met[i]];
+		const struct il_values *rv = &m->var[c->ref];
+		struct il_mres *rr = &c->r[i * nv + (size_t)c->ref];
+		double aa_change = NAN;
+
+		il_desc_compute(rv->v, rv->n, &rr->d);
+		rr->change_pct = rr->p = rr->p_raw = rr->ci_lo = rr->ci_hi = rr->threshold_pct = NAN;
+		rr->eq_lo = rr->eq_hi = NAN;
+		rr->vk = IL_VERDICT_REF;
+		rr->key = c->key[i];
+		snprintf(rr->why, sizeof(rr->why), "reference");
+		if (c->aa >= 0 && m->var[c->aa].n) {
+			struct il_desc a;
+
+			il_desc_compute(m->var[c->aa].v, m->var[c->aa].n, &a);
+			aa_change = fabs(change_of(&rr->d, &a));
+		}
+		for (size_t v = 0; v < nv; v++) {
+			struct il_mres *x = &c->r[i * nv + v];
+			const struct il_values *xv = &m->var[v];
+			struct il_test t;
+			double floor = o->floor_pct, rse;
+
+			if ((int)v == c->ref)
+				continue;
+			il_desc_compute(xv->v, xv->n, &x->d);
+			x->change_pct = xv->n && rv->n ? change_of(&rr->d, &x->d) : NAN;
+			x->p = x->p_raw = x->ci_lo = x->ci_hi = x->eq_lo = x->eq_hi = NAN;
+			x->ci_method = NULL;
+			x->key = c->key[i];
+			x->vk = IL_VERDICT_UNKNOWN;
+			if ((int)v != c->aa && isfinite(aa_change) && aa_change > floor)
+				floor = aa_change;
+			rse = rv->n > 1 && rr->d.mean != 0 ? rr->d.stdev / sqrt((double)rv->n) / fabs(rr->d.mean) * 100 : NAN;
+			x->threshold_pct = isfinite(rse) && o->k * rse > floor ? o->k * rse : floor;
+			if (xv->n < 2 || rv->n < 2)
+				continue;
+			r = o->test == IL_TEST_MWU ? il_mwu(rv->v, rv->n, xv->v, xv->n, &t, err) :
+						     il_welch(rv->v, rv->n, xv->v, xv->n, &t, err);
+			if (r)
+				return il_err_prefix(err, "%s, %s: ", m->key, ds->var[v]), r;
+			/* Welch's t of two constants is undefined; equal constants are p = 1, unequal p = 0 */
+			if (isnan(t.p))
+				t.p = x->d.mean == rr->d.mean ? 1 : 0;
+			x->p = x->p_raw = t.p;
+			if (rr->d.mean != 0) {
+				struct il_err e2 = { 0 };
+
+				/* seeded by names, so a CI does not change with the --metric selection */
+				il_ratio_ci(rv->v, rv->n, xv->v, xv->n, o->level, o->resamples,
+					    o->seed ^ fnv1a(m->key) ^ (fnv1a(ds->var[v]) << 1), &x->ci_lo, &x->ci_hi,
+					    &x->ci_method, &e2);
+			}
+		}
+	}
 	return 0;
 }
 
-/* The verdict of one comparison x against the reference rr, counted when it is one of the verdict's. */
-static void judge(struct il_cmp *c, const struct il_mseries *m, const struct il_mres *rr, struct il_mres *x,
-		  bool unreliable, bool aa)
+/*
+ * The A/A pair, decided as any variant is (its key family Holm-adjusted, its
+ * secondary metrics by BH): a key metric on which it differs is unreliable
+ * for every variant; a secondary one is listed as exploratory.
+ */
+static int aa_check(struct il_cmp *c)
 {
-	const struct il_cmp_opts *o = &c->o;
-	double ch = x->change_pct;
-	bool sig = isfinite(x->p) && x->p < o->alpha && !isnan(ch) && fabs(ch) >= x->threshold_pct;
+	size_t nv = c->ds->nvar, fam;
+	int r;
 
-	if (unreliable) {
-		/* not a finding either way: the A/A pair showed the host drifts on this metric */
-		x->verdict = "unreliable";
-		if (aa)
-			snprintf(x->why, sizeof(x->why), "the A/A pair differs: p=%.3g < %g and |%+.1f%%| >= noise %.1f%%",
-				 x->p_raw, o->alpha, ch, x->threshold_pct);
-		else
-			snprintf(x->why, sizeof(x->why), "the A/A pair differs on this metric: the host is not quiet");
-		if (!aa)
-			c->nunrel++;
-		return;
-	}
-	if (!isfinite(x->p)) {
-		if (!aa)
-			c->nunknown++;
-		return;
-	}
-	/* an infinite change (the reference's mean is 0) is beyond any noise threshold */
-	if (sig) {
-		bool up = ch > 0;
+	if (c->aa < 0)
+		return 0;
+	if (c->o.holm && ((r = adjust(c, c->aa, true, false, &fam)) || (r = adjust(c, c->aa, false, true, &fam))))
+		return r;
+	for (size_t i = 0; i < c->nmet; i++) {
+		const struct il_mseries *m = &c->ds->met[c->met[i]];
+		struct il_mres *x = &c->r[i * nv + (size_t)c->aa];
 
-		x->verdict = m->better == IL_BETTER_NONE ? "changed" :
-			     (up == (m->better == IL_BETTER_HIGHER)) ? "better" : "worse";
-		snprintf(x->why, sizeof(x->why), "p=%.3g < %g and |%+.1f%%| >= noise %.1f%%", x->p, o->alpha, ch,
-			 x->threshold_pct);
-		if (aa)
-			return;
-		if (!strcmp(x->verdict, "changed"))
-			c->nchanged++;
-		else if (!strcmp(x->verdict, "better"))
-			c->nbetter++;
-		else
-			c->nworse++;
-		return;
-	}
-	x->verdict = "~";
-	if (!aa)
-		c->nnoise++;
-	if (x->p >= o->alpha)
-		snprintf(x->why, sizeof(x->why), "p=%.3g >= %g", x->p, o->alpha);
-	else
-		snprintf(x->why, sizeof(x->why), "|%+.1f%%| < noise %.1f%%", ch, x->threshold_pct);
-	{
-		/* per side, for 80% power at alpha, MWU efficiency 0.955 vs the t-test */
-		double sd = sqrt((rr->d.stdev * rr->d.stdev + x->d.stdev * x->d.stdev) / 2);
-		double delta = fmax(isfinite(ch) ? fabs(ch) : 0, o->floor_pct) / 100 * fabs(rr->d.mean);
-		double z = il_norm_isf(o->alpha / 2) + 0.8416212335729143;
-
-		if (delta > 0 && isfinite(sd)) {
-			double n = ceil(2 * z * z * sd * sd / (delta * delta) / 0.955);
-
-			x->n_needed = n < 1e9 ? (size_t)(n < 2 ? 2 : n) : 1000000000;
+		decide(c, m, &c->r[i * nv + (size_t)c->ref], x, (size_t)c->aa);
+		if (!il_verdict_differs(x->vk))
+			continue;
+		if (c->key[i]) {
+			c->unreliable[i] = true;
+			c->nunreliable++;
+			x->vk = IL_VERDICT_UNRELIABLE;
+		} else {
+			c->aa_secondary[i] = true;
+			c->naa_secondary++;
 		}
 	}
+	return 0;
 }
 
 int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cmp_opts *o, struct il_err *err)
@@ -229,15 +317,19 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 	}
 	if (!(o->alpha > 0 && o->alpha < 1) || !(o->floor_pct >= 0) || !(o->k >= 0) || !(o->level > 0 && o->level < 1))
 		return il_err_set(err, IL_EINVAL, "alpha and level must be in (0, 1), min-change and k >= 0");
+	c->looks = o->looks ? o->looks : ds->looks ? ds->looks : 1;
+	c->alpha_look = il_decide_look_alpha(o->alpha, c->looks);
 	if (ds->aa && (!o->ref || !strcmp(o->ref, ds->reference)))
 		c->aa = il_dataset_var(ds, ds->aa);
 	c->met = calloc(ds->nmet, sizeof(*c->met));
 	c->r = calloc(ds->nmet * nv, sizeof(*c->r));
 	c->unreliable = calloc(ds->nmet, sizeof(*c->unreliable));
+	c->key = calloc(ds->nmet, sizeof(*c->key));
+	c->aa_secondary = calloc(ds->nmet, sizeof(*c->aa_secondary));
 	c->dropped = calloc(ds->nmet, sizeof(*c->dropped));
-	if (!c->met || !c->r || !c->unreliable || !c->dropped) {
+	if (!c->met || !c->r || !c->unreliable || !c->key || !c->aa_secondary || !c->dropped) {
 		il_compare_release(c);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 	for (size_t i = 0; i < ds->nmet; i++) {
 		if (!wanted(o, &ds->met[i]))
@@ -253,140 +345,157 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 		il_compare_release(c);
 		return r;
 	}
-	for (size_t i = 0; i < c->nmet; i++) {
-		const struct il_mseries *m = &ds->met[c->met[i]];
-		const struct il_values *rv = &m->var[c->ref];
-		struct il_mres *rr = &c->r[i * nv + (size_t)c->ref];
-		double aa_change = NAN;
-
-		il_desc_compute(rv->v, rv->n, &rr->d);
-		rr->change_pct = rr->p = rr->p_raw = rr->ci_lo = rr->ci_hi = rr->threshold_pct = NAN;
-		rr->verdict = "ref";
-		snprintf(rr->why, sizeof(rr->why), "reference");
-		if (c->aa >= 0 && m->var[c->aa].n) {
-			struct il_desc a;
-
-			il_desc_compute(m->var[c->aa].v, m->var[c->aa].n, &a);
-			aa_change = fabs(change_of(&rr->d, &a));
-		}
-		for (size_t v = 0; v < nv; v++) {
-			struct il_mres *x = &c->r[i * nv + v];
-			const struct il_values *xv = &m->var[v];
-			struct il_test t;
-			double floor = o->floor_pct, rse;
-
-			if ((int)v == c->ref)
-				continue;
-			il_desc_compute(xv->v, xv->n, &x->d);
-			x->change_pct = xv->n && rv->n ? change_of(&rr->d, &x->d) : NAN;
-			x->p = x->p_raw = x->ci_lo = x->ci_hi = NAN;
-			x->ci_method = NULL;
-			x->verdict = "?";
-			if ((int)v != c->aa && isfinite(aa_change) && aa_change > floor)
-				floor = aa_change;
-			rse = rv->n > 1 && rr->d.mean != 0 ? rr->d.stdev / sqrt((double)rv->n) / fabs(rr->d.mean) * 100 : NAN;
-			x->threshold_pct = isfinite(rse) && o->k * rse > floor ? o->k * rse : floor;
-			if (xv->n < 2 || rv->n < 2) {
-				snprintf(x->why, sizeof(x->why), "%zu vs %zu samples: at least 2 per side are needed", rv->n,
-					 xv->n);
-				continue;
-			}
-			if (o->test == IL_TEST_MWU && il_mwu_min_p(rv->n, xv->n) >= o->alpha) {
-				snprintf(x->why, sizeof(x->why),
-					 "%zu vs %zu can never give p < %g two-sided (smallest p %.3g); needs >= %zu per side",
-					 rv->n, xv->n, o->alpha, il_mwu_min_p(rv->n, xv->n), min_n_for(o->alpha));
-				continue;
-			}
-			r = o->test == IL_TEST_MWU ? il_mwu(rv->v, rv->n, xv->v, xv->n, &t, err) :
-						     il_welch(rv->v, rv->n, xv->v, xv->n, &t, err);
-			if (r) {
-				il_err_prefix(err, "%s, %s: ", m->key, ds->var[v]);
-				il_compare_release(c);
-				return r;
-			}
-			x->p = x->p_raw = t.p;
-			if (rr->d.mean != 0) {
-				struct il_err e2 = { 0 };
-
-				/* seeded by names, so a CI does not change with the --metric selection */
-				il_ratio_ci(rv->v, rv->n, xv->v, xv->n, o->level, o->resamples,
-					    o->seed ^ fnv1a(m->key) ^ (fnv1a(ds->var[v]) << 1), &x->ci_lo, &x->ci_hi,
-					    &x->ci_method, &e2);
-			}
-		}
-	}
-	/* the A/A check, on the test's own p: adjusting it would hide a noisy host */
-	for (size_t i = 0; c->aa >= 0 && i < c->nmet; i++) {
-		const struct il_mres *x = &c->r[i * nv + (size_t)c->aa];
-
-		if (isfinite(x->p_raw) && x->p_raw < o->alpha && !isnan(x->change_pct) &&
-		    fabs(x->change_pct) >= x->threshold_pct) {
-			c->unreliable[i] = true;
-			c->nunreliable++;
-		}
-	}
-	if (o->holm && (r = holm_family(c))) {
+	mark_key(c);
+	if ((r = measure(c, err)) || (r = aa_check(c))) {
 		il_compare_release(c);
-		return il_err_set(err, r, "out of memory");
+		return r == IL_ENOMEM ? il_err_oom(err) : r;
+	}
+	/* the families: each variant's key comparisons (Holm), every secondary one together (BH) */
+	for (size_t v = 0; o->holm && v < nv; v++) {
+		size_t fam;
+
+		if ((int)v == c->ref || (int)v == c->aa)
+			continue;
+		if ((r = adjust(c, (int)v, true, false, &fam))) {
+			il_compare_release(c);
+			return il_err_oom(err);
+		}
+		if (fam > c->family_max)
+			c->family_max = fam;
+	}
+	if (o->holm && (r = adjust(c, -1, false, true, &c->nsecondary_family))) {
+		il_compare_release(c);
+		return il_err_oom(err);
 	}
 	for (size_t i = 0; i < c->nmet; i++) {
 		const struct il_mseries *m = &ds->met[c->met[i]];
 		const struct il_mres *rr = &c->r[i * nv + (size_t)c->ref];
 
-		for (size_t v = 0; v < nv; v++)
-			if ((int)v != c->ref)
-				judge(c, m, rr, &c->r[i * nv + v], c->unreliable[i], (int)v == c->aa);
+		for (size_t v = 0; v < nv; v++) {
+			struct il_mres *x = &c->r[i * nv + v];
+
+			if ((int)v == c->ref || (int)v == c->aa) {
+				x->verdict = il_verdict_name(x->vk);
+				continue;
+			}
+			if (c->unreliable[i]) {
+				/* not a finding either way: the A/A pair showed the host drifts on this metric */
+				x->vk = IL_VERDICT_UNRELIABLE;
+				snprintf(x->why, sizeof(x->why), "the A/A pair differs on this metric: the host is not quiet");
+			} else {
+				decide(c, m, rr, x, v);
+			}
+			x->verdict = il_verdict_name(x->vk);
+			if (c->key[i]) {
+				c->n[x->vk]++;
+				if (x->vk == IL_VERDICT_UNKNOWN && x->n_needed > c->n_needed_max)
+					c->n_needed_max = x->n_needed;
+			} else {
+				c->n2[x->vk]++;
+			}
+		}
 	}
 	return 0;
+}
+
+bool il_compare_decided(const struct il_cmp *c)
+{
+	size_t total = 0;
+
+	for (int v = 0; v < IL_NVERDICTS; v++)
+		total += c->n[v];
+	return total && c->n[IL_VERDICT_UNKNOWN] == 0 && c->n[IL_VERDICT_UNRELIABLE] == 0;
+}
+
+int il_compare_run_decided(const char *run_dir, struct il_buf *why, struct il_err *err)
+{
+	struct il_cmp_opts o = IL_CMP_OPTS_INIT;
+	struct il_dataset ds = { 0 };
+	struct il_cmp c = { 0 };
+	struct il_err e = { 0 };
+	int r;
+
+	if ((r = il_dataset_add_run(&ds, run_dir, NULL, err))) {
+		il_dataset_release(&ds);
+		return r;
+	}
+	if (il_compare(&c, &ds, &o, &e)) {
+		/* nothing counted yet (every sample failed, say): not decided, and why */
+		il_buf_adds(why, e.msg);
+		r = 0;
+	} else if (il_compare_decided(&c)) {
+		il_buf_printf(why, "every key comparison decided (%zu better, %zu worse, %zu changed, %zu the same)",
+			      c.n[IL_VERDICT_BETTER], c.n[IL_VERDICT_WORSE], c.n[IL_VERDICT_CHANGED], c.n[IL_VERDICT_SAME]);
+		r = 1;
+	} else {
+		il_buf_printf(why, "%zu key comparison%s unknown", c.n[IL_VERDICT_UNKNOWN],
+			      c.n[IL_VERDICT_UNKNOWN] == 1 ? "" : "s");
+		if (c.n_needed_max)
+			il_buf_printf(why, " (up to %zu samples per side would tell)", c.n_needed_max);
+		if (c.n[IL_VERDICT_UNRELIABLE])
+			il_buf_printf(why, ", %zu unreliable (host not quiet)", c.n[IL_VERDICT_UNRELIABLE]);
+		r = 0;
+	}
+	il_compare_release(&c);
+	il_dataset_release(&ds);
+	return il_buf_error(why) ? il_err_oom(err) : r;
 }
 
 int il_compare_sentence(const struct il_cmp *c, struct il_buf *b)
 {
 	const struct il_dataset *ds = c->ds;
-	size_t total = c->nbetter + c->nworse + c->nchanged + c->nnoise, listed = 0;
-	size_t others = ds->nvar > 1 + (c->aa >= 0) ? ds->nvar - 1 - (c->aa >= 0) : 0;
-	const char *unit = others > 1 ? "comparisons" : "metrics";
-	int r = 0;
+	size_t total = 0, differ = c->n[IL_VERDICT_BETTER] + c->n[IL_VERDICT_WORSE] + c->n[IL_VERDICT_CHANGED];
+	size_t same = c->n[IL_VERDICT_SAME], unknown = c->n[IL_VERDICT_UNKNOWN], listed = 0;
+	size_t differ2 = c->n2[IL_VERDICT_BETTER] + c->n2[IL_VERDICT_WORSE] + c->n2[IL_VERDICT_CHANGED], total2 = 0;
 
-	if (total)
-		r |= il_buf_printf(b, "no difference above noise in %zu of %zu %s", c->nnoise, total, unit);
-	else
-		r |= il_buf_adds(b, "no metric could be tested");
-	if (total && c->o.holm && c->nfamily == total)
-		r |= il_buf_printf(b, " (p Holm-adjusted over all %zu)", total);
-	else if (total && c->o.holm)
-		r |= il_buf_printf(b, " (p Holm-adjusted over the %zu whose values vary)", c->nfamily);
-	else if (total)
-		r |= il_buf_adds(b, " (p not adjusted for multiple comparisons)");
-	for (size_t i = 0; i < c->nmet; i++) {
+	for (int v = 0; v < IL_NVERDICTS; v++)
+		total += c->n[v], total2 += c->n2[v];
+	if (!total)
+		il_buf_adds(b, "no key comparison could be made");
+	else if (same == total)
+		il_buf_printf(b, "no difference above noise in %zu of %zu key comparisons", same, total);
+	else if (!differ)
+		il_buf_printf(b, "no key metric shown to differ beyond noise (%zu key comparisons)", total);
+	for (size_t i = 0; differ && i < c->nmet; i++) {
 		const struct il_mseries *m = &ds->met[c->met[i]];
 
-		for (size_t v = 0; v < ds->nvar; v++) {
+		for (size_t v = 0; c->key[i] && v < ds->nvar; v++) {
 			const struct il_mres *x = il_cmp_res(c, i, v);
 
-			if ((int)v == c->aa ||
-			    (strcmp(x->verdict, "better") && strcmp(x->verdict, "worse") && strcmp(x->verdict, "changed")))
+			if ((int)v == c->aa || (int)v == c->ref || !il_verdict_differs(x->vk))
 				continue;
 			if (listed++ == 8) {
-				r |= il_buf_adds(b, "; and more (see the table)");
-				goto done;
+				il_buf_printf(b, "; and %zu more (see the table)", differ - 8);
+				goto listed;
 			}
-			if (!strcmp(x->verdict, "changed"))
-				r |= il_buf_printf(b, "; %s changed %+.1f%% for %s (p=%.2g)", m->key, x->change_pct, ds->var[v],
-						   x->p);
-			else
-				r |= il_buf_printf(b, "; %s %.1f%% %s for %s (p=%.2g)", m->key, fabs(x->change_pct), x->verdict,
-						   ds->var[v], x->p);
+			il_buf_printf(b, "%s%s %s on %s (%+.1f%%, p=%.2g)", listed > 1 ? "; " : "", ds->var[v], x->verdict,
+				      m->key, x->change_pct, x->p);
 		}
 	}
-done:
+listed:
+	if (same && same < total)
+		il_buf_printf(b, "; the same within noise: %zu of %zu", same, total);
+	if (unknown) {
+		il_buf_printf(b, "; unknown: %zu of %zu", unknown, total);
+		if (c->n_needed_max)
+			il_buf_printf(b, " (up to %zu samples per side would tell)", c->n_needed_max);
+	}
 	if (c->nunreliable)
-		r |= il_buf_printf(b, "; %zu metric%s unreliable (the A/A pair %s / %s differs: host not quiet)",
-				   c->nunreliable, c->nunreliable > 1 ? "s" : "", ds->var[c->ref], ds->var[c->aa]);
-	if (c->nunknown)
-		r |= il_buf_printf(b, "; %zu %s could not be tested (too few samples)", c->nunknown, unit);
-	r |= il_buf_adds(b, ".");
-	return r ? IL_ENOMEM : 0;
+		il_buf_printf(b, "; %zu key metric%s unreliable (the A/A pair %s / %s differs: host not quiet)",
+			      c->nunreliable, c->nunreliable > 1 ? "s" : "", ds->var[c->ref], ds->var[c->aa]);
+	if (total && c->o.holm)
+		il_buf_printf(b, " [key metrics: p Holm-adjusted per variant over up to %zu, alpha %g%s]", c->family_max,
+			      c->alpha_look, c->looks > 1 ? " a look" : "");
+	else if (total)
+		il_buf_adds(b, " [p not adjusted for multiple comparisons]");
+	if (total2)
+		il_buf_printf(b, "; secondary metrics (exploratory, BH q-values): %zu of %zu comparisons differ", differ2,
+			      total2);
+	if (c->naa_secondary)
+		il_buf_printf(b, "; the A/A pair differs on %zu secondary metric%s (exploratory)", c->naa_secondary,
+			      c->naa_secondary > 1 ? "s" : "");
+	il_buf_adds(b, ".");
+	return il_buf_error(b) ? IL_ENOMEM : 0;
 }
 
 bool il_compare_aa_warning(const struct il_cmp *c, struct il_buf *b)
@@ -396,7 +505,8 @@ bool il_compare_aa_warning(const struct il_cmp *c, struct il_buf *b)
 
 	if (!c->nunreliable)
 		return false;
-	il_buf_printf(b, "host not quiet: %s / %s differ on", ds->var[c->ref], ds->var[c->aa]);
+	il_buf_printf(b, "host not quiet: %s / %s differ on the key metric%s", ds->var[c->ref], ds->var[c->aa],
+		      c->nunreliable > 1 ? "s" : "");
 	for (size_t i = 0; i < c->nmet; i++) {
 		if (!c->unreliable[i])
 			continue;
@@ -404,8 +514,8 @@ bool il_compare_aa_warning(const struct il_cmp *c, struct il_buf *b)
 			il_buf_printf(b, " and %zu more", c->nunreliable - 6);
 			break;
 		}
-		il_buf_printf(b, "%s %s (p=%.2g)", listed > 1 ? "," : "", ds->met[c->met[i]].key,
-			      il_cmp_res(c, i, (size_t)c->aa)->p_raw);
+		il_buf_printf(b, "%s %s (%+.1f%%, p=%.2g)", listed > 1 ? "," : "", ds->met[c->met[i]].key,
+			      il_cmp_res(c, i, (size_t)c->aa)->change_pct, il_cmp_res(c, i, (size_t)c->aa)->p);
 	}
 	il_buf_printf(b, "; %s marked unreliable", c->nunreliable > 1 ? "those metrics are" : "that metric is");
 	return true;

@@ -1,46 +1,58 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Comparing every variant against the reference, metric by metric, and the
- * verdict: better / worse (by the metric's direction), `changed` (a
- * significant change of a metric without a direction, e.g. a residency
- * share), `~` (noise: not significant at alpha, or smaller than the noise
- * threshold) or `?` (too few samples for the test ever to reach alpha).
+ * Comparing every variant against the reference, metric by metric, with one
+ * decision family (docs/report.md "Verdicts"):
+ *
+ * - Key metrics (each workload's declared key_metrics: its score, the
+ *   governor-quality metrics that matter for it; --metric replaces them)
+ *   make the verdict. Per variant, their p-values are Holm-adjusted over
+ *   that variant's key comparisons (each variant is one claim: one patch's
+ *   Tested-by line, one nightly tip, one bisection step), and each is
+ *   decided three ways by il_decide (stats/decide.h): better / worse /
+ *   changed, same (shown within the noise threshold), or unknown with the
+ *   samples per side that would decide.
+ * - Every other metric is secondary: Benjamini-Hochberg q-values over all
+ *   secondary comparisons, decided the same way at q, and marked exploratory:
+ *   never in the verdict sentence, never silently noise.
  *
  * Noise threshold = max(floor, k x the reference mean's relative standard
  * error). The floor is the configured one (default 2%), raised to the change
  * an A/A pair (the reference measured twice) showed for that metric.
  *
- * The A/A pair is a check of the host, not a comparison of the verdict: where
- * it differs (raw p < alpha and beyond its noise threshold) the metric is
- * `unreliable` for every variant ("host not quiet") instead of a finding.
- * Family-wise error control: by default p-values are Holm-adjusted over the
- * comparisons of the verdict (every variant but the reference and its A/A
- * partner, on every metric that is not unreliable, where p was computed).
+ * The A/A pair is a check of the host: its key metrics are decided with the
+ * same family adjustment, and one that differs makes that metric
+ * `unreliable` for every variant ("host not quiet"); its secondary
+ * differences (BH) are listed as exploratory.
+ *
+ * An adaptive run (iterations {min, max}) spends alpha over its planned
+ * looks: o.looks = max - min + 1 and every decision is at alpha / looks.
  */
 #ifndef IL_STATS_COMPARE_H
 #define IL_STATS_COMPARE_H
 #include <stdbool.h>
 #include "stats/dataset.h"
+#include "stats/decide.h"
 #include "stats/stats.h"
 #include "util/buf.h"
 #include "util/str.h"
 
-enum il_test_kind { IL_TEST_MWU, IL_TEST_WELCH };
+enum il_test_kind { IL_TEST_WELCH, IL_TEST_MWU };
 
 struct il_cmp_opts {
 	const char *ref;          /* NULL: the dataset's reference */
 	double alpha;             /* 0.05 */
 	double floor_pct;         /* 2.0 */
 	double k;                 /* 2.0 */
-	enum il_test_kind test;
-	bool holm;                /* Holm-adjust p over the comparisons of the verdict (default true) */
-	double level;             /* CI level, 0.95 */
+	enum il_test_kind test;   /* Welch by default: at 3-10 samples an exact rank test cannot reach a family's level */
+	bool holm;                /* Holm-adjust the key family (default true); false: no adjustment at all */
+	double level;             /* ratio CI level, 0.95 */
 	unsigned resamples;       /* bootstrap resamples, 2000 */
 	uint64_t seed;
-	const struct il_strlist *only; /* metric keys (or key suffixes) to keep; NULL: all */
+	const struct il_strlist *only; /* the key metrics, replacing the workloads' (and only those shown); NULL: all */
 	double max_cv_pct;        /* drop a metric when a variant's CV exceeds this; 0: keep all */
+	size_t looks;             /* planned looks of an adaptive run (0: the dataset's; 1: a fixed run) */
 };
-#define IL_CMP_OPTS_INIT { NULL, 0.05, 2.0, 2.0, IL_TEST_MWU, true, 0.95, 2000, 1, NULL, 0 }
+#define IL_CMP_OPTS_INIT { NULL, 0.05, 2.0, 2.0, IL_TEST_WELCH, true, 0.95, 2000, 1, NULL, 0, 0 }
 
 /* A metric left out by max_cv_pct: its noisiest variant and that variant's CV (a fraction). */
 struct il_cmp_dropped {
@@ -52,14 +64,18 @@ struct il_cmp_dropped {
 struct il_mres {
 	struct il_desc d;
 	double change_pct;        /* of the mean, vs the reference; NaN for the reference */
-	double p;                 /* Holm-adjusted when o.holm and in the family; NaN when not computed */
+	double p;                 /* adjusted (key: Holm over the variant's family; secondary: BH q); NaN: no test */
 	double p_raw;             /* the test's own p, before any adjustment */
 	double ci_lo, ci_hi;      /* of mean/ref mean */
 	const char *ci_method;
+	double eq_lo, eq_hi;      /* the decision's interval of the change, % (il_decide) */
 	double threshold_pct;
-	const char *verdict;      /* "better", "worse", "changed", "~", "?", "unreliable", or "ref" for the reference */
+	enum il_verdict vk;
+	const char *verdict;      /* il_verdict_name(vk) */
+	bool key;                 /* in the decision family (else secondary: exploratory) */
+	size_t family;            /* comparisons its adjustment covered */
 	char why[200];
-	size_t n_needed;          /* for ~: per side, to detect the larger of the observed change and the floor */
+	size_t n_needed;          /* unknown: per side, at the level applied, to decide */
 };
 
 struct il_cmp {
@@ -70,13 +86,23 @@ struct il_cmp {
 	size_t nmet;                  /* metrics kept */
 	size_t *met;                  /* indices into ds->met */
 	struct il_mres *r;            /* [nmet][ds->nvar] */
-	bool *unreliable;             /* [nmet]: the A/A pair differs on this metric (host not quiet) */
+	bool *key;                    /* [nmet]: a key metric (the decision family) */
+	size_t nkey;                  /* key metrics kept */
+	bool *unreliable;             /* [nmet]: the A/A pair differs on this key metric (host not quiet) */
 	size_t nunreliable;           /* metrics that are */
-	size_t nfamily;               /* comparisons Holm adjusted over (0 without --holm) */
+	bool *aa_secondary;           /* [nmet]: the A/A pair differs on this secondary metric (exploratory) */
+	size_t naa_secondary;
+	size_t family_max;            /* the largest per-variant key family (0 without --holm) */
+	size_t nsecondary_family;     /* secondary comparisons the BH q-values cover */
+	size_t looks;                 /* planned looks (1: a fixed run) */
+	double alpha_look;            /* alpha / looks: the level of every decision */
 	size_t ndropped;              /* metrics selected but left out for their CV (o.max_cv_pct) */
 	struct il_cmp_dropped *dropped;
-	/* the verdict's comparisons (neither the reference nor its A/A partner), by outcome */
-	size_t nbetter, nworse, nchanged, nnoise, nunknown, nunrel;
+	/* the key comparisons (neither the reference nor its A/A partner), by verdict */
+	size_t n[IL_NVERDICTS];
+	/* the secondary ones, by verdict (exploratory) */
+	size_t n2[IL_NVERDICTS];
+	size_t n_needed_max;          /* the most samples per side an unknown key comparison needs (0: none) */
 };
 
 int il_compare(struct il_cmp *out, const struct il_dataset *ds, const struct il_cmp_opts *o, struct il_err *err);
@@ -91,17 +117,31 @@ bool il_compare_dropped_note(const struct il_cmp *c, struct il_buf *b);
 const struct il_mres *il_cmp_res(const struct il_cmp *c, size_t i, size_t v);
 
 /*
- * One paragraph in plain words: "no difference above noise in 14 of 16
- * metrics; pingpong.usec_per_loop 13.2% better for teo (p=0.0002); ..."
- * into b. Directionless metrics are left out of the counts unless changed.
+ * The verdict in plain words, from the key comparisons only: "teo better
+ * on pingpong.usec_per_loop (-13.2%, p=0.0002); the same within noise: 10
+ * of 12; unknown: 1 (about 9 samples per side would tell)", or "no
+ * difference above noise in 12 of 12 key comparisons" when every one is
+ * shown the same; then a count of secondary (exploratory) differences.
  */
 int il_compare_sentence(const struct il_cmp *c, struct il_buf *b);
 
+/* Whether every key comparison (the A/A pair's aside) is decided: better, worse, changed or same. */
+bool il_compare_decided(const struct il_cmp *c);
+
 /*
- * When the A/A pair differs: "host not quiet: menu / menu-again differ on
- * periodic.idle.idles (p=0.013); those metrics are marked unreliable" (no
- * newline) into b, and true; nothing and false when the host was quiet or
- * there is no A/A pair.
+ * The stop rule of an adaptive run (run/engine.h's judge): the run's journal
+ * compared at the defaults, as its report is, so the report's verdicts are
+ * the ones the run stopped on. 1: every key comparison is decided (why says
+ * so); 0: not yet (why: "2 of 12 key comparisons unknown: ..."); < 0: an
+ * error in err.
+ */
+int il_compare_run_decided(const char *run_dir, struct il_buf *why, struct il_err *err);
+
+/*
+ * When the A/A pair differs on a key metric: "host not quiet: menu /
+ * menu-again differ on pingpong.usec_per_loop (p=0.013); that metric is
+ * marked unreliable" (no newline) into b, and true; nothing and false when
+ * the host was quiet on the key metrics or there is no A/A pair.
  */
 bool il_compare_aa_warning(const struct il_cmp *c, struct il_buf *b);
 

@@ -2,6 +2,8 @@
 /* Building comparison datasets from run journals and number files. */
 #include "stats/dataset.h"
 
+#include "workload/def.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,10 +171,17 @@ int il_dataset_pick(struct il_dataset *out, const struct il_dataset *src, const 
 		const struct il_mseries *m = &src->met[i];
 		const struct il_values *v = &m->var[from];
 
+		struct il_mseries *o;
+
 		for (size_t j = 0; j < v->n; j++)
 			if (add_value(out, to, m->group, m->metric, m->unit, m->better, m->idle, v->v[j], v->it[j]))
 				return IL_ENOMEM;
+		/* the family travels with the metric (a nightly's baseline and tip) */
+		if (m->key_metric && v->n && (o = get_metric(out, m->group, m->metric, m->unit, m->better, m->idle)))
+			o->key_metric = true;
 	}
+	if (src->looks > out->looks)
+		out->looks = src->looks;
 	return 0;
 }
 
@@ -499,6 +508,15 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 				}
 			}
 		}
+		/* adaptive iterations {"min", "max"}: every look tests at alpha / (max - min + 1) */
+		{
+			json_t *its = json_object_get(rec, "adaptive");
+			json_int_t lo = json_integer_value(json_object_get(its, "min")),
+				   hi = json_integer_value(json_object_get(its, "max"));
+
+			if (json_is_object(its) && lo >= 1 && hi >= lo && (size_t)(hi - lo + 1) > ds->looks)
+				ds->looks = (size_t)(hi - lo + 1);
+		}
 		if (!ds->title && json_is_string(json_object_get(rec, "plan_name")))
 			ds->title = strdup(json_string_value(json_object_get(rec, "plan_name")));
 		if (!ds->meta)
@@ -525,10 +543,10 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 		}
 		return 0;
 	}
-	if (kind == IL_REC_RUN_END) {
+	if (kind == IL_REC_RUN_END || kind == IL_REC_STOP) {
 		if (!ds->meta)
 			ds->meta = json_object();
-		json_object_set(ds->meta, "run_end", rec);
+		json_object_set(ds->meta, kind == IL_REC_STOP ? "stop" : "run_end", rec);
 		return 0;
 	}
 	if (kind != IL_REC_SAMPLE)
@@ -614,6 +632,36 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 	return 0;
 }
 
+/*
+ * The decision family of one run: each workload's key_metrics from its
+ * run-start record (il_workload_key_default for journals older than them).
+ * A metric is key when any run merged into ds declares it so.
+ */
+static void mark_keys(struct il_dataset *ds, const json_t *workloads)
+{
+	for (size_t i = 0; i < ds->nmet; i++) {
+		struct il_mseries *m = &ds->met[i];
+		const json_t *w = json_object_get(workloads, m->group), *keys = json_object_get(w, "key_metrics"), *e;
+		size_t k;
+
+		if (!w || m->key_metric)
+			continue;
+		if (json_is_array(keys)) {
+			json_array_foreach(keys, k, e)
+				if (json_is_string(e) && !strcmp(json_string_value(e), m->metric))
+					m->key_metric = true;
+			continue;
+		}
+		if (m->idle) {
+			m->key_metric = il_workload_key_default(m->metric, -1);
+			continue;
+		}
+		json_array_foreach(json_object_get(w, "metrics"), k, e)
+			if (!strcmp(json_string_value(json_object_get(e, "name")) ?: "", m->metric))
+				m->key_metric = il_workload_key_default(m->metric, (long)k);
+	}
+}
+
 int il_dataset_add_run(struct il_dataset *ds, const char *run_dir, const char *prefix, struct il_err *err)
 {
 	struct il_buf path = IL_BUF_INIT;
@@ -632,6 +680,8 @@ int il_dataset_add_run(struct il_dataset *ds, const char *run_dir, const char *p
 			       path.p, torn, run_dir);
 	if (!r && !c.started)
 		r = il_err_set(err, IL_EPARSE, "%s: no run-start record (not an idlelab journal?)", path.p);
+	if (!r)
+		mark_keys(ds, c.workloads);
 	json_decref(c.workloads);
 	json_decref(c.variants);
 	json_decref(c.finals);

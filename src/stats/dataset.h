@@ -30,6 +30,7 @@ struct il_mseries {
 	char *unit;
 	enum il_better better;
 	bool idle;          /* an idle-counter metric (not the workload's own) */
+	bool key_metric;    /* in the decision family: its workload's key_metrics (stats/compare.h) */
 	struct il_values *var; /* [nvar] */
 };
 
@@ -67,8 +68,9 @@ struct il_dataset {
 	size_t nres;
 	struct il_resid *res;
 	size_t counted, skipped;/* samples used / final samples not counted (warmup, failed, ...) */
-	json_t *meta;       /* {"run_start": ..., "run_end": ... (when written), "fingerprints": {host: ...},
-			       "host_kinds": {host: kind}} or null */
+	size_t looks;       /* an adaptive run's planned looks (max - min + 1 of its iterations); 0: a fixed run */
+	json_t *meta;       /* {"run_start": ..., "run_end": ... (when written), "stop": an adaptive run's stop
+			       record, "fingerprints": {host: ...}, "host_kinds": {host: kind}} or null */
 };
 
 /*

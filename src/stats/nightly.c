@@ -349,7 +349,8 @@ static json_t *reg_key(const char *variant, const char *key)
 /*
  * Variant v of the tip against the baseline: a dataset of the two (and the
  * baseline's A/A partner when v is its reference), compared by compare's
- * rules; each key metric appended to res->compared, the worse ones to regs.
+ * rules (its decision family: the key metrics, or track.metrics); each key
+ * metric appended to res->compared, the worse ones to regs.
  */
 static int compare_variant(struct nt *n, const struct il_dataset *base, const struct il_dataset *tip, const char *v,
 			   json_t *regs, struct il_err *err)
@@ -378,8 +379,8 @@ static int compare_variant(struct nt *n, const struct il_dataset *base, const st
 		const struct il_mres *x = il_cmp_res(&c, i, (size_t)il_dataset_var(&pair, "tip"));
 		json_t *e;
 
-		if (m->better == IL_BETTER_NONE && !co.only)
-			continue; /* shares and counts: context, not a regression */
+		if (!c.key[i])
+			continue; /* secondary metrics: context (exploratory), never an alert */
 		e = json_pack("{s:s,s:s,s:s,s:s,s:s?,s:s,s:o,s:o,s:I,s:o,s:o,s:I,s:o,s:o,s:o,s:s}", "variant", v, "key",
 			      m->key, "workload", m->group, "metric", m->metric, "unit", *m->unit ? m->unit : NULL, "better",
 			      better_name(m->better), "baseline_mean", num(b->d.mean), "baseline_stdev", num(b->d.stdev),

@@ -436,13 +436,13 @@ int il_ratio_ci(const double *x, size_t n1, const double *y, size_t n2, double l
 	return 0;
 }
 
-void il_holm(double *p, size_t n)
+/* idx[0..n): the indices of p in ascending order of p (a stable insertion sort: families are small) */
+static size_t *ascending(const double *p, size_t n)
 {
-	size_t *idx = malloc(n * sizeof(*idx));
-	double run = 0;
+	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
 
 	if (!idx)
-		return;
+		return NULL;
 	for (size_t i = 0; i < n; i++)
 		idx[i] = i;
 	for (size_t i = 1; i < n; i++)
@@ -452,6 +452,16 @@ void il_holm(double *p, size_t n)
 			idx[j] = idx[j - 1];
 			idx[j - 1] = t;
 		}
+	return idx;
+}
+
+int il_holm(double *p, size_t n)
+{
+	size_t *idx = ascending(p, n);
+	double run = 0;
+
+	if (!idx)
+		return IL_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		double adj = (double)(n - i) * p[idx[i]];
 
@@ -463,4 +473,23 @@ void il_holm(double *p, size_t n)
 		p[idx[i]] = adj;
 	}
 	free(idx);
+	return 0;
+}
+
+int il_bh(double *p, size_t n)
+{
+	size_t *idx = ascending(p, n);
+	double run = 1;
+
+	if (!idx)
+		return IL_ENOMEM;
+	for (size_t i = n; i-- > 0;) {
+		double q = p[idx[i]] * (double)n / (double)(i + 1);
+
+		if (q < run)
+			run = q;
+		p[idx[i]] = run;
+	}
+	free(idx);
+	return 0;
 }

@@ -62,7 +62,12 @@ int il_ratio_ci(const double *x, size_t n1, const double *y, size_t n2, double l
 uint64_t il_stats_rand(uint64_t *state);
 size_t il_stats_rand_index(uint64_t *state, size_t n);
 
-/* Holm step-down adjustment of p[0..n) in place. */
-void il_holm(double *p, size_t n);
+/* Holm step-down adjustment of p[0..n) in place. IL_ENOMEM (p untouched) or 0. */
+int il_holm(double *p, size_t n);
+/*
+ * Benjamini-Hochberg q-values of p[0..n) in place: the false discovery rate
+ * at which each would be declared (step-up). IL_ENOMEM (p untouched) or 0.
+ */
+int il_bh(double *p, size_t n);
 
 #endif

@@ -58,3 +58,8 @@ void il_err_clear(struct il_err *err)
 	err->code = IL_OK;
 	err->msg[0] = '\0';
 }
+
+int il_err_oom(struct il_err *err)
+{
+	return il_err_set(err, IL_ENOMEM, "%s", il_strerror(IL_ENOMEM));
+}

@@ -55,6 +55,12 @@ int il_err_set(struct il_err *err, int code, const char *fmt, ...)
 int il_err_prefix(struct il_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * The one out-of-memory error: IL_ENOMEM with its sentence from IL_ERRORS
+ * (no message is written by hand anywhere else). Returns IL_ENOMEM.
+ */
+int il_err_oom(struct il_err *err);
+
 /* Reset err to IL_OK with an empty message. */
 void il_err_clear(struct il_err *err);
 

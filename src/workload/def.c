@@ -28,6 +28,7 @@ void il_workload_release(struct il_workload *w)
 	for (size_t i = 0; i < w->nmetrics; i++)
 		IL_FREE_ALL(w->metrics[i].name, w->metrics[i].unit, w->metrics[i].help, w->metrics[i].count);
 	il_strlist_release(&w->requires);
+	il_strlist_release(&w->key_metrics);
 	IL_FREE_ALL(w->name, w->description, w->notes, w->params, w->parser, w->metrics, w->path);
 	memset(w, 0, sizeof(*w));
 }
@@ -304,7 +305,48 @@ static const struct il_jfield def_fields[] = {
 	{ .key = "parser", .type = IL_JF_STRING, .required = true, .store = true,
 	  .off = offsetof(struct il_workload, parser) },
 	{ .key = "metrics", .type = IL_JF_OBJECT, .required = true, .what = "an object with at least one metric" },
+	{ .key = "key_metrics", .type = IL_JF_STRINGS, .what = "an array of metric names (the workload's, or idle.*)",
+	  .store = true, .off = offsetof(struct il_workload, key_metrics) },
 };
+
+/* idle metrics a workload may name as key metrics: dataset.c's totals that carry a direction, and energy */
+static const char *const idle_keys[] = {
+	"idle.miss_pct", "idle.idle_miss", "idle.miss_ratio", "idle.too_deep_pct", "idle.too_shallow_pct",
+	"idle.aboves", "idle.belows", "idle.energy_j",
+};
+#define NIDLE_KEYS (sizeof(idle_keys) / sizeof(idle_keys[0]))
+
+bool il_workload_key_default(const char *metric, long idx)
+{
+	return idx == 0 || !strcmp(metric, "idle.miss_pct") || !strcmp(metric, "idle.idle_miss") ||
+	       !strcmp(metric, "idle.energy_j");
+}
+
+/* key_metrics: named metrics of the workload's (patterns by their name) or of the idle ones; default filled in */
+static int check_keys(struct il_workload *w, const char *label, struct il_err *err)
+{
+	char path[64];
+
+	for (size_t i = 0; i < w->key_metrics.n; i++) {
+		const char *k = w->key_metrics.v[i];
+		bool ok = il_workload_metric(w, k) != NULL;
+
+		for (size_t j = 0; !ok && j < NIDLE_KEYS; j++)
+			ok = !strcmp(k, idle_keys[j]);
+		if (!ok)
+			return il_jf_bad(err, label, il_jf_path(path, sizeof(path), "key_metrics", NULL, i), NULL,
+					 "one of the workload's metrics or %s, ... (docs/workloads.md), not '%s'", idle_keys[0], k);
+	}
+	if (w->key_metrics.n)
+		return 0;
+	for (size_t i = 0; i < w->nmetrics; i++)
+		if (il_workload_key_default(w->metrics[i].name, (long)i) && il_strlist_push(&w->key_metrics, w->metrics[i].name))
+			return il_err_oom(err);
+	for (size_t j = 0; j < NIDLE_KEYS; j++)
+		if (il_workload_key_default(idle_keys[j], -1) && il_strlist_push(&w->key_metrics, idle_keys[j]))
+			return il_err_oom(err);
+	return 0;
+}
 
 /*
  * Each member of the object v through parse, into *arr: one entry of size
@@ -366,6 +408,8 @@ int il_workload_from_json(struct il_workload *out, const json_t *j, const char *
 			goto fail;
 		}
 	}
+	if ((r = check_keys(out, label, err)))
+		goto fail;
 	for (size_t i = 0; i < out->requires.n; i++)
 		if (!valid_ident(out->requires.v[i])) {
 			r = il_jf_bad(err, label, "requires", NULL, "program names ('%s' is not one)", out->requires.v[i]);

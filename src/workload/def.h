@@ -54,8 +54,18 @@ struct il_workload {
 	char *parser;
 	size_t nmetrics;
 	struct il_wl_metric *metrics;
+	struct il_strlist key_metrics; /* the decision family's metrics (docs/workloads.md); default: il_workload_key_default */
 	char *path;            /* the file it came from */
 };
+
+/*
+ * The default key metrics of a workload that names none, and of a journal
+ * older than key_metrics: its first metric (the score), and the idle
+ * misses as a share and a count, and energy where the host has it.
+ * idx is the metric's position among the workload's own metrics, or -1 for
+ * an idle metric ("idle.miss_pct").
+ */
+bool il_workload_key_default(const char *metric, long idx);
 
 /* The definitions directory: dir if given, else "./workloads" ($IDLELAB_WORKLOADS: cli/paths.c). Borrowed. */
 const char *il_workloads_dir(const char *dir);

@@ -59,6 +59,13 @@ static void test_plan__errors_name_the_path(void **state)
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":0}", "iterations: expected an integer from 1 to 100000" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":\"5\"}", "iterations: expected an integer from 1 to 100000" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"reference\":\"teo\"}", "reference: 'teo' is not one of" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":{\"min\":1,\"max\":9}}", "with 2 <= N <= M" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":{\"min\":9,\"max\":5}}", "with 2 <= N <= M" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":{\"min\":5}}", "with 2 <= N <= M" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":{\"min\":5,\"max\":9},\"order\":\"blocked\"}",
+		  "(adaptive) needs one host, one kernel and order interleave or random" },
+		{ "{\"name\":\"x\",\"hosts\":[\"a\",\"b\"],\"workloads\":[\"periodic\"],\"iterations\":{\"min\":5,\"max\":9}}",
+		  "(adaptive) needs one host" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"kernels\":[{\"commit\":\"abc\"}]}",
 		  "kernels[0].name: expected a string" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"cpus\":\"0-\"}", "cpus:" },
@@ -468,6 +475,133 @@ static void test_engine__fixture_run_interrupt_resume(void **state)
 	teardown_fixture(&f);
 }
 
+struct judge_ctx {
+	int calls, decide_at; /* decided once this many rounds are done (0: never) */
+	int rounds_seen[16];
+};
+
+/* A stand-in for the stop rule: counts the final ok samples of the journal it is asked about */
+static int judge_stub(void *ctx, const char *run_dir, struct il_buf *why, struct il_err *err)
+{
+	struct judge_ctx *j = ctx;
+	struct tally t = { 0 };
+	char path[700];
+
+	snprintf(path, sizeof(path), "%s/journal.jsonl", run_dir);
+	if (il_journal_each(path, tally_rec, &t, NULL, err))
+		return IL_EPARSE;
+	/* two variants a round */
+	j->rounds_seen[j->calls++ % 16] = (int)(t.ok / 2);
+	il_buf_printf(why, "stub: %zu rounds", t.ok / 2);
+	return j->decide_at && (int)(t.ok / 2) >= j->decide_at;
+}
+
+static json_t *stop_record(const char *journal)
+{
+	json_t *found = NULL;
+	char *text = tu_read(journal, NULL), *line = text;
+
+	while (line && *line) {
+		char *nl = strchr(line, '\n');
+		json_t *rec;
+
+		if (nl)
+			*nl = 0;
+		rec = json_loads(line, 0, NULL);
+		if (rec && !strcmp(json_string_value(json_object_get(rec, "type")) ?: "", "stop")) {
+			json_decref(found);
+			found = rec;
+		} else {
+			json_decref(rec);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(text);
+	return found;
+}
+
+/*
+ * Adaptive iterations {"min": 2, "max": 5}: the stop rule is asked after each
+ * complete round from the 2nd; decided after 3 the run stops there (the rounds
+ * left are never run, the stop record says why, resume runs nothing); never
+ * decided, it runs 5 rounds and says the maximum was reached.
+ */
+static void test_engine__adaptive_rounds_stop_when_decided(void **state)
+{
+	struct fixture_run f;
+	struct il_err err = { 0 };
+	struct il_run_opts o = { 0 };
+	struct judge_ctx j = { .decide_at = 3 };
+	struct tally t = { 0 };
+	char plan[700], journal[700], *run_dir = NULL;
+	json_t *stop;
+
+	(void)state;
+	setup_fixture(&f);
+	tu_write(f.dir, "/adaptive.json",
+		 "{\"name\":\"fx\",\"host\":\"local\",\"governors\":[\"teo\",\"menu\"],\"workloads\":[\"argc\"],"
+		 "\"iterations\":{\"min\":2,\"max\":5},\"warmup\":1,\"min_sample_s\":0}");
+	snprintf(plan, sizeof(plan), "%s/adaptive.json", f.dir);
+	snprintf(journal, sizeof(journal), "%s/journal.jsonl", f.out);
+	o.workloads_dir = f.wl;
+	o.sysfs_root = f.root;
+	o.judge = judge_stub;
+	o.judge_ctx = &j;
+	assert_int_equal(il_run_start(plan, f.out, &o, &run_dir, &err), 0);
+	free(run_dir);
+	/* asked after rounds 2 and 3 (the warmup is not a round) */
+	assert_int_equal(j.calls, 2);
+	assert_int_equal(j.rounds_seen[0], 2);
+	assert_int_equal(j.rounds_seen[1], 3);
+	assert_int_equal(il_journal_each(journal, tally_rec, &t, NULL, &err), 0);
+	assert_int_equal(t.ok, 6);
+	assert_non_null(stop = stop_record(journal));
+	assert_int_equal(json_integer_value(json_object_get(stop, "rounds")), 3);
+	assert_string_equal(json_string_value(json_object_get(stop, "reason")), "decided");
+	assert_string_equal(json_string_value(json_object_get(stop, "why")), "stub: 3 rounds");
+	assert_int_equal(json_integer_value(json_object_get(stop, "skipped")), 4);
+	json_decref(stop);
+	/* resume: nothing left to run, nothing judged again */
+	assert_int_equal(il_run_resume(f.out, &o, &err), 0);
+	assert_int_equal(j.calls, 2);
+	{
+		json_t *sum;
+
+		assert_int_equal(il_run_summary(f.out, f.wl, NULL, &sum, &err), 0);
+		assert_true(json_is_true(json_object_get(sum, "complete")));
+		json_decref(sum);
+	}
+	tu_rmtree(f.out);
+	/* never decided: every round, then the last judgement and "max" */
+	j = (struct judge_ctx){ 0 };
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(il_run_start(plan, f.out, &o, &run_dir, &err), 0);
+	free(run_dir);
+	assert_int_equal(j.calls, 4); /* after rounds 2, 3, 4 and 5 */
+	assert_int_equal(il_journal_each(journal, tally_rec, &t, NULL, &err), 0);
+	assert_int_equal(t.ok, 10);
+	assert_non_null(stop = stop_record(journal));
+	assert_int_equal(json_integer_value(json_object_get(stop, "rounds")), 5);
+	assert_string_equal(json_string_value(json_object_get(stop, "reason")), "max");
+	assert_int_equal(json_integer_value(json_object_get(stop, "skipped")), 0);
+	json_decref(stop);
+	tu_rmtree(f.out);
+	/* --until-decided makes a fixed plan adaptive: the plan's 3 iterations the first look */
+	j = (struct judge_ctx){ .decide_at = 3 };
+	o.until_decided = 6;
+	snprintf(plan, sizeof(plan), "%s/plan.json", f.dir);
+	assert_int_equal(il_run_start(plan, f.out, &o, &run_dir, &err), 0);
+	free(run_dir);
+	assert_int_equal(j.calls, 1);
+	{
+		char *copy = tu_read(journal, NULL);
+
+		assert_non_null(strstr(copy, "\"adaptive\":{\"min\":3,\"max\":6}"));
+		free(copy);
+	}
+	teardown_fixture(&f);
+}
+
 static void test_engine__host_validation(void **state)
 {
 	struct fixture_run f;
@@ -650,6 +784,7 @@ int main(void)
 		cmocka_unit_test(test_runner__frames),
 		cmocka_unit_test(test_engine__fixture_run_interrupt_resume),
 		cmocka_unit_test(test_engine__host_validation),
+		cmocka_unit_test(test_engine__adaptive_rounds_stop_when_decided),
 		cmocka_unit_test(test_lease__host_kind),
 		cmocka_unit_test(test_engine__plan_limits_make_samples_invalid),
 	};

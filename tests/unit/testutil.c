@@ -350,3 +350,43 @@ int tu_snapshot_teardown(void **state)
 	free(*state);
 	return 0;
 }
+
+void tu_journal(const char *dir, const char *const *vars, size_t nv, bool aa, const char *const *mets, size_t nm,
+		const char *keys, int iterations, const char *iterations_json,
+		double (*val)(size_t v, size_t m, int i, void *ctx), void *ctx)
+{
+	struct il_buf j = IL_BUF_INIT;
+	char path[4096];
+	FILE *f;
+	int seq = 0;
+
+	il_buf_printf(&j, "{\"type\":\"run-start\",\"plan_name\":\"decide\",\"reference\":\"%s\",\"variants\":[", vars[0]);
+	for (size_t v = 0; v < nv; v++)
+		il_buf_printf(&j, "%s{\"label\":\"%s\",\"kernel\":\"running\",\"governor\":\"%s%zu\",\"disable\":[]}",
+			      v ? "," : "", vars[v], "g", aa && v == 1 ? (size_t)0 : v);
+	il_buf_adds(&j, "],\"workloads\":{\"w\":{\"workload\":\"w\",\"params\":{},\"metrics\":[");
+	for (size_t m = 0; m < nm; m++)
+		il_buf_printf(&j, "%s{\"name\":\"%s\",\"unit\":\"us\",\"better\":\"lower\"}", m ? "," : "", mets[m]);
+	il_buf_adds(&j, "]");
+	if (keys)
+		il_buf_printf(&j, ",\"key_metrics\":%s", keys);
+	il_buf_printf(&j, "}},\"iterations\":%d", iterations);
+	if (iterations_json)
+		il_buf_printf(&j, ",\"adaptive\":%s", iterations_json);
+	il_buf_adds(&j, ",\"warmup\":0,\"order\":\"interleave\"}\n"
+			"{\"type\":\"host\",\"host\":\"h\",\"kind\":\"ssh\",\"fingerprint\":{}}\n");
+	for (int i = 0; i < iterations; i++)
+		for (size_t v = 0; v < nv; v++) {
+			il_buf_printf(&j, "{\"type\":\"sample\",\"seq\":%d,\"final\":true,\"status\":\"ok\","
+					  "\"variant\":\"%s\",\"workload\":\"w\",\"iteration\":%d,\"metrics\":{",
+				      seq++, vars[v], i);
+			for (size_t m = 0; m < nm; m++)
+				il_buf_printf(&j, "%s\"%s\":%.17g", m ? "," : "", mets[m], val(v, m, i, ctx));
+			il_buf_adds(&j, "}}\n");
+		}
+	snprintf(path, sizeof(path), "%s/journal.jsonl", dir);
+	assert_non_null(f = fopen(path, "w"));
+	assert_int_equal(fwrite(j.p, 1, j.len, f), j.len);
+	assert_int_equal(fclose(f), 0);
+	il_buf_release(&j);
+}

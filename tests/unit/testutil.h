@@ -28,6 +28,19 @@ void tu_rmtree(const char *dir);
 void tu_materialize(const char *dump_path, const char *root);
 /* Write text to root+path, creating directories. */
 void tu_write(const char *root, const char *path, const char *text);
+
+/*
+ * A run's journal.jsonl in dir, as the engine writes it, for the decision
+ * tests: variants vars[0..nv) (vars[0] the reference; with aa, vars[1] is its
+ * A/A copy: the same governor), one workload "w" on host kind "ssh" whose
+ * metrics mets[0..nm) are all "lower is better", key_metrics as the JSON
+ * array keys (NULL: none declared), iterations its samples per variant,
+ * round-robin; val(v, m, i, ctx) gives each value. iterations_json (NULL:
+ * a fixed run) is the run-start's "adaptive" ({"min": 5, "max": 40}).
+ */
+void tu_journal(const char *dir, const char *const *vars, size_t nv, bool aa, const char *const *mets, size_t nm,
+		const char *keys, int iterations, const char *iterations_json,
+		double (*val)(size_t v, size_t m, int i, void *ctx), void *ctx);
 /* Parse a fixture dump; fails the test if it does not parse. */
 void tu_parse_fixture(struct il_snapshot *out, const char *name);
 
