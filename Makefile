@@ -147,8 +147,9 @@ $(BUILD)/idlelab: $(CLI_OBJ) $(LIB_A)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(IL_LDFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB_A) $(PC_LDLIBS)
 
+# by rename, so a run, a lab or a demo still using the old binary is not in the way ("Text file busy")
 idlelab: $(BUILD)/idlelab
-	$(Q)cp $< $@
+	$(Q)cp $< $@.tmp && mv -f $@.tmp $@
 
 # the unit tests also get cli/paths.o: the environment's defaults (il_cli_cache_dir) are tested there
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/tests/unit/testutil.o $(BUILD)/src/cli/paths.o $(LIB_A) $(BUILD)/cflags
@@ -166,7 +167,7 @@ $(BUILD)/tests/fuzz_%_replay: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz
 $(BUILD)/tests/bench_%: tests/bench/bench_%.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(IL_CFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(PC_LDLIBS)
+	$(Q)$(CC) $(IL_CFLAGS) -Itests/unit $(CFLAGS) -o $@ $< $(LIB_A) $(PC_LDLIBS)
 
 unit-bins: $(UNIT_BIN) $(FUZZ_REPLAY)
 
@@ -211,7 +212,7 @@ e2e-lava: all
 $(BUILD)/tests/sshsnap: tests/bench/sshsnap.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(IL_CFLAGS) $(CFLAGS) -o $@ $< $(LIB_A) $(PC_LDLIBS)
+	$(Q)$(CC) $(IL_CFLAGS) -Itests/unit $(CFLAGS) -o $@ $< $(LIB_A) $(PC_LDLIBS)
 
 bench: all $(BENCH_BIN) $(BUILD)/tests/sshsnap
 	@for b in $(BENCH_BIN); do $$b || exit 1; done

@@ -11,6 +11,14 @@ static const char *better_word(enum il_better b)
 	return b == IL_BETTER_HIGHER ? "higher is better" : b == IL_BETTER_LOWER ? "lower is better" : "no direction";
 }
 
+/* One wrapped line of the header: pre, then text folded to the report's width. */
+static void note(struct il_buf *b, const char *pre, const char *text)
+{
+	il_buf_adds(b, pre);
+	il_report_wrap(b, text, 100 - strlen(pre), 2);
+	il_buf_adds(b, "\n");
+}
+
 static void header(const struct il_cmp *c, struct il_buf *b, const char *pre)
 {
 	const struct il_dataset *ds = c->ds;
@@ -18,13 +26,10 @@ static void header(const struct il_cmp *c, struct il_buf *b, const char *pre)
 
 	/* first, so nobody reads a finding before learning the host was not quiet */
 	il_buf_adds(&w, "WARNING: ");
-	if (il_compare_aa_warning(c, &w)) {
-		il_buf_adds(b, pre);
-		il_report_wrap(b, il_buf_str(&w), 100 - strlen(pre), 2);
-		il_buf_adds(b, "\n");
-	}
+	if (il_compare_aa_warning(c, &w))
+		note(b, pre, il_buf_str(&w));
 	il_buf_carry(b, &w);
-	il_buf_release(&w);
+	il_buf_reset(&w);
 	il_buf_printf(b, "%sidlelab compare: %s; reference %s; %zu samples counted, %zu not (warmup/failed)\n", pre,
 		      ds->title ? ds->title : "(numbers)", ds->var[c->ref], ds->counted, ds->skipped);
 	il_buf_printf(b, "%s%s two-sided, alpha %g%s; noise threshold max(%.1f%% floor, %g x ref. RSE)\n", pre,
@@ -35,30 +40,17 @@ static void header(const struct il_cmp *c, struct il_buf *b, const char *pre)
 				 "exploratory\n", pre, c->family_max);
 	else
 		il_buf_printf(b, "%sp not adjusted for multiple comparisons\n", pre);
-	{
-		struct il_buf st = IL_BUF_INIT;
-
-		if (il_report_stop_note(c, &st)) {
-			il_buf_adds(b, pre);
-			il_report_wrap(b, il_buf_str(&st), 100 - strlen(pre), 2);
-			il_buf_adds(b, "\n");
-		}
-		il_buf_carry(b, &st);
-		il_buf_release(&st);
-	}
+	if (il_report_stop_note(c, &w))
+		note(b, pre, il_buf_str(&w));
+	il_buf_carry(b, &w);
+	il_buf_reset(&w);
 	if (c->aa >= 0)
 		il_buf_printf(b, "%sA/A pair %s / %s raises each metric's floor to the change it showed\n", pre,
 			      ds->var[c->ref], ds->var[c->aa]);
-	if (il_report_lab_caveat(ds)) {
-		il_buf_adds(b, pre);
-		il_report_wrap(b, il_report_lab_caveat(ds), 100 - strlen(pre), 2);
-		il_buf_adds(b, "\n");
-	}
-	if (il_compare_dropped_note(c, &w)) {
-		il_buf_adds(b, pre);
-		il_report_wrap(b, il_buf_str(&w), 100 - strlen(pre), 2);
-		il_buf_adds(b, "\n");
-	}
+	if (il_report_lab_caveat(ds))
+		note(b, pre, il_report_lab_caveat(ds));
+	if (il_compare_dropped_note(c, &w))
+		note(b, pre, il_buf_str(&w));
 	il_buf_carry(b, &w);
 	il_buf_release(&w);
 }

@@ -2,6 +2,8 @@
 /* Noise-aware bisection: endpoints, step decisions, the journal (see bisect.h). */
 #include "stats/bisect.h"
 
+#include "stats/decide.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,16 +202,51 @@ static double median_of(const json_t *a)
 	return n ? d.median : NAN;
 }
 
-static double mwu_p(const json_t *a, const json_t *b)
+/* A step's looks: its samples double from n0 up to max_n, and each round is judged (alpha is spent over them). */
+static size_t step_looks(const struct il_bisect_opts *o)
 {
-	size_t na, nb;
-	double *x = vals(a, &na), *y = vals(b, &nb), p = 1;
-	struct il_test t;
+	size_t looks = 1;
 
-	if (na && nb && !il_mwu(x, na, y, nb, &t, NULL))
-		p = t.p;
-	free(x), free(y);
-	return p;
+	for (size_t n = o->n0 ? o->n0 : 1; n < o->max_n; n *= 2)
+		looks++;
+	return looks;
+}
+
+/*
+ * Whether the samples x differ from ref beyond noise: the one decision code
+ * (stats/decide.h) with Welch's p Bonferroni-adjusted over the family of
+ * bisected metrics, at alpha / looks, the noise threshold max(floor, k x
+ * ref's RSE). *p_out: the adjusted p (1 when no test was possible).
+ */
+static bool differs_from(const struct il_bisect_opts *o, const json_t *ref, const json_t *x, const char *better,
+			 double floor, size_t looks, size_t family, double *p_out)
+{
+	size_t nr, nx;
+	double *a = vals(ref, &nr), *b = vals(x, &nx), p = NAN;
+	struct il_desc dr = { 0 }, dx = { 0 };
+	struct il_decision d;
+	struct il_test t;
+	bool yes;
+
+	if (nr >= 2 && nx >= 2 && !il_welch(a, nr, b, nx, &t, NULL))
+		p = isnan(t.p) ? 1 : fmin(1, t.p * (double)(family ? family : 1));
+	if (nr)
+		il_desc_compute(a, nr, &dr);
+	if (nx)
+		il_desc_compute(b, nx, &dx);
+	il_decide(&(struct il_decide_in){ .r = a, .nr = nr, .x = b, .nx = nx, .p = p,
+					  .alpha = il_decide_look_alpha(o->alpha, looks), .family = family,
+					  .change_pct = dr.mean ? (dx.mean - dr.mean) / fabs(dr.mean) * 100 : NAN,
+					  .threshold_pct = fmax(floor, dr.mean && nr > 1 ? o->k * dr.stdev / sqrt((double)nr) /
+											       fabs(dr.mean) * 100 : 0),
+					  .better = !better ? IL_BETTER_NONE : !strcmp(better, "higher") ? IL_BETTER_HIGHER :
+													  IL_BETTER_LOWER,
+					  .n_min = 2 },
+		  &d);
+	yes = il_verdict_differs(d.v);
+	*p_out = isfinite(p) ? p : 1;
+	free(a), free(b);
+	return yes;
 }
 
 /*
@@ -276,11 +313,11 @@ static int endpoints(struct bs *s, struct il_bisect_result *res, struct il_err *
 		il_desc_compute(x, ng, &dg), il_desc_compute(a0, n0, &d0), il_desc_compute(a1, n1, &d1);
 		mg = dg.median, mb = median_of(B);
 		change = mg ? (mb / mg - 1) * 100 : NAN;
-		p = mwu_p(G, B);
 		aa = d0.mean ? fabs(d1.mean / d0.mean - 1) * 100 : 0;
 		rse = dg.mean ? dg.stdev / sqrt((double)ng) / fabs(dg.mean) * 100 : 0;
 		floor = fmax(o->floor_pct, fmax(aa, o->k * rse));
-		differs = p < o->alpha && isfinite(change) && fabs(change) > floor && mg != mb;
+		/* the endpoints are measured once: one look, each metric its own question */
+		differs = differs_from(o, G, B, better, floor, 1, 1, &p) && mg != mb;
 		json_object_set_new(res->endpoints, key,
 				    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:s?}", "good_median", mg, "bad_median", mb,
 					      "change_pct", isfinite(change) ? change : 0.0, "p", p, "aa_change_pct", aa,
@@ -347,13 +384,16 @@ static int classify(struct bs *s, const char *c, json_t **verdict, struct il_err
 			const char *key = s->keys.v[i];
 			json_t *S = json_object_get(pool, key), *G = json_object_get(s->good, key), *B = json_object_get(s->bad, key);
 			double ms = S ? median_of(S) : NAN, mg = median_of(G), mb = median_of(B);
-			double t = (ms - mg) / (mb - mg), pg = S ? mwu_p(S, G) : 1, pb = S ? mwu_p(S, B) : 1;
+			double t = (ms - mg) / (mb - mg), pg = 1, pb = 1;
+			/* the one decision code, alpha spent over the step's looks, Bonferroni over its metrics */
+			bool off_g = S && differs_from(o, G, S, NULL, o->floor_pct, step_looks(o), s->keys.n, &pg);
+			bool off_b = S && differs_from(o, B, S, NULL, o->floor_pct, step_looks(o), s->keys.n, &pb);
 
 			if (!isfinite(t))
 				t = 0.5;
 			/* a side is taken when the other is rejected and the samples sit in the side's third */
-			all_good = all_good && pb < o->alpha && t < 1.0 / 3;
-			all_bad = all_bad && pg < o->alpha && t > 2.0 / 3;
+			all_good = all_good && off_b && t < 1.0 / 3;
+			all_bad = all_bad && off_g && t > 2.0 / 3;
 			p_g = fmax(p_g, pg), p_b = fmax(p_b, pb), tsum += t;
 			json_object_set_new(metrics, key,
 					    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "median", isfinite(ms) ? ms : 0.0,

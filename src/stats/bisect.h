@@ -8,9 +8,11 @@
  *
  * The endpoints first: good twice (an A/A pair: the change between its two
  * rounds raises each metric's noise floor), bad once; they must differ on
- * at least one chosen metric (Mann-Whitney U, p < alpha, change beyond the
- * floor), and only the metrics that differ are bisected on. A step commit's
- * samples are tested against both endpoints: "good" when unlike bad and
+ * at least one chosen metric (by the one decision code, stats/decide.h:
+ * Welch's p < alpha and the change beyond the floor), and only the metrics
+ * that differ are bisected on. A step commit's samples are tested against
+ * both endpoints, by the same code with alpha spent over the step's looks
+ * (its doubling rounds) and Bonferroni over its metrics: "good" when unlike bad and
  * within the good third of the way from good to bad on every such metric,
  * "bad" the other way; otherwise more
  * samples (the round doubles the count, up to max_n), then "weak" (the

@@ -9,12 +9,7 @@
 # qemu-system-x86 and iasl are installed).
 IL_SRCDIR=${IL_SRCDIR:-.}
 . "$IL_SRCDIR/tests/e2e/lib.sh"
-SRC=$(cd "$IL_SRCDIR" && pwd)
-IDLELAB=${IDLELAB:-$SRC/idlelab}
-export IDLELAB_CACHE=${E2E_KERNEL_CACHE:-$SRC/build/e2e-kernel-cache}
-if ! command -v qemu-system-aarch64 >/dev/null || [ ! -f /usr/src/linux-source-6.1.tar.xz ]; then
-	echo "bench lab: skipped (qemu-system-arm or linux-source-6.1 missing)"; exit 0
-fi
+lab_bench "bench lab" || exit 0
 trap '"$IDLELAB" lab down --name bench >/dev/null 2>&1; rm -rf "$E2E_TMP"' EXIT
 "$IDLELAB" lab up --name bench --source "$SRC" --json > "$E2E_TMP/up.json" 2>/dev/null || { echo "bench lab: lab up failed"; exit 1; }
 mkdir -p "$E2E_TMP/wl"

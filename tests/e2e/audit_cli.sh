@@ -91,8 +91,11 @@ def put(d, f, v):
         o.write(f"{v}\n")
     os.replace(f"{d}/.{f}", f"{d}/{f}")
 def get(d, f):
-    with open(f"{d}/{f}") as i:
-        return int(i.read())
+    try:
+        with open(f"{d}/{f}") as i:
+            return int(i.read())
+    except OSError:
+        return 0
 # counters only ever grow from the tree's own values: an audit whose window opens before this
 # process's first round must not see them go back (a counter reset, "not measured")
 base = {(d, f): get(d, f) for d in (deep + "/state4", shallow + "/state4", resid + "/state1")

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Simulated runs through the one decision code (il_compare, so il_decide):
+ * a reference and a variant shift_pct off it, one key metric at 2% CV,
+ * fixed or adaptive (judged after every round, stopping at the first
+ * decision). Shared by tests/unit/test_stats_decide.c (the error rates
+ * asserted) and tests/bench/bench_decide.c (the figures printed), so both
+ * measure the same thing.
+ */
+#ifndef IL_TESTS_DECIDE_SIM_H
+#define IL_TESTS_DECIDE_SIM_H
+#include <math.h>
+#include <string.h>
+
+#include "stats/compare.h"
+#include "stats/dataset.h"
+#include "stats/decide.h"
+#include "stats/stats.h"
+
+static double gauss(uint64_t *s)
+{
+	double u = ((double)(il_stats_rand(s) >> 11) + 0.5) / 9007199254740992.0;
+	double v = ((double)(il_stats_rand(s) >> 11) + 0.5) / 9007199254740992.0;
+
+	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+struct sim {
+	struct il_dataset ds;
+	struct il_mseries m;
+	struct il_values vals[2];
+	char *var[2];
+	double r[64], x[64];
+};
+
+static void sim_init(struct sim *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->var[0] = "ref";
+	s->var[1] = "x";
+	s->m = (struct il_mseries){ .key = "w.score", .group = "w", .metric = "score", .unit = "us",
+				    .better = IL_BETTER_LOWER, .key_metric = true, .var = s->vals };
+	s->ds = (struct il_dataset){ .title = "sim", .nvar = 2, .var = s->var, .reference = "ref", .nmet = 1, .met = &s->m };
+}
+
+/* The verdict at n samples a side (the first n of each), deciding at alpha / looks. */
+static enum il_verdict sim_judge(struct sim *s, size_t n, size_t looks)
+{
+	struct il_cmp_opts o = IL_CMP_OPTS_INIT;
+	struct il_cmp c;
+	struct il_err err = { 0 };
+	enum il_verdict v;
+
+	s->vals[0] = (struct il_values){ .n = n, .v = s->r };
+	s->vals[1] = (struct il_values){ .n = n, .v = s->x };
+	o.looks = looks;
+	o.resamples = 20; /* the ratio CI is for reading, not for deciding */
+	if (il_compare(&c, &s->ds, &o, &err))
+		return IL_VERDICT_UNKNOWN;
+	v = il_cmp_res(&c, 0, 1)->vk;
+	il_compare_release(&c);
+	return v;
+}
+
+struct rates {
+	double differ, right, same, unknown, mean_n;
+};
+
+/*
+ * runs simulated runs of a variant shift_pct off the reference (2% CV, lower
+ * is better): fixed at n_max (n_min 0), or adaptive from n_min to n_max,
+ * stopping at the first look where the comparison is decided.
+ */
+static struct rates simulate(size_t runs, double shift_pct, size_t n_min, size_t n_max, uint64_t seed)
+{
+	struct sim s;
+	struct rates out = { 0 };
+	size_t looks = n_min ? n_max - n_min + 1 : 1;
+
+	sim_init(&s);
+	for (size_t k = 0; k < runs; k++) {
+		enum il_verdict v = IL_VERDICT_UNKNOWN;
+		size_t n;
+
+		for (size_t i = 0; i < n_max; i++) {
+			s.r[i] = 100 + 2 * gauss(&seed);
+			s.x[i] = 100 * (1 + shift_pct / 100) + 2 * gauss(&seed);
+		}
+		for (n = n_min ? n_min : n_max; n <= n_max; n++) {
+			v = sim_judge(&s, n, looks);
+			if (il_verdict_decided(v))
+				break;
+		}
+		out.mean_n += (double)(n > n_max ? n_max : n);
+		out.differ += il_verdict_differs(v);
+		out.right += v == (shift_pct < 0 ? IL_VERDICT_BETTER : IL_VERDICT_WORSE);
+		out.same += v == IL_VERDICT_SAME;
+		out.unknown += v == IL_VERDICT_UNKNOWN;
+	}
+	out.differ /= (double)runs, out.right /= (double)runs, out.same /= (double)runs, out.unknown /= (double)runs;
+	out.mean_n /= (double)runs;
+	return out;
+}
+
+#endif

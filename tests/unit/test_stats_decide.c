@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The one decision code (stats/decide.c through stats/compare.c): its three
+ * ways on hand-made cases, its error rates measured by simulation (fixed
+ * and adaptive runs: A/A false alarms and power), the A/A check under random
+ * relabeling of a real run's A/A pair, and Loehle's published numbers
+ * (tests/fixtures/stats/loehle-000-*.txt, from the seed thread).
+ */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/compare.h"
+#include "stats/dataset.h"
+#include "stats/decide.h"
+#include "stats/stats.h"
+
+/* ---- il_decide on hand-made cases ---- */
+
+static struct il_decision decide_arrays(const double *r, size_t nr, const double *x, size_t nx, double thr, size_t family)
+{
+	struct il_test t;
+	struct il_desc dr, dx;
+	struct il_decision d;
+	struct il_err err = { 0 };
+
+	il_desc_compute(r, nr, &dr);
+	il_desc_compute(x, nx, &dx);
+	if (nr < 2 || nx < 2 || il_welch(r, nr, x, nx, &t, &err))
+		t.p = NAN;
+	il_decide(&(struct il_decide_in){ .r = r, .nr = nr, .x = x, .nx = nx, .p = t.p, .alpha = 0.05, .family = family,
+					  .change_pct = (dx.mean - dr.mean) / dr.mean * 100, .threshold_pct = thr,
+					  .better = IL_BETTER_LOWER, .n_min = 2 },
+		  &d);
+	return d;
+}
+
+static void test_decide__three_ways(void **state)
+{
+	static const double ref[] = { 100, 101, 99, 100.5, 99.5, 100 }, slow[] = { 130, 131, 129, 130.5, 129.5, 130 },
+			    quiet[] = { 100.1, 100.9, 99.2, 100.4, 99.6, 100 },
+			    noisy_r[] = { 80, 120, 95, 110, 90, 105 }, noisy_x[] = { 85, 125, 100, 118, 92, 111 },
+			    zeros[] = { 0, 0, 0, 0 };
+	struct il_decision d;
+
+	(void)state;
+	d = decide_arrays(ref, 6, slow, 6, 2, 1);
+	assert_int_equal(d.v, IL_VERDICT_WORSE);
+	assert_non_null(strstr(d.why, "p="));
+	/* the interval of the change inside +-2%: shown the same */
+	d = decide_arrays(ref, 6, quiet, 6, 2, 1);
+	assert_int_equal(d.v, IL_VERDICT_SAME);
+	assert_true(d.eq_lo > -2 && d.eq_hi < 2);
+	/* a family of 10 asks more of the same interval: 1 - 2 x 0.05 / 10 = 99% */
+	d = decide_arrays(ref, 6, quiet, 6, 0.9, 10);
+	assert_int_equal(d.v, IL_VERDICT_UNKNOWN);
+	assert_non_null(strstr(d.why, "99% interval"));
+	assert_true(d.n_needed > 6);
+	/* +5% in 15% noise at n = 6: neither; what n would tell */
+	d = decide_arrays(noisy_r, 6, noisy_x, 6, 2, 1);
+	assert_int_equal(d.v, IL_VERDICT_UNKNOWN);
+	assert_true(d.n_needed > 6 && d.n_needed < 1000000);
+	d = decide_arrays(zeros, 4, zeros, 4, 2, 1);
+	assert_int_equal(d.v, IL_VERDICT_SAME);
+	d = decide_arrays(ref, 1, slow, 6, 2, 1);
+	assert_int_equal(d.v, IL_VERDICT_UNKNOWN);
+	assert_non_null(strstr(d.why, "at least 2 a side"));
+	assert_string_equal(il_verdict_name(IL_VERDICT_SAME), "same");
+	assert_string_equal(il_verdict_name(IL_VERDICT_UNKNOWN), "unknown");
+}
+
+static void test_decide__t_quantiles_and_bh(void **state)
+{
+	double p[] = { 0.01, 0.04, 0.03, 0.005 };
+
+	(void)state;
+	/* Student t quantiles (tables / scipy.stats.t.isf) */
+	assert_true(fabs(il_t_isf(0.025, 10) - 2.228139) < 1e-5);
+	assert_true(fabs(il_t_isf(0.05, 4) - 2.131847) < 1e-5);
+	assert_true(fabs(il_t_isf(0.025, 1) - 12.706205) < 1e-4);
+	assert_true(fabs(il_t_isf(0.975, 10) + 2.228139) < 1e-5);
+	/* Benjamini-Hochberg: sorted 0.005 0.01 0.03 0.04 -> 0.02 0.02 0.04 0.04 */
+	assert_int_equal(il_bh(p, 4), 0);
+	assert_true(fabs(p[0] - 0.02) < 1e-12 && fabs(p[1] - 0.04) < 1e-12 && fabs(p[2] - 0.04) < 1e-12 &&
+		    fabs(p[3] - 0.02) < 1e-12);
+	assert_true(fabs(il_decide_look_alpha(0.05, 36) - 0.05 / 36) < 1e-15);
+}
+
+#include "decide_sim.h"
+
+/*
+ * The error rates the verdicts promise, measured: an A/A comparison (no
+ * difference by construction) is called better/worse in at most alpha of
+ * 1,000 runs, fixed or adaptive (alpha spent over the looks: optional
+ * stopping does not inflate it); a 5% shift at 2% CV is found in at least
+ * 90% of runs, and the adaptive run finds it with fewer samples.
+ */
+static void test_decide__error_rates_by_simulation(void **state)
+{
+	struct rates aa_fixed, aa_adapt, pw_fixed, pw_adapt, pw_fixed5;
+
+	(void)state;
+	aa_fixed = simulate(1000, 0, 0, 10, 11);
+	aa_adapt = simulate(1000, 0, 5, 40, 12);
+	pw_fixed = simulate(1000, -5, 0, 10, 13);
+	pw_fixed5 = simulate(1000, -5, 0, 5, 14);
+	pw_adapt = simulate(1000, -5, 5, 40, 15);
+	print_message("A/A false alarms: fixed n=10 %.2f%%, adaptive 5..40 %.2f%% (same %.1f%%, n %.1f)\n",
+		      100 * aa_fixed.differ, 100 * aa_adapt.differ, 100 * aa_adapt.same, aa_adapt.mean_n);
+	print_message("power, 5%% shift at 2%% CV: fixed n=10 %.1f%%, fixed n=5 %.1f%%, adaptive 5..40 %.1f%% at mean n %.2f\n",
+		      100 * pw_fixed.right, 100 * pw_fixed5.right, 100 * pw_adapt.right, pw_adapt.mean_n);
+	/* 1,000 runs: the binomial standard error at 5% is 0.7%; a fixed test sits at alpha at most */
+	assert_true(aa_fixed.differ <= 0.05 + 3 * 0.0069);
+	assert_true(aa_adapt.differ <= 0.05);
+	assert_true(pw_fixed.right >= 0.90);
+	assert_true(pw_adapt.right >= 0.90);
+	/* never the wrong direction */
+	assert_true(pw_adapt.differ - pw_adapt.right < 1e-12);
+	assert_true(pw_adapt.mean_n < 10);
+}
+
+/* ---- the A/A check of a real run under random relabeling ---- */
+
+/*
+ * run1 (a real haltpoll VM run) measured menu twice (menu, menu-again):
+ * relabeling its samples at random between the two keeps the null true by
+ * construction. Over 300 relabelings, "host not quiet" or any A/A verdict
+ * other than same/unknown (key or secondary) in at most 10%.
+ */
+static void test_decide__aa_relabeling_of_a_real_run(void **state)
+{
+	struct il_dataset ds = { 0 };
+	struct il_err err = { 0 };
+	uint64_t seed = 27;
+	size_t alarms = 0, warned = 0, runs = 300, ref, aa;
+	char path[4096];
+	const char *src = getenv("IL_SRCDIR");
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/tests/fixtures/journal/run1", src ? src : ".");
+	assert_int_equal(il_dataset_add_run(&ds, path, NULL, &err), 0);
+	ref = (size_t)il_dataset_var(&ds, "menu");
+	aa = (size_t)il_dataset_var(&ds, "menu-again");
+	assert_string_equal(ds.aa, "menu-again");
+	for (size_t k = 0; k < runs; k++) {
+		struct il_cmp_opts o = IL_CMP_OPTS_INIT;
+		struct il_cmp c;
+		size_t perm[64], n = 0;
+		bool alarm = false;
+
+		/* one permutation of the pooled samples (by iteration), the same for every metric */
+		for (size_t i = 0; i < 64; i++)
+			perm[i] = i;
+		for (size_t i = 63; i > 0; i--) {
+			size_t j = il_stats_rand_index(&seed, i + 1), t = perm[i];
+
+			perm[i] = perm[j];
+			perm[j] = t;
+		}
+		for (size_t m = 0; m < ds.nmet; m++) {
+			struct il_values *a = &ds.met[m].var[ref], *b = &ds.met[m].var[aa];
+			double pool[64], moved[64];
+
+			n = a->n + b->n;
+			if (n > 64 || a->n != b->n)
+				continue;
+			memcpy(pool, a->v, a->n * sizeof(double));
+			memcpy(pool + a->n, b->v, b->n * sizeof(double));
+			for (size_t i = 0, w = 0; i < 64 && w < n; i++)
+				if (perm[i] < n)
+					moved[w++] = pool[perm[i]];
+			memcpy(a->v, moved, a->n * sizeof(double));
+			memcpy(b->v, moved + a->n, b->n * sizeof(double));
+		}
+		o.resamples = 20;
+		assert_int_equal(il_compare(&c, &ds, &o, &err), 0);
+		warned += c.nunreliable > 0;
+		for (size_t i = 0; i < c.nmet; i++) {
+			enum il_verdict v = il_cmp_res(&c, i, aa)->vk;
+
+			alarm |= v != IL_VERDICT_SAME && v != IL_VERDICT_UNKNOWN;
+		}
+		alarms += alarm;
+		il_compare_release(&c);
+	}
+	print_message("run1 A/A relabeled %zu times: host not quiet %zu, any A/A verdict but same/unknown %zu\n", runs,
+		      warned, alarms);
+	assert_true(alarms * 10 <= runs);
+	il_dataset_release(&ds);
+}
+
+/* ---- Loehle's numbers ---- */
+
+/*
+ * A run journal of Loehle's schbench/ebizzy/adrestia table (5 iterations of
+ * teo-m, teo-1..teo-4, teo-6-6, teo-6-12; score, idles, idle_miss, belows,
+ * aboves as published) in dir; no key_metrics declared, so the default
+ * family: each workload's score, idle.miss_pct and idle.idle_miss.
+ */
+static void loehle_journal(const char *dir)
+{
+	static const char *const vars[] = { "teo-m", "teo-1", "teo-2", "teo-3", "teo-4", "teo-6-6", "teo-6-12" };
+	char *text = tu_read(tu_srcpath("tests/fixtures/stats/loehle-000-schbench-ebizzy-adrestia.txt"), NULL);
+	struct il_buf j = IL_BUF_INIT;
+	char path[4096], *save = NULL;
+	int seq = 0;
+	FILE *f;
+
+	il_buf_adds(&j, "{\"type\":\"run-start\",\"plan_name\":\"loehle-000\",\"reference\":\"teo-m\",\"variants\":[");
+	for (size_t v = 0; v < 7; v++)
+		il_buf_printf(&j, "%s{\"label\":\"%s\",\"kernel\":\"%s\",\"governor\":\"teo\",\"disable\":[]}", v ? "," : "",
+			      vars[v], vars[v]);
+	il_buf_adds(&j, "],\"workloads\":{"
+			"\"schbench\":{\"workload\":\"schbench\",\"params\":{},\"metrics\":[{\"name\":\"score\",\"unit\":\"us\",\"better\":\"lower\"}]},"
+			"\"ebizzy\":{\"workload\":\"ebizzy\",\"params\":{},\"metrics\":[{\"name\":\"score\",\"unit\":\"records/s\",\"better\":\"higher\"}]},"
+			"\"adrestia\":{\"workload\":\"adrestia\",\"params\":{},\"metrics\":[{\"name\":\"score\",\"unit\":\"us\",\"better\":\"lower\"}]}},"
+			"\"iterations\":5,\"warmup\":0,\"order\":\"interleave\"}\n"
+			"{\"type\":\"host\",\"host\":\"rk3588\",\"kind\":\"ssh\",\"fingerprint\":{}}\n");
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char test[32], gov[32];
+		int it;
+		double score, ch, idles, miss, rt, belows, aboves;
+
+		if (sscanf(l, "%31s %31s %d %lf %lf %lf %lf %lf %lf %lf", test, gov, &it, &score, &ch, &idles, &miss, &rt,
+			   &belows, &aboves) != 10)
+			continue;
+		il_buf_printf(&j, "{\"type\":\"sample\",\"seq\":%d,\"final\":true,\"status\":\"ok\",\"variant\":\"%s\","
+				  "\"workload\":\"%s\",\"iteration\":%d,\"metrics\":{\"score\":%g},\"idle\":{\"total\":"
+				  "{\"idles\":%g,\"idle_miss\":%g,\"belows\":%g,\"aboves\":%g,\"miss_pct\":%.6f}}}\n",
+			      seq++, gov, test, it, score, idles, miss, belows, aboves, 100 * miss / idles);
+	}
+	assert_int_equal(seq, 105);
+	snprintf(path, sizeof(path), "%s/journal.jsonl", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(il_buf_str(&j), f);
+	fclose(f);
+	il_buf_release(&j);
+	free(text);
+}
+
+/*
+ * teo-6-6's schbench idle_miss (+780%, raw MWU p 0.0079 at 5 vs 5) is worse;
+ * teo-1..teo-4, "essentially indistinguishable from teo-m" in Loehle's
+ * words, are never better or worse on a score or idle_miss.
+ */
+static void test_decide__loehle_published_numbers(void **state)
+{
+	char *dir = tu_tmpdir();
+	struct il_dataset ds = { 0 };
+	struct il_cmp_opts o = IL_CMP_OPTS_INIT;
+	struct il_cmp c;
+	struct il_err err = { 0 };
+	struct il_buf s = IL_BUF_INIT;
+	bool seen = false;
+
+	(void)state;
+	loehle_journal(dir);
+	assert_int_equal(il_dataset_add_run(&ds, dir, NULL, &err), 0);
+	assert_int_equal(il_compare(&c, &ds, &o, &err), 0);
+	for (size_t i = 0; i < c.nmet; i++) {
+		const struct il_mseries *m = &ds.met[c.met[i]];
+
+		for (size_t v = 1; v < ds.nvar; v++) {
+			const struct il_mres *x = il_cmp_res(&c, i, v);
+			bool early = !strncmp(ds.var[v], "teo-", 4) && ds.var[v][4] >= '1' && ds.var[v][4] <= '4' && !ds.var[v][5];
+
+			if (!strcmp(m->key, "schbench.idle.idle_miss") && !strcmp(ds.var[v], "teo-6-6")) {
+				if (x->vk != IL_VERDICT_WORSE)
+					fail_msg("teo-6-6 schbench idle_miss: %s (%s)", x->verdict, x->why);
+				assert_true(c.key[i]);
+				seen = true;
+			}
+			if (early && (!strcmp(m->metric, "score") || !strcmp(m->metric, "idle.idle_miss")) &&
+			    il_verdict_differs(x->vk))
+				fail_msg("%s on %s: %s (%s)", ds.var[v], m->key, x->verdict, x->why);
+		}
+	}
+	assert_true(seen);
+	il_compare_sentence(&c, &s);
+	assert_non_null(strstr(s.p, "teo-6-6 worse on schbench.idle.idle_miss"));
+	assert_null(strstr(s.p, "teo-1 "));
+	il_buf_release(&s);
+	il_compare_release(&c);
+	il_dataset_release(&ds);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decide__three_ways),
+		cmocka_unit_test(test_decide__t_quantiles_and_bh),
+		cmocka_unit_test(test_decide__error_rates_by_simulation),
+		cmocka_unit_test(test_decide__aa_relabeling_of_a_real_run),
+		cmocka_unit_test(test_decide__loehle_published_numbers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
