@@ -106,7 +106,7 @@ void il_report_svg_open(struct il_buf *b, const char *key, const char *unit, siz
 	il_report_html_esc(b, key);
 	il_buf_adds(b, " <span class=u>(");
 	il_report_html_esc(b, unit);
-	il_buf_printf(b, ")</span></figcaption><svg width=640 height=%zu viewBox=\"0 0 640 %zu\" role=img>", h, h);
+	il_buf_printf(b, ")</span></figcaption><svg width=800 height=%zu viewBox=\"0 0 800 %zu\" role=img>", h, h);
 }
 
 int il_report_pick(const char *s, const char *(*name)(int i), int n, const char *what, int *out, struct il_err *err)
@@ -191,6 +191,9 @@ bool il_report_stop_note(const struct il_cmp *c, struct il_buf *b)
 	else if (reason && !strcmp(reason, "decided"))
 		il_buf_printf(b, "stopped after %lld rounds: every key comparison decided",
 			      (long long)json_integer_value(json_object_get(stop, "rounds")));
+	else if (reason && !strcmp(reason, "futile"))
+		il_buf_printf(b, "stopped after %lld rounds: %s", (long long)json_integer_value(json_object_get(stop, "rounds")),
+			      json_string_value(json_object_get(stop, "why")) ?: "the undecided comparisons need more than the maximum");
 	else
 		il_buf_printf(b, "ran the maximum of %lld rounds: %s", (long long)json_integer_value(json_object_get(stop, "rounds")),
 			      json_string_value(json_object_get(stop, "why")) ?: "not every key comparison was decided");

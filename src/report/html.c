@@ -64,6 +64,8 @@ static void strip_plot(struct il_buf *b, const struct il_cmp *c, size_t i)
 		il_buf_printf(b, "<text x=%g y=%g class=\"v v%s\">", x0 + w + 10, y + 4,
 			      !strcmp(x->verdict, "better") ? "b" : !strcmp(x->verdict, "worse") ? "w" : "n");
 		il_report_html_esc(b, x->verdict);
+		if (!c->key[i] && il_verdict_differs(x->vk))
+			il_buf_adds(b, "*"); /* exploratory: a secondary metric (the legend says so) */
 		if (isfinite(x->change_pct))
 			il_buf_printf(b, " %+.1f%%", x->change_pct);
 		if (isfinite(x->p))
@@ -174,9 +176,13 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 		il_report_html_esc(b, il_report_lab_caveat(ds));
 		il_buf_adds(b, "</i></p>\n");
 	}
-	il_buf_adds(b, "<h2>Samples per variant</h2>\n");
+	il_buf_adds(b, "<h2>Key metrics: samples per variant</h2>\n");
 	for (size_t i = 0; i < c->nmet; i++)
-		if (ds->met[c->met[i]].better != IL_BETTER_NONE || !ds->met[c->met[i]].idle)
+		if (c->key[i])
+			strip_plot(b, c, i);
+	il_buf_adds(b, "<h2>Secondary metrics (exploratory: BH q-values; a finding marked *)</h2>\n");
+	for (size_t i = 0; i < c->nmet; i++)
+		if (!c->key[i] && (ds->met[c->met[i]].better != IL_BETTER_NONE || !ds->met[c->met[i]].idle))
 			strip_plot(b, c, i);
 	if (ds->nres) {
 		il_buf_adds(b, "<h2>Idle residency</h2>\n");

@@ -153,18 +153,21 @@ static void journal_interrupted(struct run *r, const char *host, struct il_err *
  * An adaptive run's stop: the record, and the rounds not run marked done
  * (never run: no sample record), so resume knows the run ended here.
  */
-static int journal_stop(struct run *r, int rounds, bool decided, const char *why, struct il_err *err)
+static int journal_stop(struct run *r, int rounds, int judged, const char *why, struct il_err *err)
 {
 	size_t skipped = il_tally_stop(&r->t, r->specs, rounds);
 	json_t *rec = il_rec_new(IL_REC_STOP);
 
 	r->t.stop_rounds = rounds;
 	il_rec_set(rec, IL_RF_STOP_ROUNDS, json_integer(rounds));
-	il_rec_set(rec, IL_RF_STOP_REASON, json_string(decided ? "decided" : "max"));
+	/* 1: decided; 2: futile (the rest needs more than the maximum); 0: the maximum reached */
+	il_rec_set(rec, IL_RF_STOP_REASON, json_string(judged == 1 ? "decided" : judged == 2 ? "futile" : "max"));
 	il_rec_set(rec, IL_RF_STOP_WHY, why && *why ? json_string(why) : json_null());
 	il_rec_set(rec, IL_RF_STOP_SKIPPED, json_integer((json_int_t)skipped));
-	emit(r, &(struct il_run_event){ .kind = IL_EV_NOTE, .message = decided ? "every key comparison decided: stopping" :
-										   "the maximum of rounds reached" });
+	emit(r, &(struct il_run_event){ .kind = IL_EV_NOTE,
+					.message = judged == 1 ? "every key comparison decided: stopping" :
+						   judged == 2 ? "the undecided comparisons need more rounds than the maximum: stopping" :
+								 "the maximum of rounds reached" });
 	return il_run_journal(&r->ctx, rec, err);
 }
 
@@ -199,7 +202,8 @@ static int judge_rounds(struct run *r, int rounds, bool last, struct il_err *err
 		il_buf_release(&why);
 		return 0;
 	}
-	rc = journal_stop(r, rounds, d == 1, il_buf_str(&why), err);
+	/* at the last round it is the maximum that stops the run, whatever more would have needed */
+	rc = journal_stop(r, rounds, last && d == 2 ? 0 : d, il_buf_str(&why), err);
 	il_buf_release(&why);
 	return rc ? rc : 1;
 }

@@ -50,9 +50,10 @@ struct il_run_opts {
 	 * An adaptive run's stop rule (iterations {"min", "max"}), asked after
 	 * each complete round from min and at the end: the decision code lives
 	 * in stats/, which run/ cannot reach, so the caller passes it
-	 * (il_compare_run_decided). 1: every key comparison is decided, 0: not
-	 * yet (why says which are not), < 0: an error in err. NULL: an adaptive
-	 * plan runs to its maximum.
+	 * (il_compare_run_decided). 1: every key comparison is decided; 2: the
+	 * rest cannot be decided within the maximum (futile); 0: not yet (why
+	 * says which are not); < 0: an error in err. NULL: an adaptive plan runs
+	 * to its maximum.
 	 */
 	int (*judge)(void *ctx, const char *run_dir, struct il_buf *why, struct il_err *err);
 	void *judge_ctx;

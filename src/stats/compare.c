@@ -318,6 +318,7 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 	if (!(o->alpha > 0 && o->alpha < 1) || !(o->floor_pct >= 0) || !(o->k >= 0) || !(o->level > 0 && o->level < 1))
 		return il_err_set(err, IL_EINVAL, "alpha and level must be in (0, 1), min-change and k >= 0");
 	c->looks = o->looks ? o->looks : ds->looks ? ds->looks : 1;
+	c->iter_max = o->iter_max ? o->iter_max : ds->iter_max;
 	c->alpha_look = il_decide_look_alpha(o->alpha, c->looks);
 	if (ds->aa && (!o->ref || !strcmp(o->ref, ds->reference)))
 		c->aa = il_dataset_var(ds, ds->aa);
@@ -390,6 +391,8 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 				c->n[x->vk]++;
 				if (x->vk == IL_VERDICT_UNKNOWN && x->n_needed > c->n_needed_max)
 					c->n_needed_max = x->n_needed;
+				if (x->vk == IL_VERDICT_UNKNOWN && c->iter_max && x->n_needed > 2 * c->iter_max)
+					c->nfutile++;
 			} else {
 				c->n2[x->vk]++;
 			}
@@ -405,6 +408,12 @@ bool il_compare_decided(const struct il_cmp *c)
 	for (int v = 0; v < IL_NVERDICTS; v++)
 		total += c->n[v];
 	return total && c->n[IL_VERDICT_UNKNOWN] == 0 && c->n[IL_VERDICT_UNRELIABLE] == 0;
+}
+
+bool il_compare_settled(const struct il_cmp *c)
+{
+	return il_compare_decided(c) || (c->iter_max && c->n[IL_VERDICT_UNKNOWN] && c->n[IL_VERDICT_UNRELIABLE] == 0 &&
+					 c->nfutile == c->n[IL_VERDICT_UNKNOWN]);
 }
 
 int il_compare_run_decided(const char *run_dir, struct il_buf *why, struct il_err *err)
@@ -427,6 +436,12 @@ int il_compare_run_decided(const char *run_dir, struct il_buf *why, struct il_er
 		il_buf_printf(why, "every key comparison decided (%zu better, %zu worse, %zu changed, %zu the same)",
 			      c.n[IL_VERDICT_BETTER], c.n[IL_VERDICT_WORSE], c.n[IL_VERDICT_CHANGED], c.n[IL_VERDICT_SAME]);
 		r = 1;
+	} else if (il_compare_settled(&c)) {
+		il_buf_printf(why, "%zu better, %zu worse, %zu changed, %zu the same; the %zu unknown would need up to %zu "
+				   "samples a side, beyond the run's maximum of %zu",
+			      c.n[IL_VERDICT_BETTER], c.n[IL_VERDICT_WORSE], c.n[IL_VERDICT_CHANGED], c.n[IL_VERDICT_SAME],
+			      c.n[IL_VERDICT_UNKNOWN], c.n_needed_max, c.iter_max);
+		r = 2;
 	} else {
 		il_buf_printf(why, "%zu key comparison%s unknown", c.n[IL_VERDICT_UNKNOWN],
 			      c.n[IL_VERDICT_UNKNOWN] == 1 ? "" : "s");

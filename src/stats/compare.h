@@ -51,8 +51,9 @@ struct il_cmp_opts {
 	const struct il_strlist *only; /* the key metrics, replacing the workloads' (and only those shown); NULL: all */
 	double max_cv_pct;        /* drop a metric when a variant's CV exceeds this; 0: keep all */
 	size_t looks;             /* planned looks of an adaptive run (0: the dataset's; 1: a fixed run) */
+	size_t iter_max;          /* an adaptive run's maximum of rounds (0: the dataset's; none for a fixed run) */
 };
-#define IL_CMP_OPTS_INIT { NULL, 0.05, 2.0, 2.0, IL_TEST_WELCH, true, 0.95, 2000, 1, NULL, 0, 0 }
+#define IL_CMP_OPTS_INIT { NULL, 0.05, 2.0, 2.0, IL_TEST_WELCH, true, 0.95, 2000, 1, NULL, 0, 0, 0 }
 
 /* A metric left out by max_cv_pct: its noisiest variant and that variant's CV (a fraction). */
 struct il_cmp_dropped {
@@ -103,6 +104,8 @@ struct il_cmp {
 	/* the secondary ones, by verdict (exploratory) */
 	size_t n2[IL_NVERDICTS];
 	size_t n_needed_max;          /* the most samples per side an unknown key comparison needs (0: none) */
+	size_t iter_max;              /* an adaptive run's maximum of rounds (0: not adaptive) */
+	size_t nfutile;               /* unknown key comparisons that need more than iter_max samples a side */
 };
 
 int il_compare(struct il_cmp *out, const struct il_dataset *ds, const struct il_cmp_opts *o, struct il_err *err);
@@ -127,13 +130,20 @@ int il_compare_sentence(const struct il_cmp *c, struct il_buf *b);
 
 /* Whether every key comparison (the A/A pair's aside) is decided: better, worse, changed or same. */
 bool il_compare_decided(const struct il_cmp *c);
+/*
+ * Whether an adaptive run has nothing left to learn: every key comparison is
+ * decided, or, unknown, needs more samples a side than the run's maximum
+ * (futility: stopping for it never adds a finding, so it costs no error).
+ */
+bool il_compare_settled(const struct il_cmp *c);
 
 /*
  * The stop rule of an adaptive run (run/engine.h's judge): the run's journal
  * compared at the defaults, as its report is, so the report's verdicts are
  * the ones the run stopped on. 1: every key comparison is decided (why says
- * so); 0: not yet (why: "2 of 12 key comparisons unknown: ..."); < 0: an
- * error in err.
+ * so); 2: the undecided ones cannot be decided within the run's maximum
+ * (futile: why says what they would need); 0: not yet (why: "2 of 12 key
+ * comparisons unknown: ..."); < 0: an error in err.
  */
 int il_compare_run_decided(const char *run_dir, struct il_buf *why, struct il_err *err);
 

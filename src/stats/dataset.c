@@ -181,7 +181,7 @@ int il_dataset_pick(struct il_dataset *out, const struct il_dataset *src, const 
 			o->key_metric = true;
 	}
 	if (src->looks > out->looks)
-		out->looks = src->looks;
+		out->looks = src->looks, out->iter_max = src->iter_max;
 	return 0;
 }
 
@@ -515,7 +515,7 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 				   hi = json_integer_value(json_object_get(its, "max"));
 
 			if (json_is_object(its) && lo >= 1 && hi >= lo && (size_t)(hi - lo + 1) > ds->looks)
-				ds->looks = (size_t)(hi - lo + 1);
+				ds->looks = (size_t)(hi - lo + 1), ds->iter_max = (size_t)hi;
 		}
 		if (!ds->title && json_is_string(json_object_get(rec, "plan_name")))
 			ds->title = strdup(json_string_value(json_object_get(rec, "plan_name")));

@@ -69,6 +69,7 @@ struct il_dataset {
 	struct il_resid *res;
 	size_t counted, skipped;/* samples used / final samples not counted (warmup, failed, ...) */
 	size_t looks;       /* an adaptive run's planned looks (max - min + 1 of its iterations); 0: a fixed run */
+	size_t iter_max;    /* an adaptive run's maximum of rounds; 0: a fixed run */
 	json_t *meta;       /* {"run_start": ..., "run_end": ... (when written), "stop": an adaptive run's stop
 			       record, "fingerprints": {host: ...}, "host_kinds": {host: kind}} or null */
 };

@@ -90,13 +90,14 @@ bool il_change_interval(const double *r, size_t nr, const double *x, size_t nx, 
 }
 
 /*
- * Per side, for 80% power at level a (two-sided for a difference, one-sided
- * for each half of an equivalence), a normal approximation of the t-test:
- * n = 2 (z_a + z_0.8)^2 s^2 / delta^2, s and delta in % of the reference.
+ * Per side, for 80% power at level a, a normal approximation of the t-test:
+ * n = 2 (z + z_b)^2 s^2 / delta^2, s and delta in % of the reference; for a
+ * difference z = z_{a/2}, z_b = z_0.8; for an equivalence (two one-sided
+ * tests, the true change 0) z = z_a, z_b = z_0.9.
  */
 static size_t n_for(double a, bool two_sided, double s_pct, double delta_pct, size_t now, size_t n_min)
 {
-	double z = il_norm_isf(two_sided ? a / 2 : a) + 0.8416212335729143, n;
+	double z = two_sided ? il_norm_isf(a / 2) + 0.8416212335729143 : il_norm_isf(a) + 1.2815515655446004, n;
 
 	if (!(s_pct > 0) || !(delta_pct > 0) || !isfinite(s_pct))
 		return 0;
@@ -167,6 +168,10 @@ void il_decide(const struct il_decide_in *in, struct il_decision *out)
 				 thr, 100 * (1 - 2 * a_fam), out->eq_lo, out->eq_hi);
 		else
 			snprintf(out->why, sizeof(out->why), "not significant and no interval of the change (reference mean 0)");
-		out->n_needed = n_for(a_fam, false, s_pct, thr - (isfinite(ch) ? fabs(ch) : 0), now, in->n_min);
+		/*
+		 * TOST planning: the samples that show it within +-threshold if the true change is 0
+		 * (the observed one is mostly noise at this n: planning on it would promise far more)
+		 */
+		out->n_needed = n_for(a_fam, false, s_pct, thr, now, in->n_min);
 	}
 }

@@ -43,8 +43,12 @@ static void sim_init(struct sim *s)
 	s->ds = (struct il_dataset){ .title = "sim", .nvar = 2, .var = s->var, .reference = "ref", .nmet = 1, .met = &s->m };
 }
 
-/* The verdict at n samples a side (the first n of each), deciding at alpha / looks. */
-static enum il_verdict sim_judge(struct sim *s, size_t n, size_t looks)
+/*
+ * The verdict at n samples a side (the first n of each), deciding at alpha /
+ * looks; *settled: the stop rule of a run whose maximum is iter_max (0:
+ * fixed) would stop here (il_compare_settled: decided, or futile).
+ */
+static enum il_verdict sim_judge(struct sim *s, size_t n, size_t looks, size_t iter_max, bool *settled)
 {
 	struct il_cmp_opts o = IL_CMP_OPTS_INIT;
 	struct il_cmp c;
@@ -54,10 +58,13 @@ static enum il_verdict sim_judge(struct sim *s, size_t n, size_t looks)
 	s->vals[0] = (struct il_values){ .n = n, .v = s->r };
 	s->vals[1] = (struct il_values){ .n = n, .v = s->x };
 	o.looks = looks;
+	o.iter_max = iter_max;
 	o.resamples = 20; /* the ratio CI is for reading, not for deciding */
+	*settled = false;
 	if (il_compare(&c, &s->ds, &o, &err))
 		return IL_VERDICT_UNKNOWN;
 	v = il_cmp_res(&c, 0, 1)->vk;
+	*settled = il_compare_settled(&c);
 	il_compare_release(&c);
 	return v;
 }
@@ -69,7 +76,8 @@ struct rates {
 /*
  * runs simulated runs of a variant shift_pct off the reference (2% CV, lower
  * is better): fixed at n_max (n_min 0), or adaptive from n_min to n_max,
- * stopping at the first look where the comparison is decided.
+ * stopping at the first look where the run's stop rule would (decided, or
+ * futile: needing more samples than the maximum).
  */
 static struct rates simulate(size_t runs, double shift_pct, size_t n_min, size_t n_max, uint64_t seed)
 {
@@ -87,8 +95,10 @@ static struct rates simulate(size_t runs, double shift_pct, size_t n_min, size_t
 			s.x[i] = 100 * (1 + shift_pct / 100) + 2 * gauss(&seed);
 		}
 		for (n = n_min ? n_min : n_max; n <= n_max; n++) {
-			v = sim_judge(&s, n, looks);
-			if (il_verdict_decided(v))
+			bool settled;
+
+			v = sim_judge(&s, n, looks, n_min ? n_max : 0, &settled);
+			if (il_verdict_decided(v) || settled)
 				break;
 		}
 		out.mean_n += (double)(n > n_max ? n_max : n);

@@ -477,6 +477,7 @@ static void test_engine__fixture_run_interrupt_resume(void **state)
 
 struct judge_ctx {
 	int calls, decide_at; /* decided once this many rounds are done (0: never) */
+	int futile_at;        /* the rest futile once this many rounds are done (0: never) */
 	int rounds_seen[16];
 };
 
@@ -493,6 +494,8 @@ static int judge_stub(void *ctx, const char *run_dir, struct il_buf *why, struct
 	/* two variants a round */
 	j->rounds_seen[j->calls++ % 16] = (int)(t.ok / 2);
 	il_buf_printf(why, "stub: %zu rounds", t.ok / 2);
+	if (j->futile_at && (int)(t.ok / 2) >= j->futile_at)
+		return 2;
 	return j->decide_at && (int)(t.ok / 2) >= j->decide_at;
 }
 
@@ -584,6 +587,15 @@ static void test_engine__adaptive_rounds_stop_when_decided(void **state)
 	assert_int_equal(json_integer_value(json_object_get(stop, "rounds")), 5);
 	assert_string_equal(json_string_value(json_object_get(stop, "reason")), "max");
 	assert_int_equal(json_integer_value(json_object_get(stop, "skipped")), 0);
+	json_decref(stop);
+	tu_rmtree(f.out);
+	/* futile at round 2: the stop record says so */
+	j = (struct judge_ctx){ .futile_at = 2 };
+	assert_int_equal(il_run_start(plan, f.out, &o, &run_dir, &err), 0);
+	free(run_dir);
+	assert_non_null(stop = stop_record(journal));
+	assert_int_equal(json_integer_value(json_object_get(stop, "rounds")), 2);
+	assert_string_equal(json_string_value(json_object_get(stop, "reason")), "futile");
 	json_decref(stop);
 	tu_rmtree(f.out);
 	/* --until-decided makes a fixed plan adaptive: the plan's 3 iterations the first look */
