@@ -134,43 +134,36 @@ static void residency(struct il_buf *b, const struct il_dataset *ds)
 	}
 }
 
+/* A paragraph of the text in t (escaped) between open and close; t is emptied for the next one. */
+static void para(struct il_buf *b, const char *open, struct il_buf *t, const char *close)
+{
+	il_buf_adds(b, open);
+	il_report_html_esc(b, il_buf_str(t));
+	il_buf_adds(b, close);
+	il_buf_carry(b, t);
+	il_buf_reset(t);
+}
+
 int il_report_html(const struct il_cmp *c, struct il_buf *b)
 {
 	const struct il_dataset *ds = c->ds;
 	struct il_buf text = IL_BUF_INIT, s = IL_BUF_INIT;
 
 	il_report_html_begin(b, ds->title ? ds->title : "comparison");
-	if (il_compare_aa_warning(c, &s)) {
-		il_buf_adds(b, "<p class=worse><b>Warning:</b> ");
-		il_report_html_esc(b, il_buf_str(&s));
-		il_buf_adds(b, "</p>\n");
-	}
-	il_buf_carry(b, &s);
-	il_buf_reset(&s);
-	if (il_compare_dropped_note(c, &s)) {
-		il_buf_adds(b, "<p class=u>");
-		il_report_html_esc(b, il_buf_str(&s));
-		il_buf_adds(b, "</p>\n");
-	}
-	il_buf_carry(b, &s);
-	il_buf_reset(&s);
-	il_buf_adds(b, "<p><b>Verdict:</b> ");
+	if (il_compare_aa_warning(c, &s))
+		para(b, "<p class=worse><b>Warning:</b> ", &s, "</p>\n");
+	if (il_compare_dropped_note(c, &s))
+		para(b, "<p class=u>", &s, "</p>\n");
 	il_compare_sentence(c, &s);
-	il_report_html_esc(b, il_buf_str(&s));
-	il_buf_carry(b, &s);
-	il_buf_printf(b, "</p>\n<p>Reference <b>");
+	para(b, "<p><b>Verdict:</b> ", &s, "</p>\n");
+	il_buf_adds(b, "<p>Reference <b>");
 	il_report_html_esc(b, ds->var[c->ref]);
 	il_buf_printf(b, "</b>; %s two-sided, alpha %g%s; noise threshold max(%.1f%%, %g &times; reference RSE)%s; "
 			 "key metrics (<b>bold</b>): p Holm-adjusted per variant; secondary: BH q-values, exploratory.</p>\n",
 		      c->o.test == IL_TEST_MWU ? "Mann-Whitney U" : "Welch t", c->alpha_look, c->looks > 1 ? " a look" : "",
 		      c->o.floor_pct, c->o.k, c->aa >= 0 ? ", floor raised per metric by the A/A pair" : "");
-	if (il_report_stop_note(c, &s)) {
-		il_buf_adds(b, "<p>");
-		il_report_html_esc(b, il_buf_str(&s));
-		il_buf_adds(b, "</p>\n");
-	}
-	il_buf_carry(b, &s);
-	il_buf_reset(&s);
+	if (il_report_stop_note(c, &s))
+		para(b, "<p>", &s, "</p>\n");
 	if (il_report_lab_caveat(ds)) {
 		il_buf_adds(b, "<p><i>");
 		il_report_html_esc(b, il_report_lab_caveat(ds));
