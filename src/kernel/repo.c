@@ -341,9 +341,14 @@ int il_repo_range(git_repository *repo, const git_oid *good, const git_oid *bad,
 	char hex[GIT_OID_HEXSZ + 1];
 	int r = 0, e;
 
-	if (git_oid_equal(good, bad) || git_graph_descendant_of(repo, bad, good) != 1)
-		return il_err_set(err, IL_EINVAL, "%.12s is not an ancestor of %.12s: a bisection needs good before bad",
-				  git_oid_tostr_s(good), git_oid_tostr_s(bad));
+	if (git_oid_equal(good, bad) || git_graph_descendant_of(repo, bad, good) != 1) {
+		char g[GIT_OID_HEXSZ + 1];
+
+		/* git_oid_tostr_s has one static buffer: two calls in one argument list print one id twice */
+		git_oid_tostr(g, sizeof(g), good);
+		return il_err_set(err, IL_EINVAL, "%.12s is not an ancestor of %.12s: a bisection needs good before bad", g,
+				  git_oid_tostr_s(bad));
+	}
 	if (git_revwalk_new(&w, repo) < 0 || git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) < 0 ||
 	    (first_parent && git_revwalk_simplify_first_parent(w) < 0) || git_revwalk_push(w, bad) < 0 ||
 	    git_revwalk_hide(w, good) < 0) {

@@ -131,7 +131,12 @@ static int keys_add(struct keys *ks, const json_t *states)
 		if (il_strlist_push(&ks->k, k))
 			return IL_ENOMEM;
 		/* keep the list ordered by the state's index (insertion, stable for equal ones) */
-		ks->idx[ks->k.n - 1] = (int)jnum(st, "index");
+		{
+			/* a state without a numeric index (a damaged journal) sorts last, never (int)NaN */
+			double ix = jnum(st, "index");
+
+			ks->idx[ks->k.n - 1] = isfinite(ix) && ix >= 0 && ix < 1e6 ? (int)ix : 1000000;
+		}
 		for (at = ks->k.n - 1; at > 0 && ks->idx[at - 1] > ks->idx[at]; at--) {
 			char *t = ks->k.v[at];
 			int ti = ks->idx[at];

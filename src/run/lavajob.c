@@ -613,6 +613,18 @@ int il_lavajob_unarmour(const char *const *lines, size_t nlines, struct il_lavaj
 			il_buf_adds(&cur->data, l);
 		}
 	}
+	/*
+	 * two complete files of one name: something printed a block of its own (a workload can
+	 * write to the console), so neither is trusted, rather than the first one winning
+	 */
+	for (size_t i = 0; i < nv; i++)
+		for (size_t j = i + 1; v[i].ok && j < nv; j++)
+			if (v[j].ok && !strcmp(v[i].name, v[j].name)) {
+				v[i].ok = v[j].ok = false;
+				snprintf(v[i].why, sizeof(v[i].why), "sent twice: another complete file of this name "
+								    "came too, so neither is trusted");
+				snprintf(v[j].why, sizeof(v[j].why), "%s", v[i].why);
+			}
 	for (size_t i = 0; i < nv; i++)
 		if (!v[i].ok) {
 			il_buf_reset(&v[i].data); /* never half a file */

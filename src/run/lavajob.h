@@ -71,7 +71,7 @@ struct il_lavajob_file {
  * lines of the base64 alphabet count (a shell trace or LAVA's own signal
  * lines are skipped; anything that damaged the data shows as a checksum
  * mismatch, never as a wrong number). A file whose END never came is there
- * with ok false. *files (caller frees with il_lavajob_files_release) has *n.
+ * with ok false, and so are two complete files of one name (neither wins). *files (caller frees with il_lavajob_files_release) has *n.
  */
 int il_lavajob_unarmour(const char *const *lines, size_t nlines, struct il_lavajob_file **files, size_t *n,
 			struct il_err *err);

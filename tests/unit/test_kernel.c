@@ -183,6 +183,21 @@ static void test_repo__import_apply_stable_ids(void **state)
 	assert_int_equal(il_repo_apply_series(repo, &base, &s, sel, 3, out2, &err), 0);
 	for (int i = 0; i < 3; i++)
 		assert_true(git_oid_equal(&out1[i], &out2[i])); /* reproducible commit ids */
+	/* endpoints given the wrong way round: the message names both, each once */
+	{
+		struct il_strlist range = { 0 };
+		char g[GIT_OID_HEXSZ + 1], b[GIT_OID_HEXSZ + 1], want[200];
+
+		git_oid_tostr(g, sizeof(g), &out1[2]);
+		git_oid_tostr(b, sizeof(b), &base);
+		assert_int_equal(il_repo_range(repo, &out1[2], &base, false, &range, &err), IL_EINVAL);
+		snprintf(want, sizeof(want), "%.12s is not an ancestor of %.12s", g, b);
+		if (!strstr(err.msg, want))
+			fail_msg("'%s' lacks '%s'", err.msg, want);
+		assert_int_equal(il_repo_range(repo, &base, &out1[2], false, &range, &err), 0);
+		assert_int_equal(range.n, 3);
+		il_strlist_release(&range);
+	}
 	{
 		git_commit *c;
 

@@ -447,6 +447,19 @@ static void test_lavajob__unarmour(void **state)
 		assert_true(f[0].ok);
 		il_lavajob_files_release(f, n);
 	}
+	{
+		/* a complete file of a name sent twice (a workload printed a block of its own): neither wins */
+		const char *lines[] = { begin, "aGVsbG8g", "aWRsZQo=", "IDLELAB-END a",
+					begin, "aGVsbG8g", "aWRsZQo=", "IDLELAB-END a" };
+
+		assert_int_equal(il_lavajob_unarmour(lines, 8, &f, &n, &err), 0);
+		assert_int_equal(n, 2);
+		assert_false(f[0].ok);
+		assert_false(f[1].ok);
+		assert_non_null(strstr(f[0].why, "sent twice"));
+		assert_int_equal(f[0].data.len, 0);
+		il_lavajob_files_release(f, n);
+	}
 	assert_int_equal(il_lavajob_unarmour(NULL, 0, &f, &n, &err), 0);
 	assert_int_equal(n, 0);
 	free(f);
