@@ -293,6 +293,29 @@ static void test_defs__param_errors_name_the_path(void **state)
 	il_workload_release(&w);
 }
 
+/* key_metrics: declared, or the default (the first metric, the idle misses, energy) */
+static void test_defs__key_metrics(void **state)
+{
+	struct il_workload w;
+	struct il_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(il_workload_load(&w, tu_srcpath("workloads"), "schbench", &err), 0);
+	assert_int_equal(w.key_metrics.n, 4);
+	assert_string_equal(w.key_metrics.v[0], "wakeup_p99_us");
+	il_workload_release(&w);
+	assert_int_equal(il_workload_load(&w, tu_srcpath("workloads"), "fio", &err), 0);
+	assert_true(il_strlist_has(&w.key_metrics, "iops"));
+	assert_true(il_strlist_has(&w.key_metrics, "idle.miss_pct"));
+	assert_true(il_strlist_has(&w.key_metrics, "idle.idle_miss"));
+	assert_false(il_strlist_has(&w.key_metrics, "bw_kib_s"));
+	il_workload_release(&w);
+	assert_true(il_workload_key_default("anything", 0));
+	assert_false(il_workload_key_default("second", 1));
+	assert_true(il_workload_key_default("idle.miss_pct", -1));
+	assert_false(il_workload_key_default("idle.aboves", -1));
+}
+
 static void test_defs__invalid_definitions(void **state)
 {
 	static const struct {
@@ -322,6 +345,11 @@ static void test_defs__invalid_definitions(void **state)
 		  "metric names of letters" },
 		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\",{\"if\":\"nope\",\"then\":[\"-x\"]}],\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\"}}}",
 		  "argv[1].if: expected the name of a parameter" },
+		/* key_metrics: the workload's own metrics or the idle ones, by name */
+		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\"}},\"key_metrics\":[\"m\",\"idle.nope\"]}",
+		  "key_metrics[1]: expected one of the workload's metrics or idle.miss_pct, ... (docs/workloads.md), not 'idle.nope'" },
+		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\"}},\"key_metrics\":\"m\"}",
+		  "key_metrics: expected an array of metric names" },
 	};
 	struct il_err err = { 0 };
 
@@ -351,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_defs__hostile_values_stay_one_argument),
 		cmocka_unit_test(test_defs__param_errors_name_the_path),
 		cmocka_unit_test(test_defs__invalid_definitions),
+		cmocka_unit_test(test_defs__key_metrics),
 	};
 
 	return cmocka_run_group_tests_name("workload", tests, NULL, NULL);
