@@ -82,7 +82,7 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 LIB_A    := $(BUILD)/libidlelab.a
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # one libFuzzer target per parser: tests/fuzz/fuzz_NAME.c, corpus tests/fuzz/corpus/NAME
-FUZZ_NAMES  := dump snapjson plan host workload output mbox journal ssdt pmqos probe lavalog lavaapi lavaarmour
+FUZZ_NAMES  := dump snapjson plan host workload output mbox journal ssdt pmqos probe lavalog lavaapi lavaarmour alert nightly
 FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_%_replay)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 
@@ -171,7 +171,7 @@ $(BUILD)/tests/bench_%: tests/bench/bench_%.c $(LIB_A)
 
 unit-bins: $(UNIT_BIN) $(FUZZ_REPLAY)
 
-E2E_FAST   := $(patsubst %,e2e:%,$(filter-out tests/e2e/lib.sh tests/e2e/sshd.sh tests/e2e/fleet.sh,$(wildcard tests/e2e/*.sh)))
+E2E_FAST   := $(patsubst %,e2e:%,$(filter-out tests/e2e/lib.sh tests/e2e/sshd.sh tests/e2e/fleet.sh tests/e2e/fakeboot.sh,$(wildcard tests/e2e/*.sh)))
 E2E_KERNEL := $(patsubst %,e2e:%,$(wildcard tests/e2e-kernel/*.sh))
 E2E_LAVA   := $(patsubst %,e2e:%,$(filter-out tests/e2e-lava/lava-setup.sh tests/e2e-lava/lava-stop.sh,$(wildcard tests/e2e-lava/*.sh)))
 

@@ -23,6 +23,87 @@
 
 enum { EXIT_REGRESSION = 3 };
 
+/* One delivery attempt of an owed alert: journaled the moment the destination took it. */
+struct attempt {
+	struct il_nightly_delivery dv;
+	bool accepted, journaled;
+	struct il_err jerr;
+};
+
+static void on_accepted(void *ctx)
+{
+	struct attempt *a = ctx;
+
+	a->accepted = true;
+	a->journaled = !il_nightly_delivery_done(&a->dv, NULL, &a->jerr);
+}
+
+/*
+ * Deliver every alert still owed (this night's and earlier ones that did not
+ * go out) to the destinations given here, each attempt journaled; true when
+ * none failed. An alert owed to a destination not given this time stays owed.
+ */
+static bool deliver_owed(const struct il_nightly_opts *no, const struct il_nightly_result *res,
+			 const struct il_cli_dest *dest, json_t *done)
+{
+	const json_t *e;
+	size_t i;
+	bool ok = true;
+
+	json_array_foreach(res->owed, i, e) {
+		const char *run = json_string_value(json_object_get(e, "run")), *base = strrchr(run, '/');
+		bool tonight = res->run && !strcmp(run, res->run);
+		char *subject = NULL, *body = NULL;
+		json_t *hook = NULL;
+		struct il_err err = { 0 };
+		int r;
+
+		base = base ? base + 1 : run;
+		r = il_alert_compose(json_object_get(e, "alert"), &subject, &body, &hook, &err);
+		for (int w = 0; w < IL_NIGHTLY_NDESTS; w++) {
+			enum il_nightly_dest d = (enum il_nightly_dest)w;
+			struct attempt a = { .accepted = false };
+
+			if (!il_nightlyq_owes(e, d))
+				continue;
+			if (!il_cli_dest_has(dest, d)) {
+				fprintf(stderr, "idlelab: the alert of %s is still owed to the %s destination (none given now)\n",
+					base, il_nightly_dest_name(d));
+				continue;
+			}
+			if (!tonight)
+				printf("alert: the alert of %s (%s), undelivered so far: delivering it now\n", base,
+				       json_string_value(json_object_get(e, "time")) ?: "an earlier nightly");
+			if (il_nightly_delivery_begin(no, res, e, d, &a.dv, &a.jerr)) {
+				/* nowhere to record it: not sent, or it would go out again tomorrow */
+				il_cli_fail(&a.jerr);
+				il_nightly_delivery_end(&a.dv);
+				ok = false;
+				continue;
+			}
+			if (!r && !il_cli_dest_send_one(dest, d, subject, body, hook, on_accepted, &a, &err) && a.journaled) {
+				json_array_append_new(done, json_pack("{s:s,s:s,s:b}", "run", base, "destination",
+								      il_nightly_dest_name(d), "delivered", 1));
+			} else if (a.accepted) {
+				/* delivered, but the journal could not say so: it may go out once more tomorrow */
+				ok = false;
+				il_cli_fail(a.journaled ? &err : &a.jerr);
+			} else {
+				ok = false;
+				il_cli_fail(&err);
+				json_array_append_new(done, json_pack("{s:s,s:s,s:b,s:s}", "run", base, "destination",
+								      il_nightly_dest_name(d), "delivered", 0, "error", err.msg));
+				if (il_nightly_delivery_done(&a.dv, err.msg, &a.jerr))
+					il_cli_fail(&a.jerr);
+			}
+			il_nightly_delivery_end(&a.dv);
+		}
+		json_decref(hook);
+		free(subject), free(body);
+	}
+	return ok;
+}
+
 int cmd_nightly(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
@@ -59,8 +140,8 @@ int cmd_nightly(int argc, char **argv)
 	struct il_err err = { 0 };
 	struct il_buf text = IL_BUF_INIT;
 	char *subject = NULL, *body = NULL;
-	json_t *hook = NULL;
-	bool alerted = false;
+	json_t *done = NULL;
+	bool delivered = true;
 	int nargs, r, rc = IL_EXIT_FAIL;
 
 	if ((r = il_cli_begin(argc, argv, opts, usage, &dirs, &paths, &nargs)) >= 0)
@@ -77,6 +158,8 @@ int cmd_nightly(int argc, char **argv)
 				   .cb = il_cli_run_event, .cb_ctx = &prog, .progress = quiet ? NULL : il_cli_progress };
 	no = (struct il_nightly_opts){ .run = &ro, .plan_path = argv[1], .dir = dir, .db = db, .force = force,
 				       .rebaseline = rebaseline };
+	for (int w = 0; w < IL_NIGHTLY_NDESTS; w++)
+		no.dest[w] = il_cli_dest_has(&dest, (enum il_nightly_dest)w);
 	il_cli_stop_on_signals();
 	il_git_init();
 	if ((r = il_nightly_run(&no, &res, &err))) {
@@ -90,23 +173,24 @@ int cmd_nightly(int argc, char **argv)
 		}
 		goto out;
 	}
-	if (res.verdict == IL_NIGHTLY_REGRESSION) {
-		if ((r = il_alert_compose(res.alert, &subject, &body, &hook, &err))) {
-			rc = il_cli_fail(&err);
-			goto out;
-		}
-		if (!res.repeat && il_cli_dest_any(&dest))
-			alerted = !il_cli_dest_send(&dest, subject, body, hook);
+	/* the verdict is journaled already: what follows can fail without losing it */
+	if (!(done = json_array())) {
+		rc = il_cli_fail(&(struct il_err){ IL_ENOMEM, "" });
+		goto out;
 	}
-	if ((r = il_nightly_record(&no, &res, alerted, &err))) {
+	delivered = deliver_owed(&no, &res, &dest, done);
+	if (res.verdict == IL_NIGHTLY_REGRESSION && !res.repeat && !il_cli_dest_any(&dest) &&
+	    (r = il_alert_compose(res.alert, &subject, &body, NULL, &err))) {
 		rc = il_cli_fail(&err);
 		goto out;
 	}
 	if (json) {
 		json_t *j = il_report_nightly_json(&res);
 
-		if (j && res.alert)
-			json_object_set_new(j, "alerted", json_boolean(alerted));
+		if (j && res.alert && !res.repeat)
+			json_object_set_new(j, "alerted", json_boolean(delivered && il_cli_dest_any(&dest)));
+		if (j && json_array_size(done))
+			json_object_set(j, "deliveries", done);
 		r = il_cli_output_json(ofile, j, &err); /* takes j */
 	} else {
 		il_report_nightly(&res, &text);
@@ -121,19 +205,19 @@ int cmd_nightly(int argc, char **argv)
 	}
 	switch (res.verdict) {
 	case IL_NIGHTLY_REGRESSION:
-		rc = !res.repeat && il_cli_dest_any(&dest) && !alerted ? IL_EXIT_FAIL : EXIT_REGRESSION;
+		rc = delivered ? EXIT_REGRESSION : IL_EXIT_FAIL;
 		break;
 	case IL_NIGHTLY_FAILED:
 		rc = IL_EXIT_FAIL;
 		break;
 	default:
-		rc = IL_EXIT_OK;
+		rc = delivered ? IL_EXIT_OK : IL_EXIT_FAIL;
 	}
 out:
 	il_nightly_result_release(&res);
 	il_cli_dest_release(&dest);
 	il_buf_release(&text);
-	json_decref(hook);
+	json_decref(done);
 	free(subject), free(body);
 	il_git_shutdown();
 	return rc;

@@ -41,30 +41,46 @@ struct il_mail il_cli_dest_mail(const struct il_cli_dest *d, const char *subject
 				 .to = &d->to, .subject = subject, .body = body, .timeout_s = 60 };
 }
 
-int il_cli_dest_send(const struct il_cli_dest *d, const char *subject, const char *body, const json_t *hook)
+bool il_cli_dest_has(const struct il_cli_dest *d, enum il_nightly_dest which)
+{
+	return which == IL_NIGHTLY_MAIL ? d->smtp != NULL : which == IL_NIGHTLY_WEBHOOK ? d->webhook != NULL : false;
+}
+
+int il_cli_dest_send_one(const struct il_cli_dest *d, enum il_nightly_dest which, const char *subject,
+			 const char *body, const json_t *hook, void (*accepted)(void *ctx), void *ctx, struct il_err *err)
 {
 	struct il_mail m = il_cli_dest_mail(d, subject, body);
+	char *shown = NULL;
+	int r;
+
+	if (!il_cli_dest_has(d, which))
+		return il_err_set(err, IL_EINVAL, "no %s destination given", il_nightly_dest_name(which));
+	if (which == IL_NIGHTLY_MAIL) {
+		m.accepted = accepted, m.accepted_ctx = ctx;
+		if (!(r = il_mail_send(&m, err)) && (shown = il_http_url_shown(d->smtp)))
+			printf("alert: mail sent to %zu recipient%s via %s\n", d->to.n, d->to.n == 1 ? "" : "s", shown);
+	} else {
+		if (!(r = il_alert_post_webhook(d->webhook, hook, NULL, err))) {
+			if (accepted)
+				accepted(ctx);
+			if ((shown = il_http_url_shown_nopath(d->webhook)))
+				printf("alert: webhook posted to %s\n", shown);
+		}
+	}
+	free(shown);
+	fflush(stdout);
+	return r;
+}
+
+int il_cli_dest_send(const struct il_cli_dest *d, const char *subject, const char *body, const json_t *hook)
+{
 	struct il_err err = { 0 };
 	int rc = 0;
-	char *shown;
 
-	if (d->smtp) {
-		if (il_mail_send(&m, &err))
+	for (int w = 0; w < IL_NIGHTLY_NDESTS; w++)
+		if (il_cli_dest_has(d, (enum il_nightly_dest)w) &&
+		    il_cli_dest_send_one(d, (enum il_nightly_dest)w, subject, body, hook, NULL, NULL, &err))
 			rc = il_cli_fail(&err);
-		else if ((shown = il_http_url_shown(d->smtp))) {
-			printf("alert: mail sent to %zu recipient%s via %s\n", d->to.n, d->to.n == 1 ? "" : "s", shown);
-			free(shown);
-		}
-	}
-	if (d->webhook) {
-		if (il_alert_post_webhook(d->webhook, hook, NULL, &err))
-			rc = il_cli_fail(&err);
-		else if ((shown = il_http_url_shown(d->webhook))) {
-			printf("alert: webhook posted to %s\n", shown);
-			free(shown);
-		}
-	}
-	fflush(stdout);
 	return rc;
 }
 

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 #include "cli/opt.h"
+#include "stats/nightlyq.h"
 #include "util/err.h"
 #include "util/mail.h"
 #include "util/str.h"
@@ -35,6 +36,16 @@ const char *il_cli_dest_check(struct il_cli_dest *d, bool dry_run);
 bool il_cli_dest_any(const struct il_cli_dest *d);
 /* The mail of subject and body for d. */
 struct il_mail il_cli_dest_mail(const struct il_cli_dest *d, const char *subject, const char *body);
+/* Whether d names destination which. */
+bool il_cli_dest_has(const struct il_cli_dest *d, enum il_nightly_dest which);
+/*
+ * Deliver to one destination of d; success printed ("alert: mail sent ...",
+ * the URL redacted), a failure left in err for the caller. accepted (may be
+ * NULL) is called as soon as the destination took the alert, before the mail
+ * dialogue's goodbye: where a delivery is recorded.
+ */
+int il_cli_dest_send_one(const struct il_cli_dest *d, enum il_nightly_dest which, const char *subject,
+			 const char *body, const json_t *hook, void (*accepted)(void *ctx), void *ctx, struct il_err *err);
 /* Mail, then webhook: both tried, each failure printed; 0 when everything asked for went out. */
 int il_cli_dest_send(const struct il_cli_dest *d, const char *subject, const char *body, const json_t *hook);
 void il_cli_dest_release(struct il_cli_dest *d);

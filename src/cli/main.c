@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/screen.h"
 #include "util/str.h"
 #include "version.h"
 
@@ -134,6 +135,8 @@ int main(int argc, char **argv)
 {
 	const struct il_cmd *c;
 
+	/* everything printed from here on passes the one sanitizer (what hosts, repositories and servers wrote) */
+	il_cli_screen_open();
 	if (argc < 2) {
 		usage(stderr);
 		return IL_EXIT_USAGE;

@@ -12,6 +12,7 @@
 #include "util/buf.h"
 #include "util/proc.h"
 #include "util/sha256.h"
+#include "util/str.h"
 
 void il_git_init(void)
 {
@@ -369,8 +370,9 @@ char *il_repo_subject(git_repository *repo, const git_oid *commit)
 	git_commit *c = NULL;
 	char *s = NULL;
 
+	/* anyone who can commit writes it: shown and mailed, so never raw */
 	if (!git_commit_lookup(&c, repo, commit) && git_commit_summary(c))
-		s = strdup(git_commit_summary(c));
+		s = il_str_sanitize(strdup(git_commit_summary(c)), false);
 	git_commit_free(c);
 	return s;
 }
@@ -400,6 +402,40 @@ int il_repo_branch_tip(git_repository *repo, const char *remote, const char *bra
 			r = il_err_set(err, IL_ECONNECT, "%s: cannot fetch %s from remote '%s' (%s): %s", where, branch,
 				       remote, git_remote_url(rm) ? git_remote_url(rm) : "?", gerr());
 			goto out;
+		}
+		/*
+		 * The remote must still have it: a branch deleted upstream leaves its
+		 * remote-tracking ref behind, which would be "unchanged" every night.
+		 * The fetch's advertisement (kept after it disconnected) says.
+		 */
+		{
+			const git_remote_head **heads = NULL;
+			size_t nh = 0;
+			bool found = false;
+
+			il_buf_printf(&ref, "refs/heads/%s", branch);
+			if (git_remote_ls(&heads, &nh, rm) < 0) {
+				r = il_err_set(err, IL_ECONNECT, "%s: remote '%s' (%s): cannot list its branches: %s", where, remote,
+					       git_remote_url(rm) ? git_remote_url(rm) : "?", gerr());
+				goto out;
+			}
+			for (size_t i = 0; i < nh && !found; i++)
+				found = ref.p && !strcmp(heads[i]->name, ref.p);
+			if (!found) {
+				struct il_buf tr = IL_BUF_INIT;
+				char was[GIT_OID_HEXSZ + 1] = "";
+
+				il_buf_printf(&tr, "refs/remotes/%s/%s", remote, branch);
+				if (tr.p && !git_reference_name_to_id(out, repo, tr.p))
+					git_oid_tostr(was, sizeof(was), out);
+				r = il_err_set(err, IL_ENOTFOUND, "%s: no branch '%s' on remote '%s' (%s)%s%.12s%s", where, branch,
+					       remote, git_remote_url(rm) ? git_remote_url(rm) : "?",
+					       *was ? ": deleted there? (its remote-tracking ref, still at " : "", was,
+					       *was ? ", is stale)" : "");
+				il_buf_release(&tr);
+				goto out;
+			}
+			il_buf_reset(&ref);
 		}
 		il_buf_printf(&ref, "refs/remotes/%s/%s", remote, branch);
 	} else {

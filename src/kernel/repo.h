@@ -84,7 +84,7 @@ int il_repo_branch_tip(git_repository *repo, const char *remote, const char *bra
 int il_repo_revert_onto(git_repository *repo, const git_oid *culprit, const git_oid *onto, git_oid *out,
 			struct il_err *err);
 
-/* A commit's subject line (caller frees), or NULL. */
+/* A commit's subject line, sanitized (il_str_sanitize: it is shown and mailed), or NULL. Caller frees. */
 char *il_repo_subject(git_repository *repo, const git_oid *commit);
 
 #endif

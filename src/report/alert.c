@@ -378,14 +378,55 @@ static json_t *webhook_json(const struct alert *a, const char *subject, const ch
 	return w;
 }
 
-int il_alert_compose(const json_t *in, char **subject, char **body, json_t **webhook, struct il_err *err)
+/*
+ * The tip's subject is written by whoever can commit to the branch: it must
+ * never keep the alert from going out. Made one line of printable text
+ * (il_str_sanitize, tabs too) cut to SUBJECT_MAX bytes on a character
+ * boundary with "...", in a copy of in (a new reference; in itself when there
+ * is no subject; NULL when out of memory).
+ */
+#define SUBJECT_MAX 200
+static json_t *tame_subject(const json_t *in)
+{
+	const char *s = json_is_object(in) ? json_string_value(json_object_get(in, "subject")) : NULL;
+	json_t *c;
+	char *t;
+	size_t n = 0;
+
+	if (!s)
+		return json_incref((json_t *)in);
+	/* room for the "..." */
+	if (!(t = malloc(strlen(s) + 4)) || !(c = json_copy((json_t *)in))) {
+		free(t);
+		return NULL;
+	}
+	memcpy(t, s, strlen(s) + 1);
+	for (char *p = t; *p; p++)
+		if (*p == '\t')
+			*p = ' ';
+	il_str_sanitize(t, false);
+	while (t[n] && n + il_utf8_len((const unsigned char *)t + n) <= SUBJECT_MAX)
+		n += il_utf8_len((const unsigned char *)t + n);
+	if (t[n])
+		memcpy(t + n, "...", 4);
+	if (json_object_set_new(c, "subject", json_string(t))) {
+		json_decref(c);
+		c = NULL;
+	}
+	free(t);
+	return c;
+}
+
+int il_alert_compose(const json_t *in0, char **subject, char **body, json_t **webhook, struct il_err *err)
 {
 	struct alert a = { 0 };
 	struct il_buf s = IL_BUF_INIT, t = IL_BUF_INIT;
-	json_t *w = NULL;
+	json_t *w = NULL, *in = tame_subject(in0);
 	char ch[32];
 	int r;
 
+	if (!in)
+		return il_err_oom(err);
 	if ((r = read_alert(&a, in, err)))
 		goto cleanup;
 	il_buf_printf(&s, "idlelab: %s regression of %s.%s (%s)", fmt_change(ch, sizeof(ch), a.regs[0].change_pct),
@@ -416,6 +457,7 @@ int il_alert_compose(const json_t *in, char **subject, char **body, json_t **web
 	}
 cleanup:
 	json_decref(w);
+	json_decref(in);
 	free(a.regs);
 	il_buf_release(&s);
 	il_buf_release(&t);
@@ -426,7 +468,7 @@ int il_alert_post_webhook(const char *url, const json_t *json, const struct il_s
 {
 	struct il_strlist hl = { 0 };
 	struct il_buf resp = IL_BUF_INIT;
-	char *shown = il_http_url_shown(url), *text = json_dumps(json, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	char *shown = il_http_url_shown_nopath(url), *text = json_dumps(json, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	struct il_http_req q = { .url = url, .url_shown = shown, .method = "POST", .body = text, .headers = &hl,
 				 .user_agent = "idlelab (alert)", .timeout_s = 60, .connect_timeout_s = 15, .max_body = 512 };
 	long status = 0;

@@ -41,6 +41,8 @@ int il_report_nightly(const struct il_nightly_result *r, struct il_buf *out)
 		il_buf_printf(out, "run:      %s\n", r->run);
 	if (r->base_run)
 		il_buf_printf(out, "baseline: %s (%.12s)\n", base(r->base_run), r->base_commit);
+	if (r->drift_note)
+		il_buf_printf(out, "note:     %s\n", r->drift_note);
 	if (json_array_size(r->compared)) {
 		il_buf_printf(out, "\n%-16s %-30s %10s %10s %8s %7s  %s\n", "variant", "metric", "baseline", "tip", "change",
 			      "p", "verdict");
@@ -88,6 +90,8 @@ json_t *il_report_nightly_json(const struct il_nightly_result *r)
 		json_object_set_new(j, "baseline", json_pack("{s:s,s:s}", "run", r->base_run, "commit", r->base_commit));
 	if (j && r->reason)
 		json_object_set_new(j, "reason", json_string(r->reason));
+	if (j && r->drift_note)
+		json_object_set_new(j, "drift_note", json_string(r->drift_note));
 	if (j && r->verdict == IL_NIGHTLY_FAILED)
 		json_object_set_new(j, "build_failed", json_boolean(r->build_failed));
 	if (j && r->alert) {

@@ -446,7 +446,7 @@ int il_run_resume(const char *run_dir, const struct il_run_opts *o, struct il_er
 {
 	struct run r;
 	char *jpath = il_rundir_path(run_dir, IL_RUNDIR_JOURNAL);
-	size_t torn = 0, removed = 0;
+	size_t torn = 0;
 	json_t *rec;
 	int rc;
 
@@ -459,14 +459,13 @@ int il_run_resume(const char *run_dir, const struct il_run_opts *o, struct il_er
 	}
 	if ((rc = il_rundir_lock(&r.lock, run_dir, run_dir, err)) || (rc = run_load(&r, run_dir, &torn, err)))
 		goto out;
-	if (torn && (rc = il_journal_repair(jpath, &removed, err)))
-		goto out;
+	/* opening cuts the torn last line run_load skipped */
 	if ((rc = il_journal_open(&r.j, jpath, err)) || (r.t.done == r.t.n && r.t.ended))
 		goto out;
 	rec = il_rec_new(IL_REC_RESUME);
 	il_rec_set(rec, IL_RF_RESUME_DONE, json_integer((json_int_t)r.t.done));
 	il_rec_set(rec, IL_RF_RESUME_PENDING, json_integer((json_int_t)(r.t.n - r.t.done)));
-	il_rec_set(rec, IL_RF_RESUME_TORN_BYTES, json_integer((json_int_t)removed));
+	il_rec_set(rec, IL_RF_RESUME_TORN_BYTES, json_integer((json_int_t)r.j.torn));
 	if (!(rc = il_run_journal(&r.ctx, rec, err)))
 		rc = run_exec(&r, err);
 out:

@@ -29,64 +29,125 @@ static int fsync_dir_of(const char *path)
 	return r;
 }
 
+/*
+ * Cut a torn last line (a crash or a full disk during an append) off the file
+ * open on fd: the next record appended after it would otherwise share its
+ * line and make the whole journal unreadable from there on. The one repair
+ * rule of every JSON-lines file idlelab appends to; *removed gets the bytes.
+ */
+static int repair(int fd, const char *path, size_t *removed, struct il_err *err)
+{
+	char tail[4096];
+	off_t size = lseek(fd, 0, SEEK_END), keep = size;
+
+	*removed = 0;
+	if (size < 0)
+		return il_err_set(err, IL_EIO, "cannot read journal '%s': %s", path, strerror(errno));
+	while (keep > 0) {
+		size_t n = keep < (off_t)sizeof(tail) ? (size_t)keep : sizeof(tail);
+		ssize_t got = pread(fd, tail, n, keep - (off_t)n);
+		size_t i;
+
+		if (got != (ssize_t)n)
+			return il_err_set(err, IL_EIO, "cannot read journal '%s': %s", path,
+					  got < 0 ? strerror(errno) : "it shrank while being read");
+		for (i = n; i > 0 && tail[i - 1] != '\n'; i--)
+			;
+		if (i > 0) {
+			keep -= (off_t)(n - i);
+			break;
+		}
+		keep -= (off_t)n;
+	}
+	if (keep == size)
+		return 0;
+	if (ftruncate(fd, keep) || fsync(fd))
+		return il_err_set(err, IL_EIO, "cannot repair journal '%s' (a torn last line of %lld bytes): %s", path,
+				  (long long)(size - keep), strerror(errno));
+	*removed = (size_t)(size - keep);
+	return 0;
+}
+
 int il_journal_open(struct il_journal *j, const char *path, struct il_err *err)
 {
 	struct stat st;
 	bool existed = !stat(path, &st);
+	int r;
 
-	j->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	j->torn = 0;
 	j->path = NULL;
+	j->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (j->fd < 0)
 		return il_err_set(err, IL_EIO, "cannot open journal '%s': %s", path, strerror(errno));
 	if (!(j->path = strdup(path))) {
-		close(j->fd);
-		j->fd = -1;
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		il_journal_close(j);
+		return il_err_oom(err);
 	}
-	if (!existed && fsync_dir_of(path))
-		return il_err_set(err, IL_EIO, "cannot sync the directory of '%s': %s", path, strerror(errno));
+	if ((r = repair(j->fd, path, &j->torn, err))) {
+		il_journal_close(j);
+		return r;
+	}
+	if (!existed && fsync_dir_of(path)) {
+		r = il_err_set(err, IL_EIO, "cannot sync the directory of '%s': %s", path, strerror(errno));
+		il_journal_close(j);
+		return r;
+	}
+	return 0;
+}
+
+char *il_journal_line(const json_t *rec)
+{
+	char *s = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII), *line;
+	size_t len;
+
+	if (!s)
+		return NULL;
+	/* the newline in the same buffer: one write of both keeps a torn record at the end only */
+	len = strlen(s);
+	if ((line = realloc(s, len + 2))) {
+		line[len] = '\n';
+		line[len + 1] = 0;
+	} else {
+		free(s);
+	}
+	return line;
+}
+
+int il_journal_append_line(struct il_journal *j, const char *line, struct il_err *err)
+{
+	size_t len = strlen(line), off = 0;
+	off_t start = lseek(j->fd, 0, SEEK_END);
+
+	while (off < len) {
+		ssize_t n = write(j->fd, line + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : ENOSPC;
+
+			/* a part of the line (the disk filled up): taken back, so the journal stays whole */
+			if (off && start >= 0 && !ftruncate(j->fd, start))
+				fsync(j->fd);
+			return il_err_set(err, IL_EIO, "cannot append to journal '%s': %s", j->path, strerror(e));
+		}
+		off += (size_t)n;
+	}
+	if (fsync(j->fd))
+		return il_err_set(err, IL_EIO, "cannot fsync journal '%s': %s", j->path, strerror(errno));
 	return 0;
 }
 
 int il_journal_append(struct il_journal *j, const json_t *rec, struct il_err *err)
 {
-	char *s = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
-	size_t len, off = 0;
+	char *line = il_journal_line(rec);
+	int r;
 
-	if (!s)
-		return il_err_set(err, IL_ENOMEM, "cannot serialise a journal record");
-	len = strlen(s);
-	s[len] = 0;
-	{
-		/* one write of the line and its newline keeps a torn record at the end only */
-		char *line = malloc(len + 1);
-
-		if (!line) {
-			free(s);
-			return il_err_set(err, IL_ENOMEM, "out of memory");
-		}
-		memcpy(line, s, len);
-		line[len++] = '\n';
-		free(s);
-		s = line;
-	}
-	while (off < len) {
-		ssize_t n = write(j->fd, s + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int e = errno;
-
-			free(s);
-			return il_err_set(err, IL_EIO, "cannot append to journal '%s': %s", j->path, strerror(e));
-		}
-		off += (size_t)n;
-	}
-	free(s);
-	if (fsync(j->fd))
-		return il_err_set(err, IL_EIO, "cannot fsync journal '%s': %s", j->path, strerror(errno));
-	return 0;
+	if (!line)
+		return il_err_oom(err);
+	r = il_journal_append_line(j, line, err);
+	free(line);
+	return r;
 }
 
 void il_journal_close(struct il_journal *j)
@@ -143,33 +204,6 @@ int il_journal_each(const char *path, il_journal_fn fn, void *ctx, size_t *torn,
 	}
 	il_buf_release(&b);
 	return r;
-}
-
-int il_journal_repair(const char *path, size_t *removed, struct il_err *err)
-{
-	struct il_buf b = IL_BUF_INIT;
-	size_t keep;
-	int r, fd;
-
-	*removed = 0;
-	if ((r = il_buf_read_file(&b, path, (size_t)8 << 30, err)))
-		return r;
-	keep = b.len;
-	while (keep > 0 && b.p[keep - 1] != '\n')
-		keep--;
-	*removed = b.len - keep;
-	il_buf_release(&b);
-	if (!*removed)
-		return 0;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, (off_t)keep) || fsync(fd)) {
-		r = il_err_set(err, IL_EIO, "cannot repair journal '%s': %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return r;
-	}
-	close(fd);
-	return 0;
 }
 
 struct first_failure {

@@ -16,12 +16,27 @@
 struct il_journal {
 	int fd;
 	char *path;
+	size_t torn;   /* bytes of a torn last line il_journal_open cut off (0: none) */
 };
 
-/* Open for appending (created if missing; the directory is fsync'd on creation). */
+/*
+ * Open for appending (created if missing, never through a symbolic link; the
+ * directory is fsync'd on creation). A torn last line (a crash or a full disk
+ * during an append) is cut off first, its size in j->torn: appended after,
+ * the next record would share its line and the journal would stop being
+ * readable there. Every JSON-lines file idlelab appends to is written here.
+ */
 int il_journal_open(struct il_journal *j, const char *path, struct il_err *err);
-/* Append rec as one line and fsync. */
+/* Append rec as one line and fsync; a line written in part (ENOSPC) is taken back. */
 int il_journal_append(struct il_journal *j, const json_t *rec, struct il_err *err);
+/*
+ * The same in two steps, for a record that must be written the instant
+ * something happened (a delivery): il_journal_line serializes rec as the
+ * line to append (newline included; the caller frees; NULL when out of
+ * memory), il_journal_append_line writes it with one write(2) and fsyncs.
+ */
+char *il_journal_line(const json_t *rec);
+int il_journal_append_line(struct il_journal *j, const char *line, struct il_err *err);
 void il_journal_close(struct il_journal *j);
 
 /*
@@ -40,8 +55,5 @@ int il_journal_each(const char *path, il_journal_fn fn, void *ctx, size_t *torn,
  * nothing failed on.
  */
 void il_journal_first_failure(const char *path, char **reason, bool *build);
-
-/* Cut a torn last line off (before resuming); *removed gets the byte count. */
-int il_journal_repair(const char *path, size_t *removed, struct il_err *err);
 
 #endif

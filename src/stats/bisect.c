@@ -59,16 +59,14 @@ static int on_record(json_t *rec, size_t line, void *ctx, struct il_err *err)
 static int load(struct bs *s, struct il_err *err)
 {
 	struct il_buf p = IL_BUF_INIT;
-	size_t torn = 0;
 	int r;
 
 	s->commits = json_object();
 	il_buf_printf(&p, "%s/bisect.jsonl", s->o->dir);
-	if (!access(p.p, F_OK) && ((r = il_journal_repair(p.p, &torn, err)) ||
-				   (r = il_journal_each(p.p, on_record, s, NULL, err))))
-		goto out;
-	r = il_journal_open(&s->j, p.p, err);
-out:
+	/* opened first: a torn last line is cut before it is read */
+	if (!(r = il_journal_open(&s->j, p.p, err)))
+		r = il_journal_each(p.p, on_record, s, NULL, err);
+
 	il_buf_release(&p);
 	return r;
 }

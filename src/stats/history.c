@@ -37,9 +37,14 @@ struct il_history {
 
 /* ---- SQLite adapter: one place that turns its errors into il_err ---- */
 
+/* SQLite's words; a damaged file is IL_EPARSE and a busy one IL_ETIMEOUT, so a caller can tell them apart. */
 static int db_fail(struct il_history *h, const char *what, struct il_err *err)
 {
-	return il_err_set(err, IL_EIO, "history '%s': %s: %s", h->path, what, sqlite3_errmsg(h->db));
+	int rc = sqlite3_errcode(h->db);
+	int code = rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB ? IL_EPARSE :
+		   rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? IL_ETIMEOUT : rc == SQLITE_NOMEM ? IL_ENOMEM : IL_EIO;
+
+	return il_err_set(err, code, "history '%s': %s: %s", h->path, what, sqlite3_errmsg(h->db));
 }
 
 /* A constant statement (no data in it), or several. */
@@ -140,7 +145,7 @@ static int check_schema(struct il_history *h, struct il_err *err)
 	if (query_int(h, "PRAGMA application_id", &app, &rc) || query_int(h, "PRAGMA user_version", &ver, &rc) ||
 	    query_int(h, "SELECT count(*) FROM sqlite_master", &nobj, &rc)) {
 		if (rc == SQLITE_NOTADB)
-			return il_err_set(err, IL_EINVAL, "'%s' is not an SQLite database (not an idlelab history): refused",
+			return il_err_set(err, IL_EPARSE, "'%s' is not an SQLite database (not an idlelab history): refused",
 					  h->path);
 		return db_fail(h, "cannot read", err);
 	}
@@ -637,21 +642,32 @@ static int sync_one(struct il_history *h, const char *dir, const char *name, str
 	return r;
 }
 
-/* One nightly record into the table (the last verdict of a run wins: a resumed night's). */
+/*
+ * One nightly record into the table (the last verdict of a run wins: a
+ * resumed night's); a delivered alert ("nightly-alert", the alert queue of
+ * stats/nightlyq.h) marks its run alerted.
+ */
 static int nightly_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 {
-	sqlite3_stmt *st = ctx;
+	sqlite3_stmt **st = ctx;
 	const char *run = json_string_value(json_object_get(rec, "run")), *v = json_string_value(json_object_get(rec, "verdict"));
+	const char *type = json_string_value(json_object_get(rec, "type"));
 
 	(void)line, (void)err;
-	if (strcmp(json_string_value(json_object_get(rec, "type")), "nightly") || !run || !v)
+	if (!strcmp(type, "nightly-alert") && run && json_is_true(json_object_get(rec, "delivered"))) {
+		bind_text(st[1], 1, strrchr(run, '/') ? strrchr(run, '/') + 1 : run);
+		sqlite3_step(st[1]);
+		sqlite3_reset(st[1]);
 		return 0;
-	bind_text(st, 1, strrchr(run, '/') ? strrchr(run, '/') + 1 : run);
-	bind_text(st, 2, v);
-	sqlite3_bind_int(st, 3, json_is_true(json_object_get(rec, "alerted")));
-	sqlite3_bind_int(st, 4, json_is_true(json_object_get(rec, "repeat")));
-	sqlite3_step(st);
-	sqlite3_reset(st);
+	}
+	if (strcmp(type, "nightly") || !run || !v)
+		return 0;
+	bind_text(*st, 1, strrchr(run, '/') ? strrchr(run, '/') + 1 : run);
+	bind_text(*st, 2, v);
+	sqlite3_bind_int(*st, 3, json_is_true(json_object_get(rec, "alerted")));
+	sqlite3_bind_int(*st, 4, json_is_true(json_object_get(rec, "repeat")));
+	sqlite3_step(*st);
+	sqlite3_reset(*st);
 	return 0;
 }
 
@@ -662,18 +678,20 @@ static int nightly_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 static int sync_nightly(struct il_history *h, const char *reports_dir, struct il_history_sync *out, struct il_err *err)
 {
 	char *jp = il_rundir_join(reports_dir, "nightly.jsonl");
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st[2] = { NULL, NULL };
 	struct il_err e = { 0 };
 	int r;
 
 	if (!jp)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if (!(r = exec(h, "DELETE FROM nightly", err)) && !access(jp, F_OK) &&
-	    !(r = prep(h, "INSERT OR REPLACE INTO nightly (run_id, verdict, alerted, repeat) VALUES (?1, ?2, ?3, ?4)", &st,
+	    !(r = prep(h, "INSERT OR REPLACE INTO nightly (run_id, verdict, alerted, repeat) VALUES (?1, ?2, ?3, ?4)", &st[0],
 		       err)) &&
+	    !(r = prep(h, "UPDATE nightly SET alerted = 1 WHERE run_id = ?1", &st[1], err)) &&
 	    il_journal_each(jp, nightly_rec, st, NULL, &e))
-		r = push_skip(out, "nightly.jsonl", e.msg) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
-	sqlite3_finalize(st);
+		r = push_skip(out, "nightly.jsonl", e.msg) ? il_err_oom(err) : 0;
+	sqlite3_finalize(st[0]);
+	sqlite3_finalize(st[1]);
 	free(jp);
 	return r;
 }

@@ -240,7 +240,7 @@ static int journal_append(const struct nt *n, json_t *rec, struct il_err *err)
 	int r;
 
 	if (!rec)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if (!(r = il_journal_open(&j, n->journal, err))) {
 		r = il_journal_append(&j, rec, err);
 		il_journal_close(&j);
@@ -540,6 +540,41 @@ out:
 	return r;
 }
 
+/*
+ * The drift, or why not: the history index is a cache of the runs and never
+ * decides whether a verdict is journaled or an alert goes out. A damaged
+ * index of the runs directory's own (not one given with --db) is moved aside
+ * and made again from the runs; one that is locked or still unusable leaves
+ * the drift unjudged, said in res->drift_note and the journal.
+ */
+static int drift_judged(struct nt *n, json_t *regs, struct il_err *err)
+{
+	struct il_err e = { 0 };
+	struct il_buf db = IL_BUF_INIT, aside = IL_BUF_INIT;
+	int r = drift(n, regs, &e);
+
+	if (r == IL_EPARSE && !n->o->db) {
+		il_buf_printf(&db, "%s/history.sqlite", n->o->dir);
+		il_buf_printf(&aside, "%s/history.sqlite.damaged", n->o->dir);
+		if (!il_buf_error(&db) && !il_buf_error(&aside) && !rename(db.p, aside.p)) {
+			char *was = strdup(e.msg);
+
+			il_err_clear(&e);
+			if (!(r = drift(n, regs, &e)) && was)
+				n->res->drift_note = il_strdup_printf("the history index was damaged (%s): moved to %s and made "
+								      "again from the runs", was, aside.p);
+			free(was);
+		}
+	}
+	il_buf_release(&db), il_buf_release(&aside);
+	if (r == IL_ENOMEM || r == IL_EINTR)
+		return il_err_set(err, r, "%s", e.msg);
+	if (r && !(n->res->drift_note = il_strdup_printf("the drift over the last nightlies was not judged (%s); the "
+							 "verdict is the comparison with the baseline alone", e.msg)))
+		return il_err_oom(err);
+	return 0;
+}
+
 /* The keys reported already against this baseline (the last regression record with it), or NULL. */
 static const json_t *reported_before(const struct nt *n)
 {
@@ -645,7 +680,7 @@ static int judge(struct nt *n, struct il_err *err)
 	for (i = 0; i < tip.nvar; i++)
 		if ((!tip.aa || strcmp(tip.var[i], tip.aa)) && (r = compare_variant(n, &base, &tip, tip.var[i], regs, err)))
 			goto out;
-	if ((r = drift(n, regs, err)))
+	if ((r = drift_judged(n, regs, err)))
 		goto out;
 	if (!json_array_size(regs)) {
 		res->verdict = IL_NIGHTLY_GOOD;
@@ -672,6 +707,51 @@ out:
 	il_dataset_release(&base);
 	il_dataset_release(&tip);
 	return r;
+}
+
+/*
+ * The night's verdict into the journal (all but unchanged), before any alert
+ * is composed: a commit subject or a mail server can no longer keep it out.
+ * A new regression's alert input goes with it, owed to the destinations the
+ * caller delivers to; its keys count as reported against the baseline from
+ * here on (the alert stays owed until delivered, so nothing is lost).
+ */
+static int record_verdict(struct nt *n, struct il_err *err)
+{
+	const struct il_nightly_result *res = n->res;
+	json_t *rec, *owed = json_array();
+	char iso[40];
+
+	il_iso_now(iso, sizeof(iso));
+	rec = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s?,s:s?,s:s}", "type", "nightly", "time", iso, "plan", res->plan,
+			"host", res->host, "branch", res->branch, "commit", res->tip, "subject", res->subject, "run",
+			res->run, "verdict", il_nightly_verdict_name(res->verdict));
+	if (!rec || !owed) {
+		json_decref(rec), json_decref(owed);
+		return il_err_oom(err);
+	}
+	if (res->base_run)
+		json_object_set_new(rec, "baseline", json_pack("{s:s,s:s}", "run", res->base_run, "commit", res->base_commit));
+	if (res->reason)
+		json_object_set_new(rec, "reason", json_string(res->reason));
+	if (res->drift_note)
+		json_object_set_new(rec, "drift_note", json_string(res->drift_note));
+	if (res->verdict == IL_NIGHTLY_FAILED)
+		json_object_set_new(rec, "build_failed", json_boolean(res->build_failed));
+	if (res->verdict == IL_NIGHTLY_REGRESSION) {
+		json_object_set_new(rec, "repeat", json_boolean(res->repeat));
+		json_object_set(rec, "reported", res->reported);
+		if (!res->repeat) {
+			for (int d = 0; d < IL_NIGHTLY_NDESTS; d++)
+				if (n->o->dest[d])
+					json_array_append_new(owed, json_string(il_nightly_dest_name((enum il_nightly_dest)d)));
+			json_object_set(rec, "alert", res->alert);
+			json_object_set(rec, "owed", owed);
+		}
+	}
+	json_decref(owed);
+	json_array_append(n->past, rec);
+	return journal_append(n, rec, err);
 }
 
 int il_nightly_run(const struct il_nightly_opts *o, struct il_nightly_result *res, struct il_err *err)
@@ -706,18 +786,23 @@ int il_nightly_run(const struct il_nightly_opts *o, struct il_nightly_result *re
 	if (!o->force && !o->rebaseline && (done = measured(&n, res->tip))) {
 		res->verdict = IL_NIGHTLY_UNCHANGED;
 		res->run = str(done, "run") ? strdup(str(done, "run")) : NULL;
-		goto out;
+		goto owed;
 	}
 	r = measure(&n, err);
 	if (r && r != IL_EINTR && res->run) {
 		/* the run could not go on (the host, its probe, the plan on that host): a failed night, journaled */
 		res->verdict = IL_NIGHTLY_FAILED;
 		res->reason = strdup(err->msg);
-		r = 0;
-		goto out;
+		r = record_verdict(&n, err);
+		goto owed;
 	}
 	if (!r)
 		r = judge(&n, err);
+	if (!r)
+		r = record_verdict(&n, err);
+owed:
+	if (!r && !(res->owed = il_nightlyq_owed(n.past)))
+		r = il_err_oom(err);
 out:
 	res->lock_fd = n.lock_fd;
 	free(n.journal);
@@ -728,46 +813,55 @@ out:
 	return r;
 }
 
-int il_nightly_record(const struct il_nightly_opts *o, const struct il_nightly_result *res, bool alerted,
-		      struct il_err *err)
+int il_nightly_delivery_begin(const struct il_nightly_opts *o, const struct il_nightly_result *res, const json_t *e,
+			      enum il_nightly_dest d, struct il_nightly_delivery *dv, struct il_err *err)
 {
-	struct nt n = { .o = o, .res = (struct il_nightly_result *)res };
 	struct il_buf jp = IL_BUF_INIT;
-	json_t *rec;
-	char iso[40];
+	json_t *rec = il_nightlyq_delivery(res->plan, res->host, e, d, NULL);
 	int r;
 
-	if (res->verdict == IL_NIGHTLY_UNCHANGED)
-		return 0;
-	il_iso_now(iso, sizeof(iso));
-	rec = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s?,s:s?,s:s}", "type", "nightly", "time", iso, "plan", res->plan,
-			"host", res->host, "branch", res->branch, "commit", res->tip, "subject", res->subject, "run",
-			res->run, "verdict", il_nightly_verdict_name(res->verdict));
-	if (rec && res->base_run)
-		json_object_set_new(rec, "baseline", json_pack("{s:s,s:s}", "run", res->base_run, "commit", res->base_commit));
-	if (rec && res->reason)
-		json_object_set_new(rec, "reason", json_string(res->reason));
-	if (rec && res->verdict == IL_NIGHTLY_FAILED)
-		json_object_set_new(rec, "build_failed", json_boolean(res->build_failed));
-	if (rec && res->verdict == IL_NIGHTLY_REGRESSION) {
-		json_object_set_new(rec, "alerted", json_boolean(alerted));
-		json_object_set_new(rec, "repeat", json_boolean(res->repeat));
-		/* what was reported against this baseline: this night's too once it went out (else tried again) */
-		json_object_set_new(rec, "reported", json_incref(alerted || res->repeat ? res->reported : res->reported_before));
-	}
+	*dv = (struct il_nightly_delivery){ .j = { .fd = -1 }, .res = res, .owed = e, .d = d };
 	il_buf_printf(&jp, "%s/nightly.jsonl", o->dir);
-	n.journal = jp.p;
-	r = journal_append(&n, rec, err);
+	if (!rec || il_buf_error(&jp) || !(dv->line = il_journal_line(rec)))
+		r = il_err_oom(err);
+	else
+		r = il_journal_open(&dv->j, jp.p, err);
+	json_decref(rec);
 	il_buf_release(&jp);
 	return r;
+}
+
+int il_nightly_delivery_done(struct il_nightly_delivery *dv, const char *why, struct il_err *err)
+{
+	json_t *rec;
+	int r;
+
+	if (dv->j.fd < 0)
+		return il_err_set(err, IL_EINVAL, "the nightly journal is not open for the delivery record");
+	if (!why)
+		return il_journal_append_line(&dv->j, dv->line, err);
+	if (!(rec = il_nightlyq_delivery(dv->res->plan, dv->res->host, dv->owed, dv->d, why)))
+		return il_err_oom(err);
+	r = il_journal_append(&dv->j, rec, err);
+	json_decref(rec);
+	return r;
+}
+
+void il_nightly_delivery_end(struct il_nightly_delivery *dv)
+{
+	if (dv->j.fd >= 0)
+		il_journal_close(&dv->j);
+	free(dv->line);
+	dv->line = NULL;
 }
 
 void il_nightly_result_release(struct il_nightly_result *r)
 {
 	if (r->lock_fd >= 0)
 		close(r->lock_fd);
-	IL_FREE_ALL(r->plan, r->host, r->branch, r->subject, r->run, r->reason, r->base_run);
+	IL_FREE_ALL(r->plan, r->host, r->branch, r->subject, r->run, r->reason, r->base_run, r->drift_note);
 	json_decref(r->compared), json_decref(r->alert), json_decref(r->reported), json_decref(r->reported_before);
+	json_decref(r->owed);
 	memset(r, 0, sizeof(*r));
 	r->lock_fd = -1;
 }

@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <jansson.h>
 #include "run/engine.h"
+#include "run/journal.h"
+#include "stats/nightlyq.h"
 #include "util/err.h"
 
 /* Declared once: names in the journal and the output, indexed by the enum. */
@@ -36,6 +38,7 @@ struct il_nightly_opts {
 	const char *db;                 /* the history index; NULL: DIR/history.sqlite */
 	bool force;                     /* measure the tip even when it was measured */
 	bool rebaseline;                /* take this nightly as the baseline, whatever it shows */
+	bool dest[IL_NIGHTLY_NDESTS];   /* where the caller delivers alerts: a new one is owed to these */
 };
 
 struct il_nightly_result {
@@ -53,6 +56,8 @@ struct il_nightly_result {
 	bool repeat;               /* regression: all of it was reported already against this baseline */
 	json_t *reported;          /* regression: the keys reported against this baseline, with this night's */
 	json_t *reported_before;   /* regression: the keys reported against it before this night */
+	json_t *owed;              /* the alerts still owed, this night's included (il_nightlyq_owed), oldest first */
+	char *drift_note;          /* why the drift over the last nightlies was not judged, or NULL */
 	int lock_fd;               /* the runs directory's nightly lock, held until il_nightly_result_release */
 };
 
@@ -63,18 +68,36 @@ struct il_nightly_result {
  * ones that leave nothing to judge: a bad plan or track section (IL_EINVAL /
  * IL_EPARSE naming the JSON path), the repository or fetch, another nightly
  * of the same runs directory running (IL_EINVAL), a stop (IL_EINTR: the run
- * is resumed by the next nightly). The verdict is not journaled yet: the
- * caller delivers the alert, then il_nightly_record.
+ * is resumed by the next nightly). The verdict (all but unchanged) is
+ * journaled before this returns, before any alert is composed: a new
+ * regression's with its alert input, owed to o->dest. res->owed then lists
+ * every alert still owed (this night's and earlier undelivered ones); the
+ * caller delivers them and journals each attempt with il_nightly_delivered,
+ * under the lock res holds.
  */
 int il_nightly_run(const struct il_nightly_opts *o, struct il_nightly_result *res, struct il_err *err);
 
 /*
- * Journal res's verdict (not for unchanged) with whether its alert went out,
- * fsync'd; a regression's keys count as reported only when alerted (a
- * failed delivery is tried again the next night).
+ * One delivery attempt of the owed entry e (from res->owed) to d, journaled
+ * the instant its outcome is known. il_nightly_delivery_begin opens the
+ * journal and serializes the "delivered" record before the attempt, so that
+ * il_nightly_delivery_done(dv, NULL) — called the moment the destination took
+ * the alert, for mail before the SMTP goodbye — is one write(2): a kill can
+ * only fall between the server's acceptance and that write, never inside a
+ * slower step. done with why records a failed attempt (still owed).
+ * il_nightly_delivery_end closes (also after a failed begin).
  */
-int il_nightly_record(const struct il_nightly_opts *o, const struct il_nightly_result *res, bool alerted,
-		      struct il_err *err);
+struct il_nightly_delivery {
+	struct il_journal j;
+	char *line;
+	const struct il_nightly_result *res;
+	const json_t *owed;
+	enum il_nightly_dest d;
+};
+int il_nightly_delivery_begin(const struct il_nightly_opts *o, const struct il_nightly_result *res, const json_t *e,
+			      enum il_nightly_dest d, struct il_nightly_delivery *dv, struct il_err *err);
+int il_nightly_delivery_done(struct il_nightly_delivery *dv, const char *why, struct il_err *err);
+void il_nightly_delivery_end(struct il_nightly_delivery *dv);
 
 void il_nightly_result_release(struct il_nightly_result *r);
 

@@ -8,7 +8,7 @@
 
 #include "util/clock.h"
 
-char *il_http_url_shown(const char *url)
+static char *shown(const char *url, bool hide_path)
 {
 	CURLU *h = curl_url();
 	char *part = NULL, *out = NULL;
@@ -22,12 +22,26 @@ char *il_http_url_shown(const char *url)
 			curl_url_set(h, CURLUPART_QUERY, "***", 0);
 		curl_free(part);
 		part = NULL;
+		if (hide_path && !curl_url_get(h, CURLUPART_PATH, &part, 0) && part && strcmp(part, "/"))
+			curl_url_set(h, CURLUPART_PATH, "/***", 0);
+		curl_free(part);
+		part = NULL;
 		if (!curl_url_get(h, CURLUPART_URL, &part, 0))
 			out = strdup(part);
 		curl_free(part);
 	}
 	curl_url_cleanup(h);
 	return out ? out : strdup("(a URL that libcurl cannot parse)");
+}
+
+char *il_http_url_shown(const char *url)
+{
+	return shown(url, false);
+}
+
+char *il_http_url_shown_nopath(const char *url)
+{
+	return shown(url, true);
 }
 
 struct sink {

@@ -70,4 +70,10 @@ int il_curl_fail(const char *shown, CURLcode cc, const char *ebuf, struct il_err
  */
 char *il_http_url_shown(const char *url);
 
+/*
+ * The same with the path hidden behind the same three stars too: webhooks (Slack, Discord,
+ * Mattermost) carry their secret in the path. Caller frees.
+ */
+char *il_http_url_shown_nopath(const char *url);
+
 #endif

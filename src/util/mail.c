@@ -4,9 +4,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -268,6 +270,27 @@ static size_t on_read(char *dst, size_t sz, size_t n, void *ctx)
 	return k;
 }
 
+/*
+ * curl_easy_cleanup sends the goodbye (QUIT) and waits for its answer as long
+ * as for any other (timeout_s; libcurl's default is 120 s). Once the message
+ * was answered, or the dialogue failed, nothing depends on it: the socket is
+ * shut down first, so QUIT fails at once instead of waiting on a server that
+ * never answers it. SIGPIPE (the TLS layer writes with write(2)) is ignored
+ * meanwhile.
+ */
+static void cleanup_now(CURL *c)
+{
+	curl_socket_t s = CURL_SOCKET_BAD;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &old);
+	if (curl_easy_getinfo(c, CURLINFO_ACTIVESOCKET, &s) == CURLE_OK && s != CURL_SOCKET_BAD)
+		shutdown(s, SHUT_RDWR);
+	curl_easy_cleanup(c);
+	sigaction(SIGPIPE, &old, NULL);
+}
+
 int il_mail_send(const struct il_mail *m, struct il_err *err)
 {
 	struct il_buf text = IL_BUF_INIT;
@@ -316,15 +339,21 @@ int il_mail_send(const struct il_mail *m, struct il_err *err)
 		curl_easy_setopt(c, CURLOPT_USERNAME, user);
 		curl_easy_setopt(c, CURLOPT_PASSWORD, password);
 	}
+	/* each answer too, not only the whole: libcurl's own wait for one is 120 s */
+	curl_easy_setopt(c, CURLOPT_SERVER_RESPONSE_TIMEOUT, m->timeout_s ? m->timeout_s : 60L);
 	cc = curl_easy_perform(c);
-	if (cc != CURLE_OK) {
+	if (cc == CURLE_OK) {
+		/* accepted: said before the goodbye, which happens at cleanup and may hang on a bad server */
+		if (m->accepted)
+			m->accepted(m->accepted_ctx);
+	} else {
 		/* libcurl's words name the server and the SMTP reply, never the credentials */
 		r = il_curl_fail(shown, cc, ebuf, err);
 		il_err_prefix(err, "mail via ");
 	}
 cleanup:
 	if (c)
-		curl_easy_cleanup(c);
+		cleanup_now(c);
 	curl_slist_free_all(rcpt);
 	free(user);
 	il_mail_auth_wipe(password);

@@ -20,7 +20,14 @@ struct il_mail {
 	const char *from;              /* an address, "user@domain" */
 	const struct il_strlist *to;   /* addresses; at least one to send */
 	const char *subject, *body;    /* UTF-8; the body's lines end in LF (made CRLF here) */
-	long timeout_s;                /* the whole delivery; 0: 60 s */
+	long timeout_s;                /* the whole delivery, and each server answer in it; 0: 60 s */
+	/*
+	 * Called once the server accepted the message (its answer to the final
+	 * "."), before the goodbye (QUIT) that may still hang: whoever must
+	 * record the delivery records it here, not after il_mail_send returns.
+	 */
+	void (*accepted)(void *ctx);
+	void *accepted_ctx;
 };
 
 /*
@@ -41,7 +48,10 @@ int il_mail_compose(const struct il_mail *m, bool crlf, struct il_buf *out, stru
  * dot-stuffing). Errors name the URL redacted (il_http_url_shown) and never
  * the password: IL_EINVAL (the mail, or a URL that is not smtp:// or
  * smtps://), IL_EPERM/IL_EIO/IL_ENOTFOUND (the auth file), IL_ECONNECT (the
- * server, with its words), IL_EAUTH (login refused), IL_ETIMEOUT.
+ * server, with its words), IL_EAUTH (login refused), IL_ETIMEOUT. The
+ * whole dialogue, and each server answer in it, takes at most timeout_s; the
+ * goodbye (QUIT) is not waited for: once the message was answered the
+ * connection is shut down.
  */
 int il_mail_send(const struct il_mail *m, struct il_err *err);
 

@@ -404,11 +404,47 @@ void il_iso_now(char *out, size_t n)
 	snprintf(out, n, "%s.%03ldZ", buf, ts.tv_nsec / 1000000);
 }
 
+/* Whether the left (< 4) bytes at p can be the start of a UTF-8 sequence the next bytes complete. */
+static bool utf8_prefix(const unsigned char *p, size_t left)
+{
+	size_t need = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+
+	for (size_t i = 1; i < left; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return false;
+	return need > left;
+}
+
+size_t il_str_sanitize_n(char *s, size_t n, bool keep_newlines, bool more)
+{
+	unsigned char *p = (unsigned char *)s, *end = p + n;
+
+	while (p < end) {
+		unsigned char t[5] = { 0 };
+		size_t left = (size_t)(end - p), k;
+
+		/* a copy ended by NULs: il_utf8_len never reads past the text, a cut-short sequence is invalid */
+		memcpy(t, p, left < 4 ? left : 4);
+		k = il_utf8_len(t);
+		if (!k && more && left < 4 && utf8_prefix(t, left))
+			return (size_t)(p - (unsigned char *)s);
+		if (!k || (k == 1 && ((*p < 0x20 && *p != '\t' && !(keep_newlines && *p == '\n')) || *p == 0x7f))) {
+			*p++ = '?';
+		} else if (k == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
+			/* U+0080-U+009F: C1 controls (U+009B is CSI on many terminals) */
+			p[0] = p[1] = '?';
+			p += 2;
+		} else {
+			p += k;
+		}
+	}
+	return n;
+}
+
 char *il_str_sanitize(char *s, bool keep_newlines)
 {
-	for (unsigned char *p = (unsigned char *)s; p && *p; p++)
-		if ((*p < 0x20 && *p != '\t' && !(keep_newlines && *p == '\n')) || *p == 0x7f)
-			*p = '?';
+	if (s)
+		il_str_sanitize_n(s, strlen(s), keep_newlines, false);
 	return s;
 }
 

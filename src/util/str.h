@@ -78,11 +78,21 @@ bool il_name_ok(const char *s, const char *extra, size_t max);
 int il_dir_names(struct il_strlist *out, const char *dir, const char *suffix, struct il_err *err);
 
 /*
- * Replace control bytes (C0 but tab and, with keep_newlines, newline; DEL)
- * in s by '?', in place: text from files and mail may reach a terminal,
- * where escape sequences must not act. Returns s.
+ * The one sanitizer of text from a host, a repository, a server or a file
+ * before it is shown: control bytes (C0 but tab and, with keep_newlines,
+ * newline; DEL; the C1 controls U+0080-U+009F) and every byte that does not
+ * start valid UTF-8 become '?', in place (the length stays): escape
+ * sequences must not act on the operator's terminal. Returns s.
  */
 char *il_str_sanitize(char *s, bool keep_newlines);
+
+/*
+ * The same over n bytes (NUL among them a control byte). With more (the
+ * text goes on in a next piece), a UTF-8 sequence cut short by the end is
+ * left as it is: the return value is where it starts (else n), for the
+ * caller to put before the next piece.
+ */
+size_t il_str_sanitize_n(char *s, size_t n, bool keep_newlines, bool more);
 
 /*
  * The next line of the text [*p, end): *line and *n (without its newline;

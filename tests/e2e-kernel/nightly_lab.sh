@@ -108,11 +108,14 @@ expect "night 5: still worse, not sent again (exit 3)" 3 "reported already again
 	bad "no repeat mail or webhook the night after" "$(mails) mails, $(hooks) hooks"
 python3 - "$R/nightly.jsonl" <<'PY' && ok "the journal: baseline, good, regression alerted, regression repeat" ||
 import json, sys
-v = [r for r in map(json.loads, open(sys.argv[1])) if r["type"] == "nightly"]
-got = [(r["verdict"], r.get("alerted"), r.get("repeat")) for r in v]
-assert got == [("baseline", None, None), ("good", None, None), ("regression", True, False),
-               ("regression", False, True)], got
+recs = list(map(json.loads, open(sys.argv[1])))
+v = [r for r in recs if r["type"] == "nightly"]
+got = [(r["verdict"], r.get("owed"), r.get("repeat")) for r in v]
+assert got == [("baseline", None, None), ("good", None, None), ("regression", ["mail", "webhook"], False),
+               ("regression", None, True)], got
 assert v[2]["baseline"]["run"] == v[1]["run"] == v[3]["baseline"]["run"], v
+d = [(r["run"], r["destination"], r["delivered"]) for r in recs if r["type"] == "nightly-alert"]
+assert d == [(v[2]["run"], "mail", True), (v[2]["run"], "webhook", True)], d
 PY
 	bad "the journal: baseline, good, regression alerted, regression repeat" "$(cat "$R/nightly.jsonl")"
 

@@ -66,7 +66,7 @@ chmod 600 "$E2E_TMP/auth"
 if run "$IDLELAB" alert send "$ALERT" --smtp "$SMTP" --auth-file "$E2E_TMP/auth" --from nightly@lab.example.org \
 	--to pm@example.org,dev@example.org --webhook "$HOOK" &&
 	grep -q "^alert: mail sent to 2 recipients via $SMTP\$" "$E2E_TMP/out" &&
-	grep -q "^alert: webhook posted to $HOOK\$" "$E2E_TMP/out"; then
+	grep -q "^alert: webhook posted to http://127.0.0.1:$HOOK_PORT/\*\*\*\$" "$E2E_TMP/out"; then
 	ok "alert sent by mail and webhook"
 else
 	bad "alert sent by mail and webhook" "$(cat "$E2E_TMP/out" "$E2E_TMP/smtpd.log")"
@@ -152,12 +152,23 @@ expect "an SMTP server that is down (its URL shown with the password hidden)" 1 
 	run "$IDLELAB" alert send "$ALERT" --smtp "smtp://nightly:$PW@127.0.0.1:$DOWN" --to pm@example.org
 expect "STARTTLS required from a server without it" 1 "^idlelab: error: mail via $SMTP: .*STARTTLS" \
 	run "$IDLELAB" alert send "$ALERT" --smtp "$SMTP" --starttls --to pm@example.org
-expect "a webhook answering 500" 1 "^idlelab: error: webhook http://127.0.0.1:$BAD_PORT/x\\?\\*\\*\\*: answered HTTP 500" \
+expect "a webhook answering 500" 1 "^idlelab: error: webhook http://127.0.0.1:$BAD_PORT/\\*\\*\\*\\?\\*\\*\\*: answered HTTP 500" \
 	run "$IDLELAB" alert send "$ALERT" --webhook "http://127.0.0.1:$BAD_PORT/x?token=$PW"
 expect "a webhook that is down" 1 "^idlelab: error: webhook http://127.0.0.1:$DOWN/: " \
 	run "$IDLELAB" alert send "$ALERT" --webhook "http://127.0.0.1:$DOWN/"
-expect "a mail that fails does not stop the webhook" 1 "alert: webhook posted to $HOOK" \
+expect "a mail that fails does not stop the webhook" 1 "alert: webhook posted to http://127.0.0.1:$HOOK_PORT/" \
 	run "$IDLELAB" alert send "$ALERT" --smtp "smtp://127.0.0.1:$DOWN" --to pm@example.org --webhook "$HOOK"
+# a webhook whose secret is its path (Slack, Discord): never shown
+expect "a webhook's path is hidden in its errors" 1 "^idlelab: error: webhook http://127.0.0.1:$BAD_PORT/\\*\\*\\*: answered HTTP 500" \
+	run "$IDLELAB" alert send "$ALERT" --webhook "http://127.0.0.1:$BAD_PORT/services/T0/B0/$PW"
+# a server that takes the message and never answers QUIT: sent, and no two-minute wait for the goodbye
+python3 "$SRC/tests/e2e/smtp_stall.py" "$E2E_TMP/stall.port" &
+PIDS="$PIDS $!"
+STALL=$(wait_port "$E2E_TMP/stall.port")
+t0=$(date +%s)
+expect "a server that never answers QUIT: the mail counts as sent" 0 "^alert: mail sent to 1 recipient" \
+	run "$IDLELAB" alert send "$ALERT" --smtp "smtp://127.0.0.1:$STALL/" --to pm@example.org
+[ $(($(date +%s) - t0)) -lt 10 ] && ok "and nothing waits for its goodbye" || bad "and nothing waits for its goodbye" "$(($(date +%s) - t0)) s"
 n=$(ls "$E2E_TMP/mail"/*.eml | wc -l)
 [ "$n" = 2 ] && ok "the refused sends delivered nothing" || bad "the refused sends delivered nothing" "$(ls "$E2E_TMP/mail")"
 [ "$(wc -l < "$E2E_TMP/hook.log")" = 2 ] && ok "the webhook got the second alert" || bad "the webhook got the second alert"

@@ -63,6 +63,13 @@ expect "a plan without track is refused" 1 "b4.json: track: expected an object n
 	"$IDLELAB" nightly "$E2E_TMP/b4.json" --dir "$R"
 plan "$E2E_TMP/b5.json" '{"repo": "track.git", "remote": "up", "branch": "nope"}'
 expect "a branch the remote lacks is named" 1 "no branch 'nope' on remote 'up'" "$IDLELAB" nightly "$E2E_TMP/b5.json" --dir "$R"
+# a branch deleted upstream: its remote-tracking ref stays behind, and would be "unchanged" every night
+git -C "$up" branch -q gone HEAD && git -C "$E2E_TMP/track.git" fetch -q up gone:refs/remotes/up/gone &&
+	git -C "$up" branch -q -D gone
+plan "$E2E_TMP/b9.json" '{"repo": "track.git", "remote": "up", "branch": "gone"}'
+expect "a tracked branch deleted upstream fails, naming the branch, the remote and the stale ref" 1 \
+	"no branch 'gone' on remote 'up' \(.*up\): deleted there\? \(its remote-tracking ref, still at $(echo "$tip2" | cut -c1-12), is stale\)" \
+	"$IDLELAB" nightly "$E2E_TMP/b9.json" --dir "$R" -q
 plan "$E2E_TMP/b6.json" '{"repo": "track.git", "remote": "down", "branch": "next"}'
 expect "a remote the repository lacks is named" 1 "no remote 'down'" "$IDLELAB" nightly "$E2E_TMP/b6.json" --dir "$R"
 plan "$E2E_TMP/b7.json" '{"repo": "nowhere", "branch": "next"}'

@@ -254,6 +254,65 @@ static void test_report_alert__bad_input(void **state)
 	}
 }
 
+/*
+ * The tip's subject is written by whoever can commit to the branch: control
+ * bytes, a TAB, a CR, escapes and 1,010 bytes neither refuse the alert nor
+ * break the mail (lines of at most 998 bytes); the subject is cut to 200
+ * bytes on a character boundary.
+ */
+static void test_report_alert__hostile_subject(void **state)
+{
+	struct il_err err = { 0 };
+	char *subject = NULL, *body = NULL, big[1100];
+	json_t *in = fixture(), *hook = NULL;
+	struct il_strlist to = { 0 };
+	struct il_buf mail = IL_BUF_INIT;
+	const char *p, *q;
+
+	(void)state;
+	static const char head[] = "cpuidle: \033[2J\033]0;t\007\tmenu\rdeep \xc3\xa9";
+
+	memset(big, 'x', sizeof(big));
+	memcpy(big, head, strlen(head));
+	big[1010] = 0;
+	json_object_set_new(in, "subject", json_string(big));
+	assert_int_equal(il_alert_compose(in, &subject, &body, &hook, &err), 0);
+	assert_null(strchr(body, '\033'));
+	assert_null(strchr(body, '\r'));
+	assert_null(strchr(body, '\t'));
+	assert_non_null(strstr(body, "(\"cpuidle: ?[2J?]0;t? menu?deep"));
+	assert_non_null(strstr(body, "\xc3\xa9xxx"));
+	assert_non_null(strstr(body, "xxx...\")"));
+	q = json_string_value(json_object_get(hook, "commit_subject"));
+	assert_non_null(q);
+	assert_int_equal(strlen(q), 203);
+	assert_string_equal(q + 200, "...");
+	/* the mail composes: every line within 998 bytes */
+	il_strlist_push(&to, "pm@example.org");
+	{
+		struct il_mail m = { .url = "smtp://127.0.0.1:1/", .from = "n@example.org", .to = &to, .subject = subject,
+				     .body = body };
+
+		assert_int_equal(il_mail_compose(&m, true, &mail, &err), 0);
+	}
+	for (p = mail.p; (q = strstr(p, "\r\n")); p = q + 2)
+		assert_true(q - p <= 998);
+	/* a cut never splits a character: 199 x and an e-acute (2 bytes) make 201 bytes, cut before it */
+	memset(big, 'x', 199);
+	memcpy(big + 199, "\xc3\xa9tail", 7);
+	json_object_set_new(in, "subject", json_string(big));
+	json_decref(hook);
+	free(subject), free(body);
+	assert_int_equal(il_alert_compose(in, NULL, NULL, &hook, &err), 0);
+	q = json_string_value(json_object_get(hook, "commit_subject"));
+	assert_int_equal(strlen(q), 202);
+	assert_string_equal(q + 199, "...");
+	json_decref(hook);
+	il_strlist_release(&to);
+	il_buf_release(&mail);
+	json_decref(in);
+}
+
 /* ---- the mail's text ---- */
 
 static void test_util_mail__compose(void **state)
@@ -394,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_report_alert__several),
 		cmocka_unit_test(test_report_alert__long_names),
 		cmocka_unit_test(test_report_alert__bad_input),
+		cmocka_unit_test(test_report_alert__hostile_subject),
 		cmocka_unit_test(test_util_mail__compose),
 		cmocka_unit_test(test_util_mail__auth_file),
 		cmocka_unit_test(test_util_mail__send_down),

@@ -14,6 +14,7 @@
 
 #include "util/buf.h"
 #include "util/proc.h"
+#include "util/http.h"
 #include "util/str.h"
 #include "util/template.h"
 
@@ -350,9 +351,62 @@ static void test_str__names_and_dir_listing(void **state)
 	free(dir);
 }
 
+/* The one sanitizer: what a host, a repository or a server wrote never acts on a terminal. */
+static void test_str__sanitize(void **state)
+{
+	char a[] = "ok\tx\033[2J\x9b\xc2\x9b\x7f\r\nend\xff\xc3\xa9";
+	char b[] = "line\nnext";
+	char c[] = "abc\xe2\x82"; /* a cut-short euro sign */
+	char d[] = "z\xc2";
+	char e[] = "\xe2\x82\xac";
+
+	(void)state;
+	/* ESC, a lone C1 byte, C1 U+009B in UTF-8, DEL, CR, an invalid byte: '?' each (the length stays); é stays */
+	assert_string_equal(il_str_sanitize(a, false), "ok\tx?[2J??????end?\xc3\xa9");
+	assert_string_equal(il_str_sanitize(b, true), "line\nnext");
+	assert_string_equal(il_str_sanitize(b, false), "line?next");
+	assert_null(il_str_sanitize(NULL, false));
+	/* in pieces: a sequence cut by the end of a piece waits for the next one */
+	assert_int_equal(il_str_sanitize_n(c, 5, false, true), 3);
+	assert_int_equal(il_str_sanitize_n(c, 5, false, false), 5);
+	assert_string_equal(c, "abc??");
+	assert_int_equal(il_str_sanitize_n(d, 2, false, true), 1);
+	assert_int_equal(il_str_sanitize_n(e, 3, false, true), 3);
+	assert_string_equal(e, "\xe2\x82\xac");
+	/* NUL inside a piece is a control byte */
+	{
+		char f[] = { 'a', 0, 'b' };
+
+		assert_int_equal(il_str_sanitize_n(f, 3, false, false), 3);
+		assert_memory_equal(f, "a?b", 3);
+	}
+}
+
+/* URLs as shown: the password, the query and, for webhooks, the path hidden. */
+static void test_util__url_shown(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = il_http_url_shown("https://u:pw@hooks.example.org/services/T0/B0/secret?token=t");
+	assert_string_equal(s, "https://u:***@hooks.example.org/services/T0/B0/secret?***");
+	free(s);
+	s = il_http_url_shown_nopath("https://u:pw@hooks.example.org/services/T0/B0/secret?token=t");
+	assert_string_equal(s, "https://u:***@hooks.example.org/***?***");
+	free(s);
+	s = il_http_url_shown_nopath("http://127.0.0.1:8080/");
+	assert_string_equal(s, "http://127.0.0.1:8080/");
+	free(s);
+	s = il_http_url_shown_nopath("not a url");
+	assert_non_null(strstr(s, "cannot parse"));
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_str__sanitize),
+		cmocka_unit_test(test_util__url_shown),
 		cmocka_unit_test(test_str__names_and_dir_listing),
 		cmocka_unit_test(test_util__parse_numbers),
 		cmocka_unit_test(test_util__cpusets),

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The nightly's alert queue: what is owed to which destination (see nightlyq.h). */
+#include "stats/nightlyq.h"
+
+#include <string.h>
+
+#include "util/str.h"
+
+static const char *const dest_names[IL_NIGHTLY_NDESTS] = {
+	[IL_NIGHTLY_MAIL] = "mail",
+	[IL_NIGHTLY_WEBHOOK] = "webhook",
+};
+
+const char *il_nightly_dest_name(enum il_nightly_dest d)
+{
+	return d < IL_NIGHTLY_NDESTS ? dest_names[d] : "?";
+}
+
+static const char *str(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+/* The entry of run in q (an array of owed entries), or NULL. */
+static json_t *entry_of(json_t *q, const char *run)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(q, i, e)
+		if (!strcmp(str(e, "run"), run))
+			return e;
+	return NULL;
+}
+
+static void remove_entry(json_t *q, const json_t *e)
+{
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(q, i, x)
+		if (x == e) {
+			json_array_remove(q, i);
+			return;
+		}
+}
+
+static void drop_dest(json_t *owed, const char *dest)
+{
+	for (size_t i = json_array_size(owed); i-- > 0;)
+		if (!strcmp(json_string_value(json_array_get(owed, i)) ?: "", dest))
+			json_array_remove(owed, i);
+}
+
+json_t *il_nightlyq_owed(const json_t *past)
+{
+	json_t *q = json_array(), *rec, *e;
+	size_t i;
+
+	if (!q)
+		return NULL;
+	json_array_foreach(past, i, rec) {
+		const char *type = str(rec, "type"), *run = str(rec, "run");
+
+		if (!type || !run)
+			continue;
+		if (!strcmp(type, "nightly")) {
+			const json_t *owed = json_object_get(rec, "owed");
+			json_t *list = json_array(), *d;
+			size_t k;
+
+			/* a verdict journaled again for the same run (a resumed night) replaces the promise */
+			if ((e = entry_of(q, run)))
+				remove_entry(q, e);
+			json_array_foreach(owed, k, d)
+				if (json_is_string(d))
+					json_array_append(list, d);
+			if (!list || !json_array_size(list) || !json_is_object(json_object_get(rec, "alert"))) {
+				json_decref(list);
+				continue;
+			}
+			e = json_pack("{s:s,s:s?,s:s?,s:O,s:o}", "run", run, "commit", str(rec, "commit"), "time",
+				      str(rec, "time"), "alert", json_object_get(rec, "alert"), "owed", list);
+			if (!e || json_array_append_new(q, e)) {
+				json_decref(q);
+				return NULL;
+			}
+		} else if (!strcmp(type, "nightly-alert") && json_is_true(json_object_get(rec, "delivered")) &&
+			   str(rec, "destination") && (e = entry_of(q, run))) {
+			drop_dest(json_object_get(e, "owed"), str(rec, "destination"));
+			if (!json_array_size(json_object_get(e, "owed")))
+				remove_entry(q, e);
+		}
+	}
+	return q;
+}
+
+bool il_nightlyq_owes(const json_t *e, enum il_nightly_dest d)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(json_object_get(e, "owed"), i, v)
+		if (!strcmp(json_string_value(v) ?: "", il_nightly_dest_name(d)))
+			return true;
+	return false;
+}
+
+json_t *il_nightlyq_delivery(const char *plan, const char *host, const json_t *e, enum il_nightly_dest d, const char *why)
+{
+	char iso[40];
+	json_t *rec;
+
+	il_iso_now(iso, sizeof(iso));
+	rec = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s?,s:s,s:b}", "type", "nightly-alert", "time", iso, "plan", plan, "host",
+			host, "run", str(e, "run"), "commit", str(e, "commit"), "destination", il_nightly_dest_name(d),
+			"delivered", !why);
+	if (rec && why && json_object_set_new(rec, "error", json_string(why))) {
+		json_decref(rec);
+		return NULL;
+	}
+	return rec;
+}
