@@ -271,21 +271,58 @@ static int cmd_hold(struct il_transport *t, char *const argv[], int timeout_ms, 
 	return r;
 }
 
-/* `id -u` through the transport: it works, and whether it is root. */
+/* A uid as `id -u` prints it: decimal digits alone on the line (a "\r\n" from a terminal accepted). */
+static bool uid_line(const char *s, size_t len, unsigned long *uid)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	*uid = strtoul(s, &end, 10);
+	if (errno || *uid > 0xffffffffUL)
+		return false;
+	if (*end == '\r')
+		end++;
+	if (*end == '\n')
+		end++;
+	return end == s + len;
+}
+
+/*
+ * `id -u` through the transport: it works, and whether it is root. Once the
+ * exit status marker came back the host did answer: a failure or garbage
+ * from it is the host's answer (IL_EIO, IL_EPARSE: the audit's probe_failed),
+ * never IL_ECONNECT (unreachable), which only il_transport_exec says.
+ */
 static int whoami(struct il_transport *t, struct il_err *err)
 {
 	char *argv[] = { (char *)"id", (char *)"-u", NULL };
 	struct il_exec_opts o = { .timeout_ms = t->cfg->connect_timeout_s * 1000, .max_out = 4096 };
 	struct il_exec_result res;
+	unsigned long uid;
 	int r;
 
 	if ((r = il_transport_exec(t, argv, &o, &res, err)))
 		return r;
-	if (res.exit_code || !isdigit((unsigned char)il_buf_str(&res.out)[0]))
-		r = il_err_set(err, IL_ECONNECT, "host '%s': 'id -u' through the transport failed (exit %d): %.300s%.300s",
+	if (res.exit_code) {
+		r = il_err_set(err, IL_EIO, "host '%s': 'id -u' through the transport failed (exit %d): %.300s%.300s",
 			       t->label, res.exit_code, il_buf_str(&res.err), res.err.len ? "" : il_buf_str(&res.out));
-	else
-		t->is_root = atoi(il_buf_str(&res.out)) == 0;
+	} else if (!uid_line(il_buf_str(&res.out), res.out.len, &uid)) {
+		const char *o1 = il_buf_str(&res.out);
+		size_t n = strnlen(o1, 64);
+		char *shown;
+
+		while (n && (o1[n - 1] == '\n' || o1[n - 1] == '\r'))
+			n--;
+		shown = il_str_sanitize(il_strndup(o1, n), false);
+
+		r = il_err_set(err, IL_EPARSE, "host '%s': 'id -u' through the transport answered '%s'%s: expected a "
+			       "numeric user id alone on its line", t->label, shown ? shown : "", strlen(o1) > 64 ? "..." : "");
+		free(shown);
+	} else {
+		t->is_root = uid == 0;
+	}
 	il_exec_result_release(&res);
 	return r;
 }

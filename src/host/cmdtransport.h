@@ -33,7 +33,9 @@
 /*
  * Open a transport for cfg (kind IL_HOST_COMMAND): `id -u` runs through it
  * within connect_timeout_s (a program that is missing or a device that is
- * not there fails here, naming the host). Caller frees with il_transport_free.
+ * not there fails here, naming the host: IL_ECONNECT, IL_ENOTFOUND,
+ * IL_ETIMEOUT; a host that answers with a failure is IL_EIO, with anything
+ * but a numeric uid IL_EPARSE). Caller frees with il_transport_free.
  */
 int il_cmdtr_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err);
 

@@ -1,20 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * LAVA hosts: the "lava" section of a host file, the API token file, and
- * LAVA's REST API v0.2 through util/http.c, with each answer parsed by a
- * function of its own. Whatever a function returns through a pointer is the
- * caller's (the _release functions, free for submit's ids).
+ * LAVA hosts: the "lava" section of a host file and LAVA's REST API v0.2
+ * through util/http.c, with each answer parsed by a function of its own (the
+ * token and its connection are lavatoken.c's). Whatever a function returns
+ * through a pointer is the caller's (the _release functions, free for
+ * submit's ids).
  */
 #include "host/lava.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "host/lavalog.h"
 #include "util/http.h"
@@ -218,83 +215,6 @@ json_t *il_lava_cfg_to_json(const struct il_lava_cfg *c)
 	return o;
 }
 
-/* ---- the token ---- */
-
-#define TOKEN_MAX 4096
-
-int il_lava_token_read(const char *path, char **tok, struct il_err *err)
-{
-	char buf[TOKEN_MAX + 1];
-	size_t len = 0, a, b;
-	struct stat st;
-	ssize_t n;
-	int fd, r = 0;
-
-	*tok = NULL;
-	/* O_NONBLOCK: a FIFO put there must not hang the open; it is refused below as not a regular file */
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) < 0)
-		return il_err_set(err, errno == ENOENT ? IL_ENOTFOUND : errno == EACCES ? IL_EPERM : IL_EIO,
-				  "%s: %s (the LAVA API token file)", path, strerror(errno));
-	/* the checks are on the file opened, not on the name: it cannot be swapped between them */
-	if (fstat(fd, &st)) {
-		r = il_err_set(err, IL_EIO, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = il_err_set(err, IL_EINVAL, "%s: not a regular file (the LAVA API token file)", path);
-		goto out;
-	}
-	if (st.st_uid != geteuid()) {
-		r = il_err_set(err, IL_EPERM, "%s: owned by uid %u, not by uid %u that runs idlelab (the LAVA API token file)",
-			       path, (unsigned)st.st_uid, (unsigned)geteuid());
-		goto out;
-	}
-	if (st.st_mode & 077) {
-		r = il_err_set(err, IL_EPERM,
-			       "%s: permissions %04o are too open: the LAVA API token file must not be accessible by "
-			       "group or others (chmod 600 '%s')",
-			       path, (unsigned)(st.st_mode & 07777), path);
-		goto out;
-	}
-	while (len < sizeof(buf) && (n = read(fd, buf + len, sizeof(buf) - len)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = il_err_set(err, IL_EIO, "%s: %s", path, strerror(errno));
-			goto out;
-		}
-		len += (size_t)n;
-	}
-	buf[len < sizeof(buf) ? len : TOKEN_MAX] = '\0';
-	b = strcspn(buf, "\n");
-	if (len > TOKEN_MAX && b == TOKEN_MAX) {
-		r = il_err_set(err, IL_EPARSE, "%s: first line longer than %d bytes: not an API token", path, TOKEN_MAX);
-		goto out;
-	}
-	for (a = 0; a < b && strchr(" \t\r", buf[a]); a++)
-		;
-	while (b > a && strchr(" \t\r", buf[b - 1]))
-		b--;
-	if (a == b) {
-		r = il_err_set(err, IL_EPARSE, "%s: expected the LAVA API token on the first line, found none", path);
-		goto out;
-	}
-	for (size_t i = a; i < b; i++)
-		if ((unsigned char)buf[i] <= ' ' || (unsigned char)buf[i] >= 0x7f) {
-			/* what it holds is a secret, or near one: only where */
-			r = il_err_set(err, IL_EPARSE,
-				       "%s: the first line is not an API token (printable ASCII without blanks; byte %zu is not)",
-				       path, i - a + 1);
-			goto out;
-		}
-	if (!(*tok = il_strndup(buf + a, b - a)))
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
-out:
-	explicit_bzero(buf, sizeof(buf));
-	close(fd);
-	return r;
-}
-
 /* ---- names ---- */
 
 static const char *const state_names[IL_LAVA_NSTATES] = {
@@ -354,18 +274,30 @@ static int load_json(json_t **out, const char *body, size_t len, const char *lab
 	return 0;
 }
 
-char *il_lava_parse_message(const char *body, size_t len)
+/* LAVA's words in body, c's token (c may be NULL) redacted before they are cut to size */
+static char *message_of(const char *body, size_t len, const struct il_lava_conn *c)
 {
 	json_t *j = json_loadb(body, len, 0, NULL);
 	const char *m = json_string_value(json_object_get(j, "message"));
-	char *s;
+	struct il_buf b = IL_BUF_INIT;
+	char *s = NULL;
 
 	if (!m)
 		m = json_string_value(json_object_get(j, "detail"));
-	/* LAVA's message quotes the job's YAML back at times: enough of it to say what is wrong */
-	s = m ? il_strndup(m, strnlen(m, 300)) : NULL;
+	if (m) {
+		il_lava_redact(&b, m, strlen(m), c);
+		/* LAVA's message quotes the job's YAML back at times: enough of it to say what is wrong */
+		if (!il_buf_error(&b))
+			s = il_strndup(il_buf_str(&b), strnlen(il_buf_str(&b), 300));
+	}
+	il_buf_release(&b);
 	json_decref(j);
 	return s ? il_str_sanitize(s, false) : NULL;
+}
+
+char *il_lava_parse_message(const char *body, size_t len)
+{
+	return message_of(body, len, NULL);
 }
 
 /* key's string value into *out; absent and null leave it NULL, another type is an error */
@@ -594,31 +526,6 @@ out:
 #define JSON_MAX (16u << 20) /* a tests page of 1000 cases with their metadata is ~1 MiB */
 #define LOG_MAX (256u << 20) /* a log's lines when the caller's buffer has no cap */
 
-int il_lava_conn_open(struct il_lava_conn *c, const struct il_lava_cfg *cfg, struct il_err *err)
-{
-	char *tok;
-	int r;
-
-	memset(c, 0, sizeof(*c));
-	c->cfg = cfg;
-	c->user_agent = "idlelab (lava)";
-	c->timeout_s = 60;
-	if ((r = il_lava_token_read(cfg->token_file, &tok, err)))
-		return r;
-	c->auth = il_strdup_printf("Authorization: Token %s", tok);
-	explicit_bzero(tok, strlen(tok));
-	free(tok);
-	return c->auth ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
-}
-
-void il_lava_conn_release(struct il_lava_conn *c)
-{
-	if (c->auth)
-		explicit_bzero(c->auth, strlen(c->auth));
-	free(c->auth);
-	memset(c, 0, sizeof(*c));
-}
-
 /* One request to the API path rel ("jobs/3/"); *shown is the URL for messages (the caller frees). */
 static int call(const struct il_lava_conn *c, const char *method, const char *rel, const json_t *body, size_t max,
 		bool abort_over_max, long *status, struct il_buf *out, char **shown, struct il_err *err)
@@ -638,16 +545,19 @@ static int call(const struct il_lava_conn *c, const char *method, const char *re
 						   .timeout_s = c->timeout_s, .connect_timeout_s = 15, .max_body = max,
 						   .abort_over_max = abort_over_max },
 			    status, out, err);
+	if (!r)
+		r = il_lava_scrub_body(c, out, err);
 out:
 	free(text);
 	free(url);
 	return r;
 }
 
-/* An answer that is not the call's success: its status and LAVA's words. */
-static int http_fail(const char *shown, long status, const struct il_buf *body, struct il_err *err)
+/* An answer that is not the call's success: its status and LAVA's words (never the token). */
+static int http_fail(const struct il_lava_conn *c, const char *shown, long status, const struct il_buf *body,
+		     struct il_err *err)
 {
-	char *m = il_lava_parse_message(il_buf_str(body), body->len);
+	char *m = message_of(il_buf_str(body), body->len, c);
 	int code = status == 401 || status == 403 ? IL_EAUTH
 		   : status == 404		  ? IL_ENOTFOUND
 		   : status >= 400 && status < 500 ? IL_EINVAL
@@ -676,18 +586,18 @@ int il_lava_validate(const struct il_lava_conn *c, const char *yaml, struct il_e
 	if ((r = call(c, "POST", "jobs/validate/", body, JSON_MAX, true, &status, &b, &shown, err)))
 		goto out;
 	if (status != 200) {
-		r = http_fail(shown, status, &b, err);
+		r = http_fail(c, shown, status, &b, err);
 		goto out;
 	}
 	/* an invalid definition is a 200 too: only the message tells ("Job invalid: required key not provided") */
-	m = il_lava_parse_message(il_buf_str(&b), b.len);
+	m = message_of(il_buf_str(&b), b.len, c);
 	if (!m || strcmp(m, "Job valid."))
 		r = il_err_set(err, IL_EINVAL, "%s: %s", shown, m ? m : "not an answer of LAVA's API");
 out:
 	IL_FREE_ALL(m, shown);
 	json_decref(body);
 	il_buf_release(&b);
-	return r;
+	return il_lava_scrub_err(c, r, err);
 }
 
 int il_lava_submit(const struct il_lava_conn *c, const char *yaml, long **ids, size_t *n, struct il_err *err)
@@ -704,11 +614,11 @@ int il_lava_submit(const struct il_lava_conn *c, const char *yaml, long **ids, s
 		return il_err_set(err, IL_ENOMEM, "out of memory");
 	if (!(r = call(c, "POST", "jobs/", body, JSON_MAX, true, &status, &b, &shown, err)))
 		r = status == 201 ? il_lava_parse_submit(ids, n, il_buf_str(&b), b.len, shown, err)
-				  : http_fail(shown, status, &b, err);
+				  : http_fail(c, shown, status, &b, err);
 	free(shown);
 	json_decref(body);
 	il_buf_release(&b);
-	return r;
+	return il_lava_scrub_err(c, r, err);
 }
 
 int il_lava_job_get(const struct il_lava_conn *c, long id, struct il_lava_job *out, struct il_err *err)
@@ -722,10 +632,15 @@ int il_lava_job_get(const struct il_lava_conn *c, long id, struct il_lava_job *o
 	snprintf(rel, sizeof(rel), "jobs/%ld/", id);
 	if (!(r = call(c, "GET", rel, NULL, JSON_MAX, true, &status, &b, &shown, err)))
 		r = status == 200 ? il_lava_parse_job(out, il_buf_str(&b), b.len, shown, err)
-				  : http_fail(shown, status, &b, err);
+				  : http_fail(c, shown, status, &b, err);
+	/* another job's state is no answer about this one */
+	if (!r && out->id != id) {
+		r = il_jf_bad(err, shown, NULL, "id", "%ld, the job asked for, not %ld", id, out->id);
+		il_lava_job_release(out);
+	}
 	free(shown);
 	il_buf_release(&b);
-	return r;
+	return il_lava_scrub_err(c, r, err);
 }
 
 int il_lava_job_cancel(const struct il_lava_conn *c, long id, struct il_err *err)
@@ -737,10 +652,10 @@ int il_lava_job_cancel(const struct il_lava_conn *c, long id, struct il_err *err
 
 	snprintf(rel, sizeof(rel), "jobs/%ld/cancel/", id);
 	if (!(r = call(c, "GET", rel, NULL, JSON_MAX, true, &status, &b, &shown, err)) && status != 200)
-		r = http_fail(shown, status, &b, err);
+		r = http_fail(c, shown, status, &b, err);
 	free(shown);
 	il_buf_release(&b);
-	return r;
+	return il_lava_scrub_err(c, r, err);
 }
 
 int il_lava_job_logs(const struct il_lava_conn *c, long id, size_t start_line, struct il_buf *out,
@@ -759,7 +674,7 @@ int il_lava_job_logs(const struct il_lava_conn *c, long id, size_t start_line, s
 	if (status == 404)
 		goto out; /* no line at start_line (yet): see lava.h */
 	if (status != 200) {
-		r = http_fail(shown, status, &b, err);
+		r = http_fail(c, shown, status, &b, err);
 		goto out;
 	}
 	if (b.len > room) {
@@ -771,7 +686,7 @@ int il_lava_job_logs(const struct il_lava_conn *c, long id, size_t start_line, s
 out:
 	free(shown);
 	il_buf_release(&b);
-	return r;
+	return il_lava_scrub_err(c, r, err);
 }
 
 int il_lava_job_tests(const struct il_lava_conn *c, long id, struct il_lava_tests *out, struct il_err *err)
@@ -790,7 +705,7 @@ int il_lava_job_tests(const struct il_lava_conn *c, long id, struct il_lava_test
 		snprintf(rel, sizeof(rel), "jobs/%ld/tests/?limit=1000&offset=%zu", id, out->n);
 		if (!(r = call(c, "GET", rel, NULL, JSON_MAX, true, &status, &b, &shown, err)))
 			r = status == 200 ? il_lava_parse_tests(out, &more, il_buf_str(&b), b.len, shown, err)
-					  : http_fail(shown, status, &b, err);
+					  : http_fail(c, shown, status, &b, err);
 		if (!r && more && (out->n == had || page >= 1000))
 			r = il_err_set(err, IL_EPARSE, "%s: the pages of test cases do not end", shown);
 		free(shown);
@@ -798,5 +713,5 @@ int il_lava_job_tests(const struct il_lava_conn *c, long id, struct il_lava_test
 	}
 	if (r)
 		il_lava_tests_release(out);
-	return r;
+	return il_lava_scrub_err(c, r, err);
 }

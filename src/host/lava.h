@@ -7,7 +7,8 @@
  * (il_lava_parse_*), so it is tested on captured answers without a server.
  * struct il_lava_cfg, struct il_lava_job and struct il_lava_tests own their
  * strings (their _release); struct il_lava_conn owns the token and wipes it
- * on release. The token is never put in a message or an output.
+ * on release. The token is never put in a message or an output, not even
+ * when a server's answer carries it back.
  */
 #ifndef IL_HOST_LAVA_H
 #define IL_HOST_LAVA_H
@@ -111,6 +112,20 @@ int il_lava_conn_open(struct il_lava_conn *c, const struct il_lava_cfg *cfg, str
 /* Wipe the token and free what c holds. */
 void il_lava_conn_release(struct il_lava_conn *c);
 
+/*
+ * The token in what a server says (lavatoken.c): the calls below run every
+ * answer's body through il_lava_scrub_body before anything parses it, and
+ * their error through il_lava_scrub_err, so an answer that echoes the token
+ * (an error page, a log) never puts it in a message, a log or the journal.
+ * The token shows as "<token>".
+ */
+/* s[0..len) appended to out, c's token redacted (c may be NULL); il_buf_error(out) says whether it failed. */
+void il_lava_redact(struct il_buf *out, const char *s, size_t len, const struct il_lava_conn *c);
+/* b's every raw occurrence of c's token redacted: 0, or IL_ENOMEM with b as it was. */
+int il_lava_scrub_body(const struct il_lava_conn *c, struct il_buf *b, struct il_err *err);
+/* Returns r; when r is an error, c's token redacted from err's message (starred out without memory). */
+int il_lava_scrub_err(const struct il_lava_conn *c, int r, struct il_err *err);
+
 struct il_lava_job {
 	long id;
 	enum il_lava_state state;
@@ -145,13 +160,15 @@ void il_lava_tests_release(struct il_lava_tests *t);
  * LAVA's "message" or "detail": IL_EAUTH (401, 403), IL_ENOTFOUND (404),
  * IL_EINVAL (another 4xx; a definition LAVA refuses), IL_EIO (5xx and
  * others), IL_EPARSE (an answer that is not what the API gives), and
- * il_http_perform's (IL_ECONNECT, IL_ETIMEOUT).
+ * il_http_perform's (IL_ECONNECT, IL_ETIMEOUT; each request within
+ * c->timeout_s, which the caller may change between calls). The token is
+ * redacted from each answer and each error (il_lava_scrub_body, _err).
  */
 /* POST jobs/validate/: 0 when LAVA says "Job valid.", else IL_EINVAL with LAVA's message. */
 int il_lava_validate(const struct il_lava_conn *c, const char *yaml, struct il_err *err);
 /* POST jobs/: the new job ids (a multinode job has several) in *ids (the caller frees), *n of them. */
 int il_lava_submit(const struct il_lava_conn *c, const char *yaml, long **ids, size_t *n, struct il_err *err);
-/* GET jobs/ID/ into out (released first, so it may be reused between polls). */
+/* GET jobs/ID/ into out (released first, so it may be reused between polls); another job's answer is IL_EPARSE. */
 int il_lava_job_get(const struct il_lava_conn *c, long id, struct il_lava_job *out, struct il_err *err);
 /* GET jobs/ID/cancel/. */
 int il_lava_job_cancel(const struct il_lava_conn *c, long id, struct il_err *err);

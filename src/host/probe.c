@@ -276,6 +276,28 @@ static json_t *state_tables(const struct il_snapshot *s)
 	return a;
 }
 
+/*
+ * The uid line, when the probe printed one, is `id -u`'s number: "root" in
+ * the fingerprint and the sudo decision rest on it, so garbage ("", "abc",
+ * "0 extra") from a host that did answer is an error naming it, not a uid.
+ */
+static int check_uid(const json_t *facts, const char *host, struct il_err *err)
+{
+	const json_t *v = json_object_get(facts, "uid");
+	const char *s = json_string_value(v);
+	size_t n = s ? strspn(s, "0123456789") : 0;
+	char *shown;
+	int r;
+
+	if (!v || (s && n && n <= 10 && !s[n]))
+		return 0;
+	shown = il_str_sanitize(il_strndup(s ? s : "", strnlen(s ? s : "", 64)), false);
+	r = il_err_set(err, IL_EPARSE, "host '%s': the probe's uid is '%s': expected the numeric user id `id -u` prints",
+		       host, shown ? shown : "");
+	free(shown);
+	return r;
+}
+
 int il_probe_parse(const char *text, size_t len, const char *host, json_t **out, struct il_snapshot *snap,
 		   struct il_err *err)
 {
@@ -330,6 +352,8 @@ int il_probe_parse(const char *text, size_t len, const char *host, json_t **out,
 		r = il_err_set(err, IL_EPARSE, "host '%s': the probe printed no kernel release (not a POSIX shell?)", host);
 		goto fail;
 	}
+	if ((r = check_uid(facts, host, err)))
+		goto fail;
 	if ((r = il_snapshot_parse(&s, il_buf_str(&dump), dump.len, host, err)))
 		goto fail;
 	o = json_object();

@@ -40,9 +40,10 @@ struct job {
 	size_t n;
 	double submitted;           /* il_mono_s(), for the queue time-out */
 	double running;             /* il_mono_s() when first seen running, for job_timeout_s; 0: not yet */
+	double failing;             /* il_mono_s() of the first failed poll in a row; 0: the last poll was answered */
 	struct il_lava_job st;
 	bool done;
-	char why[600];              /* set when idlelab itself gave up on it (queue time-out) */
+	char why[600];              /* set when idlelab itself gave up on it (deadline()) */
 };
 
 struct lr {
@@ -349,7 +350,80 @@ static bool sleep_or_stop(struct lr *r, int seconds)
 	return il_run_stopped(r->in->c);
 }
 
-/* Poll every job until each has finished; IL_EINTR (jobs canceled) when the user stops the run. */
+/*
+ * A cancel when idlelab gives up on a job or the user stops the run: one
+ * bounded try (a server that stopped answering must not hold the run for
+ * the request's full time-out per job), its failure a note.
+ */
+#define CANCEL_TIMEOUT_S 15
+
+static void cancel(struct lr *r, const struct job *j)
+{
+	long was = r->conn.timeout_s;
+	struct il_err e = { 0 };
+
+	if (r->conn.timeout_s > CANCEL_TIMEOUT_S)
+		r->conn.timeout_s = CANCEL_TIMEOUT_S;
+	if (il_lava_job_cancel(&r->conn, j->id, &e))
+		il_run_note(r->in->c, r->host, "LAVA job %ld: cancel: %s", j->id, e.msg);
+	r->conn.timeout_s = was;
+}
+
+/*
+ * When idlelab gives up on j (il_mono_s()), 0 for never: queue_timeout_s
+ * after its submission until it is seen running, job_timeout_s after that.
+ * Every poll counts against it, answered or not: a server that stopped
+ * answering (or answers errors) must not keep an unattended run forever.
+ */
+static double deadline(const struct job *j, const struct il_lava_cfg *lc)
+{
+	if (j->running)
+		return lc->job_timeout_s > 0 ? j->running + lc->job_timeout_s : 0;
+	return lc->queue_timeout_s > 0 ? j->submitted + lc->queue_timeout_s : 0;
+}
+
+/* j past its deadline at now: canceled, its samples infrastructure failures (j->why); last: the last poll's error */
+static void give_up(struct lr *r, struct job *j, double now, const char *last)
+{
+	const struct il_lava_cfg *lc = &r->cfg.lava;
+	const char *key = j->running ? "job_timeout_s" : "queue_timeout_s";
+	int limit = j->running ? lc->job_timeout_s : lc->queue_timeout_s;
+
+	if (last)
+		snprintf(j->why, sizeof(j->why), "LAVA job %ld: no usable answer from the server for %.0f s, past its %s (%d s): "
+			 "canceled; the last poll: %.400s", j->id, now - j->failing, key, limit, last);
+	else if (j->running)
+		snprintf(j->why, sizeof(j->why), "LAVA job %ld ran more than %d s (job_timeout_s): canceled", j->id,
+			 limit);
+	else
+		snprintf(j->why, sizeof(j->why), "LAVA job %ld waited more than %d s for a %s device (queue_timeout_s): "
+			 "canceled", j->id, limit, lc->device_type);
+	cancel(r, j);
+	j->done = true;
+}
+
+/* One poll of j, its request never running past the deadline dl (0: none) by more than a second. */
+static int poll_job(struct lr *r, struct job *j, double dl, struct il_err *e)
+{
+	long was = r->conn.timeout_s;
+	int rc;
+
+	if (dl > 0) {
+		double left = dl - il_mono_s();
+
+		r->conn.timeout_s = left < 1 ? 1 : left < (double)was ? (long)left + 1 : was;
+	}
+	rc = il_lava_job_get(&r->conn, j->id, &j->st, e);
+	r->conn.timeout_s = was;
+	return rc;
+}
+
+/*
+ * Poll every job until each has finished or is given up (deadline());
+ * IL_EINTR (jobs canceled) when the user stops the run, IL_EPARSE when the
+ * server answers something that is not LAVA's (the jobs are left to a
+ * resume: what else the server says cannot be trusted either).
+ */
 static int follow(struct lr *r, struct il_err *err)
 {
 	const struct il_lava_cfg *lc = &r->cfg.lava;
@@ -360,16 +434,30 @@ static int follow(struct lr *r, struct il_err *err)
 		for (size_t i = 0; i < r->njobs; i++) {
 			struct job *j = &r->jobs[i];
 			enum il_lava_state was = j->st.state;
+			double dl = deadline(j, lc), asked = il_mono_s(), now;
 			struct il_err e = { 0 };
+			int rc;
 
 			if (j->done)
 				continue;
-			if (il_lava_job_get(&r->conn, j->id, &j->st, &e)) {
-				/* the server may be restarting: a note, and the next poll */
+			rc = poll_job(r, j, dl, &e);
+			now = il_mono_s();
+			if (rc == IL_EPARSE)
+				return il_err_set(err, IL_EPARSE, "LAVA job %ld: the server's answer is not LAVA's, the run stops "
+						  "(the job is left in LAVA; 'idlelab run --resume' follows it again): %s",
+						  j->id, e.msg);
+			if (rc) {
+				/* the server may be restarting: a note, and the next poll, until the deadline */
+				if (!j->failing)
+					j->failing = asked;
 				il_run_note(r->in->c, r->host, "LAVA job %ld: %s", j->id, e.msg);
-				left++;
+				if (dl > 0 && now > dl)
+					give_up(r, j, now, e.msg);
+				else
+					left++;
 				continue;
 			}
+			j->failing = 0;
 			if (j->st.state != was && j->st.state != IL_LAVA_FINISHED)
 				il_run_note(r->in->c, r->host, "LAVA job %ld: %s%s%s", j->id, il_lava_state_name(j->st.state),
 					    j->st.actual_device ? " on " : "", j->st.actual_device ? j->st.actual_device : "");
@@ -378,20 +466,10 @@ static int follow(struct lr *r, struct il_err *err)
 				continue;
 			}
 			if (j->st.state == IL_LAVA_RUNNING && !j->running)
-				j->running = il_mono_s();
-			if (j->running && lc->job_timeout_s > 0 && il_mono_s() - j->running > lc->job_timeout_s) {
-				snprintf(j->why, sizeof(j->why), "LAVA job %ld ran more than %d s (job_timeout_s): canceled",
-					 j->id, lc->job_timeout_s);
-				il_lava_job_cancel(&r->conn, j->id, &e);
-				j->done = true;
-				continue;
-			}
-			if (j->st.state < IL_LAVA_RUNNING && lc->queue_timeout_s > 0 &&
-			    il_mono_s() - j->submitted > lc->queue_timeout_s) {
-				snprintf(j->why, sizeof(j->why), "LAVA job %ld waited more than %d s for a %s device "
-					 "(queue_timeout_s): canceled", j->id, lc->queue_timeout_s, lc->device_type);
-				il_lava_job_cancel(&r->conn, j->id, &e);
-				j->done = true;
+				j->running = now;
+			dl = deadline(j, lc);
+			if (dl > 0 && now > dl) {
+				give_up(r, j, now, NULL);
 				continue;
 			}
 			left++;
@@ -399,12 +477,9 @@ static int follow(struct lr *r, struct il_err *err)
 		if (!left)
 			return 0;
 		if (sleep_or_stop(r, lc->poll_s)) {
-			for (size_t i = 0; i < r->njobs; i++) {
-				struct il_err e = { 0 };
-
-				if (!r->jobs[i].done && il_lava_job_cancel(&r->conn, r->jobs[i].id, &e))
-					il_run_note(r->in->c, r->host, "LAVA job %ld: cancel: %s", r->jobs[i].id, e.msg);
-			}
+			for (size_t i = 0; i < r->njobs; i++)
+				if (!r->jobs[i].done)
+					cancel(r, &r->jobs[i]);
 			return il_err_set(err, IL_EINTR, "stopped: LAVA jobs canceled");
 		}
 	}

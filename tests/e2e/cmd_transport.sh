@@ -10,7 +10,8 @@
 # files change), a run of a plan (periodic, two governors, two iterations)
 # that ends complete with idle counters, the uploaded workload byte for
 # byte; then a command that times out, a missing program, a device that is
-# not there and a host file with a bad template.
+# not there, a host answering `id -u` with garbage (probe_failed in an audit,
+# not unreachable) and a host file with a bad template.
 . "$(dirname "$0")/lib.sh"
 SRC=${IL_SRCDIR:-.}
 T=$E2E_TMP
@@ -130,6 +131,18 @@ host off "$(jarr sh -c "echo \"error: device 'SERIAL' not found\" >&2; exit 1" '
 expect "a transport that never runs the command" 1 \
 	"host 'off': 'id' did not run to its end: the transport's 'sh' exited 1: error: device 'SERIAL' not found" \
 	"$IDLELAB" governor get --host off
+# a host that answers `id -u` with garbage was reached: its answer is wrong, not the connection
+host garbled "$(jarr sh -c 'id() {{ echo abc; }}; {cmd}')" "$(jarr cp '{src}' '{dst}')"
+expect "garbage for 'id -u': an error naming the host and what was expected" 1 \
+	"host 'garbled': 'id -u' through the transport answered 'abc': expected a numeric user id alone on its line" \
+	"$IDLELAB" host check garbled
+"$IDLELAB" audit garbled --window 0 --format json -o "$T/garbled.json" > "$T/garbled.out" 2>&1
+rc=$?
+if [ "$rc" = 3 ] && grep -q '"kind": "probe_failed"' "$T/garbled.json" && ! grep -q unreachable "$T/garbled.json"; then
+	ok "... and the audit's probe_failed, not unreachable"
+else
+	bad "... and the audit's probe_failed, not unreachable" "exit $rc: $(cat "$T/garbled.out"; grep '"kind"' "$T/garbled.json")"
+fi
 host badpush "$(jarr sh -c '{cmd}')" "$(jarr cp '{src}' /tmp/x)"
 expect "a template without its placeholder: file and JSON path" 1 \
 	"badpush.json: transport.push: expected an argv template \\(array of strings\\) with \\{src\\} and \\{dst\\} \\(no \\{dst\\} in it\\)" \

@@ -319,6 +319,37 @@ static void test_cmdtr__transport_failures_name_the_host(void **state)
 			      NULL, IL_ECONNECT, "host 't1': 'id' did not run to its end: the transport's 'sh' exited 1: "
 			      "error: device not found"));
 	il_host_release(&h);
+	/*
+	 * the command ran (its marker came back) but `id -u` answered garbage or failed: the host was
+	 * reached, so this is no connection failure (the audit's "unreachable") but its answer's
+	 */
+	{
+		static const struct {
+			const char *id, *msg;
+			int code;
+		} bad[] = {
+			{ "echo abc", "host 't1': 'id -u' through the transport answered 'abc': expected a numeric user id "
+				      "alone on its line", IL_EPARSE },
+			{ "echo", "answered '': expected a numeric user id", IL_EPARSE },
+			{ "echo 0 extra", "answered '0 extra': expected a numeric user id", IL_EPARSE },
+			{ "printf '1000\\n\\n'", "answered '1000", IL_EPARSE },
+			{ "echo 99999999999", "answered '99999999999'", IL_EPARSE },
+			{ "echo nope >&2; return 3", "host 't1': 'id -u' through the transport failed (exit 3): nope", IL_EIO },
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			char exec[256];
+
+			snprintf(exec, sizeof(exec), "[\"sh\", \"-c\", \"id() {{ %s; }}; {cmd}\"]", bad[i].id);
+			assert_null(open_with(&h, exec, NULL, NULL, bad[i].code, bad[i].msg));
+			il_host_release(&h);
+		}
+		/* a terminal's "\r\n" is still a uid */
+		t = open_with(&h, "[\"sh\", \"-c\", \"id() {{ printf '0\\\\r\\\\n'; }}; {cmd}\"]", NULL, NULL, 0, NULL);
+		assert_true(t->is_root);
+		il_transport_free(t);
+		il_host_release(&h);
+	}
 	/* a time-out kills the transport's program and says so */
 	t = open_with(&h, SH_C, NULL, NULL, 0, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &a);

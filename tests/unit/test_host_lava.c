@@ -2,14 +2,17 @@
 /*
  * LAVA hosts: the host file's "lava" section and its errors, the token file's
  * checks, the REST answers' parsers on answers captured from a real LAVA
- * 2023.01 (tests/fixtures/lava), and its logs through libyaml. The one test
- * that talks to a server is skipped unless one answers on 127.0.0.1:8018.
+ * 2023.01 (tests/fixtures/lava), and its logs through libyaml; the token
+ * kept out of errors and logs when a fake server on 127.0.0.1 echoes it. The
+ * one test that talks to a real server is skipped unless one answers on
+ * 127.0.0.1:8018.
  */
 #include "testutil.h"
 
 #include <fcntl.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -656,6 +659,157 @@ static void test_lavalog__bad_input(void **state)
 	free(text);
 }
 
+/* ---- a fake server that echoes the token ---- */
+
+/* A server on 127.0.0.1 giving answers[i] (whole HTTP answers) to its i-th connection, in a thread. */
+struct fake {
+	int fd, port;
+	const char *const *answers;
+	size_t n;
+	pthread_t th;
+};
+
+static void *fake_serve(void *arg)
+{
+	struct fake *f = arg;
+
+	for (size_t i = 0; i < f->n; i++) {
+		int c = accept(f->fd, NULL, NULL);
+		char req[16384];
+		size_t got = 0;
+		ssize_t k;
+		char *end;
+
+		if (c < 0)
+			break;
+		/* the request's head, then as much body as its Content-Length says */
+		while (got < sizeof(req) - 1 && (k = read(c, req + got, sizeof(req) - 1 - got)) > 0) {
+			req[got += (size_t)k] = 0;
+			if ((end = strstr(req, "\r\n\r\n"))) {
+				const char *cl = strcasestr(req, "\r\nContent-Length:");
+				size_t want = (size_t)(end + 4 - req) + (cl && cl < end ? strtoul(cl + 17, NULL, 10) : 0);
+
+				if (got >= want)
+					break;
+			}
+		}
+		if (write(c, f->answers[i], strlen(f->answers[i])) < 0)
+			i = f->n;
+		close(c);
+	}
+	return NULL;
+}
+
+static void fake_start(struct fake *f, const char *const *answers, size_t n)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+
+	f->answers = answers;
+	f->n = n;
+	f->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(f->fd >= 0);
+	assert_int_equal(bind(f->fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(f->fd, (struct sockaddr *)&a, &len), 0);
+	assert_int_equal(listen(f->fd, 8), 0);
+	f->port = ntohs(a.sin_port);
+	assert_int_equal(pthread_create(&f->th, NULL, fake_serve, f), 0);
+}
+
+static void fake_stop(struct fake *f)
+{
+	pthread_join(f->th, NULL);
+	close(f->fd);
+}
+
+/* An HTTP answer with a JSON (or any) body; the caller frees it. */
+static char *answer(int status, const char *body)
+{
+	char *s = il_strdup_printf("HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+				   "Connection: close\r\n\r\n%s", status, strlen(body), body);
+
+	assert_non_null(s);
+	return s;
+}
+
+/* whatever a server answers, the token never comes back in a message or a log */
+static void test_lava__token_never_echoed(void **state)
+{
+	char pad[300], *dir = tu_tmpdir(), *tokpath = token_file(dir, SECRET "\n", 0600), *bodies[9];
+	struct il_lava_cfg cfg = { .token_file = tokpath };
+	struct il_lava_conn c;
+	struct il_lava_job j = { 0 };
+	struct il_buf log = IL_BUF_INIT;
+	struct il_err err = { 0 };
+	struct fake f;
+	size_t nb = 0;
+
+	(void)state;
+	memset(pad, 'x', sizeof(pad) - 1);
+	pad[290] = 0; /* the token right where LAVA's words are cut to 300 bytes */
+	bodies[nb++] = answer(401, "{\"detail\": \"Invalid token " SECRET ".\"}");
+	{
+		char *b = il_strdup_printf("{\"message\": \"%s" SECRET "\"}", pad);
+
+		bodies[nb++] = answer(403, b);
+		free(b);
+	}
+	/* escaped in JSON: the parser gives the token back */
+	bodies[nb++] = answer(401, "{\"detail\": \"bad token \\u00733cr3tT0kenV4lue\"}");
+	bodies[nb++] = answer(200, "{\"id\": 9, \"state\": \"" SECRET "\", \"health\": \"Unknown\"}");
+	bodies[nb++] = answer(200, SECRET " is not JSON");
+	bodies[nb++] = answer(500, "{\"detail\": \"Authorization: Token " SECRET "\"}");
+	bodies[nb++] = answer(200, "{\"message\": \"Job invalid: token " SECRET "\"}");
+	bodies[nb++] = answer(200, "- {\"dt\": \"2026\", \"lvl\": \"target\", \"msg\": \"echo " SECRET "\"}\n");
+	/* another job's state is no answer about this one */
+	bodies[nb++] = answer(200, "{\"id\": 8, \"state\": \"Running\", \"health\": \"Unknown\"}");
+	fake_start(&f, (const char *const *)bodies, nb);
+	cfg.url = il_strdup_printf("http://127.0.0.1:%d", f.port);
+	assert_int_equal(il_lava_conn_open(&c, &cfg, &err), 0);
+	c.timeout_s = 10;
+
+	assert_int_equal(il_lava_job_get(&c, 9, &j, &err), IL_EAUTH);
+	assert_non_null(strstr(err.msg, "/api/v0.2/jobs/9/: HTTP 401: Invalid token <token>."));
+	assert_null(strstr(err.msg, "s3cr3t"));
+	assert_int_equal(il_lava_job_get(&c, 9, &j, &err), IL_EAUTH);
+	assert_non_null(strstr(err.msg, "HTTP 403: xxx"));
+	assert_null(strstr(err.msg, "s3cr3t"));
+	assert_int_equal(il_lava_job_get(&c, 9, &j, &err), IL_EAUTH);
+	assert_non_null(strstr(err.msg, "HTTP 401: bad token <token>"));
+	assert_int_equal(il_lava_job_get(&c, 9, &j, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "state: expected one of Submitted"));
+	assert_null(strstr(err.msg, "s3cr3t"));
+	assert_int_equal(il_lava_job_get(&c, 9, &j, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "not a JSON answer"));
+	assert_null(strstr(err.msg, "s3cr3t"));
+	assert_int_equal(il_lava_job_cancel(&c, 9, &err), IL_EIO);
+	assert_non_null(strstr(err.msg, "HTTP 500: Authorization: Token <token>"));
+	assert_null(strstr(err.msg, "s3cr3t"));
+	assert_int_equal(il_lava_validate(&c, "job: x", &err), IL_EINVAL);
+	assert_non_null(strstr(err.msg, "Job invalid: token <token>"));
+	assert_null(strstr(err.msg, "s3cr3t"));
+	assert_int_equal(il_lava_job_logs(&c, 9, 0, &log, &err), 0);
+	assert_non_null(strstr(il_buf_str(&log), "echo <token>"));
+	assert_null(strstr(il_buf_str(&log), "s3cr3t"));
+	assert_int_equal(il_lava_job_get(&c, 9, &j, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "/api/v0.2/jobs/9/: id: expected 9, the job asked for, not 8"));
+	assert_int_equal(j.id, 0);
+
+	/* the last guard on its own: a message that has the token, whatever put it there */
+	snprintf(err.msg, sizeof(err.msg), "a %s b %s", SECRET, SECRET);
+	assert_int_equal(il_lava_scrub_err(&c, IL_EIO, &err), IL_EIO);
+	assert_string_equal(err.msg, "a <token> b <token>");
+	fake_stop(&f);
+	il_lava_conn_release(&c);
+	il_buf_release(&log);
+	for (size_t i = 0; i < nb; i++)
+		free(bodies[i]);
+	free(cfg.url);
+	free(tokpath);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* ---- a real server, when one runs here ---- */
 
 #define LIVE_URL "http://127.0.0.1:8018"
@@ -737,6 +891,7 @@ int main(void)
 		cmocka_unit_test(test_lavalog__real_log),
 		cmocka_unit_test(test_lavalog__escapes),
 		cmocka_unit_test(test_lavalog__bad_input),
+		cmocka_unit_test(test_lava__token_never_echoed),
 		cmocka_unit_test(test_lava__live_server),
 	};
 

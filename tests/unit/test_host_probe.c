@@ -197,12 +197,44 @@ static void test_probe__real_scripts(void **state)
 	assert_non_null(strstr(err.msg, "no kernel release"));
 }
 
+/* the uid line is `id -u`'s number: garbage from a host that answered is an error naming it */
+static void test_probe__uid_is_a_number(void **state)
+{
+	static const char *const bad[] = { "abc", "", "0 extra", "-1", "12345678901", "0x0" };
+	struct il_err err = { 0 };
+	char text[128];
+	json_t *j;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "idlelab.uname_r:6.1.0\nidlelab.uid:%s\nidlelab.user:x\n", bad[i]);
+		j = NULL;
+		assert_int_equal(il_probe_parse(text, strlen(text), "h", &j, NULL, &err), IL_EPARSE);
+		assert_null(j);
+		snprintf(text, sizeof(text), "host 'h': the probe's uid is '%s': expected the numeric user id `id -u` prints",
+			 bad[i]);
+		assert_string_equal(err.msg, text);
+	}
+	j = parse("idlelab.uname_r:6.1.0\nidlelab.uid:0\n");
+	assert_true(json_is_true(json_object_get(j, "root")));
+	assert_string_equal(json_string_value(json_object_get(j, "uid")), "0");
+	json_decref(j);
+	j = parse("idlelab.uname_r:6.1.0\nidlelab.uid:1000\n");
+	assert_true(json_is_false(json_object_get(j, "root")));
+	json_decref(j);
+	/* no uid line at all (not from probe.sh): unknown, not an error */
+	j = parse("idlelab.uname_r:6.1.0\n");
+	assert_true(json_is_null(json_object_get(j, "uid")));
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe__kvm_guest),
 		cmocka_unit_test(test_probe__vm_or_not),
 		cmocka_unit_test(test_probe__real_scripts),
+		cmocka_unit_test(test_probe__uid_is_a_number),
 	};
 
 	return cmocka_run_group_tests_name("host_probe", tests, NULL, NULL);
