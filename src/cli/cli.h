@@ -53,6 +53,13 @@ int cmd_lava(int argc, char **argv);
 int il_cli_fail(const struct il_err *err);
 
 /* Write text to path (atomically) or stdout when path is NULL or "-". */
+/*
+ * A line for the operator on stderr: raw (may be NULL: idlelab's own "\r"
+ * or erase-line) as it is, then the formatted text through the one
+ * sanitizer (newlines kept): messages that quote hosts, servers, build logs.
+ */
+void il_cli_note(const char *raw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 int il_cli_output(const char *path, const char *text, size_t len, struct il_err *err);
 
 /* Serialise j (indented, keys in insertion order) and output it as above. Steals j. */

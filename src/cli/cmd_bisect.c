@@ -218,7 +218,7 @@ int cmd_bisect(int argc, char **argv)
 		if (!r)
 			r = il_bisect_classify(&bo, &m, hex, &st, &err);
 		if (r) {
-			fprintf(stderr, "idlelab: error: %s\n", err.msg);
+			il_cli_note(NULL, "idlelab: error: %s\n", err.msg);
 			rc = GIT_BISECT_ABORT;
 			goto out;
 		}
@@ -249,12 +249,12 @@ int cmd_bisect(int argc, char **argv)
 	goto out;
 fail:
 	if (r == IL_EINTR) {
-		fprintf(stderr, "idlelab: %s (idlelab bisect --resume %s continues)\n", err.msg, dir ? dir : "DIR");
+		il_cli_note(NULL, "idlelab: %s (idlelab bisect --resume %s continues)\n", err.msg, dir ? dir : "DIR");
 		rc = 130;
 	} else {
 		if (dir && !step)
 			fprintf(stderr, "idlelab: bisection directory: %s\n", dir);
-		rc = step ? (fprintf(stderr, "idlelab: error: %s\n", err.msg), GIT_BISECT_ABORT) : il_cli_fail(&err);
+		rc = step ? (il_cli_note(NULL, "idlelab: error: %s\n", err.msg), GIT_BISECT_ABORT) : il_cli_fail(&err);
 	}
 out:
 	il_bisect_result_release(&res);

@@ -196,7 +196,7 @@ int cmd_kernel(int argc, char **argv)
 			break;
 		if (!res.ok) {
 			failed++;
-			fprintf(stderr, "kernel %s: BUILD FAILED, the variant is untestable; last lines:\n%s\n", kv.v[i].name,
+			il_cli_note(NULL, "kernel %s: BUILD FAILED, the variant is untestable; last lines:\n%s\n", kv.v[i].name,
 				res.log_tail ? res.log_tail : "");
 		} else if (!json) {
 			printf("%-20s %s %s%s\n", kv.v[i].name, res.release ? res.release : "?", res.dir,

@@ -164,7 +164,7 @@ int cmd_nightly(int argc, char **argv)
 	il_git_init();
 	if ((r = il_nightly_run(&no, &res, &err))) {
 		if (r == IL_EINTR) {
-			fprintf(stderr, "idlelab: %s (the next nightly resumes %s)\n", err.msg, res.run ? res.run : "the run");
+			il_cli_note(NULL, "idlelab: %s (the next nightly resumes %s)\n", err.msg, res.run ? res.run : "the run");
 			rc = 130;
 		} else {
 			if (res.run)

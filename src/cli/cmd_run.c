@@ -79,7 +79,7 @@ int cmd_run(int argc, char **argv)
 	if (prog.bar_shown)
 		fputc('\n', stderr);
 	if (r == IL_EINTR) {
-		fprintf(stderr, "idlelab: %s\n", err.msg);
+		il_cli_note(NULL, "idlelab: %s\n", err.msg);
 		free(dir);
 		return 130;
 	}

@@ -3,12 +3,14 @@
  * idlelab's entry point: the subcommand table, global --help/--version,
  * `help COMMAND`, and the shared output helpers.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/screen.h"
+#include "util/buf.h"
 #include "util/str.h"
 #include "version.h"
 
@@ -63,6 +65,19 @@ int il_cli_fail(const struct il_err *err)
 	il_strlcpy(msg, err->msg[0] ? err->msg : il_strerror(err->code), sizeof(msg));
 	fprintf(stderr, "idlelab: error: %s\n", il_str_sanitize(msg, true));
 	return IL_EXIT_FAIL;
+}
+
+void il_cli_note(const char *raw, const char *fmt, ...)
+{
+	struct il_buf b = IL_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	il_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	/* idlelab's own control sequences (raw: \r, erase-line) kept; the text, from hosts and servers, sanitized */
+	fprintf(stderr, "%s%s", raw ? raw : "", il_str_sanitize(b.p ? b.p : (char *)"", true));
+	il_buf_release(&b);
 }
 
 int il_cli_begin(int argc, char **argv, const struct il_opt *opts, const char *const *usage,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Progress lines on stderr. */
 #include "cli/progress.h"
+#include "cli/cli.h"
 
 #include <signal.h>
 #include <stdbool.h>
@@ -115,13 +116,13 @@ void il_cli_run_event(const struct il_run_event *ev, void *ctx)
 	case IL_EV_SAMPLE_END:
 		if (p->tty && !strcmp(ev->status, "ok"))
 			break;
-		fprintf(stderr, "%ssample %zu/%zu %s %s %s%d: %s%s%s\n", p->bar_shown ? "\n" : "", ev->seq + 1,
+		il_cli_note(p->bar_shown ? "\n" : "", "sample %zu/%zu %s %s %s%d: %s%s%s\n", ev->seq + 1,
 			ev->total, ev->variant, ev->workload, ev->warmup ? "warmup " : "iter ", ev->iteration, ev->status,
 			ev->message ? ": " : "", ev->message ? ev->message : "");
 		p->bar_shown = false;
 		break;
 	case IL_EV_NOTE:
-		fprintf(stderr, "%sidlelab: %s\n", p->bar_shown ? "\n" : "", ev->message);
+		il_cli_note(p->bar_shown ? "\n" : "", "idlelab: %s\n", ev->message);
 		p->bar_shown = false;
 		break;
 	}

@@ -85,14 +85,14 @@ int il_buf_adds(struct il_buf *b, const char *s)
 	return il_buf_add(b, s, strlen(s));
 }
 
-int il_buf_printf(struct il_buf *b, const char *fmt, ...)
+int il_buf_vprintf(struct il_buf *b, const char *fmt, va_list args)
 {
 	va_list ap;
 	int n;
 
 	if (b->nomem)
 		return IL_ENOMEM;
-	va_start(ap, fmt);
+	va_copy(ap, args);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	if (n < 0)
@@ -101,7 +101,7 @@ int il_buf_printf(struct il_buf *b, const char *fmt, ...)
 		return IL_ENOMEM;
 	if (b->max && b->len + (size_t)n > b->max) {
 		/* format in place, then cut back to the cap */
-		va_start(ap, fmt);
+		va_copy(ap, args);
 		vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
 		va_end(ap);
 		b->len = b->max > b->len ? b->max : b->len;
@@ -109,11 +109,22 @@ int il_buf_printf(struct il_buf *b, const char *fmt, ...)
 		b->truncated = true;
 		return 0;
 	}
-	va_start(ap, fmt);
+	va_copy(ap, args);
 	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	b->len += (size_t)n;
 	return 0;
+}
+
+int il_buf_printf(struct il_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = il_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 int il_buf_error(const struct il_buf *b)

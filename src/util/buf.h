@@ -9,6 +9,7 @@
 #ifndef IL_UTIL_BUF_H
 #define IL_UTIL_BUF_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -40,6 +41,7 @@ void il_buf_reset(struct il_buf *b);
 int il_buf_add(struct il_buf *b, const void *data, size_t n);
 int il_buf_adds(struct il_buf *b, const char *s);
 int il_buf_printf(struct il_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int il_buf_vprintf(struct il_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /*
  * The buffer's sticky state after a build: IL_ENOMEM once any append failed
