@@ -24,6 +24,7 @@ for spec in "$@"; do
 	world=real
 	case $mode in *@*) world=${mode#*@} mode=${mode%%@*} ;; esac
 	w="$(dirname "$0")/world.sh $world"
+	t0=$(date +%s)
 	case $mode in
 	unit|asan) $w "$prog" >"$log" 2>&1; rc=$? ;;
 	valgrind) $w valgrind -q --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
@@ -49,18 +50,21 @@ for spec in "$@"; do
 		fi
 	fi
 	p=${p:-0}; f=${f:-0}; s=${s:-0}
+	secs=$(($(date +%s) - t0))
+	total_s=$((${total_s:-0} + secs))
 	# a crash, a leak or a sanitizer report fails the program even if cases passed
 	if [ $rc -ne 0 ] && [ $rc -ne 77 ] && [ "$f" -eq 0 ]; then f=1; fi
 	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 	if [ "$f" -gt 0 ]; then
-		echo "FAIL $name ($p passed, $f failed; exit $rc) — log: $log"
+		echo "FAIL $name ($p passed, $f failed; exit $rc; ${secs} s) — log: $log"
 		tail -n 30 "$log" | sed 's/^/    /'
 		failed_names="$failed_names $name"
 	else
-		if [ "$s" -gt 0 ]; then echo "ok   $name ($p passed, $s skipped)"; else echo "ok   $name ($p passed)"; fi
+		if [ "$s" -gt 0 ]; then echo "ok   $name ($p passed, $s skipped; ${secs} s)"; else echo "ok   $name ($p passed; ${secs} s)"; fi
 	fi
 	grep -h '^skipped: ' "$log" | sort -u | sed 's/^/     /'
 done
 [ -n "$failed_names" ] && echo "failed:$failed_names"
+echo "run-tests: ${total_s:-0} s in all"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
