@@ -417,6 +417,69 @@ static json_t *tame_subject(const json_t *in)
 	return c;
 }
 
+/*
+ * What SMTP takes whatever the names are (`alert send` reads anyone's JSON):
+ * the mail's subject cut to SUBJECT_LINE_MAX bytes on a character boundary
+ * ("..."), and a body line over MAIL_LINE_MAX bytes (a name or a path that
+ * long) split at a character boundary. The mail can always be sent.
+ */
+#define SUBJECT_LINE_MAX 400
+#define MAIL_LINE_MAX 998
+static void cut_subject(struct il_buf *s)
+{
+	size_t n = 0;
+
+	if (s->len <= SUBJECT_LINE_MAX || !s->p)
+		return;
+	while (n + il_utf8_len((const unsigned char *)s->p + n) <= SUBJECT_LINE_MAX - 3)
+		n += il_utf8_len((const unsigned char *)s->p + n);
+	s->len = n;
+	s->p[n] = 0;
+	il_buf_adds(s, "...");
+}
+
+static void split_long_lines(struct il_buf *b)
+{
+	struct il_buf out = IL_BUF_INIT;
+	const char *p = b->p, *end = b->p ? b->p + b->len : NULL, *line;
+	size_t n;
+	bool long_line = false;
+
+	for (const char *q = p; p && il_next_line(&q, end, &line, &n);)
+		long_line |= n > MAIL_LINE_MAX - 1;
+	if (!long_line)
+		return;
+	while (p < end) {
+		size_t col = 0;
+
+		while (p < end && *p != '\n') {
+			size_t k = il_utf8_len((const unsigned char *)p);
+
+			if (!k)
+				k = 1;
+			if (col + k > MAIL_LINE_MAX - 1) {
+				il_buf_adds(&out, "\n");
+				col = 0;
+			}
+			il_buf_add(&out, p, k);
+			col += k;
+			p += k;
+		}
+		if (p < end) {
+			il_buf_adds(&out, "\n");
+			p++;
+		}
+	}
+	if (il_buf_error(&out)) {
+		b->nomem = true;
+	} else {
+		il_buf_release(b);
+		*b = out;
+		return;
+	}
+	il_buf_release(&out);
+}
+
 int il_alert_compose(const json_t *in0, char **subject, char **body, json_t **webhook, struct il_err *err)
 {
 	struct alert a = { 0 };
@@ -435,6 +498,8 @@ int il_alert_compose(const json_t *in0, char **subject, char **body, json_t **we
 		il_buf_printf(&s, " and %zu more", a.n - 1);
 	il_buf_printf(&s, " on %s %.12s", a.branch, a.commit);
 	mail_body(&t, &a);
+	cut_subject(&s);
+	split_long_lines(&t);
 	if ((r = il_buf_error(&s)) || (r = il_buf_error(&t)) ||
 	    (webhook && !(w = webhook_json(&a, il_buf_str(&s), il_buf_str(&t))))) {
 		r = il_err_set(err, IL_ENOMEM, "out of memory");
