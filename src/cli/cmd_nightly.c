@@ -53,12 +53,17 @@ static bool deliver_owed(const struct il_nightly_opts *no, const struct il_night
 	json_array_foreach(res->owed, i, e) {
 		const char *run = json_string_value(json_object_get(e, "run")), *base = strrchr(run, '/');
 		bool tonight = res->run && !strcmp(run, res->run);
-		char *subject = NULL, *body = NULL;
+		char *subject = NULL, *body = NULL, *id;
 		json_t *hook = NULL;
 		struct il_err err = { 0 };
 		int r;
 
 		base = base ? base + 1 : run;
+		/* the alert's one name on every attempt: the run's id, in characters a Message-ID takes */
+		id = il_strdup_printf("%.160s.nightly.idlelab", base);
+		for (char *p = id; p && *p; p++)
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_+=", *p))
+				*p = '_';
 		r = il_alert_compose(json_object_get(e, "alert"), &subject, &body, &hook, &err);
 		for (int w = 0; w < IL_NIGHTLY_NDESTS; w++) {
 			enum il_nightly_dest d = (enum il_nightly_dest)w;
@@ -81,13 +86,16 @@ static bool deliver_owed(const struct il_nightly_opts *no, const struct il_night
 				ok = false;
 				continue;
 			}
-			if (!r && !il_cli_dest_send_one(dest, d, subject, body, hook, on_accepted, &a, &err) && a.journaled) {
+			if (!r)
+				il_cli_dest_send_one(dest, d, subject, body, hook, id, on_accepted, &a, &err);
+			if (a.accepted && a.journaled) {
+				/* taken by the destination and recorded: what came after (the rest of an answer) is not a failure */
 				json_array_append_new(done, json_pack("{s:s,s:s,s:b}", "run", base, "destination",
 								      il_nightly_dest_name(d), "delivered", 1));
 			} else if (a.accepted) {
 				/* delivered, but the journal could not say so: it may go out once more tomorrow */
 				ok = false;
-				il_cli_fail(a.journaled ? &err : &a.jerr);
+				il_cli_fail(&a.jerr);
 			} else {
 				ok = false;
 				il_cli_fail(&err);
@@ -99,7 +107,7 @@ static bool deliver_owed(const struct il_nightly_opts *no, const struct il_night
 			il_nightly_delivery_end(&a.dv);
 		}
 		json_decref(hook);
-		free(subject), free(body);
+		free(subject), free(body), free(id);
 	}
 	return ok;
 }

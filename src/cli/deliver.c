@@ -47,26 +47,37 @@ bool il_cli_dest_has(const struct il_cli_dest *d, enum il_nightly_dest which)
 }
 
 int il_cli_dest_send_one(const struct il_cli_dest *d, enum il_nightly_dest which, const char *subject,
-			 const char *body, const json_t *hook, void (*accepted)(void *ctx), void *ctx, struct il_err *err)
+			 const char *body, const json_t *hook, const char *id, void (*accepted)(void *ctx), void *ctx,
+			 struct il_err *err)
 {
 	struct il_mail m = il_cli_dest_mail(d, subject, body);
+	struct il_strlist hdr = { 0 };
 	char *shown = NULL;
 	int r;
 
 	if (!il_cli_dest_has(d, which))
 		return il_err_set(err, IL_EINVAL, "no %s destination given", il_nightly_dest_name(which));
 	if (which == IL_NIGHTLY_MAIL) {
-		m.accepted = accepted, m.accepted_ctx = ctx;
+		m.accepted = accepted, m.accepted_ctx = ctx, m.message_id = id;
 		if (!(r = il_mail_send(&m, err)) && (shown = il_http_url_shown(d->smtp)))
 			printf("alert: mail sent to %zu recipient%s via %s\n", d->to.n, d->to.n == 1 ? "" : "s", shown);
 	} else {
-		if (!(r = il_alert_post_webhook(d->webhook, hook, NULL, err))) {
-			if (accepted)
-				accepted(ctx);
+		if (id) {
+			char *h = il_strdup_printf("Idempotency-Key: %s", id);
+
+			if (!h || il_strlist_push(&hdr, h)) {
+				free(h);
+				il_strlist_release(&hdr);
+				return il_err_oom(err);
+			}
+			free(h);
+		}
+		if (!(r = il_alert_post_webhook(d->webhook, hook, &hdr, accepted, ctx, err))) {
 			if ((shown = il_http_url_shown_nopath(d->webhook)))
 				printf("alert: webhook posted to %s\n", shown);
 		}
 	}
+	il_strlist_release(&hdr);
 	free(shown);
 	fflush(stdout);
 	return r;
@@ -79,7 +90,7 @@ int il_cli_dest_send(const struct il_cli_dest *d, const char *subject, const cha
 
 	for (int w = 0; w < IL_NIGHTLY_NDESTS; w++)
 		if (il_cli_dest_has(d, (enum il_nightly_dest)w) &&
-		    il_cli_dest_send_one(d, (enum il_nightly_dest)w, subject, body, hook, NULL, NULL, &err))
+		    il_cli_dest_send_one(d, (enum il_nightly_dest)w, subject, body, hook, NULL, NULL, NULL, &err))
 			rc = il_cli_fail(&err);
 	return rc;
 }

@@ -40,12 +40,17 @@ struct il_mail il_cli_dest_mail(const struct il_cli_dest *d, const char *subject
 bool il_cli_dest_has(const struct il_cli_dest *d, enum il_nightly_dest which);
 /*
  * Deliver to one destination of d; success printed ("alert: mail sent ...",
- * the URL redacted), a failure left in err for the caller. accepted (may be
- * NULL) is called as soon as the destination took the alert, before the mail
- * dialogue's goodbye: where a delivery is recorded.
+ * the URL redacted), a failure left in err for the caller. id (may be NULL)
+ * names the alert the same way on every attempt: the mail's Message-ID
+ * (ID@domain) and the webhook's Idempotency-Key header, so a receiver can
+ * tell an alert sent again (a kill between its acceptance and the record)
+ * from a new one. accepted (may be NULL) is called as soon as the
+ * destination took the alert, before the mail dialogue's goodbye: where a
+ * delivery is recorded.
  */
 int il_cli_dest_send_one(const struct il_cli_dest *d, enum il_nightly_dest which, const char *subject,
-			 const char *body, const json_t *hook, void (*accepted)(void *ctx), void *ctx, struct il_err *err);
+			 const char *body, const json_t *hook, const char *id, void (*accepted)(void *ctx), void *ctx,
+			 struct il_err *err);
 /* Mail, then webhook: both tried, each failure printed; 0 when everything asked for went out. */
 int il_cli_dest_send(const struct il_cli_dest *d, const char *subject, const char *body, const json_t *hook);
 void il_cli_dest_release(struct il_cli_dest *d);

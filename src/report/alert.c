@@ -529,13 +529,15 @@ cleanup:
 	return r;
 }
 
-int il_alert_post_webhook(const char *url, const json_t *json, const struct il_strlist *headers, struct il_err *err)
+int il_alert_post_webhook(const char *url, const json_t *json, const struct il_strlist *headers,
+			  void (*accepted)(void *ctx), void *ctx, struct il_err *err)
 {
 	struct il_strlist hl = { 0 };
 	struct il_buf resp = IL_BUF_INIT;
 	char *shown = il_http_url_shown_nopath(url), *text = json_dumps(json, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	struct il_http_req q = { .url = url, .url_shown = shown, .method = "POST", .body = text, .headers = &hl,
-				 .user_agent = "idlelab (alert)", .timeout_s = 60, .connect_timeout_s = 15, .max_body = 512 };
+				 .user_agent = "idlelab (alert)", .timeout_s = 60, .connect_timeout_s = 15, .max_body = 512,
+				 .accepted = accepted, .accepted_ctx = ctx };
 	long status = 0;
 	int r = 0;
 

@@ -28,8 +28,10 @@ int il_alert_compose(const json_t *in, char **subject, char **body, json_t **web
  * and the extra "Name: value" headers (NULL: none). A transfer failure or an
  * answer other than 2xx (redirects are not followed) is an error naming the
  * URL redacted (il_http_url_shown) and the status: IL_ECONNECT,
- * IL_ETIMEOUT, IL_EIO (the status), IL_ENOMEM.
+ * IL_ETIMEOUT, IL_EIO (the status), IL_ENOMEM. accepted (may be NULL) is
+ * called the moment a 2xx status arrives, where a delivery is recorded.
  */
-int il_alert_post_webhook(const char *url, const json_t *json, const struct il_strlist *headers, struct il_err *err);
+int il_alert_post_webhook(const char *url, const json_t *json, const struct il_strlist *headers,
+			  void (*accepted)(void *ctx), void *ctx, struct il_err *err);
 
 #endif

@@ -48,7 +48,7 @@ struct sink {
 	const struct il_http_req *q;
 	struct il_buf *body;
 	size_t got;
-	bool over;
+	bool over, accepted;
 	struct il_progress p;
 	double t0, next;
 };
@@ -127,10 +127,28 @@ CURL *il_curl_open(const char *url, const char *protos, long timeout_s, long con
 	return c;
 }
 
+/* A status line "HTTP/x 2xx ...": the server took the request; said at once (il_http_req.accepted). */
+static size_t on_header(char *p, size_t sz, size_t n, void *ctx)
+{
+	struct sink *s = ctx;
+	size_t len = sz * n;
+
+	if (!s->accepted && len > 9 && !memcmp(p, "HTTP/", 5)) {
+		const char *sp = memchr(p, ' ', len);
+
+		if (sp && (size_t)(sp - p) + 4 <= len && sp[1] == '2' && sp[2] >= '0' && sp[2] <= '9' && sp[3] >= '0' &&
+		    sp[3] <= '9') {
+			s->accepted = true;
+			s->q->accepted(s->q->accepted_ctx);
+		}
+	}
+	return len;
+}
+
 int il_http_perform(const struct il_http_req *q, long *status, struct il_buf *body, struct il_err *err)
 {
-	struct sink s = { q, body, 0, false, { .unit = "bytes", .eta_s = -1, .what = q->url_shown ? q->url_shown : q->url },
-			  il_mono_s(), 0 };
+	struct sink s = { .q = q, .body = body, .p = { .unit = "bytes", .eta_s = -1, .what = q->url_shown ? q->url_shown : q->url },
+			  .t0 = il_mono_s() };
 	struct curl_slist *hl = NULL;
 	char cerr[CURL_ERROR_SIZE] = "";
 	const char *method = q->method ? q->method : "GET";
@@ -159,6 +177,10 @@ int il_http_perform(const struct il_http_req *q, long *status, struct il_buf *bo
 		curl_easy_setopt(c, CURLOPT_USERAGENT, q->user_agent);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
+	if (q->accepted) {
+		curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+		curl_easy_setopt(c, CURLOPT_HEADERDATA, &s);
+	}
 	if (q->progress) {
 		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_xfer);
 		curl_easy_setopt(c, CURLOPT_XFERINFODATA, &s);

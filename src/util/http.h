@@ -35,6 +35,12 @@ struct il_http_req {
 	bool abort_over_max;            /* past max_body: true aborts the transfer (an error), false drops the rest */
 	il_progress_fn progress;        /* bytes received, about four times a second, and a last report; NULL: none */
 	void *progress_ctx;
+	/*
+	 * Called once, the moment a 2xx status line arrives (before the rest of
+	 * the answer): the server took the request. NULL: none.
+	 */
+	void (*accepted)(void *ctx);
+	void *accepted_ctx;
 };
 
 /*

@@ -133,12 +133,15 @@ static int add_date(struct il_buf *b, const char *eol)
 }
 
 /* A Message-ID unique without a registry: time, pid and 64 random bits, at the sender's domain. */
-static int add_message_id(struct il_buf *b, const char *from, const char *eol)
+static int add_message_id(struct il_buf *b, const char *from, const char *local, const char *eol)
 {
 	uint32_t rnd[2] = { 0, 0 };
 	time_t now = time(NULL);
 	struct tm tm;
 
+	/* the caller's: the same message sent again keeps its id, so a reader's mail client shows it once */
+	if (local)
+		return il_buf_printf(b, "Message-ID: <%s@%s>%s", local, strchr(from, '@') + 1, eol);
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
 		rnd[0] = (uint32_t)clock(), rnd[1] = (uint32_t)now; /* still unique enough with time and pid */
 	gmtime_r(&now, &tm);
@@ -158,6 +161,10 @@ int il_mail_compose(const struct il_mail *m, bool crlf, struct il_buf *out, stru
 	for (size_t i = 0; m->to && i < m->to->n; i++)
 		if (!addr_ok(m->to->v[i]))
 			return il_err_set(err, IL_EINVAL, "mail: to: expected an address user@domain, got '%s'", m->to->v[i]);
+	if (m->message_id && (!*m->message_id || strlen(m->message_id) > 200 ||
+			      m->message_id[strspn(m->message_id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+							     "0123456789.-_+=")]))
+		return il_err_set(err, IL_EINVAL, "mail: message_id: expected letters, digits and . - _ + = (at most 200)");
 	if (!m->subject || !*m->subject || !text_ok(m->subject, false))
 		return il_err_set(err, IL_EINVAL, "mail: subject: expected one line of UTF-8 text");
 	if (!m->body || !text_ok(m->body, true))
@@ -172,7 +179,7 @@ int il_mail_compose(const struct il_mail *m, bool crlf, struct il_buf *out, stru
 		r |= il_buf_adds(out, eol);
 	}
 	r |= add_subject(out, m->subject, eol);
-	r |= add_message_id(out, m->from, eol);
+	r |= add_message_id(out, m->from, m->message_id, eol);
 	r |= il_buf_printf(out, "MIME-Version: 1.0%sContent-Type: text/plain; charset=utf-8%s"
 				"Content-Transfer-Encoding: 8bit%s%s", eol, eol, eol, eol);
 	for (const char *p = m->body; *p;) {

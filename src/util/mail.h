@@ -21,6 +21,7 @@ struct il_mail {
 	const struct il_strlist *to;   /* addresses; at least one to send */
 	const char *subject, *body;    /* UTF-8; the body's lines end in LF (made CRLF here) */
 	long timeout_s;                /* the whole delivery, and each server answer in it; 0: 60 s */
+	const char *message_id;        /* the Message-ID's part before "@" (letters, digits, . - _ + =); NULL: made unique */
 	/*
 	 * Called once the server accepted the message (its answer to the final
 	 * "."), before the goodbye (QUIT) that may still hang: whoever must

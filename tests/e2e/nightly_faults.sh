@@ -153,9 +153,14 @@ printf 'ladder menu haltpoll\n' > "$FB/fix/sys/devices/system/cpu/cpuidle/availa
 
 # kill -9 at 24 instants of the nightlies retrying a failed first delivery: one mail, one POST per alert
 # (the mail server counts the messages it acknowledged: smtp_stall.py --keep)
+# and the webhook the POSTs it answered: PDU_LOG_AFTER)
 mkdir -p "$T/acked"
 python3 "$SRC/tests/e2e/smtp_stall.py" "$T/acked.port" --keep "$T/acked" &
 PIDS="$PIDS $!"
+PDU_LOG_AFTER=1 python3 "$SRC/tests/e2e/pdu.py" "$T/hook2.port" "$T/hook2.log" test -e "$T/hook-ok" &
+PIDS="$PIDS $!"
+HOOK2=$(wait_port "$T/hook2.port")
+DEST="--to pm@example.org --from nightly@lab.example.org --webhook http://127.0.0.1:$HOOK2/services/$SECRET"
 M="--smtp smtp://127.0.0.1:$(wait_port "$T/acked.port")/ $DEST"
 fb_commit 140 "cpuidle: menu: even deeper"
 tip2=$(git -C "$FB_REPO" rev-parse HEAD)
@@ -175,9 +180,14 @@ t12=$(echo "$tip2" | cut -c1-12)
 [ "$(grep -l "$t12" "$T"/acked/*.eml | wc -l)" = 1 ] && ok "24 kills: exactly one mail of the alert" ||
 	bad "24 kills: exactly one mail of the alert" "$(grep -l "$t12" "$T"/acked/*.eml)"
 posts=$(python3 -c 'import json, sys
-print(sum(1 for l in open(sys.argv[1]) if json.loads(json.loads(l)["body"]).get("commit") == sys.argv[2]))' "$T/hook.log" "$tip2")
-# the first POST was answered 500 (the failing night), every later one 200
-[ "$posts" = 2 ] && ok "24 kills: exactly one webhook POST accepted" || bad "24 kills: exactly one webhook POST accepted" "$posts POSTs"
+print(sum(1 for l in open(sys.argv[1]) for r in [json.loads(l)] if r["status"] == 200 and json.loads(r["body"]).get("commit") == sys.argv[2]))' "$T/hook2.log" "$tip2")
+[ "$posts" = 1 ] && ok "24 kills: exactly one webhook POST accepted" || bad "24 kills: exactly one webhook POST accepted" "$posts POSTs"
+# every attempt named the alert the same way: the mail's Message-ID, the webhook's Idempotency-Key
+keys=$(python3 -c 'import json, sys
+print(len({json.loads(l)["headers"].get("Idempotency-Key") for l in open(sys.argv[1])}))' "$T/hook2.log")
+mid=$(grep -h -i "^Message-ID: <.*nightly.idlelab@lab.example.org>" "$T"/acked/*.eml | wc -l)
+[ "$keys" = 1 ] && [ "$mid" = 1 ] && ok "every attempt carries the alert's one id (Idempotency-Key, Message-ID)" ||
+	bad "every attempt carries the alert's one id (Idempotency-Key, Message-ID)" "keys $keys, Message-IDs $mid"
 n=$(python3 -c 'import json, sys
 print(sum(1 for l in open(sys.argv[1]) for r in [json.loads(l)] if r["type"] == "nightly-alert" and r["delivered"] and r["commit"] == sys.argv[2]))' \
 	"$R/nightly.jsonl" "$tip2")

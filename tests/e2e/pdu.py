@@ -4,7 +4,9 @@
 # appends every request (method, path, headers, body) as one JSON line to LOG
 # and then runs CMD... (the "power cycle"), answering 200 when it exits 0.
 # Usage: pdu.py PORTFILE LOG [CMD...]  (the chosen port is written to PORTFILE)
-import http.server, json, subprocess, sys
+# With PDU_LOG_AFTER=1 in the environment a request is logged only once its
+# answer was sent: LOG then holds the requests the server acknowledged.
+import http.server, json, os, subprocess, sys
 
 portfile, log, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
 
@@ -14,12 +16,21 @@ class Pdu(http.server.BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(n).decode("utf-8", "replace")
         rec = {"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body}
-        with open(log, "a") as f:
-            f.write(json.dumps(rec) + "\n")
+        after = os.environ.get("PDU_LOG_AFTER") == "1"
+        if not after:
+            self.log(rec)
         rc = subprocess.call(cmd) if cmd else 0
         self.send_response(200 if rc == 0 else 500)
         self.end_headers()
         self.wfile.write(b"cycled\n" if rc == 0 else b"cycle command failed\n")
+        self.wfile.flush()
+        if after:
+            rec["status"] = 200 if rc == 0 else 500
+            self.log(rec)
+
+    def log(self, rec):
+        with open(log, "a") as f:
+            f.write(json.dumps(rec) + "\n")
 
     do_POST = do_PUT = do_GET = handle_one
 
