@@ -35,7 +35,7 @@ int il_report_csv(const struct il_cmp *c, struct il_buf *b)
 		       "p_value,ci_low,ci_high,threshold_pct,verdict,key_metric,eq_low_pct,eq_high_pct,n_needed\r\n");
 	for (size_t i = 0; i < c->nmet; i++) {
 		const struct il_mseries *m = &ds->met[c->met[i]];
-		const char *better = m->better == IL_BETTER_HIGHER ? "higher" : m->better == IL_BETTER_LOWER ? "lower" : "none";
+		const char *better = il_better_name(m->better);
 
 		for (size_t v = 0; v < ds->nvar; v++) {
 			const struct il_values *vals = &m->var[v];

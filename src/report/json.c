@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "idle/snapjson.h"
+#include "util/jfields.h"
 
 /* Metrics left out by --max-cv: [{key, variant, cv}] (cv null when the mean was 0). */
 static json_t *dropped_json(const struct il_cmp *c)
@@ -19,11 +20,6 @@ static json_t *dropped_json(const struct il_cmp *c)
 						   c->ds->var[d->var], "cv", isfinite(d->cv) ? json_real(d->cv) : json_null()));
 	}
 	return a;
-}
-
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
 }
 
 /* The keys of the metrics the A/A pair made unreliable. */
@@ -86,8 +82,7 @@ json_t *il_report_json(const struct il_cmp *c)
 		json_object_set_new(mo, "group", json_string(m->group));
 		json_object_set_new(mo, "metric", json_string(m->metric));
 		json_object_set_new(mo, "unit", json_string(m->unit));
-		json_object_set_new(mo, "better", json_string(m->better == IL_BETTER_HIGHER ? "higher" :
-							      m->better == IL_BETTER_LOWER ? "lower" : "none"));
+		json_object_set_new(mo, "better", json_string(il_better_name(m->better)));
 		json_object_set_new(mo, "idle", json_boolean(m->idle));
 		json_object_set_new(mo, "key_metric", json_boolean(c->key[i]));
 		for (size_t v = 0; v < ds->nvar; v++) {
@@ -98,12 +93,12 @@ json_t *il_report_json(const struct il_cmp *c)
 				json_array_append_new(values, json_real(m->var[v].v[k]));
 			json_array_append_new(
 				va, json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:s,s:o,s:o}",
-					      "variant", ds->var[v], "n", (json_int_t)x->d.n, "mean", num(x->d.mean),
-					      "median", num(x->d.median), "stdev", num(x->d.stdev), "cv", num(x->d.cv), "min",
-					      num(x->d.min), "max", num(x->d.max), "change_pct", num(x->change_pct),
-					      "p_value", num(x->p), "p_raw", num(x->p_raw), "ci_low", num(x->ci_lo), "ci_high", num(x->ci_hi),
+					      "variant", ds->var[v], "n", (json_int_t)x->d.n, "mean", il_jf_num(x->d.mean),
+					      "median", il_jf_num(x->d.median), "stdev", il_jf_num(x->d.stdev), "cv", il_jf_num(x->d.cv), "min",
+					      il_jf_num(x->d.min), "max", il_jf_num(x->d.max), "change_pct", il_jf_num(x->change_pct),
+					      "p_value", il_jf_num(x->p), "p_raw", il_jf_num(x->p_raw), "ci_low", il_jf_num(x->ci_lo), "ci_high", il_jf_num(x->ci_hi),
 					      "ci_method", x->ci_method ? json_string(x->ci_method) : json_null(),
-					      "threshold_pct", num(x->threshold_pct), "verdict", x->verdict, "why", x->why,
+					      "threshold_pct", il_jf_num(x->threshold_pct), "verdict", x->verdict, "why", x->why,
 					      "n_needed", x->n_needed ? json_integer((json_int_t)x->n_needed) : json_null(),
 					      "values", values));
 			{
@@ -115,8 +110,8 @@ json_t *il_report_json(const struct il_cmp *c)
 								c->key[i]			       ? "holm" :
 												 "bh"));
 				json_object_set_new(e, "family", json_integer((json_int_t)x->family));
-				json_object_set_new(e, "eq_low_pct", num(x->eq_lo));
-				json_object_set_new(e, "eq_high_pct", num(x->eq_hi));
+				json_object_set_new(e, "eq_low_pct", il_jf_num(x->eq_lo));
+				json_object_set_new(e, "eq_high_pct", il_jf_num(x->eq_hi));
 				json_object_set_new(e, "exploratory", json_boolean(!c->key[i] && (int)v != c->ref));
 			}
 		}

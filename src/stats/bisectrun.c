@@ -93,11 +93,6 @@ int il_bisect_env_resolve(struct il_bisect_env *e, const char *rev, char *out, s
 	return r;
 }
 
-static const char *better_name(enum il_better b)
-{
-	return b == IL_BETTER_HIGHER ? "higher" : b == IL_BETTER_LOWER ? "lower" : NULL;
-}
-
 static int measure(void *ctx, const char *commit, size_t k, size_t n, struct il_bisect_round *out, struct il_err *err)
 {
 	struct il_bisect_env *e = ctx;
@@ -156,7 +151,7 @@ static int measure(void *ctx, const char *commit, size_t k, size_t n, struct il_
 		for (size_t j = 0; ds.nvar && j < m->var[0].n; j++)
 			json_array_append_new(a, json_real(m->var[0].v[j]));
 		json_object_set_new(out->values, m->key, json_pack("{s:o,s:s?,s:s?}", "values", a, "better",
-								   better_name(m->better), "unit", m->unit));
+								   (m->better == IL_BETTER_NONE ? NULL : il_better_name(m->better)), "unit", m->unit));
 	}
 out:
 	il_dataset_release(&ds);

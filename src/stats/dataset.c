@@ -47,6 +47,11 @@ void il_dataset_file_direction(struct il_dataset *ds, enum il_better b)
 			ds->met[i].better = b;
 }
 
+const char *il_better_name(enum il_better b)
+{
+	return b == IL_BETTER_HIGHER ? "higher" : b == IL_BETTER_LOWER ? "lower" : "none";
+}
+
 int il_dataset_var(const struct il_dataset *ds, const char *label)
 {
 	for (size_t i = 0; i < ds->nvar; i++)

@@ -16,6 +16,8 @@
 #include "util/str.h"
 
 enum il_better { IL_BETTER_NONE = 0, IL_BETTER_HIGHER = 1, IL_BETTER_LOWER = -1 };
+/* "higher", "lower" or "none": the one spelling of a direction in journals, indexes and reports. */
+const char *il_better_name(enum il_better b);
 
 struct il_values {
 	size_t n, cap;

@@ -15,11 +15,6 @@
 #include "stats/stats.h"
 #include "util/buf.h"
 
-static const char *better_name(enum il_better b)
-{
-	return b == IL_BETTER_HIGHER ? "higher" : b == IL_BETTER_LOWER ? "lower" : "none";
-}
-
 /* The run-start record's entry of variant label (NULL when it has none). */
 static const json_t *variant_of(const json_t *start, const char *label)
 {
@@ -224,7 +219,7 @@ static int insert_metrics(struct il_history *h, int64_t id, const struct il_data
 			il_hdb_bind_num(st, 16, d.min);
 			il_hdb_bind_num(st, 17, d.max);
 			il_hdb_bind_text(st, 18, ms->unit);
-			il_hdb_bind_text(st, 19, better_name(ms->better));
+			il_hdb_bind_text(st, 19, il_better_name(ms->better));
 			sqlite3_bind_int(st, 20, ms->idle);
 			r = il_hdb_step_done(h, st, err);
 		}

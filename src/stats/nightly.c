@@ -18,10 +18,9 @@
 #include "run/journal.h"
 #include "run/plan.h"
 #include "run/rundir.h"
-#include "stats/changepoint.h"
 #include "stats/compare.h"
 #include "stats/dataset.h"
-#include "stats/history.h"
+#include "stats/nightlydrift.h"
 #include "util/buf.h"
 #include "util/jfields.h"
 #include "util/jsonfile.h"
@@ -324,16 +323,6 @@ out:
 	return r;
 }
 
-static const char *better_name(enum il_better b)
-{
-	return b == IL_BETTER_HIGHER ? "higher" : b == IL_BETTER_LOWER ? "lower" : "none";
-}
-
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 /* "VARIANT|KEY": what a regression is, for "reported already" */
 static json_t *reg_key(const char *variant, const char *key)
 {
@@ -383,10 +372,10 @@ static int compare_variant(struct nt *n, const struct il_dataset *base, const st
 			continue; /* secondary metrics: context (exploratory), never an alert */
 		e = json_pack("{s:s,s:s,s:s,s:s,s:s?,s:s,s:o,s:o,s:I,s:o,s:o,s:I,s:o,s:o,s:o,s:s}", "variant", v, "key",
 			      m->key, "workload", m->group, "metric", m->metric, "unit", *m->unit ? m->unit : NULL, "better",
-			      better_name(m->better), "baseline_mean", num(b->d.mean), "baseline_stdev", num(b->d.stdev),
-			      "n_baseline", (json_int_t)b->d.n, "mean", num(x->d.mean), "stdev", num(x->d.stdev), "n",
-			      (json_int_t)x->d.n, "change_pct", num(x->change_pct), "p", num(x->p), "threshold_pct",
-			      num(x->threshold_pct), "verdict", x->verdict);
+			      il_better_name(m->better), "baseline_mean", il_jf_num(b->d.mean), "baseline_stdev", il_jf_num(b->d.stdev),
+			      "n_baseline", (json_int_t)b->d.n, "mean", il_jf_num(x->d.mean), "stdev", il_jf_num(x->d.stdev), "n",
+			      (json_int_t)x->d.n, "change_pct", il_jf_num(x->change_pct), "p", il_jf_num(x->p), "threshold_pct",
+			      il_jf_num(x->threshold_pct), "verdict", x->verdict);
 		json_array_append_new(n->res->compared, e);
 		if (!strcmp(x->verdict, "worse") && isfinite(x->p))
 			json_array_append(regs, e);
@@ -417,162 +406,6 @@ static json_t *alert_reg(const json_t *e)
 	if (!json_object_get(a, "baseline_stdev"))
 		json_object_set_new(a, "baseline_stdev", json_real(0));
 	return a;
-}
-
-/* The run ids of this plan's nightlies since the epoch (the baseline record), then the tip's. */
-static json_t *nightly_runs(const struct nt *n)
-{
-	json_t *ids = json_object();
-	bool on = !n->epoch;
-	size_t i;
-	json_t *r;
-
-	json_array_foreach(n->past, i, r) {
-		if (r == n->epoch)
-			on = true;
-		if (on && !strcmp(str(r, "type"), "nightly") && strcmp(str(r, "verdict") ?: "", "failed") && str(r, "run"))
-			json_object_set_new(ids, strrchr(str(r, "run"), '/') ? strrchr(str(r, "run"), '/') + 1 : str(r, "run"),
-					    json_true());
-	}
-	json_object_set_new(ids, strrchr(n->res->run, '/') + 1, json_true());
-	return ids;
-}
-
-/*
- * Drift: over the last window nightlies since the epoch, per key metric and
- * variant, the last change point of the means (stats/changepoint.h); one
- * for the worse whose new level the tip is on, beyond the floor, is a
- * regression of kind "drift" unless the comparison with the baseline found
- * that metric already.
- */
-static int drift(struct nt *n, json_t *regs, struct il_err *err)
-{
-	struct il_history *h = NULL;
-	struct il_history_sync sync = { 0 };
-	struct il_buf db = IL_BUF_INIT;
-	struct il_history_query q = { .plan = n->res->plan, .host = n->res->host,
-				      .metrics = n->t.metrics.n ? &n->t.metrics : NULL };
-	struct il_cp_opts cpo = IL_CP_OPTS_INIT;
-	json_t *series = NULL, *ids = nightly_runs(n), *m, *v;
-	size_t i, j;
-	int r;
-
-	if (n->o->db)
-		il_buf_adds(&db, n->o->db);
-	else
-		il_buf_printf(&db, "%s/history.sqlite", n->o->dir);
-	cpo.alpha = n->t.alpha;
-	cpo.floor_pct = n->t.floor_pct;
-	q.cp = cpo;
-	q.window = (size_t)n->t.window;
-	if ((r = il_history_open(&h, db.p, err)) || (r = il_history_update(h, n->o->dir, &sync, err)))
-		goto out;
-	if ((r = il_history_series(h, &q, &series, err))) {
-		if (r == IL_ENOTFOUND)
-			r = 0; /* no key metric has points yet: nothing to drift */
-		goto out;
-	}
-	json_array_foreach(json_object_get(series, "metrics"), i, m) {
-		const char *better = str(m, "better");
-
-		if (!better || !strcmp(better, "none"))
-			continue;
-		json_array_foreach(json_object_get(m, "variants"), j, v) {
-			const json_t *pts = json_object_get(v, "points"), *pt, *already;
-			const json_t *used[1000];
-			double x[1000];
-			size_t k, nx = 0, from = 0, ncp = 0, a;
-			struct il_cp *cp = NULL;
-			bool found = false;
-
-			json_array_foreach(pts, k, pt)
-				if (json_object_get(ids, str(pt, "run")) && json_is_number(json_object_get(pt, "mean")))
-					nx++;
-			if (nx > (size_t)n->t.window)
-				from = nx - (size_t)n->t.window;
-			nx = 0;
-			a = 0;
-			json_array_foreach(pts, k, pt)
-				if (json_object_get(ids, str(pt, "run")) && json_is_number(json_object_get(pt, "mean")) && a++ >= from) {
-					used[nx] = pt;
-					x[nx++] = json_number_value(json_object_get(pt, "mean"));
-				}
-			/* the tip must be the last point: the drift is about where the branch is now */
-			if (!nx || strcmp(str(used[nx - 1], "run"), strrchr(n->res->run, '/') + 1))
-				continue;
-			json_array_foreach(regs, k, already)
-				found |= !strcmp(str(already, "variant"), str(v, "variant")) && !strcmp(str(already, "key"), str(m, "key"));
-			if (found || il_changepoint_find(x, nx, &cpo, &cp, &ncp, NULL) || !ncp) {
-				free(cp);
-				continue;
-			}
-			{
-				const struct il_cp *c = &cp[ncp - 1];
-				bool worse = !strcmp(better, "lower") ? c->change_pct > 0 : c->change_pct < 0;
-
-				if (worse) {
-					struct il_desc db4, da;
-
-					il_desc_compute(x + (ncp > 1 ? cp[ncp - 2].at : 0), c->at - (ncp > 1 ? cp[ncp - 2].at : 0), &db4);
-					il_desc_compute(x + c->at, nx - c->at, &da);
-					json_array_append_new(
-						regs, json_pack("{s:s,s:O,s:O,s:O,s:O,s:s,s:o,s:o,s:I,s:o,s:o,s:I,s:f,s:f,s:s,s:O,s:O}",
-								"variant", str(v, "variant"), "key", json_object_get(m, "key"),
-								"workload", json_object_get(m, "workload"), "metric",
-								json_object_get(m, "metric"), "unit", json_object_get(m, "unit"),
-								"better", better, "baseline_mean", num(c->before), "baseline_stdev",
-								num(db4.n > 1 ? db4.stdev : 0), "n_baseline", (json_int_t)db4.n,
-								"mean", num(c->after), "stdev", num(da.n > 1 ? da.stdev : 0), "n",
-								(json_int_t)da.n, "change_pct", c->change_pct, "p", c->p, "kind",
-								"drift", "since", json_object_get(used[c->at], "commit"),
-								"since_run", json_object_get(used[c->at], "run")));
-				}
-			}
-			free(cp);
-		}
-	}
-out:
-	json_decref(series);
-	json_decref(ids);
-	il_history_sync_release(&sync);
-	il_history_close(h);
-	il_buf_release(&db);
-	return r;
-}
-
-/*
- * The drift, or why not: the history index is a cache of the runs and never
- * decides whether a verdict is journaled or an alert goes out. A damaged
- * index of the runs directory's own (not one given with --db) is moved aside
- * and made again from the runs; one that is locked or still unusable leaves
- * the drift unjudged, said in res->drift_note and the journal.
- */
-static int drift_judged(struct nt *n, json_t *regs, struct il_err *err)
-{
-	struct il_err e = { 0 };
-	struct il_buf db = IL_BUF_INIT, aside = IL_BUF_INIT;
-	int r = drift(n, regs, &e);
-
-	if (r == IL_EPARSE && !n->o->db) {
-		il_buf_printf(&db, "%s/history.sqlite", n->o->dir);
-		il_buf_printf(&aside, "%s/history.sqlite.damaged", n->o->dir);
-		if (!il_buf_error(&db) && !il_buf_error(&aside) && !rename(db.p, aside.p)) {
-			char *was = strdup(e.msg);
-
-			il_err_clear(&e);
-			if (!(r = drift(n, regs, &e)) && was)
-				n->res->drift_note = il_strdup_printf("the history index was damaged (%s): moved to %s and made "
-								      "again from the runs", was, aside.p);
-			free(was);
-		}
-	}
-	il_buf_release(&db), il_buf_release(&aside);
-	if (r == IL_ENOMEM || r == IL_EINTR)
-		return il_err_set(err, r, "%s", e.msg);
-	if (r && !(n->res->drift_note = il_strdup_printf("the drift over the last nightlies was not judged (%s); the "
-							 "verdict is the comparison with the baseline alone", e.msg)))
-		return il_err_oom(err);
-	return 0;
 }
 
 /* The keys reported already against this baseline (the last regression record with it), or NULL. */
@@ -680,8 +513,15 @@ static int judge(struct nt *n, struct il_err *err)
 	for (i = 0; i < tip.nvar; i++)
 		if ((!tip.aa || strcmp(tip.var[i], tip.aa)) && (r = compare_variant(n, &base, &tip, tip.var[i], regs, err)))
 			goto out;
-	if ((r = drift_judged(n, regs, err)))
-		goto out;
+	{
+		struct il_nightly_drift_in in = { .dir = n->o->dir, .db = n->o->db, .plan = res->plan, .host = res->host,
+						  .run = res->run, .metrics = n->t.metrics.n ? &n->t.metrics : NULL,
+						  .alpha = n->t.alpha, .floor_pct = n->t.floor_pct, .window = n->t.window,
+						  .past = n->past, .epoch = n->epoch };
+
+		if ((r = il_nightly_drift(&in, regs, &res->drift_note, err)))
+			goto out;
+	}
 	if (!json_array_size(regs)) {
 		res->verdict = IL_NIGHTLY_GOOD;
 		goto out;
@@ -811,48 +651,6 @@ out:
 	track_release(&n.t);
 	git_repository_free(n.repo);
 	return r;
-}
-
-int il_nightly_delivery_begin(const struct il_nightly_opts *o, const struct il_nightly_result *res, const json_t *e,
-			      enum il_nightly_dest d, struct il_nightly_delivery *dv, struct il_err *err)
-{
-	struct il_buf jp = IL_BUF_INIT;
-	json_t *rec = il_nightlyq_delivery(res->plan, res->host, e, d, NULL);
-	int r;
-
-	*dv = (struct il_nightly_delivery){ .j = { .fd = -1 }, .res = res, .owed = e, .d = d };
-	il_buf_printf(&jp, "%s/nightly.jsonl", o->dir);
-	if (!rec || il_buf_error(&jp) || !(dv->line = il_journal_line(rec)))
-		r = il_err_oom(err);
-	else
-		r = il_journal_open(&dv->j, jp.p, err);
-	json_decref(rec);
-	il_buf_release(&jp);
-	return r;
-}
-
-int il_nightly_delivery_done(struct il_nightly_delivery *dv, const char *why, struct il_err *err)
-{
-	json_t *rec;
-	int r;
-
-	if (dv->j.fd < 0)
-		return il_err_set(err, IL_EINVAL, "the nightly journal is not open for the delivery record");
-	if (!why)
-		return il_journal_append_line(&dv->j, dv->line, err);
-	if (!(rec = il_nightlyq_delivery(dv->res->plan, dv->res->host, dv->owed, dv->d, why)))
-		return il_err_oom(err);
-	r = il_journal_append(&dv->j, rec, err);
-	json_decref(rec);
-	return r;
-}
-
-void il_nightly_delivery_end(struct il_nightly_delivery *dv)
-{
-	if (dv->j.fd >= 0)
-		il_journal_close(&dv->j);
-	free(dv->line);
-	dv->line = NULL;
 }
 
 void il_nightly_result_release(struct il_nightly_result *r)

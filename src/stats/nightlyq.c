@@ -2,8 +2,12 @@
 /* The nightly's alert queue: what is owed to which destination (see nightlyq.h). */
 #include "stats/nightlyq.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "run/journal.h"
+#include "stats/nightly.h"
+#include "util/buf.h"
 #include "util/str.h"
 
 static const char *const dest_names[IL_NIGHTLY_NDESTS] = {
@@ -120,4 +124,48 @@ json_t *il_nightlyq_delivery(const char *plan, const char *host, const json_t *e
 		return NULL;
 	}
 	return rec;
+}
+
+/* ---- a delivery attempt, journaled the instant its outcome is known (nightly.h) ---- */
+
+int il_nightly_delivery_begin(const struct il_nightly_opts *o, const struct il_nightly_result *res, const json_t *e,
+			      enum il_nightly_dest d, struct il_nightly_delivery *dv, struct il_err *err)
+{
+	struct il_buf jp = IL_BUF_INIT;
+	json_t *rec = il_nightlyq_delivery(res->plan, res->host, e, d, NULL);
+	int r;
+
+	*dv = (struct il_nightly_delivery){ .j = { .fd = -1 }, .res = res, .owed = e, .d = d };
+	il_buf_printf(&jp, "%s/nightly.jsonl", o->dir);
+	if (!rec || il_buf_error(&jp) || !(dv->line = il_journal_line(rec)))
+		r = il_err_oom(err);
+	else
+		r = il_journal_open(&dv->j, jp.p, err);
+	json_decref(rec);
+	il_buf_release(&jp);
+	return r;
+}
+
+int il_nightly_delivery_done(struct il_nightly_delivery *dv, const char *why, struct il_err *err)
+{
+	json_t *rec;
+	int r;
+
+	if (dv->j.fd < 0)
+		return il_err_set(err, IL_EINVAL, "the nightly journal is not open for the delivery record");
+	if (!why)
+		return il_journal_append_line(&dv->j, dv->line, err);
+	if (!(rec = il_nightlyq_delivery(dv->res->plan, dv->res->host, dv->owed, dv->d, why)))
+		return il_err_oom(err);
+	r = il_journal_append(&dv->j, rec, err);
+	json_decref(rec);
+	return r;
+}
+
+void il_nightly_delivery_end(struct il_nightly_delivery *dv)
+{
+	if (dv->j.fd >= 0)
+		il_journal_close(&dv->j);
+	free(dv->line);
+	dv->line = NULL;
 }

@@ -6,6 +6,8 @@
  * nightly.jsonl ("nightly-alert"). What is owed is what the verdicts promised
  * minus what was delivered: every nightly, whatever its own verdict, tries
  * the owed destinations again, and only those, until each is delivered.
+ * Here too: journaling one delivery attempt (il_nightly_delivery_*,
+ * declared in nightly.h with the result they belong to).
  */
 #ifndef IL_STATS_NIGHTLYQ_H
 #define IL_STATS_NIGHTLYQ_H

@@ -224,3 +224,8 @@ json_t *il_jf_strlist_json(const struct il_strlist *l)
 		json_array_append_new(a, json_string(l->v[i]));
 	return a;
 }
+
+json_t *il_jf_num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}

@@ -90,4 +90,7 @@ struct il_strlist;
 /* l as a JSON array of strings (what IL_JF_STRINGS reads); NULL when out of memory. The caller owns it. */
 json_t *il_jf_strlist_json(const struct il_strlist *l);
 
+/* v as a JSON number, null when it is not finite (JSON has no NaN); a new reference, NULL when out of memory. */
+json_t *il_jf_num(double v);
+
 #endif
