@@ -91,13 +91,14 @@ int cmd_audit(int argc, char **argv)
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };
 	bool all = false, verbose = false;
-	const char *inventory = NULL, *window_s = "5", *policy_f = NULL, *fmt_s = "text", *fail_s = "warning", *out = NULL;
+	double window = 5;
+	const char *inventory = NULL, *policy_f = NULL, *fmt_s = "text", *fail_s = "warning", *out = NULL;
 	long jobs = 64;
 	const struct il_opt opts[] = {
 		IL_CLI_OPT_HOSTS_DIR(&dirs),
 		IL_OPT_BOOL(0, "all", &all, "every host file of the inventory directory"),
 		IL_OPT_STR(0, "inventory", &inventory, "FILE", "hosts from FILE: one [user@]host[:port] a line"),
-		IL_OPT_STR(0, "window", &window_s, "S", "seconds between the two snapshots (default 5)"),
+		IL_OPT_DBL(0, "window", &window, "S", "seconds between the two snapshots (default 5)"),
 		IL_OPT_NUM(0, "jobs", &jobs, "N", "hosts in flight (default 64)"),
 		IL_OPT_STR(0, "policy", &policy_f, "FILE", "the audit policy (default: built in, as examples/audit/policy.json)"),
 		IL_OPT_STR(0, "format", &fmt_s, "FMT", "text, json, csv or html (default text)"),
@@ -121,15 +122,15 @@ int cmd_audit(int argc, char **argv)
 	struct il_err err = { 0 };
 	enum il_audit_fmt fmt;
 	enum il_audit_sev fail_on;
-	double window, t0;
+	double t0;
 	int nargs, r, rc = IL_EXIT_FAIL;
 
 	if ((r = il_cli_begin(argc, argv, opts, usage, &dirs, &paths, &nargs)) >= 0)
 		return r;
 	if (il_audit_fmt_parse(fmt_s, &fmt, &err) || il_audit_sev_parse(fail_s, &fail_on, &err))
 		return il_opt_error(opts, usage, "%s", err.msg);
-	if (il_parse_double(window_s, (size_t)-1, &window) || window < 0 || window > 3600)
-		return il_opt_error(opts, usage, "--window: expected seconds from 0 to 3600, not '%s'", window_s);
+	if (window < 0 || window > 3600)
+		return il_opt_error(opts, usage, "--window: expected seconds from 0 to 3600, not %g", window);
 	if (jobs < 1 || jobs > 4096)
 		return il_opt_error(opts, usage, "--jobs: expected 1 to 4096");
 	if (!nargs && !all && !inventory)

@@ -62,7 +62,8 @@ int cmd_bisect(int argc, char **argv)
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };
 	const char *good = NULL, *bad = NULL, *metric = NULL, *variant = NULL, *out = NULL, *resume = NULL, *step = NULL;
-	const char *rev = NULL, *alpha_s = NULL, *ofile = NULL, *bin = NULL;
+	const char *rev = NULL, *ofile = NULL, *bin = NULL;
+	double alpha = 0.05;
 	long n0 = 0, max_n = 0;
 	bool first_parent = false, json = false, quiet = false, confirm = false;
 	const struct il_opt opts[] = {
@@ -74,7 +75,7 @@ int cmd_bisect(int argc, char **argv)
 		IL_OPT_BOOL(0, "confirm", &confirm, "then measure the culprit reverted on bad: like good confirms it"),
 		IL_OPT_NUM(0, "samples", &n0, "N", "samples in a commit's first round (default: the plan's iterations, at least 3)"),
 		IL_OPT_NUM(0, "max-samples", &max_n, "N", "cap on one commit's samples, reached by doubling (default 4 x --samples)"),
-		IL_OPT_STR(0, "alpha", &alpha_s, "A", "significance of each decision (default 0.05)"),
+		IL_OPT_DBL(0, "alpha", &alpha, "A", "significance of each decision (default 0.05)"),
 		IL_OPT_STR(0, "out", &out, "DIR", "the bisection's directory (default reports/<date>-bisect-<plan name>)"),
 		IL_OPT_STR(0, "resume", &resume, "DIR", "continue a bisection where it stopped"),
 		IL_OPT_STR(0, "step", &step, "DIR", "git bisect run: measure --rev against DIR's endpoints"),
@@ -110,8 +111,9 @@ int cmd_bisect(int argc, char **argv)
 		return il_opt_error(opts, usage, "expected one plan, or --resume DIR, or --step DIR");
 	if (!resume && !step && (!good || !bad))
 		return il_opt_error(opts, usage, "--good and --bad are required");
-	if (n0 < 0 || max_n < 0 || (alpha_s && !((bo.alpha = strtod(alpha_s, NULL)) > 0 && bo.alpha < 1)))
+	if (n0 < 0 || max_n < 0 || !(alpha > 0 && alpha < 1))
 		return il_opt_error(opts, usage, "--samples and --max-samples are counts, --alpha is in (0, 1)");
+	bo.alpha = alpha;
 	prog.quiet = quiet;
 	ro = (struct il_run_opts){ .paths = &paths, .workloads_dir = paths.workloads_dir,
 				   .workload_bin = bin && *bin ? bin : paths.workload_bin, .stop = &il_cli_stop,

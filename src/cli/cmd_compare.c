@@ -16,22 +16,25 @@
 #include "stats/dataset.h"
 
 struct cmp_args {
-	const char *ref, *alpha, *min_change, *k, *metric, *max_cv, *test, *level, *fmt, *out, *view;
+	const char *ref, *metric, *test, *fmt, *out, *view;
+	double alpha, min_change, k, max_cv, level;   /* NAN: not given */
 	bool holm, no_holm;
 	long resamples, seed;
 };
 
+#define CMP_ARGS_INIT { .seed = -1, .alpha = NAN, .min_change = NAN, .k = NAN, .max_cv = NAN, .level = NAN }
+
 #define CMP_OPTS(a)                                                                                           \
 	IL_OPT_STR(0, "ref", &(a).ref, "NAME", "reference variant (default: the plan's reference, or the first)"), \
-	IL_OPT_STR(0, "alpha", &(a).alpha, "P", "significance level (default 0.05)"),                              \
-	IL_OPT_STR(0, "min-change", &(a).min_change, "PCT", "noise floor in percent (default 2%)"),                \
-	IL_OPT_STR(0, "k", &(a).k, "K", "noise threshold: k x the reference's relative standard error (default 2)"), \
+	IL_OPT_DBL(0, "alpha", &(a).alpha, "P", "significance level (default 0.05)"),                              \
+	IL_OPT_PCT(0, "min-change", &(a).min_change, "PCT", "noise floor in percent (default 2%)"),                \
+	IL_OPT_DBL(0, "k", &(a).k, "K", "noise threshold: k x the reference's relative standard error (default 2)"), \
 	IL_OPT_STR(0, "metric", &(a).metric, "M[,M...]", "the key metrics, replacing the workloads' (and only these shown)"), \
-	IL_OPT_STR(0, "max-cv", &(a).max_cv, "PCT", "leave out metrics whose CV exceeds PCT in a variant (says which)"), \
+	IL_OPT_PCT(0, "max-cv", &(a).max_cv, "PCT", "leave out metrics whose CV exceeds PCT in a variant (says which)"), \
 	IL_OPT_STR(0, "test", &(a).test, "mwu|welch", "significance test (default welch: Welch's t)"),          \
 	IL_OPT_BOOL(0, "holm", &(a).holm, "Holm-adjust each variant's key metrics, BH q for the rest (the default)"),            \
 	IL_OPT_BOOL(0, "no-holm", &(a).no_holm, "do not adjust p for multiple comparisons"),                        \
-	IL_OPT_STR(0, "level", &(a).level, "L", "confidence level of the ratio CI (default 0.95)"),                \
+	IL_OPT_DBL(0, "level", &(a).level, "L", "confidence level of the ratio CI (default 0.95)"),                \
 	IL_OPT_NUM(0, "resamples", &(a).resamples, "N", "bootstrap resamples (default 2000)"),                      \
 	IL_OPT_NUM(0, "seed", &(a).seed, "N", "bootstrap seed (default 1)")
 
@@ -39,33 +42,23 @@ struct cmp_args {
 #define VIEW_OPT(a) \
 	IL_OPT_STR(0, "view", &(a).view, "iterations|states|clusters|misses|latency", "a seed table's shape (docs/report.md)")
 
-static int num_arg(const char *name, const char *s, bool pct, double *out, struct il_err *err)
-{
-	char *end;
-	double v;
-
-	if (!s)
-		return 0;
-	v = strtod(s, &end);
-	if (end == s || (*end && !(pct && !strcmp(end, "%"))) || !isfinite(v))
-		return il_err_set(err, IL_EINVAL, "--%s: '%s' is not a number", name, s);
-	*out = v;
-	return 0;
-}
-
 static int make_opts(const struct cmp_args *a, struct il_cmp_opts *o, struct il_strlist *only, struct il_err *err)
 {
-	int r;
-
 	*o = (struct il_cmp_opts)IL_CMP_OPTS_INIT;
 	o->ref = a->ref;
-	if ((r = num_arg("alpha", a->alpha, false, &o->alpha, err)) ||
-	    (r = num_arg("min-change", a->min_change, true, &o->floor_pct, err)) ||
-	    (r = num_arg("k", a->k, false, &o->k, err)) || (r = num_arg("level", a->level, false, &o->level, err)) ||
-	    (r = num_arg("max-cv", a->max_cv, true, &o->max_cv_pct, err)))
-		return r;
-	if (a->max_cv && !(o->max_cv_pct > 0))
-		return il_err_set(err, IL_EINVAL, "--max-cv: expected a percentage above 0, got '%s'", a->max_cv);
+	/* the option parser read the numbers (IL_OPT_DBL/PCT); NAN: not given, the default stays */
+	if (!isnan(a->alpha))
+		o->alpha = a->alpha;
+	if (!isnan(a->min_change))
+		o->floor_pct = a->min_change;
+	if (!isnan(a->k))
+		o->k = a->k;
+	if (!isnan(a->level))
+		o->level = a->level;
+	if (!isnan(a->max_cv))
+		o->max_cv_pct = a->max_cv;
+	if (!isnan(a->max_cv) && !(o->max_cv_pct > 0))
+		return il_err_set(err, IL_EINVAL, "--max-cv: expected a percentage above 0, got %g", a->max_cv);
 	if (a->test && strcmp(a->test, "mwu") && strcmp(a->test, "welch"))
 		return il_err_set(err, IL_EINVAL, "--test: expected mwu or welch, got '%s'", a->test);
 	o->test = a->test && !strcmp(a->test, "mwu") ? IL_TEST_MWU : IL_TEST_WELCH;
@@ -148,7 +141,7 @@ static int cmp_done(struct cmp_work *w, int r, struct il_err *err)
 int cmd_compare(int argc, char **argv)
 {
 	const char *better = NULL;
-	struct cmp_args a = { .seed = -1 };
+	struct cmp_args a = CMP_ARGS_INIT;
 	const struct il_opt opts[] = {
 		CMP_OPTS(a),
 		IL_OPT_STR(0, "format", &a.fmt, "text|md|csv|json|html", "output format (default text)"),
@@ -188,7 +181,7 @@ int cmd_compare(int argc, char **argv)
 
 int cmd_report(int argc, char **argv)
 {
-	struct cmp_args a = { .seed = -1 };
+	struct cmp_args a = CMP_ARGS_INIT;
 	const struct il_opt opts[] = {
 		CMP_OPTS(a),
 		IL_OPT_STR(0, "format", &a.fmt, "text|md|csv|json|html", "only this format (default: all)"),
@@ -235,7 +228,7 @@ int cmd_report(int argc, char **argv)
 
 int cmd_tested_by(int argc, char **argv)
 {
-	struct cmp_args a = { .seed = -1 };
+	struct cmp_args a = CMP_ARGS_INIT;
 	struct il_tb_opts tb = { 0 };
 	const struct il_opt opts[] = {
 		CMP_OPTS(a),

@@ -2,6 +2,7 @@
 /* Table-driven option parsing and help output. */
 #include "cli/opt.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -54,6 +55,20 @@ static int set_value(const struct il_opt *o, const char *arg, const struct il_op
 			return il_opt_error(opts, usage, "option '--%s' expects a whole number, got '%s'", o->longname, arg);
 		*(long *)o->value = (long)v;
 		return IL_OPT_OK;
+	case IL_OPT_DOUBLE:
+	case IL_OPT_PERCENT: {
+		size_t n = strlen(arg);
+		double d;
+
+		/* the whole argument is the number (a "%" after it for a percentage): 0.05abc is refused */
+		if (o->kind == IL_OPT_PERCENT && n > 1 && arg[n - 1] == '%')
+			n--;
+		if (il_parse_double(arg, n, &d) || !isfinite(d))
+			return il_opt_error(opts, usage, "option '--%s' expects a number%s, got '%s'", o->longname,
+					    o->kind == IL_OPT_PERCENT ? " (a percentage, '%' optional)" : "", arg);
+		*(double *)o->value = d;
+		return IL_OPT_OK;
+	}
 	default:
 		return IL_OPT_ERROR;
 	}

@@ -8,13 +8,18 @@
 
 #include <stdio.h>
 
-enum il_opt_kind { IL_OPT_END, IL_OPT_FLAG, IL_OPT_STRING, IL_OPT_INT };
+/*
+ * IL_OPT_DOUBLE: a finite decimal number, the whole argument (0.05abc is a
+ * usage error); IL_OPT_PERCENT the same with an optional "%" after it. Both
+ * into a double the caller sets first to its default (NAN: "not given").
+ */
+enum il_opt_kind { IL_OPT_END, IL_OPT_FLAG, IL_OPT_STRING, IL_OPT_INT, IL_OPT_DOUBLE, IL_OPT_PERCENT };
 
 struct il_opt {
 	enum il_opt_kind kind;
 	char shortname;       /* 0: none */
 	const char *longname;
-	void *value;          /* bool *, const char **, long * */
+	void *value;          /* bool *, const char **, long *, double * */
 	const char *argh;     /* argument name in help, e.g. "DIR" */
 	const char *help;
 };
@@ -22,6 +27,8 @@ struct il_opt {
 #define IL_OPT_BOOL(s, l, v, h) { IL_OPT_FLAG, (s), (l), (v), NULL, (h) }
 #define IL_OPT_STR(s, l, v, a, h) { IL_OPT_STRING, (s), (l), (v), (a), (h) }
 #define IL_OPT_NUM(s, l, v, a, h) { IL_OPT_INT, (s), (l), (v), (a), (h) }
+#define IL_OPT_DBL(s, l, v, a, h) { IL_OPT_DOUBLE, (s), (l), (v), (a), (h) }
+#define IL_OPT_PCT(s, l, v, a, h) { IL_OPT_PERCENT, (s), (l), (v), (a), (h) }
 #define IL_OPT_END_ { IL_OPT_END, 0, NULL, NULL, NULL, NULL }
 
 /* Outcome of il_opt_parse. */

@@ -10,6 +10,15 @@ expect "global help lists commands" 0 'snapshot .*idle-stat|idle-stat' "$IDLELAB
 expect "help for a command" 0 'usage: idlelab snapshot' "$IDLELAB" help snapshot
 expect "no command is a usage error" 2 'usage:' "$IDLELAB"
 expect "unknown command exits 2" 2 "'frobnicate' is not a command" "$IDLELAB" frobnicate
+# decimal options: one kind, the whole argument a number (a percentage may end in %), else a usage error
+expect "bisect --alpha 0.05abc is a usage error" 2 "option '--alpha' expects a number, got '0.05abc'" \
+	"$IDLELAB" bisect plan.json --good a --bad b --alpha 0.05abc
+expect "compare --alpha 0.05abc is a usage error" 2 "option '--alpha' expects a number, got '0.05abc'" \
+	"$IDLELAB" compare a b --alpha 0.05abc
+expect "compare --min-change 5%% x is a usage error" 2 "option '--min-change' expects a number \(a percentage" \
+	"$IDLELAB" compare a b --min-change 5%x
+expect "audit --window 5s is a usage error" 2 "option '--window' expects a number, got '5s'" "$IDLELAB" audit x --window 5s
+expect "tested-by --k nan is a usage error" 2 "option '--k' expects a number, got 'nan'" "$IDLELAB" tested-by x --k nan
 expect "unknown option exits 2" 2 "unknown option '--bogus'" "$IDLELAB" snapshot --bogus
 expect "missing option value exits 2" 2 "requires a value" "$IDLELAB" snapshot --sysfs-root
 

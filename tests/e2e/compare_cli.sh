@@ -50,7 +50,7 @@ PY
 	bad "--max-cv: json lists the dropped metric, compares the rest" "$(head -c 1500 "$E2E_TMP/maxcv.json")"
 expect "--max-cv leaving nothing is an error" 1 "every selected metric has a CV above 25%" \
 	"$IDLELAB" compare "$RUN" --metric usec_per_loop --max-cv 25
-expect "--max-cv 0 is refused" 2 "--max-cv: expected a percentage above 0, got '0'" \
+expect "--max-cv 0 is refused" 2 "--max-cv: expected a percentage above 0, got 0" \
 	"$IDLELAB" compare "$RUN" --max-cv 0
 expect "run: --holm and --no-holm together are refused" 2 "contradict" "$IDLELAB" compare "$RUN" --holm --no-holm
 # run1's A/A pair differs on the secondary periodic.idle.idles (raw p 0.013 of ~60): chance, so
