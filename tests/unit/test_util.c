@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,6 +312,23 @@ static void test_util__proc_capture(void **state)
 	assert_int_equal(il_proc_capture(missing, 1000, NULL, &out, &errb, &ex, NULL), IL_ENOTFOUND);
 	il_buf_release(&out);
 	il_buf_release(&errb);
+	/* input on stdin, then its end (what must not be in argv); at most PIPE_BUF bytes */
+	{
+		char *cat[] = { "cat", NULL };
+		char big[PIPE_BUF + 2];
+
+		assert_int_equal(il_proc_capture_in(cat, "IL0123\n", 5000, NULL, &out, &errb, &ex, &err), 0);
+		assert_int_equal(ex.code, 0);
+		assert_string_equal(il_buf_str(&out), "IL0123\n");
+		il_buf_reset(&out);
+		assert_int_equal(il_proc_capture_in(cat, NULL, 5000, NULL, &out, &errb, &ex, &err), 0);
+		assert_int_equal(out.len, 0);
+		memset(big, 'x', sizeof(big) - 1);
+		big[sizeof(big) - 1] = 0;
+		assert_int_equal(il_proc_capture_in(cat, big, 5000, NULL, &out, &errb, &ex, &err), IL_ECHILD);
+		il_buf_release(&out);
+		il_buf_release(&errb);
+	}
 }
 
 /* Each byte that does not start valid UTF-8 becomes U+FFFD; valid text is kept as it is. */
