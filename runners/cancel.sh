@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Stop every process of a sample from another exec (idlelab prepends own.sh):
 # the runner, the workload's process group and the watchdog's, as recorded by
-# sample.sh in WORKDIR/run.NONCE; then check none is left and remove the
+# sample.sh in WORKDIR/run.ID; then check none is left and remove the
 # sample's files. OpenSSH does not deliver channel signals, so a closed
 # connection alone would leave them running as root.
-#   cancel.sh UID:WORKDIR NONCE     one sample
+#   cancel.sh UID:WORKDIR ID        one sample
 #   cancel.sh UID:WORKDIR --all     every sample recorded there (leftovers of a killed run)
 # Output: "idlelab.cancel:N" (samples stopped) or one "idlelab.cancel_fail:REASON" line, exit 3.
 own_fail() { printf 'idlelab.cancel_fail:%s\n' "$*"; exit 3; }
@@ -15,8 +15,8 @@ alive() { for p in "$@"; do kill -0 "$p" 2>/dev/null && return 0; kill -0 "-$p" 
 count=0
 for f in "$W"/run.*; do
 	[ -f "$f" ] || continue
-	nonce=${f##*/run.}
-	[ "$which" = --all ] || [ "$which" = "$nonce" ] || continue
+	id=${f##*/run.}
+	[ "$which" = --all ] || [ "$which" = "$id" ] || continue
 	read -r runner wl dog < "$f" || true
 	i=0
 	while :; do
@@ -24,10 +24,10 @@ for f in "$W"/run.*; do
 		[ -n "$runner" ] && kill -KILL "$runner" 2>/dev/null
 		alive $runner $wl $dog || break
 		i=$((i + 1))
-		[ $i -ge 50 ] && own_fail "sample $nonce: processes $runner $wl $dog still alive after SIGKILL"
+		[ $i -ge 50 ] && own_fail "sample $id: processes $runner $wl $dog still alive after SIGKILL"
 		sleep 0.1
 	done
-	rm -rf "$W/s.$nonce" "$f"
+	rm -rf "$W/s.$id" "$f"
 	count=$((count + 1))
 done
 printf 'idlelab.cancel:%s\n' "$count"

@@ -102,9 +102,16 @@ il_sample() {
 	nw=$(printf '%s\n' $w | grep -c .)
 	nw=$((nw / 2))
 	t0=$(cut -d' ' -f1 /proc/uptime)
+	# the nonce on the runner's stdin, its files named by the sequence number (runners/sample.sh);
+	# frames from a runner that did not exit 0 are not its own (a workload that killed it): none kept
+	rs=0
 	# shellcheck disable=SC2086
-	sh "$IL/sample.sh" "$n" "" "$q" "$cpus" "$gov" "$to" "$own_uid:$IL/w" "$nw" $w -- "$@" \
-		> "$IL/out/$s" 2> "$IL/out/$s.err"
+	printf '%s\n' "$n" | sh "$IL/sample.sh" "$s" "" "$q" "$cpus" "$gov" "$to" "$own_uid:$IL/w" "$nw" $w -- "$@" \
+		> "$IL/out/$s" 2> "$IL/out/$s.err" || rs=$?
+	if [ "$rs" != 0 ]; then
+		echo "idlelab: the runner exited $rs" >> "$IL/out/$s.err"
+		: > "$IL/out/$s"
+	fi
 	t1=$(cut -d' ' -f1 /proc/uptime)
 	il_attach "sample-$s" "$IL/out/$s"
 	il_attach "sample-$s.err" "$IL/out/$s.err"

@@ -6,16 +6,28 @@
 # lands inside the measured window. POSIX sh; works with busybox ash.
 # idlelab prepends snapshot.sh as the function snap() and own.sh.
 #
-# args: NONCE ROOT QUIESCE_S CPUS GOVERNOR TIMEOUT_S UID:WORKDIR NWRITES
+# args: ID ROOT QUIESCE_S CPUS GOVERNOR TIMEOUT_S UID:WORKDIR NWRITES
 #       [PATH VALUE]*NWRITES -- ARGV...
+# stdin: NONCE, one line
 # frames: "@@NONCE fail REASON" | "@@NONCE uname R M" | "@@NONCE <pre|post|out|err> BYTES" + bytes
 #         | "@@NONCE status N" | "@@NONCE end"
+# The NONCE tags the frames and comes on stdin only: argv, the environment
+# and the paths the workload's files have can all be read by the workload
+# (/proc/PPID/cmdline, /proc/self/fd/1), and with the nonce it could print
+# frames of its own. ID names the sample's files instead.
 # WORKDIR is idlelab's private directory (own.sh), checked before use; the
-# sample's files go in WORKDIR/s.NONCE and its process ids in WORKDIR/run.NONCE
+# sample's files go in WORKDIR/s.ID and its process ids in WORKDIR/run.ID
 # ("RUNNER WORKLOAD_GROUP WATCHDOG_GROUP"), so runners/cancel.sh can stop
 # every process of the sample from another exec. Nothing is added to PATH:
 # idlelab's own workloads come with their absolute path in ARGV.
-n=$1 R=$2 q=$3 cpus=$4 gov=$5 to=$6 W=$7 nw=$8
+IFS= read -r n
+case $n in
+'' | *[!A-Za-z0-9]*)
+	echo "idlelab's runner: no frame nonce on stdin (does the transport pass stdin through?)" >&2
+	exit 2 ;;
+esac
+exec < /dev/null
+id=$1 R=$2 q=$3 cpus=$4 gov=$5 to=$6 W=$7 nw=$8
 shift 8
 fail() { printf '@@%s fail %s\n' "$n" "$*"; exit 0; }
 own_fail() { fail "idlelab's working directory: $*"; }
@@ -37,9 +49,9 @@ if [ -n "$cpus" ]; then
 	command -v taskset >/dev/null 2>&1 || fail "taskset not found on the host (needed for cpus)"
 	set -- taskset -c "$cpus" "$@"
 fi
-d=$W/s.$n
+d=$W/s.$id
 mkdir -m 700 "$d" || fail "cannot create $d"
-trap 'rm -rf "$d" "$W/run.$n"' EXIT
+trap 'rm -rf "$d" "$W/run.$id"' EXIT
 # the workload and the watchdog each in a process group of their own (setsid), so
 # a timeout or a cancel kills everything they started (signals as `kill -KILL -PGID`,
 # signal first and no `--`: the one form dash and busybox ash both take)
@@ -56,7 +68,7 @@ if [ "$to" != 0 ]; then
 	$ss sh -c 'sleep "$1"; kill -KILL "-$2" 2>/dev/null; kill -KILL "$2" 2>/dev/null' sh "$to" "$w" > /dev/null 2>&1 < /dev/null &
 	dog=$!
 fi
-echo "$$ $w $dog" > "$W/run.$n"
+echo "$$ $w $dog" > "$W/run.$id"
 wait "$w"
 st=$?
 if [ -n "$dog" ]; then

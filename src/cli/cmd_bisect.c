@@ -5,6 +5,8 @@
  * DIR/bisect.json keeps what the command was given, DIR/plan.json the plan
  * with its paths made absolute, so a resume needs nothing else.
  */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +48,34 @@ static void keep_dir(json_t *args, const char *key, const char *dir)
 	free(a);
 }
 
+/*
+ * A bisection this command began and that was refused before its setup record (an endpoint that
+ * does not resolve, a swapped range, too few samples) leaves nothing behind: the corrected
+ * command must not find "DIR exists", nor --resume a directory with nothing to resume. Only the
+ * files the command writes go, then the directory (this command made it; rmdir keeps anything
+ * else). Whether dir is gone (or was never made).
+ */
+static bool discard_refused(const char *dir)
+{
+	static const char *const made[] = { "plan.json", "bisect.json", "bisect.jsonl" };
+	struct il_err e = { 0 };
+	json_t *setup = NULL;
+
+	if (!il_bisect_setup_read(dir, &setup, &e)) {
+		/* the setup is journalled: a bisection that --resume continues */
+		json_decref(setup);
+		return false;
+	}
+	for (size_t i = 0; i < sizeof(made) / sizeof(*made); i++) {
+		struct il_buf p = IL_BUF_INIT;
+
+		if (!il_buf_printf(&p, "%s/%s", dir, made[i]))
+			unlink(p.p);
+		il_buf_release(&p);
+	}
+	return !rmdir(dir) || errno == ENOENT;
+}
+
 /* *dst (owned) = args[key] when recorded */
 static void take_dir(char **dst, const json_t *args, const char *key)
 {
@@ -63,7 +93,7 @@ int cmd_bisect(int argc, char **argv)
 	struct il_cli_dirs dirs = { 0 };
 	const char *good = NULL, *bad = NULL, *metric = NULL, *variant = NULL, *out = NULL, *resume = NULL, *step = NULL;
 	const char *rev = NULL, *ofile = NULL, *bin = NULL;
-	double alpha = 0.05;
+	double alpha = NAN;   /* not given: 0.05 */
 	long n0 = 0, max_n = 0;
 	bool first_parent = false, json = false, quiet = false, confirm = false;
 	const struct il_opt opts[] = {
@@ -102,6 +132,7 @@ int cmd_bisect(int argc, char **argv)
 	struct il_err err = { 0 };
 	json_t *args = NULL, *setup = NULL, *v;
 	char *dir = NULL, good_hex[41], bad_hex[41];
+	bool made = false;
 	int nargs, r, rc = IL_EXIT_FAIL;
 	size_t i;
 
@@ -109,11 +140,25 @@ int cmd_bisect(int argc, char **argv)
 		return r;
 	if (!!resume + !!step > 1 || ((resume || step) && nargs) || (!resume && !step && nargs != 1))
 		return il_opt_error(opts, usage, "expected one plan, or --resume DIR, or --step DIR");
+	if (resume || step) {
+		/* what a bisection measures is fixed when it begins (DIR/bisect.json): never silently another */
+		const char *fixed = good ? "--good" : bad ? "--bad" : metric ? "--metric" : variant ? "--variant" :
+				    first_parent ? "--first-parent" : n0 ? "--samples" : max_n ? "--max-samples" :
+				    !isnan(alpha) ? "--alpha" : out ? "--out" : step && confirm ? "--confirm" : NULL;
+
+		if (fixed)
+			return il_opt_error(opts, usage, "%s cannot be given with %s: the bisection in %s keeps what it "
+					    "began with (bisect.json); start another with --out", fixed,
+					    resume ? "--resume" : "--step", resume ? resume : step);
+	}
+	if (rev && !step)
+		return il_opt_error(opts, usage, "--rev is for --step");
 	if (!resume && !step && (!good || !bad))
 		return il_opt_error(opts, usage, "--good and --bad are required");
-	if (n0 < 0 || max_n < 0 || !(alpha > 0 && alpha < 1))
+	if (n0 < 0 || max_n < 0 || (!isnan(alpha) && !(alpha > 0 && alpha < 1)))
 		return il_opt_error(opts, usage, "--samples and --max-samples are counts, --alpha is in (0, 1)");
-	bo.alpha = alpha;
+	if (!isnan(alpha))
+		bo.alpha = alpha;
 	prog.quiet = quiet;
 	ro = (struct il_run_opts){ .paths = &paths, .workloads_dir = paths.workloads_dir,
 				   .workload_bin = bin && *bin ? bin : paths.workload_bin, .stop = &il_cli_stop,
@@ -144,6 +189,7 @@ int cmd_bisect(int argc, char **argv)
 				       "it, or choose another --out", dir, dir);
 			goto fail;
 		}
+		made = true;
 		args = json_pack("{s:s,s:s?,s:b,s:s,s:s,s:s?,s:b}", "plan", "plan.json", "variant", variant, "first_parent",
 				 first_parent, "good", good, "bad", bad, "metric", metric, "confirm", confirm);
 		/* where the workloads and hosts were: a resume or a git bisect step may run from anywhere */
@@ -250,7 +296,10 @@ int cmd_bisect(int argc, char **argv)
 	rc = strcmp(res.state, "no-difference") ? IL_EXIT_OK : IL_EXIT_FAIL;
 	goto out;
 fail:
-	if (r == IL_EINTR) {
+	if (made && discard_refused(dir)) {
+		/* refused before it began: nothing to continue */
+		rc = r == IL_EINTR ? (il_cli_note(NULL, "idlelab: %s\n", err.msg), 130) : il_cli_fail(&err);
+	} else if (r == IL_EINTR) {
 		il_cli_note(NULL, "idlelab: %s (idlelab bisect --resume %s continues)\n", err.msg, dir ? dir : "DIR");
 		rc = 130;
 	} else {

@@ -100,7 +100,7 @@ static int connect_now(struct run *b, struct il_transport **t, struct il_err *er
 static int remote(struct il_transport *t, char *const argv[], bool privileged, int timeout_s, struct il_buf *out,
 		  struct il_err *err)
 {
-	struct il_exec_opts eo = { timeout_s * 1000, 0, privileged, NULL };
+	struct il_exec_opts eo = { .timeout_ms = timeout_s * 1000, .privileged = privileged };
 	struct il_exec_result res = { 0 };
 	int r = il_transport_exec(t, argv, &eo, &res, err);
 
@@ -297,7 +297,8 @@ static int deploy_remote(struct run *b, struct il_transport *t, struct il_err *e
 	const struct il_boot_cfg *c = &b->cfg->boot;
 	static const char *const subs[] = { "boot", NULL };
 	char *script = il_workdir_script(il_runner_script("boot.sh")), *wd = NULL;
-	struct il_exec_opts eo = { c->timeout_s * 1000, 0, true, b->o ? b->o->cancel : NULL };
+	struct il_exec_opts eo = { .timeout_ms = c->timeout_s * 1000, .privileged = true,
+				   .cancel = b->o ? b->o->cancel : NULL };
 	struct il_exec_result res = { 0 };
 	struct il_buf dirb = IL_BUF_INIT, owned = IL_BUF_INIT;
 	const char *dir;

@@ -116,7 +116,7 @@ static int cmd_exec(struct il_transport *t, char *const argv[], const struct il_
 	il_transport_nonce(nonce);
 	if ((r = il_cmdtr_argv(t->cfg, argv, nonce, &av, err)))
 		return r;
-	r = il_proc_capture(av, o->timeout_ms, o->cancel, &res->out, &res->err, &ex, err);
+	r = il_proc_capture_in(av, o->input, o->timeout_ms, o->cancel, &res->out, &res->err, &ex, err);
 	if (r) {
 		r = proc_fail(t, "exec", argv[0], av[0], r, o->timeout_ms, err);
 	} else if (il_cmdtr_status(&res->out, &res->err, nonce, &res->exit_code)) {

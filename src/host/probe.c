@@ -42,8 +42,8 @@ json_t *il_probe_cmdline_idle(const char *cmdline)
 {
 	json_t *o = json_object();
 	struct il_strlist words = { 0 };
+	int bad = !o || il_strlist_split(&words, cmdline);
 
-	il_strlist_split(&words, cmdline);
 	/* what follows "--" goes to init, not to the kernel */
 	for (size_t i = 0; i < words.n && strcmp(words.v[i], "--"); i++) {
 		char *eq = strchr(words.v[i], '=');
@@ -52,13 +52,12 @@ json_t *il_probe_cmdline_idle(const char *cmdline)
 		if (idle_param(words.v[i], n)) {
 			char *key = il_strndup(words.v[i], n);
 
-			if (key)
-				json_object_set_new(o, key, json_string(eq ? eq + 1 : ""));
+			bad |= key ? il_json_set(o, key, il_json_str(eq ? eq + 1 : "")) : -1;
 			free(key);
 		}
 	}
 	il_strlist_release(&words);
-	return o;
+	return il_json_whole(o, bad);
 }
 
 /* A kernel CPU list from sysfs's related_cpus ("0 1 2 3") or a list ("0-3"), canonical; NULL if neither. */
@@ -95,6 +94,7 @@ static json_t *cpufreq_json(const json_t *facts, const json_t *pols)
 	const char *k;
 	int *ids = calloc(json_object_size(pols) + 1, sizeof(int));
 	size_t n = 0;
+	int bad = !groups || !ids;
 
 	json_object_foreach((json_t *)pols, k, p)
 		if (ids)
@@ -118,28 +118,29 @@ static json_t *cpufreq_json(const json_t *facts, const json_t *pols)
 		if (!g) {
 			g = json_pack("{s:o,s:o,s:s,s:i}", "driver", il_json_str(drv && *drv ? drv : NULL), "governor",
 				      il_json_str(gov && *gov ? gov : NULL), "cpus", "", "policies", 0);
-			json_array_append_new(groups, g);
+			if (json_array_append_new(groups, g)) {
+				bad = 1;
+				continue;
+			}
 		}
-		if (!g)
-			continue;
 		{
 			/* the union of the group's CPUs, kept as a list: "0-3" + "4 5" -> "0-5" */
 			struct il_buf u = IL_BUF_INIT;
 			char *list;
 
-			il_buf_printf(&u, "%s%s%s", json_string_value(json_object_get(g, "cpus")),
-				      *json_string_value(json_object_get(g, "cpus")) ? "," : "", cpus ? cpus : "");
+			bad |= il_buf_printf(&u, "%s%s%s", json_string_value(json_object_get(g, "cpus")),
+					     *json_string_value(json_object_get(g, "cpus")) ? "," : "", cpus ? cpus : "");
 			list = cpu_list(il_buf_str(&u));
-			json_object_set_new(g, "cpus", json_string(list ? list : ""));
-			json_object_set_new(g, "policies",
-					    json_integer(json_integer_value(json_object_get(g, "policies")) + 1));
+			bad |= json_object_set_new(g, "cpus", json_string(list ? list : ""));
+			bad |= json_object_set_new(g, "policies",
+						   json_integer(json_integer_value(json_object_get(g, "policies")) + 1));
 			free(list);
 			il_buf_release(&u);
 		}
 	}
 	free(ids);
 	return json_pack("{s:o,s:o,s:o}", "driver", il_json_str(fact(facts, "cpufreq_driver")), "governor",
-			 il_json_str(fact(facts, "cpufreq_governor")), "policies", groups);
+			 il_json_str(fact(facts, "cpufreq_governor")), "policies", il_json_whole(groups, bad));
 }
 
 /*
@@ -212,7 +213,7 @@ static json_t *virt_json(const json_t *facts)
 		      "hypervisor_type", il_json_str(type), "dmi_vendor", il_json_str(ven), "dmi_product", il_json_str(prod),
 		      "dt_compatible", il_json_str(dt), "dt_hypervisor", il_json_str(dth), "detect_virt", il_json_str(dv),
 		      "vm", vm < 0 ? json_null() : json_boolean(vm), "evidence",
-		      ev.len ? json_string(il_buf_str(&ev) + 2) : json_null());
+		      il_buf_error(&ev) ? NULL : ev.len ? il_json_str(il_buf_str(&ev) + 2) : json_null());
 	il_buf_release(&ev);
 	return o;
 }
@@ -234,6 +235,7 @@ static json_t *state_tables(const struct il_snapshot *s)
 {
 	json_t *a = json_array();
 	bool *done = calloc(s->ncpus + 1, sizeof(bool));
+	int bad = !done;
 
 	for (size_t i = 0; done && i < s->ncpus; i++) {
 		struct il_cpuset set = { 0 };
@@ -250,30 +252,28 @@ static json_t *state_tables(const struct il_snapshot *s)
 				set.cpu[n++] = s->cpus[j].cpu;
 			}
 		set.n = n;
-		il_cpuset_format(&set, &b);
+		bad |= !set.cpu || il_cpuset_format(&set, &b);
 		g = json_object();
 		tab = json_array();
-		json_object_set_new(g, "cpus", json_string(il_buf_str(&b)));
+		bad |= json_object_set_new(g, "cpus", json_string(il_buf_str(&b)));
 		for (size_t k = 0; k < s->cpus[i].nstates; k++) {
 			const struct il_state *st = &s->cpus[i].states[k];
-			json_t *o = json_object();
 
-			json_object_set_new(o, "index", json_integer((json_int_t)k));
-			json_object_set_new(o, "name", il_json_str(st->name));
-			json_object_set_new(o, "desc", il_json_str(st->desc));
-			json_object_set_new(o, "latency_us", il_json_val(st->info[IL_I_LATENCY]));
-			json_object_set_new(o, "residency_us", il_json_val(st->info[IL_I_RESIDENCY]));
-			json_object_set_new(o, "disable", il_json_val(st->info[IL_I_DISABLE]));
-			json_object_set_new(o, "default_status", il_json_str(st->default_status));
-			json_array_append_new(tab, o);
+			bad |= json_array_append_new(
+				tab, json_pack("{s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "index", (json_int_t)k, "name",
+					       il_json_str(st->name), "desc", il_json_str(st->desc), "latency_us",
+					       il_json_val(st->info[IL_I_LATENCY]), "residency_us",
+					       il_json_val(st->info[IL_I_RESIDENCY]), "disable",
+					       il_json_val(st->info[IL_I_DISABLE]), "default_status",
+					       il_json_str(st->default_status)));
 		}
-		json_object_set_new(g, "states", tab);
-		json_array_append_new(a, g);
+		bad |= json_object_set_new(g, "states", tab);
+		bad |= json_array_append_new(a, g);
 		il_buf_release(&b);
 		il_cpuset_release(&set);
 	}
 	free(done);
-	return a;
+	return il_json_whole(a, bad);
 }
 
 /*
@@ -306,8 +306,13 @@ int il_probe_parse(const char *text, size_t len, const char *host, json_t **out,
 	json_t *pols = json_object(), *kconf = json_object(), *holders = json_array();
 	struct il_snapshot s;
 	const char *p = text, *end = text + len;
-	int r;
+	int r, bad = !facts || !tools || !qos || !pols || !kconf || !holders;
 
+	/*
+	 * Values are the host's bytes (a process name, the command line): il_json_str and il_json_set
+	 * keep them, not UTF-8 or not, and every set is checked — a fact left out would be a finding
+	 * a hostile host hides from the audit (a holder whose name is not UTF-8, "idle=poll \xff").
+	 */
 	*out = NULL;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -318,27 +323,30 @@ int il_probe_parse(const char *text, size_t len, const char *host, json_t **out,
 			char *key = colon ? il_strndup(p + 8, (size_t)(colon - p - 8)) : NULL;
 			char *val = colon ? il_strndup(colon + 1, n - (size_t)(colon - p) - 1) : NULL;
 
-			if (key && val) {
-				if (!strcmp(key, "tool"))
-					json_object_set_new(tools, val, json_true());
-				else if (!strncmp(key, "pm_qos.", 7))
-					json_object_set_new(qos, key + 7, json_string(val));
-				else if (!strncmp(key, "pm_qos_holder.", 14))
-					json_array_append_new(holders, json_pack("{s:I,s:s}", "pid",
-										 (json_int_t)atoll(key + 14), "comm", val));
-				else if (!strncmp(key, "kconfig.", 8))
-					json_object_set_new(kconf, key + 8, json_string(val));
-				else if (!strncmp(key, "cpufreq.", 8) && strchr(key + 8, '.')) {
-					/* cpufreq.N.FIELD: policy N's driver, governor or cpus */
-					char *dot = strchr(key + 8, '.');
-					json_t *pol;
+			if (!colon) {
+				/* not a fact: nothing to keep */
+			} else if (!key || !val) {
+				bad = 1;
+			} else if (!strcmp(key, "tool")) {
+				bad |= il_json_set(tools, val, json_true());
+			} else if (!strncmp(key, "pm_qos.", 7)) {
+				bad |= il_json_set(qos, key + 7, il_json_str(val));
+			} else if (!strncmp(key, "pm_qos_holder.", 14)) {
+				bad |= json_array_append_new(holders, json_pack("{s:I,s:o}", "pid", (json_int_t)atoll(key + 14),
+										"comm", il_json_str(val)));
+			} else if (!strncmp(key, "kconfig.", 8)) {
+				bad |= il_json_set(kconf, key + 8, il_json_str(val));
+			} else if (!strncmp(key, "cpufreq.", 8) && strchr(key + 8, '.')) {
+				/* cpufreq.N.FIELD: policy N's driver, governor or cpus */
+				char *dot = strchr(key + 8, '.');
+				json_t *pol;
 
-					*dot = 0;
-					if (!(pol = json_object_get(pols, key + 8)))
-						json_object_set_new(pols, key + 8, pol = json_object());
-					json_object_set_new(pol, dot + 1, json_string(val));
-				} else
-					json_object_set_new(facts, key, json_string(val));
+				*dot = 0;
+				if (!(pol = json_object_get(pols, key + 8)) && il_json_set(pols, key + 8, pol = json_object()))
+					pol = NULL;
+				bad |= il_json_set(pol, dot + 1, il_json_str(val));
+			} else {
+				bad |= il_json_set(facts, key, il_json_str(val));
 			}
 			free(key);
 			free(val);
@@ -347,6 +355,10 @@ int il_probe_parse(const char *text, size_t len, const char *host, json_t **out,
 			goto fail;
 		}
 		p += n + 1;
+	}
+	if (bad) {
+		r = il_err_oom(err);
+		goto fail;
 	}
 	if (!fact(facts, "uname_r")) {
 		r = il_err_set(err, IL_EPARSE, "host '%s': the probe printed no kernel release (not a POSIX shell?)", host);
@@ -357,48 +369,57 @@ int il_probe_parse(const char *text, size_t len, const char *host, json_t **out,
 	if ((r = il_snapshot_parse(&s, il_buf_str(&dump), dump.len, host, err)))
 		goto fail;
 	o = json_object();
-	json_object_set_new(o, "host", json_string(host));
-	json_object_set_new(o, "reachable", json_true());
-	json_object_set_new(o, "hostname", il_json_str(fact(facts, "hostname")));
-	json_object_set_new(o, "user", il_json_str(fact(facts, "user")));
-	json_object_set_new(o, "uid", il_json_str(fact(facts, "uid")));
-	json_object_set_new(o, "root", json_boolean(fact(facts, "uid") && !strcmp(fact(facts, "uid"), "0")));
-	json_object_set_new(o, "sudo", il_json_str(fact(facts, "sudo")));
-	json_object_set_new(o, "kernel", json_pack("{s:o,s:o,s:o}", "release", il_json_str(fact(facts, "uname_r")),
-						   "version", il_json_str(fact(facts, "uname_v")), "arch",
-						   il_json_str(fact(facts, "arch"))));
-	json_object_set_new(o, "boot_id", il_json_str(s.boot_id));
-	json_object_set_new(o, "uptime_s", s.has_uptime ? json_real(s.uptime_s) : json_null());
-	json_object_set_new(o, "cpu_model", il_json_str(fact(facts, "cpu_model")));
-	json_object_set_new(o, "cpu_parts", il_json_str(fact(facts, "cpu_parts")));
+	bad |= json_object_set_new(o, "host", il_json_str(host));
+	bad |= json_object_set_new(o, "reachable", json_true());
+	bad |= json_object_set_new(o, "hostname", il_json_str(fact(facts, "hostname")));
+	bad |= json_object_set_new(o, "user", il_json_str(fact(facts, "user")));
+	bad |= json_object_set_new(o, "uid", il_json_str(fact(facts, "uid")));
+	bad |= json_object_set_new(o, "root", json_boolean(fact(facts, "uid") && !strcmp(fact(facts, "uid"), "0")));
+	bad |= json_object_set_new(o, "sudo", il_json_str(fact(facts, "sudo")));
+	bad |= json_object_set_new(o, "kernel", json_pack("{s:o,s:o,s:o}", "release", il_json_str(fact(facts, "uname_r")),
+							  "version", il_json_str(fact(facts, "uname_v")), "arch",
+							  il_json_str(fact(facts, "arch"))));
+	bad |= json_object_set_new(o, "boot_id", il_json_str(s.boot_id));
+	bad |= json_object_set_new(o, "uptime_s", s.has_uptime ? json_real(s.uptime_s) : json_null());
+	bad |= json_object_set_new(o, "cpu_model", il_json_str(fact(facts, "cpu_model")));
+	bad |= json_object_set_new(o, "cpu_parts", il_json_str(fact(facts, "cpu_parts")));
 	if (s.has_online)
-		il_cpuset_format(&s.online, &online);
-	json_object_set_new(o, "online_cpus", s.has_online ? json_string(il_buf_str(&online)) : json_null());
+		bad |= il_cpuset_format(&s.online, &online);
+	bad |= json_object_set_new(o, "online_cpus", s.has_online ? json_string(il_buf_str(&online)) : json_null());
 	ci = json_object();
 	govs = json_array();
 	for (size_t i = 0; i < s.available_governors.n; i++)
-		json_array_append_new(govs, json_string(s.available_governors.v[i]));
-	json_object_set_new(ci, "driver", il_json_str(s.driver));
-	json_object_set_new(ci, "governor", il_json_str(s.governor));
-	json_object_set_new(ci, "governor_writable", json_boolean(s.governor_writable));
-	json_object_set_new(ci, "available_governors", govs);
-	json_object_set_new(ci, "nstates_total", json_integer((json_int_t)il_snapshot_nstates(&s)));
-	json_object_set_new(ci, "state_tables", state_tables(&s));
-	json_object_set_new(o, "cpuidle", ci);
-	json_object_set_new(o, "cpufreq", cpufreq_json(facts, pols));
-	json_object_set_new(o, "kernel_config", kconfig_json(fact(facts, "kconfig_source"), kconf));
-	json_object_set_new(o, "cmdline", il_json_str(fact(facts, "cmdline")));
-	json_object_set_new(o, "cmdline_idle", il_probe_cmdline_idle(fact(facts, "cmdline") ? fact(facts, "cmdline") : ""));
-	json_object_set_new(o, "pm_qos_resume_latency_us", qos);
+		bad |= json_array_append_new(govs, il_json_str(s.available_governors.v[i]));
+	bad |= json_object_set_new(ci, "driver", il_json_str(s.driver));
+	bad |= json_object_set_new(ci, "governor", il_json_str(s.governor));
+	bad |= json_object_set_new(ci, "governor_writable", json_boolean(s.governor_writable));
+	bad |= json_object_set_new(ci, "available_governors", govs);
+	bad |= json_object_set_new(ci, "nstates_total", json_integer((json_int_t)il_snapshot_nstates(&s)));
+	bad |= json_object_set_new(ci, "state_tables", state_tables(&s));
+	bad |= json_object_set_new(o, "cpuidle", ci);
+	bad |= json_object_set_new(o, "cpufreq", cpufreq_json(facts, pols));
+	bad |= json_object_set_new(o, "kernel_config", kconfig_json(fact(facts, "kconfig_source"), kconf));
+	bad |= json_object_set_new(o, "cmdline", il_json_str(fact(facts, "cmdline")));
+	bad |= json_object_set_new(o, "cmdline_idle",
+				   il_probe_cmdline_idle(fact(facts, "cmdline") ? fact(facts, "cmdline") : ""));
+	bad |= json_object_set_new(o, "pm_qos_resume_latency_us", qos);
 	qos = NULL;
 	/* "scanned": "all" (root saw every process's descriptors) or "own" (only this user's) */
-	json_object_set_new(o, "cpu_dma_latency_holders", json_pack("{s:O,s:o}", "processes", holders, "scanned",
-								    il_json_str(fact(facts, "pm_qos_scan"))));
-	json_object_set_new(o, "virtualization", virt_json(facts));
-	json_object_set_new(o, "tuned_profile", il_json_str(fact(facts, "tuned_profile")));
-	json_object_set_new(o, "tools", tools);
+	bad |= json_object_set_new(o, "cpu_dma_latency_holders",
+				   json_pack("{s:O,s:o}", "processes", holders, "scanned",
+					     il_json_str(fact(facts, "pm_qos_scan"))));
+	bad |= json_object_set_new(o, "virtualization", virt_json(facts));
+	bad |= json_object_set_new(o, "tuned_profile", il_json_str(fact(facts, "tuned_profile")));
+	bad |= json_object_set_new(o, "tools", tools);
 	tools = NULL;
-	json_object_set_new(o, "energy_zones", json_integer((json_int_t)s.nzones));
+	bad |= json_object_set_new(o, "energy_zones", json_integer((json_int_t)s.nzones));
+	if (bad) {
+		/* a fingerprint with a part missing would hide what that part shows */
+		json_decref(o);
+		il_snapshot_release(&s);
+		r = il_err_oom(err);
+		goto fail;
+	}
 	*out = o;
 	if (snap)
 		*snap = s;

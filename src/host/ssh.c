@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <libssh/libssh.h>
 #include <libssh/sftp.h>
 #include <stdio.h>
@@ -280,6 +281,20 @@ static int ssh_exec(struct il_transport *t, char *const argv[], const struct il_
 		return il_err_set(err, IL_ENOMEM, "out of memory");
 	if ((r = open_exec(c, il_buf_str(&cmd), &ch, err)))
 		goto out;
+	if (o->input) {
+		size_t n = strlen(o->input);
+
+		if (n > PIPE_BUF) {
+			r = il_err_set(err, IL_EINVAL, "host '%s': '%s': input of %zu bytes (at most %d)", t->label, argv[0], n,
+				       PIPE_BUF);
+			goto out;
+		}
+		if ((n && ssh_channel_write(ch, o->input, (uint32_t)n) != (int)n) || ssh_channel_send_eof(ch) != SSH_OK) {
+			r = ssh_fail(c, IL_ESSH, "connection lost while sending a command its input", err);
+			c->dead = true;
+			goto out;
+		}
+	}
 	while (!(eof_out && eof_err)) {
 		double left = deadline - mono_ms();
 		int pr;

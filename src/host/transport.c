@@ -140,7 +140,7 @@ static int local_exec(struct il_transport *t, char *const argv[], const struct i
 		      struct il_exec_result *res, struct il_err *err)
 {
 	struct il_exit ex;
-	int r = il_proc_capture(argv, o->timeout_ms, o->cancel, &res->out, &res->err, &ex, err);
+	int r = il_proc_capture_in(argv, o->input, o->timeout_ms, o->cancel, &res->out, &res->err, &ex, err);
 
 	if (r)
 		return il_err_prefix(err, "host '%s': ", t->label);

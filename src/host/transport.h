@@ -21,6 +21,14 @@ struct il_exec_opts {
 	size_t max_out;      /* cap for stdout and for stderr each; 0: 16 MiB */
 	bool privileged;     /* needs root: prefixed with `sudo -n` when the host says sudo and we are not root */
 	const volatile sig_atomic_t *cancel; /* non-zero: stop the command (killed) and return IL_EINTR */
+	/*
+	 * NULL: nothing on the command's stdin. Else at most PIPE_BUF bytes written
+	 * to it, then its end: what the command must get but not pass on to what
+	 * it runs (a sample's frame nonce; argv and environment can be read from
+	 * /proc by any process of the same user). A command transport's exec
+	 * program must pass stdin through, as for the host lock.
+	 */
+	const char *input;
 };
 
 struct il_exec_result {

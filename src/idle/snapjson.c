@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/str.h"
 
 json_t *il_json_val(struct il_val v)
 {
@@ -36,22 +37,51 @@ bool il_json_all(json_t *const *v, size_t n)
 
 json_t *il_json_str(const char *s)
 {
+	struct il_buf b = IL_BUF_INIT;
 	json_t *j;
-	char *t;
 
 	if (!s)
 		return json_null();
 	if ((j = json_string(s)))
 		return j;
-	/* not UTF-8 (a console line, a remote error): bytes outside ASCII become '?' rather than the record failing */
-	if (!(t = strdup(s)))
-		return NULL;
-	for (char *p = t; *p; p++)
-		if ((unsigned char)*p >= 0x80)
-			*p = '?';
-	j = json_string(t);
-	free(t);
+	/*
+	 * not UTF-8 (a console line, a remote error, a hostile host's sysfs): U+FFFD for each bad byte, as
+	 * export's label values, rather than the record failing or the value left out
+	 */
+	j = il_utf8_add(&b, s) ? NULL : json_string(il_buf_str(&b));
+	il_buf_release(&b);
 	return j;
+}
+
+int il_json_set(json_t *o, const char *key, json_t *v)
+{
+	struct il_buf k = IL_BUF_INIT;
+	size_t n = strlen(key);
+	int r = -1;
+
+	il_utf8_add(&k, key);
+	for (int i = 2; !il_buf_error(&k) && (k.len != n || memcmp(il_buf_str(&k), key, n)) &&
+			json_object_get(o, il_buf_str(&k));
+	     i++) {
+		il_buf_reset(&k);
+		il_utf8_add(&k, key);
+		il_buf_printf(&k, " #%d", i);
+	}
+	if (il_buf_error(&k))
+		json_decref(v);
+	else
+		r = json_object_set_new(o, il_buf_str(&k), v);
+	il_buf_release(&k);
+	return r;
+}
+
+json_t *il_json_whole(json_t *o, int bad)
+{
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 /* A member of a struct that the writer and the reader both take from a table: its JSON key and offset. */

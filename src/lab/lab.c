@@ -609,7 +609,7 @@ int il_lab_down(const struct il_lab_opts *o, struct il_err *err)
 			cfg.connect_timeout_s = 3;
 			if (!il_transport_open(&t, &cfg, NULL)) {
 				char *av[] = { (char *)"poweroff", (char *)"-f", NULL };
-				struct il_exec_opts eo = { 3000, 0, false, NULL };
+				struct il_exec_opts eo = { .timeout_ms = 3000 };
 				struct il_exec_result res;
 
 				il_transport_exec(t, av, &eo, &res, NULL);

@@ -8,7 +8,9 @@
 
 #include <jansson.h>
 
+#include "idle/snapjson.h"
 #include "report/common.h"
+#include "util/jsonfile.h"
 
 static const char *const fmt_names[IL_NAFMT] = {
 	[IL_AFMT_TEXT] = "text",
@@ -130,15 +132,24 @@ static void text(const struct il_audit_fleet *f, const struct il_audit_run *run,
 
 /* ---- JSON ---- */
 
+/*
+ * A report that cannot be built whole is an error, never one with a host or a finding left out:
+ * every set and append is checked (il_json_whole), and text from hosts goes in through
+ * il_json_str and il_json_set, so bytes that are not UTF-8 become U+FFFD where jansson would
+ * refuse the string (and a hostile host would vanish from the host list).
+ */
+
 static json_t *res_json(const struct il_audit_res *res, size_t n)
 {
 	json_t *o = json_object();
 	uint64_t t = res_total(res, n);
+	int bad = !o;
 
 	for (size_t i = 0; i < n; i++)
-		json_object_set_new(o, res[i].name, json_pack("{s:I,s:o}", "time_us", (json_int_t)res[i].time_us, "share",
-							      t ? json_real((double)res[i].time_us / (double)t) : json_null()));
-	return o;
+		bad |= il_json_set(o, res[i].name,
+				json_pack("{s:I,s:o}", "time_us", (json_int_t)res[i].time_us, "share",
+					  t ? json_real((double)res[i].time_us / (double)t) : json_null()));
+	return il_json_whole(o, bad);
 }
 
 static json_t *pct_json(bool has, double v)
@@ -154,54 +165,58 @@ static json_t *metrics_json(const struct il_metrics *m)
 			 pct_json(m->has_too_shallow, m->too_shallow_pct), "idles_per_s", pct_json(m->has_rate, m->idles_per_s));
 }
 
-static json_t *str_or_null(const char *s)
+static json_t *group_json(const struct il_audit_group *g)
 {
-	return s ? json_string(s) : json_null();
+	json_t *hl = json_array();
+	int bad = !hl;
+
+	for (size_t k = 0; k < g->hosts.n; k++)
+		bad |= json_array_append_new(hl, il_json_str(g->hosts.v[k]));
+	return json_pack("{s:s,s:s,s:o,s:o,s:s}", "kind", kname(g->kind), "severity", il_audit_sev_name(g->sev), "subject",
+			 il_json_str(g->subject), "hosts", il_json_whole(hl, bad), "hint", il_audit_kind_info(g->kind)->hint);
 }
 
+static json_t *host_json(const struct il_audit_host *h)
+{
+	json_t *fl = json_array();
+	int bad = !fl;
+
+	for (size_t k = 0; k < h->nfind; k++)
+		bad |= json_array_append_new(fl, json_pack("{s:s,s:s,s:o,s:o}", "kind", kname(h->find[k].kind), "severity",
+							   il_audit_sev_name(h->find[k].sev), "subject",
+							   il_json_str(h->find[k].subject), "evidence",
+							   il_json_str(h->find[k].evidence)));
+	return json_pack("{s:o,s:b,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o}", "host", il_json_str(h->host), "audited",
+			 h->reached, "error", il_json_str(h->error), "kernel", il_json_str(h->kernel), "driver",
+			 il_json_str(h->driver), "governor", il_json_str(h->governor), "measured", h->measured,
+			 "not_measured", il_json_str(h->not_measured), "interval_s",
+			 h->measured ? json_real(h->interval_s) : json_null(), "idle", metrics_json(&h->m), "residency",
+			 res_json(h->res, h->nres), "findings", il_json_whole(fl, bad));
+}
+
+/* The report as JSON, or NULL when any part of it could not be made. */
 static json_t *to_json(const struct il_audit_fleet *f, const struct il_audit_run *run)
 {
 	json_t *o = json_object(), *groups = json_array(), *hosts = json_array(), *sev = json_object();
+	int bad = !o;
 
 	for (int s = 0; s < IL_NSEV; s++)
-		json_object_set_new(sev, il_audit_sev_name(s), json_integer((json_int_t)f->by_sev[s]));
-	json_object_set_new(o, "summary",
-			    json_pack("{s:I,s:I,s:I,s:I,s:o,s:o,s:o}", "hosts", (json_int_t)f->nhosts, "audited",
-				      (json_int_t)f->reached, "unreached", (json_int_t)(f->nhosts - f->reached), "measured",
-				      (json_int_t)f->measured, "findings", sev, "idle", metrics_json(&f->m), "residency",
-				      res_json(f->res, f->nres)));
-	for (size_t i = 0; i < f->ngroups; i++) {
-		const struct il_audit_group *g = &f->groups[i];
-		json_t *hl = json_array();
-
-		for (size_t k = 0; k < g->hosts.n; k++)
-			json_array_append_new(hl, json_string(g->hosts.v[k]));
-		json_array_append_new(groups, json_pack("{s:s,s:s,s:s,s:o,s:s}", "kind", kname(g->kind), "severity",
-							il_audit_sev_name(g->sev), "subject", g->subject, "hosts", hl,
-							"hint", il_audit_kind_info(g->kind)->hint));
-	}
-	json_object_set_new(o, "findings", groups);
-	for (size_t i = 0; i < f->nhosts; i++) {
-		const struct il_audit_host *h = &f->hosts[i];
-		json_t *fl = json_array();
-
-		for (size_t k = 0; k < h->nfind; k++)
-			json_array_append_new(fl, json_pack("{s:s,s:s,s:s,s:s}", "kind", kname(h->find[k].kind), "severity",
-							    il_audit_sev_name(h->find[k].sev), "subject",
-							    h->find[k].subject, "evidence", h->find[k].evidence));
-		json_array_append_new(
-			hosts, json_pack("{s:s,s:b,s:o,s:o,s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o}", "host", h->host, "audited",
-					 h->reached, "error", str_or_null(h->error), "kernel", str_or_null(h->kernel), "driver",
-					 str_or_null(h->driver), "governor", str_or_null(h->governor), "measured", h->measured,
-					 "not_measured", str_or_null(h->not_measured), "interval_s",
-					 h->measured ? json_real(h->interval_s) : json_null(), "idle", metrics_json(&h->m),
-					 "residency", res_json(h->res, h->nres), "findings", fl));
-	}
-	json_object_set_new(o, "hosts", hosts);
-	json_object_set_new(o, "timing", json_pack("{s:f,s:I,s:f,s:f,s:f,s:f}", "window_s", run->window_s, "jobs",
-						    (json_int_t)run->jobs, "wall_s", run->wall_s, "connect_s",
-						    run->connect_s, "exec_s", run->exec_s, "judge_s", run->judge_s));
-	return o;
+		bad |= json_object_set_new(sev, il_audit_sev_name(s), json_integer((json_int_t)f->by_sev[s]));
+	bad |= json_object_set_new(o, "summary",
+				   json_pack("{s:I,s:I,s:I,s:I,s:o,s:o,s:o}", "hosts", (json_int_t)f->nhosts, "audited",
+					     (json_int_t)f->reached, "unreached", (json_int_t)(f->nhosts - f->reached),
+					     "measured", (json_int_t)f->measured, "findings", sev, "idle",
+					     metrics_json(&f->m), "residency", res_json(f->res, f->nres)));
+	for (size_t i = 0; i < f->ngroups; i++)
+		bad |= json_array_append_new(groups, group_json(&f->groups[i]));
+	bad |= json_object_set_new(o, "findings", groups);
+	for (size_t i = 0; i < f->nhosts; i++)
+		bad |= json_array_append_new(hosts, host_json(&f->hosts[i]));
+	bad |= json_object_set_new(o, "hosts", hosts);
+	bad |= json_object_set_new(o, "timing", json_pack("{s:f,s:I,s:f,s:f,s:f,s:f}", "window_s", run->window_s, "jobs",
+							   (json_int_t)run->jobs, "wall_s", run->wall_s, "connect_s",
+							   run->connect_s, "exec_s", run->exec_s, "judge_s", run->judge_s));
+	return il_json_whole(o, bad);
 }
 
 /* ---- CSV ---- */
@@ -365,14 +380,13 @@ int il_report_audit(const struct il_audit_fleet *f, const struct il_audit_run *r
 		break;
 	case IL_AFMT_JSON: {
 		json_t *j = to_json(f, run);
-		char *s = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+		/* only memory fails a build (host text is made UTF-8): the whole report or an error */
+		int r = j ? il_json_dump(out, j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : IL_ENOMEM;
 
 		json_decref(j);
-		if (!s)
-			return il_err_set(err, IL_ENOMEM, "out of memory");
-		il_buf_adds(out, s);
+		if (r == IL_ENOMEM)
+			return il_err_oom(err);
 		il_buf_adds(out, "\n");
-		free(s);
 		break;
 	}
 	default:

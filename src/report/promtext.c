@@ -43,19 +43,20 @@ static const struct counter_family counter_families[IL_NCOUNTERS] = {
 
 int il_promtext_label_value(struct il_buf *out, const char *v)
 {
-	for (const unsigned char *p = (const unsigned char *)v; *p;) {
-		size_t n = il_utf8_len(p);
+	struct il_buf t = IL_BUF_INIT;
 
-		if (*p == '\\' || *p == '"')
-			il_buf_printf(out, "\\%c", *p);
-		else if (*p == '\n')
-			il_buf_adds(out, "\\n");
-		else if (!n)
-			il_buf_adds(out, "\xef\xbf\xbd");
-		else
-			il_buf_add(out, p, n);
-		p += n ? n : 1;
+	/* U+FFFD first (the escapes below are ASCII and never touch a multi-byte sequence) */
+	il_utf8_add(&t, v);
+	for (const char *p = il_buf_str(&t); *p; p++) {
+		size_t n = strcspn(p, "\\\"\n");
+
+		il_buf_add(out, p, n);
+		if (!*(p += n))
+			break;
+		il_buf_adds(out, *p == '\n' ? "\\n" : *p == '"' ? "\\\"" : "\\\\");
 	}
+	il_buf_carry(out, &t);
+	il_buf_release(&t);
 	return il_buf_error(out);
 }
 

@@ -142,14 +142,14 @@ static int plan_writes(const struct il_plan *p, struct il_lease *h, struct il_er
 }
 
 /*
- * Stop every process of the sample with this nonce (NULL: of every sample
+ * Stop every process of the sample with this id (NULL: of every sample
  * recorded in the working directory) by a separate exec (runners/cancel.sh)
  * and check none is left; *n (may be NULL) is how many samples it stopped.
  */
-int il_lease_cancel(struct il_lease *h, const char *nonce, int *n, struct il_err *err)
+int il_lease_cancel(struct il_lease *h, const char *id, int *n, struct il_err *err)
 {
 	char *script = il_workdir_script(il_runner_script("cancel.sh"));
-	char *args[] = { h->workdir, (char *)(nonce ? nonce : "--all"), NULL };
+	char *args[] = { h->workdir, (char *)(id ? id : "--all"), NULL };
 	struct il_exec_opts o = { .privileged = true, .timeout_ms = 30000 };
 	struct il_exec_result res;
 	const char *out, *p;

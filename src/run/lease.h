@@ -46,10 +46,10 @@ int il_lease_restore(struct il_lease *h, const struct il_run_ctx *c, struct il_e
 /* Close the connection (the host lock goes with it) and free h's contents. */
 void il_lease_release(struct il_lease *h);
 /*
- * Stop every process of the sample with this nonce (NULL: of every sample
+ * Stop every process of the sample with this id (NULL: of every sample
  * recorded in the working directory) by a separate exec (runners/cancel.sh)
  * and check none is left; *n (may be NULL) is how many samples it stopped.
  */
-int il_lease_cancel(struct il_lease *h, const char *nonce, int *n, struct il_err *err);
+int il_lease_cancel(struct il_lease *h, const char *id, int *n, struct il_err *err);
 
 #endif

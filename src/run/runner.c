@@ -19,7 +19,12 @@ char *il_runner_sample_script(void)
 	return il_buf_detach(&b);
 }
 
-int il_runner_sample_argv(struct il_strlist *out, const char *nonce, const struct il_runner_args *a)
+bool il_runner_sample_input(char *buf, size_t n, const char *nonce)
+{
+	return (size_t)snprintf(buf, n, "%s\n", nonce) < n;
+}
+
+int il_runner_sample_argv(struct il_strlist *out, const char *id, const struct il_runner_args *a)
 {
 	char q[64], to[32], nw[32];
 	size_t nwrites = a->writes ? a->writes->n : 0;
@@ -28,7 +33,7 @@ int il_runner_sample_argv(struct il_strlist *out, const char *nonce, const struc
 	snprintf(q, sizeof(q), "%g", a->quiesce_s > 0 ? a->quiesce_s : 0.0);
 	snprintf(to, sizeof(to), "%d", a->timeout_s > 0 ? a->timeout_s : 0);
 	snprintf(nw, sizeof(nw), "%zu", nwrites / 2);
-	r |= il_strlist_push(out, nonce);
+	r |= il_strlist_push(out, id);
 	r |= il_strlist_push(out, a->root ? a->root : "");
 	r |= il_strlist_push(out, q);
 	r |= il_strlist_push(out, a->cpus ? a->cpus : "");
@@ -61,6 +66,7 @@ int il_runner_parse(const char *text, size_t len, const char *nonce, struct il_r
 	const char *p = text, *end = text + len;
 	char tag[80];
 	size_t tl;
+	bool seen_uname = false, seen[4] = { false };
 
 	memset(o, 0, sizeof(*o));
 	tl = (size_t)snprintf(tag, sizeof(tag), "@@%s ", nonce);
@@ -84,8 +90,9 @@ int il_runner_parse(const char *text, size_t len, const char *nonce, struct il_r
 
 			if (!sp)
 				return il_err_set(err, IL_EPARSE, "runner output: malformed uname frame");
-			free(o->release);
-			free(o->machine);
+			if (seen_uname)
+				return il_err_set(err, IL_EPARSE, "runner output: a second uname frame");
+			seen_uname = true;
 			o->release = il_strndup(kw + 6, (size_t)(sp - kw - 6));
 			o->machine = il_strndup(sp + 1, (size_t)(kw + n - sp - 1));
 		} else if (n >= 7 && !memcmp(kw, "status ", 7)) {
@@ -93,6 +100,8 @@ int il_runner_parse(const char *text, size_t len, const char *nonce, struct il_r
 
 			if (il_parse_i64(kw + 7, n - 7, &st) || st < 0 || st > 255)
 				return il_err_set(err, IL_EPARSE, "runner output: malformed status frame");
+			if (o->has_status)
+				return il_err_set(err, IL_EPARSE, "runner output: a second status frame");
 			o->has_status = true;
 			o->status = (int)st;
 		} else if (n == 3 && !memcmp(kw, "end", 3)) {
@@ -111,6 +120,9 @@ int il_runner_parse(const char *text, size_t len, const char *nonce, struct il_r
 				if (n < nl2 || memcmp(kw, names[i], nl2))
 					continue;
 				found = true;
+				if (seen[i])
+					return il_err_set(err, IL_EPARSE, "runner output: a second %.*sframe", (int)nl2, names[i]);
+				seen[i] = true;
 				if (il_parse_u64(kw + nl2, n - nl2, &bytes))
 					return il_err_set(err, IL_EPARSE, "runner output: malformed %.*sframe", (int)nl2, names[i]);
 				if (bytes > (uint64_t)(end - p))

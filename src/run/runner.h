@@ -24,8 +24,16 @@ struct il_runner_args {
 /* The script text (snapshot.sh as snap() + sample.sh); caller frees. */
 char *il_runner_sample_script(void);
 
-/* argv for the script: nonce first (caller frees the list). */
-int il_runner_sample_argv(struct il_strlist *out, const char *nonce, const struct il_runner_args *a);
+/*
+ * argv for the script: the sample's id first (its files on the host and
+ * il_lease_cancel's handle; caller frees the list). The frames' nonce is not
+ * in it: it goes on the script's stdin (il_runner_sample_input), since the
+ * workload can read its runner's argv.
+ */
+int il_runner_sample_argv(struct il_strlist *out, const char *id, const struct il_runner_args *a);
+
+/* The script's stdin for nonce ("NONCE\n") into buf of size n; false if it does not fit. */
+bool il_runner_sample_input(char *buf, size_t n, const char *nonce);
 
 struct il_runner_out {
 	char *fail;              /* set when the runner gave up before measuring */
@@ -36,7 +44,12 @@ struct il_runner_out {
 	bool complete;           /* the end frame arrived */
 };
 
-/* Parse text; errors name what is missing or malformed. out is owned by the caller. */
+/*
+ * Parse text; errors name what is missing or malformed, a frame that comes
+ * twice included (one output holds one sample). out is owned by the caller.
+ * Complete frames are the runner's only with the runner's own exit status 0
+ * as its transport saw it: the caller checks that (il_sample_judge).
+ */
 int il_runner_parse(const char *text, size_t len, const char *nonce, struct il_runner_out *out, struct il_err *err);
 void il_runner_out_release(struct il_runner_out *o);
 

@@ -58,11 +58,13 @@ void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *s
 	struct il_exec_result res = { 0 };
 	struct il_exec_opts eo = { 0 };
 	struct il_err e = { 0 };
-	char nonce[IL_SAMPLE_NONCE_LEN];
+	char id[IL_SAMPLE_NONCE_LEN], nonce[IL_SAMPLE_NONCE_LEN], input[IL_SAMPLE_NONCE_LEN + 1];
 	char **av = NULL;
 	int rc;
 
 	memset(oc, 0, sizeof(*oc));
+	/* the id names the sample's files on the host (the workload sees them); the nonce, on stdin, it never sees */
+	il_sample_nonce(id);
 	il_sample_nonce(nonce);
 	if (il_workload_argv(&w->def, w->params, &wargv, &e)) {
 		set_reason(oc, "infra_failed", false, e.msg);
@@ -89,7 +91,8 @@ void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *s
 					     .governor = g->governor, .timeout_s = p->timeout_s, .workdir = h->workdir,
 					     .writes = &h->writes[s->gov], .argv = &wargv };
 
-		if (il_runner_sample_argv(&args, nonce, &ra) || !(av = calloc(args.n + 1, sizeof(*av)))) {
+		if (il_runner_sample_argv(&args, id, &ra) || !(av = calloc(args.n + 1, sizeof(*av))) ||
+		    !il_runner_sample_input(input, sizeof(input), nonce)) {
 			set_reason(oc, "infra_failed", true, "out of memory");
 			goto out;
 		}
@@ -99,12 +102,13 @@ void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *s
 	eo.max_out = (size_t)64 << 20;
 	eo.privileged = true;
 	eo.cancel = c->o->stop;
+	eo.input = input;
 	rc = il_transport_run_script(h->t, script, av, &eo, &res, &e);
 	if (rc == IL_EINTR || rc == IL_ETIMEOUT) {
 		/* closing the channel stops nothing on the host (sshd does not pass signals): stop it by its ids */
 		struct il_err ce = { 0 };
 
-		if (il_lease_cancel(h, nonce, NULL, &ce)) {
+		if (il_lease_cancel(h, id, NULL, &ce)) {
 			size_t l = strlen(e.msg);
 
 			snprintf(e.msg + l, sizeof(e.msg) - l, "; %s", ce.msg);
@@ -144,6 +148,18 @@ void il_sample_judge(const struct il_run_ctx *c, const struct il_spec *s, const 
 		char msg[600];
 
 		snprintf(msg, sizeof(msg), "%s (exit %d; stderr: %.200s)", e.msg, exit_code, stderr_text ? stderr_text : "");
+		set_reason(oc, "infra_failed", true, msg);
+		return;
+	}
+	if (exit_code) {
+		char msg[600];
+
+		/*
+		 * whole frames, but not from a runner that ran to its end (it prints them last and exits 0):
+		 * a workload that killed its runner after printing frames of its own must not be a sample
+		 */
+		snprintf(msg, sizeof(msg), "the runner exited %d after its frames (killed?): its output is not taken "
+			 "(stderr: %.200s)", exit_code, stderr_text ? stderr_text : "");
 		set_reason(oc, "infra_failed", true, msg);
 		return;
 	}

@@ -26,7 +26,7 @@ struct il_sample_result {
 	bool has_interval;
 };
 
-/* A sample attempt's frame tag: "IL" and 16 random hex digits. */
+/* A sample attempt's frame tag, or its id on the host: "IL" and 16 random hex digits. */
 #define IL_SAMPLE_NONCE_LEN 19
 void il_sample_nonce(char nonce[IL_SAMPLE_NONCE_LEN]);
 
@@ -38,9 +38,11 @@ void il_sample_result_release(struct il_sample_result *oc);
 /*
  * Judge a sample from the runner's output (its frames for nonce), however
  * it came back: over a transport (il_sample_run) or armoured in a LAVA job's
- * log (run/lavarun.c). exit_code and stderr_text are the runner's own, for
- * the message when its output does not parse. *oc (zeroed by the caller)
- * is filled as il_sample_run fills it.
+ * log (run/lavarun.c). exit_code and stderr_text are the runner's own: frames
+ * with an exit other than 0 are not taken (infra_failed), since the runner
+ * prints them last and exits 0, and a workload that printed frames and
+ * killed it would otherwise choose its own result. *oc (zeroed by the
+ * caller) is filled as il_sample_run fills it.
  */
 void il_sample_judge(const struct il_run_ctx *c, const struct il_spec *s, const char *nonce, const char *host,
 		     const char *text, size_t len, int exit_code, const char *stderr_text, struct il_sample_result *oc);

@@ -35,3 +35,15 @@ int il_json_load_named(const char *dir, const char *name, const char *kind, cons
 	il_buf_release(&p);
 	return r;
 }
+
+static int dump_chunk(const char *data, size_t n, void *out)
+{
+	return il_buf_add(out, data, n) ? -1 : 0;
+}
+
+int il_json_dump(struct il_buf *out, const json_t *j, size_t flags)
+{
+	if (json_dump_callback(j, dump_chunk, out, flags) && !il_buf_error(out))
+		return IL_ENOMEM;
+	return il_buf_error(out);
+}

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <time.h>
@@ -151,32 +152,57 @@ static double mono_ms(void)
 	return il_mono_s() * 1e3;
 }
 
-int il_proc_capture(char *const argv[], int timeout_ms, const volatile sig_atomic_t *cancel, struct il_buf *out,
-		    struct il_buf *errb, struct il_exit *ex, struct il_err *err)
+/*
+ * The child's stdin: input in a pipe, then its end (at most PIPE_BUF bytes: written whole before
+ * the child starts, never blocking), or /dev/null. *fd is its read end. Returns 0 or errno.
+ */
+static int stdin_fd(const char *input, int *fd)
 {
-	return il_proc_capture_watch(argv, timeout_ms, cancel, NULL, out, errb, ex, err);
+	int p[2];
+	size_t n;
+
+	if (!input)
+		return (*fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0 ? errno : 0;
+	if ((n = strlen(input)) > PIPE_BUF)
+		return E2BIG;
+	if (pipe2(p, O_CLOEXEC))
+		return errno;
+	if (write(p[1], input, n) != (ssize_t)n) {
+		int e = errno ? errno : EIO;
+
+		close(p[0]);
+		close(p[1]);
+		return e;
+	}
+	close(p[1]);
+	*fd = p[0];
+	return 0;
 }
 
-int il_proc_capture_watch(char *const argv[], int timeout_ms, const volatile sig_atomic_t *cancel,
-			  const struct il_proc_watch *w, struct il_buf *out, struct il_buf *errb, struct il_exit *ex,
-			  struct il_err *err)
+static int capture(char *const argv[], const char *input, int timeout_ms, const volatile sig_atomic_t *cancel,
+		   const struct il_proc_watch *w, struct il_buf *out, struct il_buf *errb, struct il_exit *ex,
+		   struct il_err *err)
 {
 	int tick_ms = w && w->tick ? (w->tick_ms > 0 ? w->tick_ms : 1000) : -1;
 	double next_tick = tick_ms > 0 ? mono_ms() + tick_ms : 0;
 	int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
 	double deadline = timeout_ms > 0 ? mono_ms() + timeout_ms : 0;
 	bool timed_out = false, cancelled = false;
-	int devnull = -1, errfd = -1, r;
+	int in = -1, errfd = -1, r, e;
 	pid_t pid;
 
 	ex->code = -1;
 	ex->signal = 0;
-	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC) || (devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-		r = il_err_set(err, IL_ECHILD, "cannot run '%s': %s", argv && argv[0] ? argv[0] : "?", strerror(errno));
+	e = pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC) ? errno : stdin_fd(input, &in);
+	if (e) {
+		r = il_err_set(err, IL_ECHILD, "cannot run '%s': %s", argv && argv[0] ? argv[0] : "?", strerror(e));
 		goto cleanup;
 	}
 	/* its own process group, so a timeout kills whatever it started too */
-	if ((r = spawn(argv, devnull, po[1], pe[1], true, &pid, &errfd, err)))
+	r = spawn(argv, in, po[1], pe[1], true, &pid, &errfd, err);
+	close(in);
+	in = -1;
+	if (r)
 		goto cleanup;
 	close(po[1]);
 	close(pe[1]);
@@ -250,9 +276,28 @@ int il_proc_capture_watch(char *const argv[], int timeout_ms, const volatile sig
 		r = il_err_set(err, IL_EINTR, "'%s' was stopped (interrupted)", argv[0]);
 cleanup:
 	close_pipes(po, pe);
-	if (devnull >= 0)
-		close(devnull);
+	if (in >= 0)
+		close(in);
 	return r;
+}
+
+int il_proc_capture(char *const argv[], int timeout_ms, const volatile sig_atomic_t *cancel, struct il_buf *out,
+		    struct il_buf *errb, struct il_exit *ex, struct il_err *err)
+{
+	return capture(argv, NULL, timeout_ms, cancel, NULL, out, errb, ex, err);
+}
+
+int il_proc_capture_in(char *const argv[], const char *input, int timeout_ms, const volatile sig_atomic_t *cancel,
+		       struct il_buf *out, struct il_buf *errb, struct il_exit *ex, struct il_err *err)
+{
+	return capture(argv, input, timeout_ms, cancel, NULL, out, errb, ex, err);
+}
+
+int il_proc_capture_watch(char *const argv[], int timeout_ms, const volatile sig_atomic_t *cancel,
+			  const struct il_proc_watch *w, struct il_buf *out, struct il_buf *errb, struct il_exit *ex,
+			  struct il_err *err)
+{
+	return capture(argv, NULL, timeout_ms, cancel, w, out, errb, ex, err);
 }
 
 /* ---- Held children ---- */

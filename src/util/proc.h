@@ -41,6 +41,15 @@ int il_proc_capture(char *const argv[], int timeout_ms, const volatile sig_atomi
 		    struct il_buf *errb, struct il_exit *ex, struct il_err *err);
 
 /*
+ * il_proc_capture with input (at most PIPE_BUF bytes) on the child's stdin,
+ * then its end, instead of /dev/null: what must reach the child without
+ * being in its argv or environment, which its own children could read
+ * (/proc/PID/cmdline). Longer input is IL_ECHILD (E2BIG).
+ */
+int il_proc_capture_in(char *const argv[], const char *input, int timeout_ms, const volatile sig_atomic_t *cancel,
+		       struct il_buf *out, struct il_buf *errb, struct il_exit *ex, struct il_err *err);
+
+/*
  * Watching a captured child while it runs: out_chunk sees every piece of
  * stdout as it arrives (before it is added to out), tick is called about
  * every tick_ms (default 1000) whatever the child prints. Either may be NULL.

@@ -485,3 +485,17 @@ size_t il_utf8_len(const unsigned char *s)
 		return 0;
 	return n;
 }
+
+int il_utf8_add(struct il_buf *out, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = il_utf8_len(p);
+
+		if (n)
+			il_buf_add(out, p, n);
+		else
+			il_buf_adds(out, "\xef\xbf\xbd");
+		p += n ? n : 1;
+	}
+	return il_buf_error(out);
+}

@@ -107,6 +107,14 @@ bool il_next_line(const char **p, const char *end, const char **line, size_t *n)
  */
 size_t il_utf8_len(const unsigned char *s);
 
+/*
+ * Append s to out with each byte that does not start a valid UTF-8 sequence
+ * (il_utf8_len) replaced by U+FFFD: text from a host may hold any byte, and
+ * JSON and the Prometheus text format refuse the whole document for one bad
+ * one. Returns il_buf_error(out).
+ */
+int il_utf8_add(struct il_buf *out, const char *s);
+
 /* Copy src into dst (size dstsz), always terminated; returns true if it fit. */
 bool il_strlcpy(char *dst, const char *src, size_t dstsz);
 

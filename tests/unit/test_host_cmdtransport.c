@@ -283,6 +283,18 @@ static void test_cmdtr__exec_codes_and_streams(void **state)
 	exec_want(t, fail7, 7, "out\n", "err\n");
 	exec_want(t, literal, 0, "[$(id)][a b]['][]", "");
 	{
+		/* input reaches the command's stdin through the transport's program, then its end */
+		char *rd[] = { "sh", "-c", "read -r n && echo \"got $n\" && cat", NULL };
+		struct il_exec_opts o = { .input = "IL0123\n" };
+		struct il_exec_result res;
+		struct il_err err = { 0 };
+
+		assert_int_equal(il_transport_exec(t, rd, &o, &res, &err), 0);
+		assert_int_equal(res.exit_code, 0);
+		assert_string_equal(il_buf_str(&res.out), "got IL0123\n");
+		il_exec_result_release(&res);
+	}
+	{
 		struct il_exec_result res;
 		struct il_err err = { 0 };
 

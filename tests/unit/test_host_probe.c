@@ -39,9 +39,8 @@ static void assert_json(const json_t *got, const char *want_text)
 	json_decref(want);
 }
 
-static void test_probe__kvm_guest(void **state)
-{
-	json_t *j = parse("idlelab.uname_r:6.1.0\n"
+/* A KVM guest's facts: every kind of probe line. */
+static const char kvm_facts[] = "idlelab.uname_r:6.1.0\n"
 			  "idlelab.arch:x86_64\n"
 			  "idlelab.cmdline:BOOT_IMAGE=/vmlinuz ro intel_idle.max_cstate=1 cpuidle_haltpoll.force=1 "
 			  "haltpoll.guest_halt_poll_ns=0 nohz=off quiet -- idle=poll\n"
@@ -63,7 +62,11 @@ static void test_probe__kvm_guest(void **state)
 			  "idlelab.kconfig.CONFIG_NO_HZ_FULL:y\nidlelab.kconfig.CONFIG_NO_HZ:y\nidlelab.kconfig.CONFIG_HZ:1000\n"
 			  "idlelab.pm_qos.0:0\nidlelab.pm_qos.1:n/a\n"
 			  "idlelab.pm_qos_holder.812:tuned\nidlelab.pm_qos_holder.4242:cyclictest\n"
-			  "idlelab.pm_qos_scan:all\n");
+			  "idlelab.pm_qos_scan:all\n";
+
+static void test_probe__kvm_guest(void **state)
+{
+	json_t *j = parse(kvm_facts);
 
 	(void)state;
 	assert_json(json_object_get(j, "virtualization"),
@@ -137,6 +140,60 @@ static void test_probe__vm_or_not(void **state)
 	assert_json(json_object_get(j, "kernel_config"), "{\"source\": \"/proc/config.gz\", \"hz\": 100, \"tick\": "
 							 "\"periodic\", \"options\": {\"CONFIG_HZ_PERIODIC\": \"y\", \"CONFIG_HZ\": \"100\"}}");
 	json_decref(j);
+}
+
+/*
+ * A host's bytes that are not UTF-8 are kept, as U+FFFD: a fact left out would hide what it
+ * shows (here the holder, the boot option and the DMI vendor's VM evidence).
+ */
+static void test_probe__not_utf8_is_kept(void **state)
+{
+	json_t *j = parse("idlelab.uname_r:6.1.0\nidlelab.arch:x86_64\nidlelab.hypervisor_flag:0\n"
+			  "idlelab.dmi_vendor:QEMU\xff\nidlelab.cmdline:ro idle=po\xffll\n"
+			  "idlelab.pm_qos_holder.812:tu\xffned\nidlelab.kconfig.CONFIG_\xfe:y\nidlelab.kconfig.CONFIG_\xfd:n\n");
+
+	(void)state;
+	assert_json(json_object_get(j, "cpu_dma_latency_holders"),
+		    "{\"processes\": [{\"pid\": 812, \"comm\": \"tu\\ufffdned\"}], \"scanned\": null}");
+	assert_json(json_object_get(j, "cmdline_idle"), "{\"idle\": \"po\\ufffdll\"}");
+	assert_json(json_object_get(json_object_get(j, "virtualization"), "evidence"), "\"DMI QEMU\\ufffd\"");
+	/* two keys that read the same once made UTF-8 are both kept */
+	assert_json(json_object_get(json_object_get(j, "kernel_config"), "options"),
+		    "{\"CONFIG_\\ufffd\": \"y\", \"CONFIG_\\ufffd #2\": \"n\"}");
+	json_decref(j);
+}
+
+/* Out of memory at any of its jansson allocations, the fingerprint is an error or whole, never a part. */
+static void test_probe__whole_or_an_error(void **state)
+{
+	char *dump = tu_read(tu_fixture("x86-intel-idle-before.txt"), NULL);
+	struct il_buf text = IL_BUF_INIT;
+	struct il_err err = { 0 };
+	json_t *whole = NULL;
+	long n = 0;
+
+	(void)state;
+	il_buf_printf(&text, "%s%s", kvm_facts, dump);
+	assert_int_equal(il_probe_parse(text.p, text.len, "h", &whole, NULL, &err), 0);
+	for (bool hit = true; hit; n++) {
+		json_t *j = NULL;
+		int r;
+
+		tu_json_oom(n);
+		r = il_probe_parse(text.p, text.len, "h", &j, NULL, &err);
+		hit = tu_json_oom_end();
+		if (r) {
+			assert_int_equal(r, IL_ENOMEM);
+			assert_true(hit);
+			assert_null(j);
+		} else if (!json_equal(j, whole))
+			fail_msg("allocation %ld failed: a fingerprint with a part missing", n);
+		json_decref(j);
+	}
+	assert_true(n > 100);
+	json_decref(whole);
+	il_buf_release(&text);
+	free(dump);
 }
 
 /* The real probe (and snapshot) scripts run by shell argv0, parsed; NULL when the shell is not installed. */
@@ -235,6 +292,8 @@ int main(void)
 		cmocka_unit_test(test_probe__vm_or_not),
 		cmocka_unit_test(test_probe__real_scripts),
 		cmocka_unit_test(test_probe__uid_is_a_number),
+		cmocka_unit_test(test_probe__not_utf8_is_kept),
+		cmocka_unit_test(test_probe__whole_or_an_error),
 	};
 
 	return cmocka_run_group_tests_name("host_probe", tests, NULL, NULL);

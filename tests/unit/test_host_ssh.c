@@ -130,6 +130,22 @@ static void test_ssh__exec_exit_code_and_streams(void **state)
 	il_transport_free(t);
 }
 
+/* input reaches the command's stdin over the channel, then its end (a runner's nonce) */
+static void test_ssh__input_on_stdin(void **state)
+{
+	char *argv[] = { "sh", "-c", "read -r n && echo \"got $n\" && cat", NULL };
+	struct il_exec_opts o = { .input = "IL0123\n" };
+	struct il_exec_result res;
+	struct il_err err = { 0 };
+	struct il_transport *t = sshd_exec(argv, &o, 0, &res, &err);
+
+	(void)state;
+	assert_int_equal(res.exit_code, 0);
+	assert_string_equal(il_buf_str(&res.out), "got IL0123\n");
+	il_exec_result_release(&res);
+	il_transport_free(t);
+}
+
 static void test_ssh__metacharacters_arrive_literally(void **state)
 {
 	char *argv[] = { "printf", "<%s>\\n", "'; rm -rf /tmp/x; '", "$(id)", "a\nb", "`id`", "\\", "\"q\"", "*", "", NULL };
@@ -471,6 +487,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ssh__exec_exit_code_and_streams),
+		cmocka_unit_test(test_ssh__input_on_stdin),
 		cmocka_unit_test(test_ssh__metacharacters_arrive_literally),
 		cmocka_unit_test(test_ssh__output_cap),
 		cmocka_unit_test(test_ssh__command_timeout),

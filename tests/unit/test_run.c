@@ -23,6 +23,7 @@
 #include "run/record.h"
 #include "run/rundir.h"
 #include "run/runner.h"
+#include "run/sample.h"
 
 static const char *wl_dir(void)
 {
@@ -338,6 +339,21 @@ static void test_runner__frames(void **state)
 	assert_int_equal(il_runner_parse("Welcome to the host!\n", 21, "N1", &o, &err), IL_EPARSE);
 	assert_non_null(strstr(err.msg, "unexpected text 'Welcome"));
 	il_runner_out_release(&o);
+	/* one output is one sample: frames printed before the runner's own (by its workload) are refused */
+	{
+		static const char *const twice[] = { "@@N1 uname 6.1.0 aarch64\n", "@@N1 pre 0\n", "@@N1 post 0\n",
+						     "@@N1 out 0\n", "@@N1 err 0\n", "@@N1 status 0\n" };
+
+		for (size_t i = 0; i < sizeof(twice) / sizeof(*twice); i++) {
+			struct il_buf b = IL_BUF_INIT;
+
+			il_buf_printf(&b, "%s%s", twice[i], ok);
+			assert_int_equal(il_runner_parse(b.p, b.len, "N1", &o, &err), IL_EPARSE);
+			assert_non_null(strstr(err.msg, "a second"));
+			il_runner_out_release(&o);
+			il_buf_release(&b);
+		}
+	}
 }
 
 /* ---- the engine on a fixture tree ---- */
@@ -458,6 +474,73 @@ static void assert_restored(const struct fixture_run *f)
 		assert_true(!strncmp(s, "schedutil", 9));
 		free(s);
 	}
+}
+
+/*
+ * Frames are the runner's only when the runner exited 0: whole, valid frames (a workload's own,
+ * printed to its runner's output before it killed the runner) with the transport's exit 137
+ * are no sample, whatever values and snapshots they carry.
+ */
+static void test_sample__frames_need_the_runners_exit(void **state)
+{
+	struct fixture_run f;
+	struct il_plan plan;
+	struct il_run_ctx c = { 0 };
+	struct il_err err = { 0 };
+	struct il_spec *specs = NULL;
+	struct il_buf text = IL_BUF_INIT, gov = IL_BUF_INIT;
+	char path[700];
+	char *pre = tu_read(tu_fixture("labvm-arm64-before.txt"), NULL);
+	char *post = tu_read(tu_fixture("labvm-arm64-after.txt"), NULL);
+	size_t n = 0, sp = 0;
+
+	(void)state;
+	setup_fixture(&f);
+	snprintf(path, sizeof(path), "%s/plan.json", f.dir);
+	if (il_plan_load(&plan, path, f.wl, &err) || il_plan_matrix(&plan, &specs, &n, &err))
+		fail_msg("%s", err.msg);
+	c.plan = &plan;
+	/* a counted sample (the plan starts with a warmup) */
+	while (sp < n && specs[sp].warmup)
+		sp++;
+	assert_true(sp < n);
+	/* the governor the sample's variant asks for, as the snapshots would read it back */
+	il_buf_printf(&gov, "current_governor:%s\n", plan.gov[specs[sp].gov].governor);
+	for (int i = 0; i < 2; i++) {
+		char **d = i ? &post : &pre, *at = strstr(*d, "current_governor:menu\n");
+		struct il_buf t = IL_BUF_INIT;
+
+		assert_non_null(at);
+		il_buf_printf(&t, "%.*s%s%s", (int)(at - *d), *d, il_buf_str(&gov), at + strlen("current_governor:menu\n"));
+		free(*d);
+		*d = il_buf_detach(&t);
+	}
+	il_buf_printf(&text, "@@N1 uname 6.1.0 aarch64\n@@N1 pre %zu\n%s@@N1 post %zu\n%s@@N1 out 8\nargs: 1\n"
+		      "@@N1 err 0\n@@N1 status 0\n@@N1 end\n", strlen(pre), pre, strlen(post), post);
+	for (int exit_code = 0; exit_code <= 137; exit_code += 137) {
+		struct il_sample_result oc = { 0 };
+
+		il_sample_judge(&c, &specs[sp], "N1", "h", text.p, text.len, exit_code, "", &oc);
+		if (!exit_code) {
+			/* the same frames from a runner that exited 0 are a sample */
+			if (strcmp(oc.status, "ok"))
+				fail_msg("exit 0: %s: %s", oc.status, oc.reason);
+			assert_true(json_number_value(json_object_get(oc.metrics, "args")) == 1.0);
+		} else {
+			assert_string_equal(oc.status, "infra_failed");
+			assert_non_null(strstr(oc.reason, "the runner exited 137"));
+			assert_null(oc.metrics);
+			assert_null(oc.idle);
+		}
+		il_sample_result_release(&oc);
+	}
+	free(specs);
+	il_plan_release(&plan);
+	il_buf_release(&text);
+	il_buf_release(&gov);
+	free(pre);
+	free(post);
+	teardown_fixture(&f);
 }
 
 static void test_engine__fixture_run_interrupt_resume(void **state)
@@ -841,6 +924,7 @@ int main(void)
 		cmocka_unit_test(test_journal__append_reload_torn),
 		cmocka_unit_test(test_record__schema_one_list),
 		cmocka_unit_test(test_runner__frames),
+		cmocka_unit_test(test_sample__frames_need_the_runners_exit),
 		cmocka_unit_test(test_engine__fixture_run_interrupt_resume),
 		cmocka_unit_test(test_engine__host_validation),
 		cmocka_unit_test(test_engine__adaptive_rounds_stop_when_decided),

@@ -330,6 +330,109 @@ static void test_stats_audit__fleet_groups_and_reports(void **state)
 	il_audit_policy_release(&p);
 }
 
+/* A host's bytes that are not UTF-8 hide nothing: the fact is kept (U+FFFD) and judged. */
+static void test_stats_audit__not_utf8_hides_no_finding(void **state)
+{
+	(void)state;
+	one(&(struct plant){ .extra = "idlelab.cmdline:ro idle=poll quiet \xff\n" }, IL_AK_CMDLINE, "idle=poll");
+	one(&(struct plant){ .extra = "idlelab.pm_qos_holder.812:tu\xffned\n" }, IL_AK_DMA_LATENCY,
+	    "pid 812 (tu\xef\xbf\xbdned)");
+}
+
+/*
+ * Two hosts, one of them with a governor and state names that are not UTF-8 (two that become
+ * the same text): the JSON report lists both hosts, the governor with U+FFFD, every state.
+ */
+static void json_fleet(struct il_audit_host hosts[2], struct il_audit_fleet *f)
+{
+	struct il_err err = { 0 };
+	bool renamed = false;
+
+	judge(&(struct plant){ .from = "current_governor:menu", .to = "current_governor:ladder" }, &hosts[0]);
+	judge(&(struct plant){ .from = "current_governor:menu", .to = "current_governor:m\xffnu", .from2 = "name:C3\n",
+			       .to2 = "name:C\xff\n" },
+	      &hosts[1]);
+	/* the second name change on the already-judged dumps would be a third replacement: rename by hand */
+	for (size_t i = 0; i < hosts[1].nres; i++)
+		if (!strcmp(hosts[1].res[i].name, "C8")) {
+			hosts[1].res[i].name[1] = '\xfe';
+			renamed = true;
+		}
+	assert_true(renamed);
+	free(hosts[1].host);
+	hosts[1].host = strdup("h2");
+	assert_int_equal(il_audit_fleet_make(f, hosts, 2, &err), 0);
+}
+
+static void test_stats_audit__json_keeps_a_host_that_is_not_utf8(void **state)
+{
+	struct il_audit_host hosts[2];
+	struct il_audit_fleet f;
+	struct il_audit_run run = { .window_s = 1, .jobs = 2 };
+	struct il_buf out = IL_BUF_INIT;
+	struct il_err err = { 0 };
+	json_t *j, *h, *res;
+
+	(void)state;
+	json_fleet(hosts, &f);
+	assert_int_equal(il_report_audit(&f, &run, IL_AFMT_JSON, &out, &err), 0);
+	assert_non_null(j = json_loads(il_buf_str(&out), 0, NULL));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "summary"), "hosts")), 2);
+	assert_int_equal(json_array_size(json_object_get(j, "hosts")), 2);
+	h = json_array_get(json_object_get(j, "hosts"), 1);
+	assert_string_equal(json_string_value(json_object_get(h, "host")), "h2");
+	assert_string_equal(json_string_value(json_object_get(h, "governor")), "m\xef\xbf\xbdnu");
+	/* its findings, as the fleet's groups */
+	assert_int_equal(json_array_size(json_object_get(h, "findings")), hosts[1].nfind);
+	assert_true(hosts[1].nfind > 0);
+	assert_int_equal(json_array_size(json_object_get(j, "findings")), f.ngroups);
+	/* every state, the two names that read the same numbered apart */
+	res = json_object_get(h, "residency");
+	assert_int_equal(json_object_size(res), hosts[1].nres);
+	assert_non_null(json_object_get(res, "C\xef\xbf\xbd"));
+	assert_non_null(json_object_get(res, "C\xef\xbf\xbd #2"));
+	assert_int_equal(json_object_size(json_object_get(json_object_get(j, "summary"), "residency")), f.nres);
+	json_decref(j);
+	il_buf_release(&out);
+	il_audit_fleet_release(&f);
+	for (size_t i = 0; i < 2; i++)
+		il_audit_host_release(&hosts[i]);
+}
+
+/* Out of memory at any of its allocations, the JSON report is an error or whole, never shorter. */
+static void test_stats_audit__json_is_whole_or_an_error(void **state)
+{
+	struct il_audit_host hosts[2];
+	struct il_audit_fleet f;
+	struct il_audit_run run = { .window_s = 1, .jobs = 2 };
+	struct il_buf whole = IL_BUF_INIT;
+	struct il_err err = { 0 };
+	long n = 0;
+
+	(void)state;
+	json_fleet(hosts, &f);
+	assert_int_equal(il_report_audit(&f, &run, IL_AFMT_JSON, &whole, &err), 0);
+	for (bool hit = true; hit; n++) {
+		struct il_buf out = IL_BUF_INIT;
+		int r;
+
+		tu_json_oom(n);
+		r = il_report_audit(&f, &run, IL_AFMT_JSON, &out, &err);
+		hit = tu_json_oom_end();
+		if (r) {
+			assert_int_equal(r, IL_ENOMEM);
+			assert_true(hit);
+		} else
+			assert_string_equal(il_buf_str(&out), il_buf_str(&whole));
+		il_buf_release(&out);
+	}
+	assert_true(n > 100);
+	il_buf_release(&whole);
+	il_audit_fleet_release(&f);
+	for (size_t i = 0; i < 2; i++)
+		il_audit_host_release(&hosts[i]);
+}
+
 static void test_stats_audit__window_output_without_mark_is_refused(void **state)
 {
 	struct il_snapshot a, b;
@@ -352,6 +455,9 @@ int main(void)
 		cmocka_unit_test(test_stats_audit__shipped_policy_is_the_default),
 		cmocka_unit_test(test_stats_audit__fleet_groups_and_reports),
 		cmocka_unit_test(test_stats_audit__window_output_without_mark_is_refused),
+		cmocka_unit_test(test_stats_audit__not_utf8_hides_no_finding),
+		cmocka_unit_test(test_stats_audit__json_keeps_a_host_that_is_not_utf8),
+		cmocka_unit_test(test_stats_audit__json_is_whole_or_an_error),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

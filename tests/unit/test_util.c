@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,6 +313,46 @@ static void test_util__proc_capture(void **state)
 	assert_int_equal(il_proc_capture(missing, 1000, NULL, &out, &errb, &ex, NULL), IL_ENOTFOUND);
 	il_buf_release(&out);
 	il_buf_release(&errb);
+	/* input on stdin, then its end (what must not be in argv); at most PIPE_BUF bytes */
+	{
+		char *cat[] = { "cat", NULL };
+		char big[PIPE_BUF + 2];
+
+		assert_int_equal(il_proc_capture_in(cat, "IL0123\n", 5000, NULL, &out, &errb, &ex, &err), 0);
+		assert_int_equal(ex.code, 0);
+		assert_string_equal(il_buf_str(&out), "IL0123\n");
+		il_buf_reset(&out);
+		assert_int_equal(il_proc_capture_in(cat, NULL, 5000, NULL, &out, &errb, &ex, &err), 0);
+		assert_int_equal(out.len, 0);
+		memset(big, 'x', sizeof(big) - 1);
+		big[sizeof(big) - 1] = 0;
+		assert_int_equal(il_proc_capture_in(cat, big, 5000, NULL, &out, &errb, &ex, &err), IL_ECHILD);
+		il_buf_release(&out);
+		il_buf_release(&errb);
+	}
+}
+
+/* Each byte that does not start valid UTF-8 becomes U+FFFD; valid text is kept as it is. */
+static void test_str__utf8_add(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "caf\xc3\xa9 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xf0\x9f\x98\x80" },
+		{ "a\xff" "b\xc3", "a\xef\xbf\xbd" "b\xef\xbf\xbd" },
+		/* an overlong '/', a surrogate, past U+10FFFF: every byte of them */
+		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "", "" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct il_buf b = IL_BUF_INIT;
+
+		assert_int_equal(il_utf8_add(&b, cases[i][0]), 0);
+		assert_string_equal(il_buf_str(&b), cases[i][1]);
+		il_buf_release(&b);
+	}
 }
 
 static void test_str__names_and_dir_listing(void **state)
@@ -418,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_util__errors),
 		cmocka_unit_test(test_util__proc),
 		cmocka_unit_test(test_util__proc_capture),
+		cmocka_unit_test(test_str__utf8_add),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

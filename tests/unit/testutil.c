@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "util/buf.h"
 
 const char *tu_fixture(const char *name)
@@ -389,4 +391,32 @@ void tu_journal(const char *dir, const char *const *vars, size_t nv, bool aa, co
 	assert_int_equal(fwrite(j.p, 1, j.len, f), j.len);
 	assert_int_equal(fclose(f), 0);
 	il_buf_release(&j);
+}
+
+/* ---- jansson out of memory ---- */
+
+static long oom_left = -1;
+static bool oom_hit;
+
+static void *oom_malloc(size_t n)
+{
+	if (oom_left >= 0 && oom_left-- == 0) {
+		oom_hit = true;
+		return NULL;
+	}
+	return malloc(n);
+}
+
+void tu_json_oom(long n)
+{
+	oom_left = n;
+	oom_hit = false;
+	json_set_alloc_funcs(oom_malloc, free);
+}
+
+bool tu_json_oom_end(void)
+{
+	json_set_alloc_funcs(malloc, free);
+	oom_left = -1;
+	return oom_hit;
 }

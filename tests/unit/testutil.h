@@ -91,4 +91,16 @@ void tu_sshd_kill(struct tu_sshd *s);
 void tu_sshd_stop(struct tu_sshd *s);
 /* A free TCP port on 127.0.0.1. */
 int tu_free_port(void);
+
+/* ---- jansson out of memory ---- */
+
+/*
+ * jansson's n-th allocation (0: the first) fails, the others do not (a
+ * build that goes on after a failure would show it: a part left out);
+ * tu_json_oom_end restores the allocator and says whether it came to the
+ * n-th. Callers try n = 0, 1, ... until a build never did, and check every
+ * build is either an error or the whole result, never a part of it.
+ */
+void tu_json_oom(long n);
+bool tu_json_oom_end(void);
 #endif
