@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/screen.h"
+#include "idle/diffjson.h"
 #include "util/buf.h"
 #include "util/str.h"
 #include "version.h"

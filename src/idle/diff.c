@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Snapshot differences: structural checks, the interval and its clock,
- * validity, aggregation (states by name, latency and residency; clusters on
- * asymmetric hosts) and the derived idle metrics. What each counter means is
- * cpuidle_enter_state() in drivers/cpuidle/cpuidle.c (docs/formats.md).
+ * validity, aggregation (states by name, latency and residency; the counts of
+ * the clusters cluster.c finds on asymmetric hosts) and the derived idle
+ * metrics. What each counter means is cpuidle_enter_state() in
+ * drivers/cpuidle/cpuidle.c (docs/formats.md). The JSON is diffjson.c's.
  */
 #include "idle/diff.h"
 #include "util/str.h"
@@ -13,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idle/cluster.h"
 #include "idle/energy.h"
-#include "idle/snapjson.h"
 
 /* Idle time may exceed the interval by this much before the diff is invalid (reading the counters takes time). */
 #define IL_IDLE_SLACK_US 2000
@@ -134,32 +135,21 @@ static void state_release(struct il_diff_state *s)
 	il_cpuset_release(&s->disabled);
 }
 
-static void states_release(struct il_diff_state *v, size_t n)
+/* Shared with cluster.c (idle/cluster.h). */
+void il_diff_states_release(struct il_diff_state *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		state_release(&v[i]);
 	free(v);
 }
 
-static void clusters_release(struct il_diff *d)
-{
-	for (size_t i = 0; i < d->nclusters; i++) {
-		states_release(d->clusters[i].states, d->clusters[i].nstates);
-		il_cpuset_release(&d->clusters[i].cpus);
-		free(d->clusters[i].label);
-	}
-	free(d->clusters);
-	d->clusters = NULL;
-	d->nclusters = 0;
-}
-
 void il_diff_release(struct il_diff *d)
 {
 	for (size_t i = 0; i < d->ncpus; i++)
-		states_release(d->cpus[i].states, d->cpus[i].nstates);
+		il_diff_states_release(d->cpus[i].states, d->cpus[i].nstates);
 	free(d->cpus);
-	clusters_release(d);
-	states_release(d->states, d->nstates);
+	il_cluster_release(d);
+	il_diff_states_release(d->states, d->nstates);
 	for (size_t i = 0; i < d->nzones; i++)
 		IL_FREE_ALL(d->zones[i].zone, d->zones[i].name, d->zones[i].why);
 	il_cpuset_release(&d->measured);
@@ -187,13 +177,14 @@ static char *dup_or_null(const char *s, bool *oom)
 	return p;
 }
 
-static bool val_eq(struct il_val a, struct il_val b)
+/* Shared with cluster.c (idle/cluster.h). */
+bool il_diff_val_eq(struct il_val a, struct il_val b)
 {
 	return a.ok == b.ok && (!a.ok || a.v == b.v);
 }
 
-/* Add cpu to a set; CPUs arrive in increasing order, so the set stays sorted. */
-static int cpuset_add(struct il_cpuset *s, int cpu)
+/* Add cpu to a set; CPUs arrive in increasing order, so the set stays sorted. Shared with cluster.c. */
+int il_diff_cpuset_add(struct il_cpuset *s, int cpu)
 {
 	int *nv;
 
@@ -210,7 +201,7 @@ static int cpuset_add(struct il_cpuset *s, int cpu)
 static int cpuset_union(struct il_cpuset *dst, const struct il_cpuset *src)
 {
 	for (size_t i = 0; i < src->n; i++)
-		if (!il_cpuset_has(dst, src->cpu[i]) && cpuset_add(dst, src->cpu[i]))
+		if (!il_cpuset_has(dst, src->cpu[i]) && il_diff_cpuset_add(dst, src->cpu[i]))
 			return IL_ENOMEM;
 	return 0;
 }
@@ -281,7 +272,7 @@ static int cpu_delta(struct il_diff_cpu *out, const struct il_cpu *a, const stru
 		ds->poll = il_state_is_poll(sb);
 		if (((sa->info[IL_I_DISABLE].ok && sa->info[IL_I_DISABLE].v) ||
 		     (sb->info[IL_I_DISABLE].ok && sb->info[IL_I_DISABLE].v)) &&
-		    cpuset_add(&ds->disabled, a->cpu))
+		    il_diff_cpuset_add(&ds->disabled, a->cpu))
 			return il_err_set(err, IL_ENOMEM, "out of memory");
 		for (int c = 0; c < IL_NCOUNTERS; c++) {
 			const struct il_val zero = { 0, sb->cnt[c].ok };
@@ -382,9 +373,11 @@ static int interval(struct il_diff *d, const struct il_snapshot *a, const struct
 
 /* ---- Aggregation ---- */
 
-static bool same_state(const struct il_diff_state *x, const struct il_diff_state *y)
+/* Shared with cluster.c (idle/cluster.h): same_table compares CPUs' tables by it. */
+bool il_diff_same_state(const struct il_diff_state *x, const struct il_diff_state *y)
 {
-	return !strcmp(x->name, y->name) && val_eq(x->latency_us, y->latency_us) && val_eq(x->residency_us, y->residency_us);
+	return !strcmp(x->name, y->name) && il_diff_val_eq(x->latency_us, y->latency_us) &&
+	       il_diff_val_eq(x->residency_us, y->residency_us);
 }
 
 /* Add s into the list of groups v (by name, latency, residency). Nonzero: out of memory. */
@@ -394,7 +387,7 @@ static int group_add(struct il_diff_state **v, size_t *n, const struct il_diff_s
 
 	for (size_t i = 0; i < *n; i++) {
 		g = &(*v)[i];
-		if (same_state(g, s)) {
+		if (il_diff_same_state(g, s)) {
 			counts_add(&g->d, &s->d);
 			if (s->index < g->index)
 				g->index = s->index;
@@ -443,7 +436,7 @@ static int make_keys(struct il_diff_state *v, size_t n)
 
 		for (size_t k = 0; k < n; k++) {
 			same_name += !strcmp(v[k].name, v[i].name);
-			same_res += !strcmp(v[k].name, v[i].name) && val_eq(v[k].residency_us, v[i].residency_us);
+			same_res += !strcmp(v[k].name, v[i].name) && il_diff_val_eq(v[k].residency_us, v[i].residency_us);
 		}
 		if (same_name == 1)
 			snprintf(key, sizeof(key), "%s", v[i].name);
@@ -465,133 +458,27 @@ static int key_from(const struct il_diff *d, struct il_diff_state *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < d->nstates && !v[i].key; k++)
-			if (same_state(&v[i], &d->states[k]) && !(v[i].key = strdup(d->states[k].key)))
+			if (il_diff_same_state(&v[i], &d->states[k]) && !(v[i].key = strdup(d->states[k].key)))
 				return IL_ENOMEM;
 	return 0;
 }
 
-static int cluster_for(struct il_diff *d, const struct il_diff_cpu *cpu, struct il_diff_cluster **out)
+/* Add one CPU's counts and states into a total and its state groups (the diff's, or a cluster's). */
+static int add_cpu(struct il_counts *total, struct il_diff_state **v, size_t *n, const struct il_diff_cpu *cpu)
 {
-	struct il_diff_cluster *v;
-
-	for (size_t i = 0; i < d->nclusters; i++) {
-		struct il_diff_cluster *c = &d->clusters[i];
-
-		if (c->cluster.ok == cpu->cluster.ok && (!cpu->cluster.ok || c->cluster.v == cpu->cluster.v) &&
-		    val_eq(c->capacity, cpu->capacity)) {
-			*out = c;
-			return 0;
-		}
-	}
-	v = realloc(d->clusters, (d->nclusters + 1) * sizeof(*v));
-	if (!v)
-		return IL_ENOMEM;
-	d->clusters = v;
-	*out = &v[d->nclusters++];
-	memset(*out, 0, sizeof(**out));
-	(*out)->cluster = cpu->cluster;
-	(*out)->capacity = cpu->capacity;
-	counts_zero(&(*out)->total);
-	return 0;
-}
-
-static int cluster_add_cpu(struct il_diff_cluster *c, const struct il_diff_cpu *cpu)
-{
-	if (cpuset_add(&c->cpus, cpu->cpu))
-		return IL_ENOMEM;
-	counts_add(&c->total, &cpu->total);
+	counts_add(total, &cpu->total);
 	for (size_t k = 0; k < cpu->nstates; k++)
-		if (group_add(&c->states, &c->nstates, &cpu->states[k]))
+		if (group_add(v, n, &cpu->states[k]))
 			return IL_ENOMEM;
-	return 0;
-}
-
-static bool same_table(const struct il_diff_cpu *x, const struct il_diff_cpu *y)
-{
-	if (x->nstates != y->nstates)
-		return false;
-	for (size_t k = 0; k < x->nstates; k++)
-		if (!same_state(&x->states[k], &y->states[k]))
-			return false;
-	return true;
-}
-
-/*
- * Whether the groups of CPUs by (cluster_id, cpu_capacity) are clusters
- * worth listing: at least two, and their capacities or state tables differ.
- * On x86 cluster_id is the L2 group and a symmetric VM's CPUs may each have
- * one: those are not clusters of different CPUs.
- */
-static bool asymmetric(const struct il_diff *d)
-{
-	if (d->nclusters < 2)
-		return false;
-	for (size_t i = 1; i < d->nclusters; i++)
-		if (!val_eq(d->clusters[i].capacity, d->clusters[0].capacity))
-			return true;
-	for (size_t i = 1; i < d->ncpus; i++)
-		if (!same_table(&d->cpus[i], &d->cpus[0]))
-			return true;
-	return false;
-}
-
-static int cmp_capacity(const void *pa, const void *pb)
-{
-	const struct il_diff_cluster *a = *(struct il_diff_cluster *const *)pa, *b = *(struct il_diff_cluster *const *)pb;
-
-	return (a->capacity.v > b->capacity.v) - (a->capacity.v < b->capacity.v);
-}
-
-/* little/big (two groups) or little/mid/big (three) by distinct capacities, else cluster<id> or cpu<first>. */
-static int label_clusters(struct il_diff *d)
-{
-	static const char *const by_cap[2][3] = { { "little", "big", NULL }, { "little", "mid", "big" } };
-	struct il_diff_cluster *order[3];
-	bool caps = d->nclusters == 2 || d->nclusters == 3;
-
-	for (size_t i = 0; caps && i < d->nclusters; i++) {
-		caps = d->clusters[i].capacity.ok;
-		for (size_t k = 0; caps && k < i; k++)
-			caps = d->clusters[k].capacity.v != d->clusters[i].capacity.v;
-	}
-	if (caps) {
-		for (size_t i = 0; i < d->nclusters; i++)
-			order[i] = &d->clusters[i];
-		qsort(order, d->nclusters, sizeof(*order), cmp_capacity);
-		for (size_t i = 0; i < d->nclusters; i++)
-			if (!(order[i]->label = strdup(by_cap[d->nclusters - 2][i])))
-				return IL_ENOMEM;
-		return 0;
-	}
-	for (size_t i = 0; i < d->nclusters; i++) {
-		struct il_diff_cluster *c = &d->clusters[i];
-		char l[64];
-		bool dup = false;
-
-		snprintf(l, sizeof(l), "cluster%lld", (long long)c->cluster.v);
-		for (size_t k = 0; k < i; k++)
-			dup |= !strcmp(d->clusters[k].label, l);
-		if (!c->cluster.ok || dup)
-			snprintf(l, sizeof(l), "cpu%d", c->cpus.n ? c->cpus.cpu[0] : 0);
-		if (!(c->label = strdup(l)))
-			return IL_ENOMEM;
-	}
 	return 0;
 }
 
 /* Aggregate the measured CPUs into d->states and d->total, and clusters when the host is asymmetric. */
 static int aggregate(struct il_diff *d)
 {
-	for (size_t i = 0; i < d->ncpus; i++) {
-		struct il_diff_cluster *cl;
-
-		counts_add(&d->total, &d->cpus[i].total);
-		for (size_t k = 0; k < d->cpus[i].nstates; k++)
-			if (group_add(&d->states, &d->nstates, &d->cpus[i].states[k]))
-				return IL_ENOMEM;
-		if (cluster_for(d, &d->cpus[i], &cl) || cluster_add_cpu(cl, &d->cpus[i]))
+	for (size_t i = 0; i < d->ncpus; i++)
+		if (add_cpu(&d->total, &d->states, &d->nstates, &d->cpus[i]))
 			return IL_ENOMEM;
-	}
 	if (d->nstates)
 		qsort(d->states, d->nstates, sizeof(*d->states), cmp_state);
 	if (make_keys(d->states, d->nstates))
@@ -599,19 +486,22 @@ static int aggregate(struct il_diff *d)
 	for (size_t i = 0; i < d->ncpus; i++)
 		if (key_from(d, d->cpus[i].states, d->cpus[i].nstates))
 			return IL_ENOMEM;
-	if (!asymmetric(d)) {
-		clusters_release(d);
-		return 0;
-	}
+	if (il_cluster_detect(d))
+		return IL_ENOMEM;
 	for (size_t i = 0; i < d->nclusters; i++) {
 		struct il_diff_cluster *c = &d->clusters[i];
 
+		counts_zero(&c->total);
+		for (size_t k = 0; k < d->ncpus; k++)
+			if (il_cpuset_has(&c->cpus, d->cpus[k].cpu) &&
+			    add_cpu(&c->total, &c->states, &c->nstates, &d->cpus[k]))
+				return IL_ENOMEM;
 		if (c->nstates) /* a cluster of CPUs without idle states has none */
 			qsort(c->states, c->nstates, sizeof(*c->states), cmp_state);
 		if (key_from(d, c->states, c->nstates))
 			return IL_ENOMEM;
 	}
-	return label_clusters(d);
+	return 0;
 }
 
 /* ---- Caveats and validity ---- */
@@ -708,12 +598,12 @@ static int measure(struct il_diff *d, const struct il_diff_opts *o, const char *
 					  o->cpus->cpu[i]);
 	}
 	for (size_t i = 0; i < d->ncpus; i++)
-		if ((!o->cpus || il_cpuset_has(o->cpus, d->cpus[i].cpu)) && cpuset_add(&d->measured, d->cpus[i].cpu))
+		if ((!o->cpus || il_cpuset_has(o->cpus, d->cpus[i].cpu)) && il_diff_cpuset_add(&d->measured, d->cpus[i].cpu))
 			return il_err_set(err, IL_ENOMEM, "out of memory");
 	/* nothing below can fail: every entry is either kept once or released once */
 	for (size_t i = 0; i < d->ncpus; i++) {
 		if (!il_cpuset_has(&d->measured, d->cpus[i].cpu)) {
-			states_release(d->cpus[i].states, d->cpus[i].nstates);
+			il_diff_states_release(d->cpus[i].states, d->cpus[i].nstates);
 			continue;
 		}
 		d->cpus[n++] = d->cpus[i];
@@ -819,173 +709,4 @@ oom:
 fail:
 	il_diff_release(out);
 	return r;
-}
-
-/* ---- JSON ---- */
-
-static json_t *pct_json(bool ok, double v)
-{
-	return ok ? json_real(v) : json_null();
-}
-
-static json_t *metrics_json(json_t *o, const struct il_counts *c, const struct il_diff *d)
-{
-	struct il_metrics m;
-
-	il_metrics_of(c, d, &m);
-	json_object_set_new(o, "idles", il_json_val(m.idles));
-	json_object_set_new(o, "aboves", il_json_val(m.aboves));
-	json_object_set_new(o, "belows", il_json_val(m.belows));
-	json_object_set_new(o, "idle_miss", il_json_val(m.idle_miss));
-	json_object_set_new(o, "miss_ratio", m.has_miss_ratio ? json_real(m.miss_ratio) : json_null());
-	json_object_set_new(o, "time_us", il_json_val(m.time_us));
-	json_object_set_new(o, "rejected", il_json_val(m.rejected));
-	json_object_set_new(o, "idles_per_s", m.has_rate ? json_real(m.idles_per_s) : json_null());
-	json_object_set_new(o, "too_deep_pct", pct_json(m.has_too_deep, m.too_deep_pct));
-	json_object_set_new(o, "too_shallow_pct", pct_json(m.has_too_shallow, m.too_shallow_pct));
-	json_object_set_new(o, "miss_pct", pct_json(m.has_miss_pct, m.miss_pct));
-	json_object_set_new(o, "poll_usage", il_json_val(m.poll_usage));
-	json_object_set_new(o, "poll_timeouts", il_json_val(m.poll_timeouts));
-	json_object_set_new(o, "poll_time_us", il_json_val(m.poll_time_us));
-	json_object_set_new(o, "sleep_time_us", il_json_val(m.sleep_time_us));
-	return o;
-}
-
-static json_t *cpus_json(const struct il_cpuset *s)
-{
-	struct il_buf b = IL_BUF_INIT;
-	json_t *j;
-
-	il_cpuset_format(s, &b);
-	j = il_buf_error(&b) ? NULL : json_string(il_buf_str(&b));
-	il_buf_release(&b);
-	return j;
-}
-
-static json_t *states_json(const struct il_diff_state *v, size_t n, const struct il_counts *whole)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < n && a; i++) {
-		json_t *o = json_object();
-		double sh = 0;
-		bool ok;
-
-		json_object_set_new(o, "key", il_json_str(v[i].key));
-		json_object_set_new(o, "index", json_integer(v[i].index));
-		json_object_set_new(o, "name", json_string(v[i].name));
-		json_object_set_new(o, "latency_us", il_json_val(v[i].latency_us));
-		json_object_set_new(o, "residency_us", il_json_val(v[i].residency_us));
-		json_object_set_new(o, "poll", json_boolean(v[i].poll));
-		for (int c = 0; c < IL_NCOUNTERS; c++)
-			json_object_set_new(o, il_counter_key(c), il_json_val(v[i].d.c[c]));
-		json_object_set_new(o, "usage_share",
-				    il_counts_share(&v[i].d, whole, IL_C_USAGE, &sh) ? json_real(sh) : json_null());
-		json_object_set_new(o, "time_share",
-				    il_counts_share(&v[i].d, whole, IL_C_TIME, &sh) ? json_real(sh) : json_null());
-		/* the pointer is filled before the value is read: one call per statement */
-		ok = il_state_too_deep_pct(&v[i], &sh);
-		json_object_set_new(o, "too_deep_pct", pct_json(ok, sh));
-		ok = il_state_too_shallow_pct(&v[i], &sh);
-		json_object_set_new(o, "too_shallow_pct", pct_json(ok, sh));
-		json_object_set_new(o, "disabled_cpus", v[i].disabled.n ? cpus_json(&v[i].disabled) : json_null());
-		json_array_append_new(a, o);
-	}
-	return a;
-}
-
-static json_t *energy_json(const struct il_diff *d)
-{
-	json_t *e, *zs;
-
-	if (!d->nzones)
-		return json_null();
-	e = json_object();
-	zs = json_array();
-	if (!il_json_all((json_t *[]){ e, zs }, 2))
-		return NULL;
-	json_object_set_new(e, "joules", d->has_energy ? json_real(d->energy_j) : json_null());
-	json_object_set_new(e, "watts", d->has_energy && d->has_interval && d->interval_s > 0 ?
-					  json_real(d->energy_j / d->interval_s) : json_null());
-	json_object_set_new(e, "source", il_json_str(il_energy_source_name(d->energy_source)));
-	for (size_t i = 0; i < d->nzones; i++) {
-		json_t *z = json_object();
-
-		json_object_set_new(z, "zone", json_string(d->zones[i].zone));
-		json_object_set_new(z, "name", il_json_str(d->zones[i].name));
-		json_object_set_new(z, "energy_uj", il_json_val((struct il_val){ d->zones[i].energy_uj, true }));
-		json_object_set_new(z, "counted", json_boolean(d->zones[i].counted));
-		json_object_set_new(z, "why", il_json_str(d->zones[i].why));
-		json_array_append_new(zs, z);
-	}
-	json_object_set_new(e, "zones", zs);
-	return e;
-}
-
-static json_t *diff_json(const struct il_diff *d, bool per_cpu)
-{
-	json_t *o = json_object(), *cpus = json_array(), *cls = json_array(), *cav = json_array();
-
-	if (!il_json_all((json_t *[]){ o, cpus, cls, cav }, 4))
-		return NULL;
-	json_object_set_new(o, "host", il_json_str(d->host));
-	json_object_set_new(o, "driver", il_json_str(d->driver));
-	json_object_set_new(o, "governor_before", il_json_str(d->governor_before));
-	json_object_set_new(o, "governor_after", il_json_str(d->governor_after));
-	json_object_set_new(o, "boot_id", il_json_str(d->boot_id));
-	json_object_set_new(o, "boot_id_verified", json_boolean(d->boot_id_verified));
-	json_object_set_new(o, "interval_s", d->has_interval ? json_real(d->interval_s) : json_null());
-	json_object_set_new(o, "clock", il_json_str(il_clock_name(d->clock)));
-	json_object_set_new(o, "suspended_s", d->has_suspended ? json_real(d->suspended_s) : json_null());
-	json_object_set_new(o, "cpus_measured", cpus_json(&d->measured));
-	if (d->invalid) {
-		char s[700];
-
-		snprintf(s, sizeof(s), "not a valid measurement: %s", d->invalid);
-		json_array_append_new(cav, il_json_str(s));
-	}
-	for (size_t i = 0; i < d->caveats.n; i++)
-		json_array_append_new(cav, il_json_str(d->caveats.v[i]));
-	json_object_set_new(o, "caveats", cav);
-	json_object_set_new(o, "total", metrics_json(json_object(), &d->total, d));
-	json_object_set_new(o, "states", states_json(d->states, d->nstates, &d->total));
-	for (size_t i = 0; per_cpu && i < d->ncpus; i++) {
-		json_t *c = json_object();
-
-		json_object_set_new(c, "cpu", json_integer(d->cpus[i].cpu));
-		json_object_set_new(c, "cluster", il_json_ival(d->cpus[i].cluster));
-		json_object_set_new(c, "capacity", il_json_val(d->cpus[i].capacity));
-		metrics_json(c, &d->cpus[i].total, d);
-		json_object_set_new(c, "states", states_json(d->cpus[i].states, d->cpus[i].nstates, &d->cpus[i].total));
-		json_array_append_new(cpus, c);
-	}
-	if (per_cpu)
-		json_object_set_new(o, "cpus", cpus);
-	else
-		json_decref(cpus);
-	for (size_t i = 0; i < d->nclusters; i++) {
-		const struct il_diff_cluster *cl = &d->clusters[i];
-		json_t *c = json_object();
-
-		json_object_set_new(c, "cluster", il_json_ival(cl->cluster));
-		json_object_set_new(c, "capacity", il_json_val(cl->capacity));
-		json_object_set_new(c, "label", il_json_str(cl->label));
-		json_object_set_new(c, "cpus", cpus_json(&cl->cpus));
-		metrics_json(c, &cl->total, d);
-		json_object_set_new(c, "states", states_json(cl->states, cl->nstates, &cl->total));
-		json_array_append_new(cls, c);
-	}
-	json_object_set_new(o, "clusters", cls);
-	json_object_set_new(o, "energy", energy_json(d));
-	return o;
-}
-
-json_t *il_diff_to_json(const struct il_diff *d)
-{
-	return diff_json(d, true);
-}
-
-json_t *il_diff_summary_json(const struct il_diff *d)
-{
-	return diff_json(d, false);
 }

@@ -163,9 +163,4 @@ const char *il_clock_name(enum il_clock c);
 /* "powercap", "hwmon" or NULL. */
 const char *il_energy_source_name(enum il_energy_source s);
 
-/* The documented diff JSON (docs/formats.md, version 2). Caller owns the reference. */
-json_t *il_diff_to_json(const struct il_diff *d);
-/* The same without the per-CPU breakdown (what a run journal keeps per sample). */
-json_t *il_diff_summary_json(const struct il_diff *d);
-
 #endif

@@ -4,179 +4,15 @@
  * views[] table, and their rendering. Builders read the dataset alone: its
  * rows (one per counted sample, with the sample's idle JSON and the
  * workload's matrix) and its metric series; the comparison gives the
- * reference and the verdicts.
+ * reference and the verdicts. What every builder needs is viewkit.c's.
  */
 #include "report/views.h"
+#include "report/viewkit.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- what every builder needs ---- */
-
-static double jnum(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-/* The change of v against ref in percent, as il_compare computes it (NaN when ref is 0 or absent). */
-static double change(double v, double ref)
-{
-	return isfinite(v) && isfinite(ref) && ref != 0 ? (v - ref) / fabs(ref) * 100 : NAN;
-}
-
-static double mean_of(const struct il_values *s)
-{
-	double sum = 0;
-
-	for (size_t i = 0; i < s->n; i++)
-		sum += s->v[i];
-	return s->n ? sum / (double)s->n : NAN;
-}
-
-/* A running mean of the values that exist. */
-struct avg {
-	double sum;
-	size_t n;
-};
-
-static void avg_add(struct avg *a, double v)
-{
-	if (isfinite(v))
-		a->sum += v, a->n++;
-}
-
-static double avg_get(const struct avg *a)
-{
-	return a->n ? a->sum / (double)a->n : NAN;
-}
-
-/* The workload labels in order of their first counted sample (the plan's order). */
-static int groups_of(const struct il_dataset *ds, struct il_strlist *g)
-{
-	for (size_t i = 0; i < ds->nrows; i++)
-		if (!il_strlist_has(g, ds->rows[i].group) && il_strlist_push(g, ds->rows[i].group))
-			return IL_ENOMEM;
-	return 0;
-}
-
-static bool row_is(const struct il_row *r, const char *group, const char *variant)
-{
-	return !strcmp(r->group, group) && (!variant || !strcmp(r->variant, variant));
-}
-
-/* Metric `metric` (a workload's own, not an idle one) of group g, or NULL. */
-static const struct il_mseries *metric_of(const struct il_dataset *ds, const char *g, const char *metric)
-{
-	for (size_t i = 0; i < ds->nmet; i++)
-		if (!ds->met[i].idle && !strcmp(ds->met[i].group, g) && (!metric || !strcmp(ds->met[i].metric, metric)))
-			return &ds->met[i];
-	return NULL;
-}
-
-/* The score of group g: its workload's first metric (metric_of with NULL). */
-#define score_of(ds, g) metric_of(ds, g, NULL)
-
-/* Metric m's verdict for variant v in the comparison ("-" when --metric left m out). */
-static const char *verdict_of(const struct il_cmp *c, const struct il_mseries *m, size_t v)
-{
-	for (size_t i = 0; m && i < c->nmet; i++)
-		if (&c->ds->met[c->met[i]] == m)
-			return il_cmp_res(c, i, v)->verdict;
-	return "-";
-}
-
-/* A matrix value as its column shows it. */
-static const char *value_text(char *buf, size_t n, const json_t *v)
-{
-	if (json_is_string(v))
-		snprintf(buf, n, "%s", json_string_value(v));
-	else if (json_is_integer(v))
-		snprintf(buf, n, "%lld", (long long)json_integer_value(v));
-	else if (json_is_number(v))
-		snprintf(buf, n, "%g", json_number_value(v));
-	else
-		snprintf(buf, n, "-");
-	return buf;
-}
-
-/* A state's label in the idle JSON: v2 "key", v1 "name". */
-static const char *state_key(const json_t *st)
-{
-	const char *k = json_string_value(json_object_get(st, "key"));
-
-	return k ? k : json_string_value(json_object_get(st, "name"));
-}
-
-/* The state keys of states arrays, in index order: add those of one array to l (idx kept beside). */
-struct keys {
-	struct il_strlist k;
-	int idx[256];
-};
-
-static int keys_add(struct keys *ks, const json_t *states)
-{
-	const json_t *st;
-	size_t i;
-
-	json_array_foreach(states, i, st) {
-		const char *k = state_key(st);
-		size_t at;
-
-		if (!k || il_strlist_has(&ks->k, k) || ks->k.n >= 256)
-			continue;
-		if (il_strlist_push(&ks->k, k))
-			return IL_ENOMEM;
-		/* keep the list ordered by the state's index (insertion, stable for equal ones) */
-		{
-			/* a state without a numeric index (a damaged journal) sorts last, never (int)NaN */
-			double ix = jnum(st, "index");
-
-			ks->idx[ks->k.n - 1] = isfinite(ix) && ix >= 0 && ix < 1e6 ? (int)ix : 1000000;
-		}
-		for (at = ks->k.n - 1; at > 0 && ks->idx[at - 1] > ks->idx[at]; at--) {
-			char *t = ks->k.v[at];
-			int ti = ks->idx[at];
-
-			ks->k.v[at] = ks->k.v[at - 1], ks->idx[at] = ks->idx[at - 1];
-			ks->k.v[at - 1] = t, ks->idx[at - 1] = ti;
-		}
-	}
-	return 0;
-}
-
-/* The element of states whose key is k, or NULL. */
-static const json_t *state_in(const json_t *states, const char *k)
-{
-	const json_t *st;
-	size_t i;
-
-	json_array_foreach(states, i, st)
-		if (state_key(st) && !strcmp(state_key(st), k))
-			return st;
-	return NULL;
-}
-
-/* A table whose rows start with the workload label and the variant: columns "test" and "gov". */
-static struct il_vtab *tg_table(struct il_vout *o, const char *name, const char *title)
-{
-	struct il_vtab *t = il_vout_table(o, name, title);
-
-	il_vtab_col(o, t, "test", IL_VK_TEXT);
-	il_vtab_col(o, t, "gov", IL_VK_TEXT);
-	return t;
-}
-
-/* A new row of a tg_table, its first cells filled. */
-static void tg_row(struct il_vout *o, struct il_vtab *t, const char *group, const char *variant)
-{
-	il_vtab_row(o, t);
-	il_vtab_s(o, t, group);
-	il_vtab_s(o, t, variant);
-}
 
 /* ---- iterations: Loehle's per-iteration tables ---- */
 
@@ -197,7 +33,7 @@ static void iter_rows(const struct il_cmp *c, struct il_vout *o, struct il_vtab 
 
 	/* %change against the reference's first counted iteration of the same workload */
 	for (size_t i = 0; i < ds->nrows; i++)
-		if (row_is(&ds->rows[i], g, ref) && (!r0 || ds->rows[i].iteration < r0->iteration))
+		if (il_view_row_is(&ds->rows[i], g, ref) && (!r0 || ds->rows[i].iteration < r0->iteration))
 			r0 = &ds->rows[i];
 	if (!r0)
 		il_vout_note(o, "%s: no counted sample of the reference %s, so no %%change", g, ref);
@@ -211,12 +47,12 @@ static void iter_rows(const struct il_cmp *c, struct il_vout *o, struct il_vtab 
 			json_t *val;
 			char buf[128];
 
-			if (!row_is(r, g, ds->var[v]))
+			if (!il_view_row_is(r, g, ds->var[v]))
 				continue;
 			il_vtab_row(o, t);
 			if (mparams) {
 				json_object_foreach((json_t *)mparams, name, val)
-					il_vtab_s(o, t, value_text(buf, sizeof(buf),
+					il_vtab_s(o, t, il_view_value_text(buf, sizeof(buf),
 								   json_object_get(json_object_get(r->matrix, "params"), name)));
 			} else {
 				il_vtab_s(o, t, g);
@@ -224,7 +60,7 @@ static void iter_rows(const struct il_cmp *c, struct il_vout *o, struct il_vtab 
 			il_vtab_s(o, t, r->variant);
 			il_vtab_n(o, t, r->iteration);
 			il_vtab_n(o, t, r->score);
-			il_vtab_n(o, t, change(r->score, r0 ? r0->score : NAN));
+			il_vtab_n(o, t, il_view_change(r->score, r0 ? r0->score : NAN));
 			il_vtab_n(o, t, r->idles);
 			il_vtab_n(o, t, r->idle_miss);
 			il_vtab_n(o, t, r->ratio);
@@ -237,7 +73,7 @@ static int build_iterations(const struct il_cmp *c, struct il_vout *o)
 {
 	const struct il_dataset *ds = c->ds;
 	struct il_strlist g = { 0 }, tkeys = { 0 };
-	int r = groups_of(ds, &g);
+	int r = il_view_groups(ds, &g);
 
 	for (size_t i = 0; !r && i < ds->nrows; i++)
 		if (!il_strlist_has(&tkeys, table_key(&ds->rows[i])) && il_strlist_push(&tkeys, table_key(&ds->rows[i])))
@@ -252,10 +88,10 @@ static int build_iterations(const struct il_cmp *c, struct il_vout *o)
 		/* the score column is named after the metric when every workload of the table has the same one */
 		for (size_t i = 0; i < g.n; i++) {
 			const struct il_row *first = NULL;
-			const struct il_mseries *m = score_of(ds, g.v[i]);
+			const struct il_mseries *m = il_view_score(ds, g.v[i]);
 
 			for (size_t x = 0; x < ds->nrows && !first; x++)
-				if (row_is(&ds->rows[x], g.v[i], NULL))
+				if (il_view_row_is(&ds->rows[x], g.v[i], NULL))
 					first = &ds->rows[x];
 			if (strcmp(table_key(first), key))
 				continue;
@@ -295,7 +131,7 @@ static int build_iterations(const struct il_cmp *c, struct il_vout *o)
 		il_vtab_col(o, t, "aboves", IL_VK_COUNT);
 		for (size_t i = 0; i < g.n; i++) {
 			for (size_t x = 0; x < ds->nrows; x++)
-				if (row_is(&ds->rows[x], g.v[i], NULL)) {
+				if (il_view_row_is(&ds->rows[x], g.v[i], NULL)) {
 					if (!strcmp(table_key(&ds->rows[x]), key))
 						iter_rows(c, o, t, g.v[i], mparams);
 					break;
@@ -317,26 +153,27 @@ static int build_states(const struct il_cmp *c, struct il_vout *o)
 {
 	const struct il_dataset *ds = c->ds;
 	struct il_strlist g = { 0 };
-	struct keys ks = { 0 };
+	struct il_view_keys ks = { 0 };
 	const char *score = NULL;
 	bool same = true, watts = false;
 	struct il_vtab *t;
-	int r = groups_of(ds, &g);
+	int r = il_view_groups(ds, &g);
 
 	for (size_t i = 0; !r && i < ds->nrows; i++) {
-		r = keys_add(&ks, json_object_get(ds->rows[i].idle, "states"));
-		watts |= isfinite(jnum(json_object_get(ds->rows[i].idle, "energy"), "watts"));
+		r = il_view_keys_add(&ks, json_object_get(ds->rows[i].idle, "states"));
+		watts |= isfinite(il_view_jnum(json_object_get(ds->rows[i].idle, "energy"), "watts"));
 	}
 	for (size_t i = 0; i < g.n; i++) {
-		const struct il_mseries *m = score_of(ds, g.v[i]);
+		const struct il_mseries *m = il_view_score(ds, g.v[i]);
 
 		if (m && score && strcmp(score, m->metric))
 			same = false;
 		if (m && !score)
 			score = m->metric;
 	}
-	t = tg_table(o, "states", "per variant: mean score, change vs the reference, idle state usage (% of entries), "
-		     "package power");
+	t = il_view_tg_table(o, "states",
+			     "per variant: mean score, change vs the reference, idle state usage (% of entries), "
+			     "package power");
 	il_vtab_col(o, t, "n", IL_VK_COUNT);
 	il_vtab_col(o, t, same && score ? score : "score", IL_VK_NUM);
 	il_vtab_col(o, t, "%change", IL_VK_CHG1);
@@ -349,11 +186,11 @@ static int build_states(const struct il_cmp *c, struct il_vout *o)
 	}
 	il_vtab_col(o, t, "watts", IL_VK_FIX1);
 	for (size_t i = 0; !r && i < g.n; i++) {
-		const struct il_mseries *m = score_of(ds, g.v[i]);
-		double ref = m ? mean_of(&m->var[c->ref]) : NAN;
+		const struct il_mseries *m = il_view_score(ds, g.v[i]);
+		double ref = m ? il_view_mean(&m->var[c->ref]) : NAN;
 
 		for (size_t v = 0; v < ds->nvar; v++) {
-			struct avg w = { 0 }, *use = calloc(ks.k.n + 1, sizeof(*use));
+			struct il_view_avg w = { 0 }, *use = calloc(ks.k.n + 1, sizeof(*use));
 			size_t n = 0;
 
 			if (!use) {
@@ -363,23 +200,27 @@ static int build_states(const struct il_cmp *c, struct il_vout *o)
 			for (size_t x = 0; x < ds->nrows; x++) {
 				const struct il_row *row = &ds->rows[x];
 
-				if (!row_is(row, g.v[i], ds->var[v]))
+				if (!il_view_row_is(row, g.v[i], ds->var[v]))
 					continue;
 				n++;
-				avg_add(&w, jnum(json_object_get(row->idle, "energy"), "watts"));
-				for (size_t k = 0; k < ks.k.n; k++)
-					avg_add(&use[k], 100 * jnum(state_in(json_object_get(row->idle, "states"), ks.k.v[k]),
-								    "usage_share"));
+				il_view_avg_add(&w, il_view_jnum(json_object_get(row->idle, "energy"), "watts"));
+				for (size_t k = 0; k < ks.k.n; k++) {
+					const json_t *states = json_object_get(row->idle, "states");
+
+					il_view_avg_add(&use[k], 100 * il_view_jnum(il_view_state_in(states, ks.k.v[k]),
+										     "usage_share"));
+				}
 			}
 			if (n) {
-				tg_row(o, t, g.v[i], ds->var[v]);
+				il_view_tg_row(o, t, g.v[i], ds->var[v]);
 				il_vtab_n(o, t, (double)n);
-				il_vtab_n(o, t, m ? mean_of(&m->var[v]) : NAN);
-				il_vtab_n(o, t, (int)v == c->ref || !m ? NAN : change(mean_of(&m->var[v]), ref));
-				il_vtab_s(o, t, verdict_of(c, m, v));
+				il_vtab_n(o, t, m ? il_view_mean(&m->var[v]) : NAN);
+				il_vtab_n(o, t, (int)v == c->ref || !m ? NAN :
+						il_view_change(il_view_mean(&m->var[v]), ref));
+				il_vtab_s(o, t, il_view_verdict(c, m, v));
 				for (size_t k = 0; k < ks.k.n; k++)
-					il_vtab_n(o, t, avg_get(&use[k]));
-				il_vtab_n(o, t, avg_get(&w));
+					il_vtab_n(o, t, il_view_avg_get(&use[k]));
+				il_vtab_n(o, t, il_view_avg_get(&w));
 			}
 			free(use);
 		}
@@ -433,7 +274,7 @@ static int build_clusters(const struct il_cmp *c, struct il_vout *o)
 	struct il_strlist g = { 0 }, labels = { 0 };
 	bool v1 = false;
 	struct il_vtab *res, *mis;
-	int r = groups_of(ds, &g);
+	int r = il_view_groups(ds, &g);
 
 	for (size_t i = 0; !r && i < ds->nrows; i++) {
 		const json_t *a = json_object_get(ds->rows[i].idle, "clusters"), *cl;
@@ -454,12 +295,13 @@ static int build_clusters(const struct il_cmp *c, struct il_vout *o)
 			     "see the states view for the whole host");
 		goto out;
 	}
-	res = tg_table(o, "residency", "per cluster: residency per idle state (mean per sample)");
+	res = il_view_tg_table(o, "residency", "per cluster: residency per idle state (mean per sample)");
 	il_vtab_col(o, res, "cluster", IL_VK_TEXT);
 	il_vtab_col(o, res, "state", IL_VK_TEXT);
 	il_vtab_col(o, res, "time_s", IL_VK_FIX3);
 	il_vtab_col(o, res, "time %", IL_VK_FIX1);
-	mis = tg_table(o, "misses", "per cluster: too deep % (aboves) and too shallow % (belows) of idle entries");
+	mis = il_view_tg_table(o, "misses",
+			       "per cluster: too deep % (aboves) and too shallow % (belows) of idle entries");
 	il_vtab_col(o, mis, "cluster", IL_VK_TEXT);
 	il_vtab_col(o, mis, "cpus", IL_VK_TEXT);
 	il_vtab_col(o, mis, "idles", IL_VK_COUNT);
@@ -468,7 +310,7 @@ static int build_clusters(const struct il_cmp *c, struct il_vout *o)
 	for (size_t i = 0; !r && i < g.n; i++)
 		for (size_t v = 0; !r && v < ds->nvar; v++)
 			for (size_t l = 0; !r && l < labels.n; l++) {
-				struct keys ks = { 0 };
+				struct il_view_keys ks = { 0 };
 				double idles = 0, above = 0, below = 0;
 				const char *cpus = NULL;
 				size_t n = 0;
@@ -476,36 +318,36 @@ static int build_clusters(const struct il_cmp *c, struct il_vout *o)
 				for (size_t x = 0; !r && x < ds->nrows; x++) {
 					const json_t *cl = cluster_in(ds->rows[x].idle, labels.v[l]);
 
-					if (!cl || !row_is(&ds->rows[x], g.v[i], ds->var[v]))
+					if (!cl || !il_view_row_is(&ds->rows[x], g.v[i], ds->var[v]))
 						continue;
-					r = keys_add(&ks, json_object_get(cl, "states"));
+					r = il_view_keys_add(&ks, json_object_get(cl, "states"));
 					cpus = cpus ? cpus : json_string_value(json_object_get(cl, "cpus"));
 					/* pooled over the samples: the sums' ratio, as the kernel's counters add up */
-					idles += jnum(cl, "idles"), above += jnum(cl, "aboves"), below += jnum(cl, "belows");
+					idles += il_view_jnum(cl, "idles"), above += il_view_jnum(cl, "aboves"),
+					below += il_view_jnum(cl, "belows");
 					n++;
 				}
 				for (size_t k = 0; n && k < ks.k.n; k++) {
-					struct avg ts = { 0 }, tt = { 0 };
+					struct il_view_avg ts = { 0 }, tt = { 0 };
 
 					for (size_t x = 0; x < ds->nrows; x++) {
-						const json_t *st = state_in(json_object_get(cluster_in(ds->rows[x].idle,
-													labels.v[l]),
-											    "states"),
-									    ks.k.v[k]);
+						const json_t *cx = cluster_in(ds->rows[x].idle, labels.v[l]);
+						const json_t *st = il_view_state_in(json_object_get(cx, "states"),
+										    ks.k.v[k]);
 
-						if (!st || !row_is(&ds->rows[x], g.v[i], ds->var[v]))
+						if (!st || !il_view_row_is(&ds->rows[x], g.v[i], ds->var[v]))
 							continue;
-						avg_add(&ts, jnum(st, "time_us") / 1e6);
-						avg_add(&tt, 100 * jnum(st, "time_share"));
+						il_view_avg_add(&ts, il_view_jnum(st, "time_us") / 1e6);
+						il_view_avg_add(&tt, 100 * il_view_jnum(st, "time_share"));
 					}
-					tg_row(o, res, g.v[i], ds->var[v]);
+					il_view_tg_row(o, res, g.v[i], ds->var[v]);
 					il_vtab_s(o, res, labels.v[l]);
 					il_vtab_s(o, res, ks.k.v[k]);
-					il_vtab_n(o, res, avg_get(&ts));
-					il_vtab_n(o, res, avg_get(&tt));
+					il_vtab_n(o, res, il_view_avg_get(&ts));
+					il_vtab_n(o, res, il_view_avg_get(&tt));
 				}
 				if (n) {
-					tg_row(o, mis, g.v[i], ds->var[v]);
+					il_view_tg_row(o, mis, g.v[i], ds->var[v]);
 					il_vtab_s(o, mis, labels.v[l]);
 					il_vtab_s(o, mis, cpus);
 					il_vtab_n(o, mis, idles / (double)n);
@@ -537,10 +379,10 @@ static int build_misses(const struct il_cmp *c, struct il_vout *o)
 	struct il_strlist g = { 0 };
 	struct il_vtab *met, *use;
 	bool poll = false;
-	int r = groups_of(ds, &g);
+	int r = il_view_groups(ds, &g);
 
 	for (size_t i = 0; i < ds->nrows; i++)
-		poll |= isfinite(jnum(json_object_get(ds->rows[i].idle, "total"), "poll_timeouts"));
+		poll |= isfinite(il_view_jnum(json_object_get(ds->rows[i].idle, "total"), "poll_timeouts"));
 	met = il_vout_table(o, "metrics", "the workload's metrics: mean per variant, change vs the reference");
 	il_vtab_col(o, met, "test", IL_VK_TEXT);
 	il_vtab_col(o, met, "metric", IL_VK_TEXT);
@@ -563,12 +405,14 @@ static int build_misses(const struct il_cmp *c, struct il_vout *o)
 				il_vtab_s(o, met, m->metric);
 				il_vtab_s(o, met, ds->var[v]);
 				il_vtab_n(o, met, (double)m->var[v].n);
-				il_vtab_n(o, met, mean_of(&m->var[v]));
-				il_vtab_n(o, met, (int)v == c->ref ? NAN : change(mean_of(&m->var[v]), mean_of(&m->var[c->ref])));
-				il_vtab_s(o, met, verdict_of(c, m, v));
+				il_vtab_n(o, met, il_view_mean(&m->var[v]));
+				il_vtab_n(o, met, (int)v == c->ref ? NAN :
+						  il_view_change(il_view_mean(&m->var[v]),
+								 il_view_mean(&m->var[c->ref])));
+				il_vtab_s(o, met, il_view_verdict(c, m, v));
 			}
 		}
-	use = tg_table(o, "idle", "idle state usage (mean per sample) and misses (% of all entries)");
+	use = il_view_tg_table(o, "idle", "idle state usage (mean per sample) and misses (% of all entries)");
 	il_vtab_col(o, use, "n", IL_VK_COUNT);
 	il_vtab_col(o, use, "total", IL_VK_COUNT);
 	il_vtab_col(o, use, "above", IL_VK_COUNT);
@@ -581,28 +425,28 @@ static int build_misses(const struct il_cmp *c, struct il_vout *o)
 	for (size_t i = 0; !r && i < g.n; i++)
 		for (size_t v = 0; v < ds->nvar; v++) {
 			double tot = 0, ab = 0, be = 0;
-			struct avg pt = { 0 };
+			struct il_view_avg pt = { 0 };
 			size_t n = 0;
 
 			for (size_t x = 0; x < ds->nrows; x++) {
 				const struct il_row *row = &ds->rows[x];
 
-				if (!row_is(row, g.v[i], ds->var[v]) || !isfinite(row->idles) || !isfinite(row->aboves) ||
-				    !isfinite(row->belows))
+				if (!il_view_row_is(row, g.v[i], ds->var[v]) || !isfinite(row->idles) ||
+				    !isfinite(row->aboves) || !isfinite(row->belows))
 					continue;
 				tot += row->idles, ab += row->aboves, be += row->belows;
-				avg_add(&pt, jnum(json_object_get(row->idle, "total"), "poll_timeouts"));
+				il_view_avg_add(&pt, il_view_jnum(json_object_get(row->idle, "total"), "poll_timeouts"));
 				n++;
 			}
 			if (!n)
 				continue;
-			tg_row(o, use, g.v[i], ds->var[v]);
+			il_view_tg_row(o, use, g.v[i], ds->var[v]);
 			il_vtab_n(o, use, (double)n);
 			il_vtab_n(o, use, tot / (double)n);
 			il_vtab_n(o, use, ab / (double)n);
 			il_vtab_n(o, use, be / (double)n);
 			if (poll)
-				il_vtab_n(o, use, avg_get(&pt));
+				il_vtab_n(o, use, il_view_avg_get(&pt));
 			/* pooled: Above / Total of the columns beside them */
 			il_vtab_n(o, use, tot > 0 ? 100 * ab / tot : NAN);
 			il_vtab_n(o, use, tot > 0 ? 100 * be / tot : NAN);
@@ -649,16 +493,18 @@ static int build_latency(const struct il_cmp *c, struct il_vout *o)
 	const struct il_dataset *ds = c->ds;
 	struct il_strlist g = { 0 };
 	struct il_vtab *lat = NULL, *thr = NULL;
-	int r = groups_of(ds, &g);
+	int r = il_view_groups(ds, &g);
 
 	for (size_t i = 0; !r && i < g.n; i++) {
-		const struct il_mseries *avg = metric_of(ds, g.v[i], "lat_avg_us"), *max = metric_of(ds, g.v[i], "lat_max_us");
+		const struct il_mseries *avg = il_view_metric(ds, g.v[i], "lat_avg_us");
+		const struct il_mseries *max = il_view_metric(ds, g.v[i], "lat_max_us");
 		int maxt = -1;
 
 		if (!avg && !max)
 			continue;
 		if (!lat) {
-			lat = tg_table(o, "latency", "wakeup latency (us): mean per variant, change vs the reference");
+			lat = il_view_tg_table(o, "latency",
+					       "wakeup latency (us): mean per variant, change vs the reference");
 			il_vtab_col(o, lat, "n", IL_VK_COUNT);
 			il_vtab_col(o, lat, "avg", IL_VK_FIX3);
 			il_vtab_col(o, lat, "%change", IL_VK_CHG1);
@@ -671,12 +517,14 @@ static int build_latency(const struct il_cmp *c, struct il_vout *o)
 
 			if (!(a && a->n) && !(m && m->n))
 				continue;
-			tg_row(o, lat, g.v[i], ds->var[v]);
+			il_view_tg_row(o, lat, g.v[i], ds->var[v]);
 			il_vtab_n(o, lat, (double)(a && a->n ? a->n : m->n));
-			il_vtab_n(o, lat, a ? mean_of(a) : NAN);
-			il_vtab_n(o, lat, a && (int)v != c->ref ? change(mean_of(a), mean_of(&avg->var[c->ref])) : NAN);
-			il_vtab_n(o, lat, m ? mean_of(m) : NAN);
-			il_vtab_n(o, lat, m && (int)v != c->ref ? change(mean_of(m), mean_of(&max->var[c->ref])) : NAN);
+			il_vtab_n(o, lat, a ? il_view_mean(a) : NAN);
+			il_vtab_n(o, lat, a && (int)v != c->ref ?
+					  il_view_change(il_view_mean(a), il_view_mean(&avg->var[c->ref])) : NAN);
+			il_vtab_n(o, lat, m ? il_view_mean(m) : NAN);
+			il_vtab_n(o, lat, m && (int)v != c->ref ?
+					  il_view_change(il_view_mean(m), il_view_mean(&max->var[c->ref])) : NAN);
 			il_vtab_n(o, lat, m ? max_of(m) : NAN);
 		}
 		for (size_t k = 0; k < ds->nmet; k++)
@@ -705,16 +553,18 @@ static int build_latency(const struct il_cmp *c, struct il_vout *o)
 			const struct il_mseries *m;
 
 			snprintf(name, sizeof(name), "lat_max_t%d_us", n);
-			if (!(m = metric_of(ds, g.v[i], name)))
+			if (!(m = il_view_metric(ds, g.v[i], name)))
 				continue;
 			il_vtab_row(o, thr);
 			il_vtab_s(o, thr, g.v[i]);
 			il_vtab_n(o, thr, n);
 			for (size_t v = 0; v < ds->nvar; v++)
-				il_vtab_n(o, thr, mean_of(&m->var[v]));
+				il_vtab_n(o, thr, il_view_mean(&m->var[v]));
 			for (size_t v = 0; v < ds->nvar; v++)
 				if ((int)v != c->ref)
-					il_vtab_n(o, thr, change(mean_of(&m->var[v]), mean_of(&m->var[c->ref])));
+					il_vtab_n(o, thr,
+						  il_view_change(il_view_mean(&m->var[v]),
+								 il_view_mean(&m->var[c->ref])));
 		}
 	}
 	if (!r && !lat)

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* A plan's samples on a LAVA host (run/lavarun.h). */
+/*
+ * A plan's samples on a LAVA host (run/lavarun.h): jobs built, submitted,
+ * journaled and collected here; their images published by run/artifacts.c,
+ * the jobs followed to their end by run/lavafollow.c.
+ */
 #include "run/lavarun.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "host/inventory.h"
 #include "host/lava.h"
@@ -16,35 +17,15 @@
 #include "host/probe.h"
 #include "idle/snapjson.h"
 #include "idle/snapshot.h"
+#include "run/artifacts.h"
 #include "run/kstage.h"
+#include "run/lavafollow.h"
 #include "run/lavajob.h"
 #include "run/lease.h"
 #include "run/record.h"
 #include "run/rundir.h"
 #include "run/sample.h"
 #include "util/clock.h"
-#include "util/sha256.h"
-
-/* One sample in a job. */
-struct jsample {
-	size_t seq;
-	int attempt;
-	char nonce[IL_SAMPLE_NONCE_LEN];
-};
-
-/* One submitted job, followed to its end. */
-struct job {
-	long id;
-	int kernel;
-	struct jsample *s;
-	size_t n;
-	double submitted;           /* il_mono_s(), for the queue time-out */
-	double running;             /* il_mono_s() when first seen running, for job_timeout_s; 0: not yet */
-	double failing;             /* il_mono_s() of the first failed poll in a row; 0: the last poll was answered */
-	struct il_lava_job st;
-	bool done;
-	char why[600];              /* set when idlelab itself gave up on it (deadline()) */
-};
 
 struct lr {
 	struct il_lavarun *in;
@@ -54,13 +35,13 @@ struct lr {
 	struct il_lava_conn conn;
 	struct il_strlist union_dis;   /* every state name the plan disables */
 	struct il_strlist fp_devices;  /* devices whose fingerprint is journaled */
-	struct job *jobs;
+	struct il_lavafollow_job *jobs;
 	size_t njobs;
 	struct il_buf *dry;            /* il_lavarun_jobdefs: the jobs are written here, never submitted */
 	char **release;                /* per plan kernel: the release a built one boots as (checked per sample) */
 };
 
-static void job_release(struct job *j)
+static void job_release(struct il_lavafollow_job *j)
 {
 	free(j->s);
 	il_lava_job_release(&j->st);
@@ -78,85 +59,8 @@ static void jobs_clear(struct lr *r)
 
 /* ---- the images a job deploys ---- */
 
-static bool is_url(const char *s)
-{
-	return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8) || !strncmp(s, "file://", 7);
-}
-
-/*
- * path as the worker sees it: a URL as it is; a local file copied (once,
- * content-addressed) into the host's artifact_dir/<sha256 prefix>/ and
- * named under its artifact_url (dry: only named). *url is the caller's.
- */
-static int publish(const struct il_lava_cfg *lc, const char *path, bool dry, char **url, struct il_err *err)
-{
-	char hex[65], *dir = NULL, *dst = NULL;
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	struct il_buf data = IL_BUF_INIT;
-	struct stat st;
-	int rc;
-
-	*url = NULL;
-	if (is_url(path))
-		return (*url = strdup(path)) ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
-	if (!lc->artifact_dir)
-		return il_err_set(err, IL_EINVAL, "'%s' is a local file, and the LAVA host has no artifact_dir to publish "
-				  "it from (or give the image as a URL the worker can fetch)", path);
-	if ((rc = il_sha256_file(path, hex, err)))
-		return rc;
-	hex[16] = 0;
-	if (dry)
-		return (*url = il_strdup_printf("%s/%s/%s", lc->artifact_url, hex, base)) ? 0
-											 : il_err_set(err, IL_ENOMEM, "out of memory");
-	if (!(dir = il_strdup_printf("%s/%s", lc->artifact_dir, hex)) ||
-	    !(dst = il_strdup_printf("%s/%s", dir, base))) {
-		rc = il_err_set(err, IL_ENOMEM, "out of memory");
-		goto out;
-	}
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		rc = il_err_set(err, IL_EIO, "artifact directory '%s': %s", dir, strerror(errno));
-		goto out;
-	}
-	/* idlelab runs as root on shared machines: what LAVA deploys must not be another user's to swap */
-	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
-		rc = il_err_set(err, IL_EPERM, "artifact directory '%s' is not a directory of ours that only we can "
-				"write (owner, mode 0755): another user could swap the kernel LAVA deploys", dir);
-		goto out;
-	}
-	/* content-addressed: a copy already there is used when its bytes are still these (an
-	 * interrupted or tampered copy is replaced) */
-	if (!stat(dst, &st)) {
-		char have[65];
-		struct il_err e2 = { 0 };
-
-		have[0] = 0;
-		if (il_sha256_file(dst, have, &e2) || strncmp(have, hex, 16))
-			st.st_size = -1;
-	} else {
-		st.st_size = -1;
-	}
-	if (st.st_size < 0 && (rc = il_buf_read_file(&data, path, (size_t)1 << 31, err)) == 0)
-		rc = il_write_file_mode(dst, data.p ? data.p : "", data.len, 0644, err);
-	if (!rc && !(*url = il_strdup_printf("%s/%s/%s", lc->artifact_url, hex, base)))
-		rc = il_err_set(err, IL_ENOMEM, "out of memory");
-out:
-	il_buf_release(&data);
-	free(dir);
-	free(dst);
-	return rc;
-}
-
-struct urls {
-	char *kernel, *ramdisk, *dtb, *modules;
-};
-
-static void urls_release(struct urls *u)
-{
-	IL_FREE_ALL(u->kernel, u->ramdisk, u->dtb, u->modules);
-}
-
 /* The images of plan kernel k: the host's own, with a built variant's image (and modules) in their place. */
-static int images(struct lr *r, int k, struct urls *u, bool *unbuilt, struct il_err *err)
+static int images(struct lr *r, int k, struct il_artifacts_urls *u, bool *unbuilt, struct il_err *err)
 {
 	const struct il_lava_cfg *lc = &r->cfg.lava;
 	const struct il_kvar *kv = r->in->kv->n ? &r->in->kv->v[k] : NULL;
@@ -184,34 +88,23 @@ static int images(struct lr *r, int k, struct urls *u, bool *unbuilt, struct il_
 		return il_err_set(err, IL_EINVAL, "LAVA host '%s' has no lava.images.kernel to deploy for the plan's "
 				  "kernel '%s'", r->host, r->p->kernels.v[k]);
 	}
-	bool dry = r->dry != NULL;
-
-	if (!u->kernel)
-		rc = publish(lc, image ? image : lc->images.kernel, dry, &u->kernel, err);
-	if (!rc && lc->images.ramdisk)
-		rc = publish(lc, lc->images.ramdisk, dry, &u->ramdisk, err);
-	if (!rc && lc->images.dtb)
-		rc = publish(lc, lc->images.dtb, dry, &u->dtb, err);
-	if (!rc && (modules || lc->images.modules))
-		rc = publish(lc, modules ? modules : lc->images.modules, dry, &u->modules, err);
+	rc = il_artifacts_publish_images(lc, image, modules, r->dry != NULL, u, err);
 	free(image);
 	free(modules);
-	if (rc)
-		urls_release(u);
 	return rc;
 }
 
 /* ---- building and submitting a job ---- */
 
-static int submit(struct lr *r, int kernel, const struct urls *u, const size_t *seqs, size_t n, size_t part,
-		  size_t parts, struct il_err *err)
+static int submit(struct lr *r, int kernel, const struct il_artifacts_urls *u, const size_t *seqs, size_t n,
+		  size_t part, size_t parts, struct il_err *err)
 {
 	const struct il_plan *p = r->p;
 	const struct il_lava_cfg *lc = &r->cfg.lava;
 	struct il_lavajob_sample *ls = calloc(n, sizeof(*ls));
 	struct il_strlist *argv = calloc(n, sizeof(*argv));
 	struct il_buf yaml = IL_BUF_INIT, name = IL_BUF_INIT, tpl = IL_BUF_INIT;
-	struct job j = { .kernel = kernel, .s = calloc(n, sizeof(*j.s)), .n = n };
+	struct il_lavafollow_job j = { .kernel = kernel, .s = calloc(n, sizeof(*j.s)), .n = n };
 	char **cases = calloc(n, sizeof(*cases)), prio[16];
 	long *ids = NULL;
 	size_t nids = 0;
@@ -308,7 +201,7 @@ static int submit(struct lr *r, int kernel, const struct urls *u, const size_t *
 	if ((rc = il_run_journal(r->in->c, rec, err)))
 		goto out;
 	{
-		struct job *nj = realloc(r->jobs, (r->njobs + 1) * sizeof(*nj));
+		struct il_lavafollow_job *nj = realloc(r->jobs, (r->njobs + 1) * sizeof(*nj));
 
 		if (!nj) {
 			rc = il_err_set(err, IL_ENOMEM, "out of memory");
@@ -334,155 +227,6 @@ out:
 	il_buf_release(&name);
 	il_buf_release(&tpl);
 	return rc;
-}
-
-/* ---- following jobs ---- */
-
-static bool sleep_or_stop(struct lr *r, int seconds)
-{
-	for (int i = 0; i < seconds * 10; i++) {
-		struct timespec ts = { 0, 100 * 1000 * 1000 };
-
-		if (il_run_stopped(r->in->c))
-			return true;
-		nanosleep(&ts, NULL);
-	}
-	return il_run_stopped(r->in->c);
-}
-
-/*
- * A cancel when idlelab gives up on a job or the user stops the run: one
- * bounded try (a server that stopped answering must not hold the run for
- * the request's full time-out per job), its failure a note.
- */
-#define CANCEL_TIMEOUT_S 15
-
-static void cancel(struct lr *r, const struct job *j)
-{
-	long was = r->conn.timeout_s;
-	struct il_err e = { 0 };
-
-	if (r->conn.timeout_s > CANCEL_TIMEOUT_S)
-		r->conn.timeout_s = CANCEL_TIMEOUT_S;
-	if (il_lava_job_cancel(&r->conn, j->id, &e))
-		il_run_note(r->in->c, r->host, "LAVA job %ld: cancel: %s", j->id, e.msg);
-	r->conn.timeout_s = was;
-}
-
-/*
- * When idlelab gives up on j (il_mono_s()), 0 for never: queue_timeout_s
- * after its submission until it is seen running, job_timeout_s after that.
- * Every poll counts against it, answered or not: a server that stopped
- * answering (or answers errors) must not keep an unattended run forever.
- */
-static double deadline(const struct job *j, const struct il_lava_cfg *lc)
-{
-	if (j->running)
-		return lc->job_timeout_s > 0 ? j->running + lc->job_timeout_s : 0;
-	return lc->queue_timeout_s > 0 ? j->submitted + lc->queue_timeout_s : 0;
-}
-
-/* j past its deadline at now: canceled, its samples infrastructure failures (j->why); last: the last poll's error */
-static void give_up(struct lr *r, struct job *j, double now, const char *last)
-{
-	const struct il_lava_cfg *lc = &r->cfg.lava;
-	const char *key = j->running ? "job_timeout_s" : "queue_timeout_s";
-	int limit = j->running ? lc->job_timeout_s : lc->queue_timeout_s;
-
-	if (last)
-		snprintf(j->why, sizeof(j->why), "LAVA job %ld: no usable answer from the server for %.0f s, past its %s (%d s): "
-			 "canceled; the last poll: %.400s", j->id, now - j->failing, key, limit, last);
-	else if (j->running)
-		snprintf(j->why, sizeof(j->why), "LAVA job %ld ran more than %d s (job_timeout_s): canceled", j->id,
-			 limit);
-	else
-		snprintf(j->why, sizeof(j->why), "LAVA job %ld waited more than %d s for a %s device (queue_timeout_s): "
-			 "canceled", j->id, limit, lc->device_type);
-	cancel(r, j);
-	j->done = true;
-}
-
-/* One poll of j, its request never running past the deadline dl (0: none) by more than a second. */
-static int poll_job(struct lr *r, struct job *j, double dl, struct il_err *e)
-{
-	long was = r->conn.timeout_s;
-	int rc;
-
-	if (dl > 0) {
-		double left = dl - il_mono_s();
-
-		r->conn.timeout_s = left < 1 ? 1 : left < (double)was ? (long)left + 1 : was;
-	}
-	rc = il_lava_job_get(&r->conn, j->id, &j->st, e);
-	r->conn.timeout_s = was;
-	return rc;
-}
-
-/*
- * Poll every job until each has finished or is given up (deadline());
- * IL_EINTR (jobs canceled) when the user stops the run, IL_EPARSE when the
- * server answers something that is not LAVA's (the jobs are left to a
- * resume: what else the server says cannot be trusted either).
- */
-static int follow(struct lr *r, struct il_err *err)
-{
-	const struct il_lava_cfg *lc = &r->cfg.lava;
-
-	for (;;) {
-		size_t left = 0;
-
-		for (size_t i = 0; i < r->njobs; i++) {
-			struct job *j = &r->jobs[i];
-			enum il_lava_state was = j->st.state;
-			double dl = deadline(j, lc), asked = il_mono_s(), now;
-			struct il_err e = { 0 };
-			int rc;
-
-			if (j->done)
-				continue;
-			rc = poll_job(r, j, dl, &e);
-			now = il_mono_s();
-			if (rc == IL_EPARSE)
-				return il_err_set(err, IL_EPARSE, "LAVA job %ld: the server's answer is not LAVA's, the run stops "
-						  "(the job is left in LAVA; 'idlelab run --resume' follows it again): %s",
-						  j->id, e.msg);
-			if (rc) {
-				/* the server may be restarting: a note, and the next poll, until the deadline */
-				if (!j->failing)
-					j->failing = asked;
-				il_run_note(r->in->c, r->host, "LAVA job %ld: %s", j->id, e.msg);
-				if (dl > 0 && now > dl)
-					give_up(r, j, now, e.msg);
-				else
-					left++;
-				continue;
-			}
-			j->failing = 0;
-			if (j->st.state != was && j->st.state != IL_LAVA_FINISHED)
-				il_run_note(r->in->c, r->host, "LAVA job %ld: %s%s%s", j->id, il_lava_state_name(j->st.state),
-					    j->st.actual_device ? " on " : "", j->st.actual_device ? j->st.actual_device : "");
-			if (j->st.state == IL_LAVA_FINISHED) {
-				j->done = true;
-				continue;
-			}
-			if (j->st.state == IL_LAVA_RUNNING && !j->running)
-				j->running = now;
-			dl = deadline(j, lc);
-			if (dl > 0 && now > dl) {
-				give_up(r, j, now, NULL);
-				continue;
-			}
-			left++;
-		}
-		if (!left)
-			return 0;
-		if (sleep_or_stop(r, lc->poll_s)) {
-			for (size_t i = 0; i < r->njobs; i++)
-				if (!r->jobs[i].done)
-					cancel(r, &r->jobs[i]);
-			return il_err_set(err, IL_EINTR, "stopped: LAVA jobs canceled");
-		}
-	}
 }
 
 /* ---- a finished job's samples ---- */
@@ -533,8 +277,8 @@ out:
 }
 
 /* Why a job's sample did not come back, for its record. */
-static void job_reason(const struct job *j, const struct il_lava_tests *t, const struct il_lavajob_file *f,
-		       size_t seq, char *out, size_t len)
+static void job_reason(const struct il_lavafollow_job *j, const struct il_lava_tests *t,
+		       const struct il_lavajob_file *f, size_t seq, char *out, size_t len)
 {
 	if (j->why[0])
 		snprintf(out, len, "%s", j->why);
@@ -548,7 +292,7 @@ static void job_reason(const struct job *j, const struct il_lava_tests *t, const
 		snprintf(out, len, "LAVA job %ld: sample %zu's output never came back", j->id, seq);
 }
 
-static int collect(struct lr *r, struct job *j, struct il_err *err)
+static int collect(struct lr *r, struct il_lavafollow_job *j, struct il_err *err)
 {
 	const struct il_plan *p = r->p;
 	struct il_buf log = IL_BUF_INIT, text = IL_BUF_INIT;
@@ -682,7 +426,7 @@ static int reattach_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 	       *non = json_object_get(rec, "nonces");
 	const char *host = json_string_value(json_object_get(rec, "host"));
 	const char *kernel = json_string_value(json_object_get(rec, "kernel"));
-	struct job j = { 0 };
+	struct il_lavafollow_job j = { 0 };
 	bool pending = false;
 	int k = -1;
 
@@ -720,7 +464,7 @@ static int reattach_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 			r->in->t->attempts[j.s[i].seq] = j.s[i].attempt;
 	}
 	{
-		struct job *nj = realloc(r->jobs, (r->njobs + 1) * sizeof(*nj));
+		struct il_lavafollow_job *nj = realloc(r->jobs, (r->njobs + 1) * sizeof(*nj));
 
 		if (!nj) {
 			free(j.s);
@@ -738,7 +482,7 @@ static int reattach_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 /* Follow every job in r->jobs to its end and journal its samples. */
 static int finish_jobs(struct lr *r, struct il_err *err)
 {
-	int rc = follow(r, err);
+	int rc = il_lavafollow_jobs(r->in->c, r->host, &r->conn, &r->cfg.lava, r->jobs, r->njobs, err);
 
 	for (size_t i = 0; i < r->njobs && !rc; i++)
 		rc = collect(r, &r->jobs[i], err);
@@ -765,7 +509,7 @@ static int blocks(struct lr *r, struct il_err *err)
 		return il_err_set(err, IL_ENOMEM, "out of memory");
 	for (int k = 0; k < (int)p->kernels.n && !rc; k++) {
 		for (int round = 0; !rc; round++) {
-			struct urls u;
+			struct il_artifacts_urls u;
 			size_t n = 0, parts;
 			bool unbuilt;
 
@@ -805,7 +549,7 @@ static int blocks(struct lr *r, struct il_err *err)
 				rc = submit(r, k, &u, mine, m, part, parts, err);
 				free(mine);
 			}
-			urls_release(&u);
+			il_artifacts_urls_release(&u);
 			if (!rc && !r->dry)
 				rc = finish_jobs(r, err);
 		}

@@ -14,6 +14,7 @@
 
 #include "host/hostlock.h"
 #include "idle/diff.h"
+#include "idle/diffjson.h"
 #include "idle/snapjson.h"
 #include "run/record.h"
 #include "run/rundir.h"

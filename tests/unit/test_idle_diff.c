@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "idle/diff.h"
+#include "idle/diffjson.h"
 #include "idle/snapjson.h"
 
 static void diff_fixtures(struct il_diff *d, const char *a, const char *b)
