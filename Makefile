@@ -6,7 +6,16 @@
 
 CC         ?= cc
 PKG_CONFIG ?= pkg-config
+# `make install`: PREFIX/bin/idlelab finds its workload definitions in
+# PREFIX/share/idlelab and its own workload binaries in PREFIX/lib/idlelab,
+# wherever PREFIX is (the binary's own location tells it: cli/paths.c), so
+# DESTDIR and any PREFIX work; BINDIR stays PREFIX/bin for that reason.
 PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+DOCDIR     ?= $(PREFIX)/share/doc/idlelab
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 CFLAGS     ?= -O2 -g
 BUILD      ?= build/release
 SAN        ?=
@@ -36,7 +45,7 @@ DEB_PKGS := build-essential pkg-config bc clang libclang-rt-14-dev valgrind \
             openssh-server openssh-client pssh pdsh python3 python3-aiosmtpd ca-certificates chromium procps psmisc iproute2 util-linux \
             prometheus prometheus-node-exporter debootstrap
 
-NODEP_GOALS := deps clean help check-fresh
+NODEP_GOALS := deps clean help check-fresh uninstall
 ifeq ($(filter-out $(NODEP_GOALS),$(or $(MAKECMDGOALS),all)),)
 else
   ifneq ($(shell $(PKG_CONFIG) --exists $(PC_LIBS) cmocka && echo ok),ok)
@@ -78,7 +87,9 @@ RUNNER_SH := $(sort $(wildcard runners/*.sh))
 LAB_SH    := $(sort $(wildcard hosts/labvm/*.sh))
 GEN_SRC  := $(BUILD)/gen/runners_data.c $(BUILD)/gen/lab_data.c
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_SRC:.c=.o)
-CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/man_data.o
+# each command's hand-written DESCRIPTION (src/cli/man/CMD.txt), embedded: `idlelab help --man CMD`
+MAN_TXT  := $(sort $(wildcard src/cli/man/*.txt))
 LIB_A    := $(BUILD)/libidlelab.a
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # one libFuzzer target per parser: tests/fuzz/fuzz_NAME.c, corpus tests/fuzz/corpus/NAME
@@ -87,7 +98,7 @@ FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_%_replay)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:
-.PHONY: all check check-fast check-fresh unit-bins FORCE bench deps install clean fuzz demo help workloads e2e-kernel e2e-lava
+.PHONY: all check check-fast check-fresh unit-bins FORCE bench deps install uninstall man completion deb clean fuzz demo help workloads e2e-kernel e2e-lava
 all: idlelab workloads
 
 # idlelab's own workloads (workloads/src), static so they run on any host of
@@ -107,7 +118,7 @@ build/workloads/$(ARCH)/%: workloads/src/%.c workloads/src/wl.h
 	$(Q)$(WL_CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static -o $@ $<
 
 help:
-	@echo "targets: all (default) check check-fast check-fresh bench deps demo fuzz install clean"
+	@echo "targets: all (default) check check-fast check-fresh bench deps demo fuzz man completion install uninstall deb clean"
 
 # the README's fresh-machine commands in a new minimal Debian 12 root (as root; what CI runs)
 check-fresh:
@@ -116,13 +127,13 @@ check-fresh:
 # the flags objects were built with: rewritten only when they change, so a change rebuilds
 $(BUILD)/cflags: FORCE
 	@mkdir -p $(dir $@)
-	@f='$(CC) $(IL_CFLAGS) $(WERROR) $(CFLAGS)'; [ "$$(cat $@ 2>/dev/null)" = "$$f" ] || echo "$$f" > $@
+	@f='$(CC) $(IL_CFLAGS) $(WERROR) $(CPPFLAGS) $(CFLAGS)'; [ "$$(cat $@ 2>/dev/null)" = "$$f" ] || echo "$$f" > $@
 FORCE:
 
 $(BUILD)/%.o: %.c $(BUILD)/cflags
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
-	$(Q)$(CC) $(IL_CFLAGS) $(WERROR) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(IL_CFLAGS) $(WERROR) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/gen/runners_data.c: $(RUNNER_SH) src/host/embed.awk
 	@mkdir -p $(dir $@)
@@ -134,9 +145,14 @@ $(BUILD)/gen/lab_data.c: $(LAB_SH) src/host/embed.awk
 	$(call say,GEN,$@)
 	$(Q)awk -v sym=il_lab_srcs -f src/host/embed.awk $(LAB_SH) > $@
 
+$(BUILD)/gen/man_data.c: $(MAN_TXT) src/host/embed.awk
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)
+	$(Q)awk -v sym=il_man_srcs -f src/host/embed.awk $(MAN_TXT) > $@
+
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c $(BUILD)/cflags
 	$(call say,CC,$@)
-	$(Q)$(CC) $(IL_CFLAGS) $(WERROR) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(IL_CFLAGS) $(WERROR) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -251,10 +267,65 @@ deps:
 	$$SUDO apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/idlelab
-	install -m 0755 idlelab $(DESTDIR)$(PREFIX)/bin/idlelab
-	cp -r runners workloads hosts $(DESTDIR)$(PREFIX)/share/idlelab/
+# the man pages and the bash completion, made by the built binary from its own option tables
+# (idlelab help --man, help --completion: src/cli/describe.c), so they cannot drift from `help`
+man: $(BUILD)/man/idlelab.1
+$(BUILD)/man/idlelab.1: $(BUILD)/idlelab
+	@mkdir -p $(dir $@)
+	$(call say,MAN,$(dir $@))
+	$(Q)for c in $$($< --help | awk '/^commands:/ { f = 1; next } f { print $$1 }'); do \
+		$< help --man $$c > $(dir $@)idlelab-$$c.1.tmp && mv $(dir $@)idlelab-$$c.1.tmp $(dir $@)idlelab-$$c.1 || exit 1; \
+	done; $< help --man > $@.tmp && mv $@.tmp $@
+completion: $(BUILD)/completion/idlelab
+$(BUILD)/completion/idlelab: $(BUILD)/idlelab
+	@mkdir -p $(dir $@)
+	$(call say,GEN,$@)
+	$(Q)$< help --completion > $@.tmp && mv $@.tmp $@
+
+# the systemd units name the installed paths
+UNIT_SED := -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/idlelab|$(DOCDIR)|g'
+INSTALL_EXAMPLES := audit compare hosts plans prometheus patches governors.json
+install: $(BUILD)/idlelab workloads man completion
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/idlelab/workloads \
+		$(DESTDIR)$(PREFIX)/lib/idlelab/workloads/$(ARCH) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)/examples \
+		$(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(BASHCOMPDIR)
+	install -m 0755 $(BUILD)/idlelab $(DESTDIR)$(BINDIR)/idlelab
+	install -m 0644 workloads/*.json $(DESTDIR)$(PREFIX)/share/idlelab/workloads/
+	install -m 0755 $(WL_BIN) $(DESTDIR)$(PREFIX)/lib/idlelab/workloads/$(ARCH)/
+	install -m 0644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(BUILD)/completion/idlelab $(DESTDIR)$(BASHCOMPDIR)/idlelab
+	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+	cp -R $(addprefix examples/,$(INSTALL_EXAMPLES)) $(DESTDIR)$(DOCDIR)/examples/
+	chmod -R u+rwX,go+rX,go-w $(DESTDIR)$(DOCDIR)/examples
+	for u in examples/systemd/*.service examples/systemd/*.timer; do \
+		sed $(UNIT_SED) $$u > $(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/}.tmp && \
+		chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/}.tmp && \
+		mv $(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/}.tmp $(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/} || exit 1; \
+	done
+
+# what install put there, and nothing else (the directories only when empty)
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/idlelab $(DESTDIR)$(MANDIR)/man1/idlelab.1 $(DESTDIR)$(MANDIR)/man1/idlelab-*.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/idlelab $(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(wildcard examples/systemd/*.service examples/systemd/*.timer)))
+	rm -rf $(DESTDIR)$(PREFIX)/share/idlelab $(DESTDIR)$(PREFIX)/lib/idlelab $(DESTDIR)$(DOCDIR)
+	-rmdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(SYSTEMDUNITDIR) 2>/dev/null
+
+# the Debian package (debian/): ./idlelab_VERSION_ARCH.deb, built in build/deb so nothing of a
+# developer's build is cleaned; debhelper (and lintian, to check it) installed like `make deps` does
+DEB_TOOLS := debhelper dpkg-dev lintian
+deb:
+	@missing=""; for p in $(DEB_TOOLS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; echo "make deb: installing$$missing"; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null || exit 1; \
+	fi
+	dpkg-buildpackage -us -uc -b
+	@mkdir -p build/debian-out
+	@v=$$(dpkg-parsechangelog -S Version); a=$$(dpkg --print-architecture); \
+	mv -f ../idlelab_$${v}_$$a.deb . && mv -f ../idlelab_$${v}_$$a.buildinfo ../idlelab_$${v}_$$a.changes build/debian-out/ && \
+	for d in ../idlelab-dbgsym_$${v}_$$a.deb; do [ ! -e $$d ] || mv -f $$d build/debian-out/; done; \
+	echo "make deb: idlelab_$${v}_$$a.deb"; \
+	lintian --fail-on error idlelab_$${v}_$$a.deb
 
 clean:
 	rm -rf build idlelab

@@ -6,6 +6,8 @@
 #
 #   make deps && make demo     (ends with a comparison and reports/<run>/report.html)
 #   make deps && make check    (ends with "N passed, 0 failed, N skipped")
+#   make deps && make deb      (the Debian package: built, lintian without errors, then
+#                               installed, used from / and purged: tests/deb-check.sh)
 #
 # in a clone of this repository's HEAD made inside the root. Both wall times
 # are printed. The root is bind-mounted on itself (private), proc, sys and dev
@@ -13,7 +15,7 @@
 # on failure or a signal) every process whose root is inside it is killed by
 # PID, every mount below it is unmounted and the root is removed.
 #
-#   tests/fresh-root.sh [GOAL...]     GOAL: demo, check, check-fast (default: demo check)
+#   tests/fresh-root.sh [GOAL...]     GOAL: demo, check, check-fast, deb (default: demo check)
 #
 # Run as root (debootstrap, chroot, mount). Needs the network to Debian's
 # mirror, which is taken from this machine's own apt sources.
@@ -23,7 +25,7 @@ goals=${*:-demo check}
 export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
 [ "$(id -u)" = 0 ] || { echo "fresh-root: run as root (debootstrap, chroot, mount)" >&2; exit 1; }
 for g in $goals; do
-	case $g in demo|check|check-fast) ;; *) echo "fresh-root: unknown goal '$g' (demo, check, check-fast)" >&2; exit 2 ;; esac
+	case $g in demo|check|check-fast|deb) ;; *) echo "fresh-root: unknown goal '$g' (demo, check, check-fast, deb)" >&2; exit 2 ;; esac
 done
 if ! command -v debootstrap >/dev/null; then
 	apt-get update -qq
@@ -109,10 +111,13 @@ for g in $goals; do
 	t=$(date +%s)
 	echo "fresh-root: make deps && make $g"
 	# in the background, waited for: a signal runs the cleanup at once, not after the step
-	{ inroot "cd /root/idlelab && make deps && make $g"; echo $? > "$work/$g.rc"; } 2>&1 | tee "$work/$g.log" &
+	# (deb: the package built with both cores, then installed, used from / and purged; no second test run)
+	cmd="make deps && make $g"
+	[ "$g" != deb ] || cmd="make deps && DEB_BUILD_OPTIONS=parallel=$(nproc) make deb && bash tests/deb-check.sh"
+	{ inroot "cd /root/idlelab && $cmd"; echo $? > "$work/$g.rc"; } 2>&1 | tee "$work/$g.log" &
 	wait $!
 	rc=$(cat "$work/$g.rc" 2>/dev/null || echo 1)
-	echo "fresh-root: make deps && make $g: exit $rc in $(($(date +%s) - t)) s"
+	echo "fresh-root: $cmd: exit $rc in $(($(date +%s) - t)) s"
 	[ $rc = 0 ] || exit $rc
 	case $g in
 	demo)
@@ -125,6 +130,9 @@ for g in $goals; do
 		grep -q '^Key metrics (the decision family' "$work/demo.log" && grep -q '^Verdict: ' "$work/demo.log" ||
 			{ echo "fresh-root: make demo printed no verdicts (the key metrics' block and the Verdict line)" >&2; exit 1; }
 		echo "fresh-root: demo report: $report ($(wc -c < "$root/root/idlelab/$report") bytes)"
+		;;
+	deb)
+		grep -E '^deb-check: ' "$work/deb.log" | tail -n 1
 		;;
 	check | check-fast)
 		final=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$work/$g.log" | tail -n 1)

@@ -48,6 +48,7 @@ int cmd_kernel(int argc, char **argv);
 int cmd_lab(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_lava(int argc, char **argv);
+int cmd_paths(int argc, char **argv);
 
 /* Print "idlelab: error: MSG" for err; returns IL_EXIT_FAIL. */
 int il_cli_fail(const struct il_err *err);

@@ -19,6 +19,7 @@
 #include "report/audit.h"
 #include "stats/audit.h"
 #include "util/clock.h"
+#include "util/search.h"
 
 enum { IL_EXIT_FINDINGS = 3 };
 
@@ -54,11 +55,16 @@ static int resolve(struct targets *t, const struct il_paths *paths, const char *
 {
 	struct il_host_cfg h;
 	struct il_buf file = IL_BUF_INIT;
+	char *found = NULL;
 	bool has_file;
 	int r;
 
-	il_buf_printf(&file, "%s/%s.json", paths->hosts_dir ? paths->hosts_dir : "hosts", arg);
-	has_file = !strcmp(arg, "local") || (!strchr(arg, '/') && !access(il_buf_str(&file), F_OK));
+	/* the host file as the inventory finds it: the first directory of the hosts search path */
+	if (il_buf_printf(&file, "%s.json", arg) ||
+	    (!strchr(arg, '/') && il_search_find(&found, paths->hosts_dir ? paths->hosts_dir : "hosts", il_buf_str(&file))))
+		return il_buf_release(&file), il_err_set(err, IL_ENOMEM, "out of memory");
+	has_file = !strcmp(arg, "local") || found;
+	free(found);
 	il_buf_release(&file);
 	if (has_file) {
 		if ((r = il_lab_host_load(&h, paths, arg, err)))
@@ -72,8 +78,8 @@ static int resolve(struct targets *t, const struct il_paths *paths, const char *
 		}
 	} else if (!strpbrk(arg, "@:.") && !il_host_ssh_alias(paths, arg))
 		return il_err_set(err, IL_ENOTFOUND,
-				  "host '%s': no host file %s/%s.json and no ~/.ssh/config alias (user@host audits an address)",
-				  arg, paths->hosts_dir ? paths->hosts_dir : "hosts", arg);
+				  "host '%s': no host file %s.json in '%s' and no ~/.ssh/config alias (user@host audits an "
+				  "address)", arg, arg, paths->hosts_dir ? paths->hosts_dir : "hosts");
 	else
 		/* an alias: libssh reads its HostName, Port, User and IdentityFile from the same config */
 		r = il_host_from_spec(&h, arg, label, paths, err);

@@ -35,7 +35,7 @@ int cmd_export(int argc, char **argv)
 		IL_OPT_BOOL(0, "openmetrics", &om, "the Prometheus text format of node_exporter's textfile collector"),
 		IL_OPT_STR('o', "output", &out, "FILE", "write FILE atomically (mode 0644; temp file beside it, fsync, rename)"),
 		IL_OPT_STR('H', "host", &host, "NAME", "export an inventory host's state (over its transport)"),
-		IL_OPT_STR(0, "hosts-dir", &hosts_dir, "DIR", "inventory directory (default ./hosts)"),
+		IL_OPT_STR(0, "hosts-dir", &hosts_dir, "DIR", "inventory directory (default $IDLELAB_HOSTS or the search path: idlelab paths)"),
 		IL_OPT_STR(0, "sysfs-root", &root, "DIR", "read sysfs, /proc and /dev under DIR (fixtures); default /"),
 		IL_OPT_BOOL(0, "summary", &sum, "say on stderr what was exported and idlelab's lifetime miss ratio"),
 		IL_OPT_END_,

@@ -61,7 +61,7 @@ int cmd_governor(int argc, char **argv)
 	const struct il_opt opts[] = {
 		IL_OPT_STR(0, "sysfs-root", &root, "DIR", "act on sysfs under DIR; default /"),
 		IL_OPT_STR('H', "host", &host, "NAME", "act on an inventory host (SSH or its transport)"),
-		IL_OPT_STR(0, "hosts-dir", &hosts_dir, "DIR", "inventory directory (default ./hosts)"),
+		IL_OPT_STR(0, "hosts-dir", &hosts_dir, "DIR", "inventory directory (default $IDLELAB_HOSTS or the search path: idlelab paths)"),
 		IL_OPT_STR(0, "cpus", &cpus_s, "LIST", "with disable/enable: only these CPUs (e.g. 0-3,8)"),
 		IL_OPT_END_,
 	};

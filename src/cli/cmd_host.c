@@ -75,13 +75,14 @@ int cmd_host(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };
-	bool json = false;
+	bool json = false, verbose = false;
 	const struct il_opt opts[] = {
 		IL_CLI_OPT_HOSTS_DIR(&dirs),
+		IL_OPT_BOOL('v', "verbose", &verbose, "list: also the file each host comes from (idlelab paths -v: what it shadows)"),
 		IL_OPT_BOOL(0, "json", &json, "JSON output (show, check)"),
 		IL_OPT_END_,
 	};
-	static const char *const usage[] = { "idlelab host list [--hosts-dir DIR]",
+	static const char *const usage[] = { "idlelab host list [-v] [--hosts-dir DIR]",
 					     "idlelab host show NAME [--hosts-dir DIR]",
 					     "idlelab host check NAME [--json] [--hosts-dir DIR]", NULL };
 	struct il_err err = { 0 };
@@ -107,7 +108,10 @@ int cmd_host(int argc, char **argv)
 				struct il_buf where = IL_BUF_INIT;
 
 				il_host_where(&h, &where);
-				printf("%-16s %s\n", h.name, il_buf_str(&where));
+				if (verbose)
+					printf("%-16s %-40s %s\n", h.name, il_buf_str(&where), h.path ? h.path : "(built in)");
+				else
+					printf("%-16s %s\n", h.name, il_buf_str(&where));
 				il_buf_release(&where);
 			}
 			il_host_release(&h);

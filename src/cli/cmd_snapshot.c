@@ -16,7 +16,7 @@ int cmd_snapshot(int argc, char **argv)
 	const struct il_opt opts[] = {
 		IL_OPT_STR(0, "sysfs-root", &root, "DIR", "read sysfs and /proc under DIR (fixtures); default /"),
 		IL_OPT_STR('H', "host", &host, "NAME", "snapshot an inventory host (one remote exec)"),
-		IL_OPT_STR(0, "hosts-dir", &hosts_dir, "DIR", "inventory directory (default ./hosts)"),
+		IL_OPT_STR(0, "hosts-dir", &hosts_dir, "DIR", "inventory directory (default $IDLELAB_HOSTS or the search path: idlelab paths)"),
 		IL_OPT_BOOL(0, "json", &json, "print the snapshot as JSON (docs/formats.md)"),
 		IL_OPT_BOOL(0, "dump", &dump, "print the raw path:value dump the parser reads"),
 		IL_OPT_STR('o', "output", &out, "FILE", "write to FILE (atomically) instead of stdout"),

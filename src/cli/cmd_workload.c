@@ -15,16 +15,17 @@ int cmd_workload(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };
-	bool json = false;
+	bool json = false, verbose = false;
 	const char *parser = NULL;
 	const struct il_opt opts[] = {
-		IL_OPT_STR(0, "workloads-dir", &dirs.workloads, "DIR", "definitions directory (default $IDLELAB_WORKLOADS or ./workloads)"),
+		IL_CLI_OPT_WORKLOADS_DIR(&dirs),
 		IL_OPT_BOOL(0, "json", &json, "JSON output (parse)"),
+		IL_OPT_BOOL('v', "verbose", &verbose, "list: also the file each definition comes from"),
 		IL_OPT_STR(0, "parser", &parser, "P", "parse with parser P, not the definition's (an output saved with "
 			   "other options, e.g. cyclictest without --nsecs: cyclictest)"),
 		IL_OPT_END_,
 	};
-	static const char *const usage[] = { "idlelab workload list [--workloads-dir DIR]",
+	static const char *const usage[] = { "idlelab workload list [-v] [--workloads-dir DIR]",
 					     "idlelab workload show NAME",
 					     "idlelab workload parse NAME FILE [--json] [--parser P]", NULL };
 	struct il_err err = { 0 };
@@ -45,7 +46,10 @@ int cmd_workload(int argc, char **argv)
 				printf("%-16s (invalid: %s)\n", names.v[i], err.msg);
 				continue;
 			}
-			printf("%-16s %s%s\n", w.name, w.builtin ? "[own] " : "", w.description);
+			if (verbose)
+				printf("%-16s %s\n", w.name, w.path);
+			else
+				printf("%-16s %s%s\n", w.name, w.builtin ? "[own] " : "", w.description);
 			il_workload_release(&w);
 		}
 		il_strlist_release(&names);

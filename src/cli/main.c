@@ -1,14 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * idlelab's entry point: the subcommand table, global --help/--version,
- * `help COMMAND`, and the shared output helpers.
+ * `help COMMAND` (the man page when one is installed and the output is a
+ * terminal, as git does), the hidden generators the build uses (`help --man
+ * [CMD]`, `help --completion`, `--dump-options`: cli/describe.h), and the
+ * shared output helpers.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/describe.h"
 #include "cli/screen.h"
 #include "idle/diffjson.h"
 #include "util/buf.h"
@@ -37,6 +44,7 @@ const struct il_cmd il_commands[] = {
 	{ "lava", cmd_lava, "LAVA labs: the job definitions a plan on a LAVA host submits (jobdef), the job template" },
 	{ "nightly", cmd_nightly, "one nightly regression check: the tracked branch's new tip against the last good nightly" },
 	{ "alert", cmd_alert, "send a regression alert (lkp-style mail over SMTP and/or a webhook) from its JSON" },
+	{ "paths", cmd_paths, "where host files and workload definitions are found (search paths), and which file counts" },
 	{ "tested-by", cmd_tested_by, "the Tested-by evidence block of a run, for a linux-pm reply" },
 	{ NULL, NULL, NULL },
 };
@@ -147,6 +155,48 @@ int il_cli_output_diff(const char *path, const struct il_diff *d, bool json, enu
 	return r;
 }
 
+/* `help --man [CMD]`, `help --completion`: what the build installs, made from the tables */
+static int generate(const char *what, const char *name)
+{
+	struct il_buf b = IL_BUF_INIT;
+	struct il_err err = { 0 };
+	int r;
+
+	il_buf_init(&b, (size_t)4 << 20);
+	r = !strcmp(what, "--man") ? il_cli_man(&b, name, &err) : il_cli_completion(&b, &err);
+	if (!r)
+		r = il_cli_output(NULL, il_buf_str(&b), b.len, &err);
+	il_buf_release(&b);
+	return r ? il_cli_fail(&err) : IL_EXIT_OK;
+}
+
+/* `idlelab help CMD` on a terminal: man idlelab-CMD when that page is installed; false when it is not */
+static bool open_man(const char *name)
+{
+	char page[64];
+	pid_t pid;
+	int st = 1;
+
+	if (!isatty(STDOUT_FILENO) || snprintf(page, sizeof(page), "idlelab-%s", name) >= (int)sizeof(page))
+		return false;
+	/* man -w: is the page there? (quietly; no man at all is a no) */
+	if ((pid = fork()) == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0) {
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		execlp("man", "man", "-w", page, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		return false;
+	fflush(stdout);
+	execlp("man", "man", page, (char *)NULL);
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	const struct il_cmd *c;
@@ -165,6 +215,14 @@ int main(int argc, char **argv)
 		printf("idlelab %s\n", IL_VERSION);
 		return IL_EXIT_OK;
 	}
+	if (!strcmp(argv[1], "--dump-options")) {
+		struct il_err err = { 0 };
+		json_t *all;
+
+		if (il_cli_describe_all(&all, &err) || il_cli_output_json(NULL, all, &err))
+			return il_cli_fail(&err);
+		return IL_EXIT_OK;
+	}
 	if (!strcmp(argv[1], "help")) {
 		char *hargv[3];
 
@@ -172,11 +230,15 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return IL_EXIT_OK;
 		}
+		if (!strcmp(argv[2], "--man") || !strcmp(argv[2], "--completion"))
+			return generate(argv[2], argc > 3 ? argv[3] : NULL);
 		c = find(argv[2]);
 		if (!c) {
 			fprintf(stderr, "idlelab: '%s' is not a command; see 'idlelab --help'\n", argv[2]);
 			return IL_EXIT_USAGE;
 		}
+		if (open_man(c->name))
+			return IL_EXIT_FAIL;
 		hargv[0] = argv[2];
 		hargv[1] = (char *)"--help";
 		hargv[2] = NULL;

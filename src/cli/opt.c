@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "util/str.h"
 
 void il_opt_usage(FILE *f, const struct il_opt *opts, const char *const *usage)
@@ -27,6 +29,30 @@ void il_opt_usage(FILE *f, const struct il_opt *opts, const char *const *usage)
 				     o->argh ? o->argh : "");
 		fprintf(f, "    %-28s %s\n", n > 0 ? left : "", o->help);
 	}
+}
+
+void il_opt_dump(FILE *f, const struct il_opt *opts, const char *const *usage)
+{
+	static const char *const kinds[] = { [IL_OPT_FLAG] = "flag", [IL_OPT_STRING] = "string", [IL_OPT_INT] = "int" };
+	json_t *j = json_object(), *u = json_array(), *o = json_array();
+	char *s;
+
+	for (size_t i = 0; usage && usage[i]; i++)
+		json_array_append_new(u, json_string(usage[i]));
+	for (const struct il_opt *p = opts; p && p->kind != IL_OPT_END; p++) {
+		char sh[2] = { p->shortname, 0 };
+
+		json_array_append_new(o, json_pack("{s:s, s:s, s:s*, s:s*, s:s}", "long", p->longname, "kind",
+						   kinds[p->kind], "short", p->shortname ? sh : NULL, "arg", p->argh,
+						   "help", p->help));
+	}
+	json_object_set_new(j, "usage", u);
+	json_object_set_new(j, "options", o);
+	if ((s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER))) {
+		fprintf(f, "%s\n", s);
+		free(s);
+	}
+	json_decref(j);
 }
 
 int il_opt_error(const struct il_opt *opts, const char *const *usage, const char *fmt, ...)
@@ -91,6 +117,11 @@ int il_opt_parse(int argc, char **argv, const struct il_opt *opts, const char *c
 		if (!strcmp(a, "--")) {
 			rest = true;
 			continue;
+		}
+		/* hidden: the table itself, for the man pages and the completion made from it (cli/describe.c) */
+		if (!strcmp(a, "--dump-options")) {
+			il_opt_dump(stdout, opts, usage);
+			return IL_OPT_HELP;
 		}
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			il_opt_usage(stdout, opts, usage);

@@ -46,6 +46,13 @@ int il_opt_parse(int argc, char **argv, const struct il_opt *opts, const char *c
 /* Print usage lines and the option table. */
 void il_opt_usage(FILE *f, const struct il_opt *opts, const char *const *usage);
 
+/*
+ * Print usage and opts as one line of JSON: {"usage": [LINE...], "options":
+ * [{"long", "kind": "flag"|"string"|"int", "short"?, "arg"?, "help"}...]}.
+ * il_opt_parse does it for the hidden option --dump-options (IL_OPT_HELP).
+ */
+void il_opt_dump(FILE *f, const struct il_opt *opts, const char *const *usage);
+
 /* Print "error: MSG" and the usage to stderr; returns IL_OPT_ERROR (2). */
 int il_opt_error(const struct il_opt *opts, const char *const *usage, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Host inventory files: loading, validation, listing. */
 #include "host/inventory.h"
+#include "util/search.h"
 #include "util/str.h"
 #include "util/jfields.h"
 #include "util/jsonfile.h"
@@ -307,7 +308,7 @@ int il_host_list(struct il_strlist *out, const struct il_paths *paths, struct il
 	int r = 0;
 
 	/* a missing inventory directory is an empty inventory */
-	il_dir_names(&files, hosts_dir(paths), ".json", NULL);
+	il_search_names(&files, hosts_dir(paths), ".json", NULL);
 	for (size_t i = 0; !r && i < files.n; i++)
 		if (valid_name(files.v[i]) && strcmp(files.v[i], "local"))
 			r = il_strlist_push(out, files.v[i]);

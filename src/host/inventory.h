@@ -74,7 +74,7 @@ struct il_host_cfg {
 };
 
 /*
- * Load host `name` from paths->hosts_dir ("hosts" when paths or it is NULL);
+ * Load host `name` from paths->hosts_dir, a search path (util/search.h; "hosts" when paths or it is NULL);
  * "local" is built in. "~/" in paths is paths->home's. A host file with
  * "labvm" comes back with boot.lab set and no address (lab/labhost.h).
  */
@@ -84,7 +84,7 @@ int il_host_load(struct il_host_cfg *out, const struct il_paths *paths, const ch
 int il_host_from_json(struct il_host_cfg *out, const json_t *j, const char *name, const char *label,
 		      const struct il_paths *paths, struct il_err *err);
 
-/* Host names in paths->hosts_dir (from *.json), sorted, plus "local". */
+/* Host names in paths->hosts_dir's directories (from *.json), sorted, each once, plus "local". */
 int il_host_list(struct il_strlist *out, const struct il_paths *paths, struct il_err *err);
 
 /*

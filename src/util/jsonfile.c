@@ -2,7 +2,11 @@
 /* JSON files read safely. */
 #include "util/jsonfile.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "util/buf.h"
+#include "util/search.h"
 
 int il_json_load(const char *path, json_t **out, struct il_err *err)
 {
@@ -23,15 +27,30 @@ int il_json_load_named(const char *dir, const char *name, const char *kind, cons
 		       char **path, struct il_err *err)
 {
 	struct il_buf p = IL_BUF_INIT;
+	char *found = NULL;
 	int r;
 
 	*path = NULL;
-	if (il_buf_printf(&p, "%s/%s.json", dir, name))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
-	if ((r = il_json_load(p.p, out, err)) == IL_ENOTFOUND)
-		r = il_err_set(err, IL_ENOTFOUND, "%s '%s': no %s '%s' (see 'idlelab %s list')", kind, name, noun, p.p, kind);
+	*out = NULL;
+	/* the first directory of the search path holding NAME.json (a plain directory: that one) */
+	if (il_buf_printf(&p, "%s.json", name) || il_search_find(&found, dir, p.p))
+		return il_buf_release(&p), il_err_set(err, IL_ENOMEM, "out of memory");
+	il_buf_reset(&p);
+	if (!found && !strchr(dir, IL_SEARCH_SEP))
+		r = il_buf_printf(&p, "%s/%s.json", dir, name) ? IL_ENOMEM : IL_ENOTFOUND;
+	else if (!found)
+		r = il_buf_printf(&p, "%s.json' in '%s", name, dir) ? IL_ENOMEM : IL_ENOTFOUND;
+	else
+		r = il_json_load(found, out, err);
+	if (r == IL_ENOTFOUND)
+		r = il_err_set(err, IL_ENOTFOUND, "%s '%s': no %s '%s' (see 'idlelab %s list')", kind, name, noun,
+			       found ? found : p.p, kind);
+	else if (r == IL_ENOMEM)
+		il_err_set(err, r, "out of memory");
 	if (!r)
-		*path = il_buf_detach(&p);
+		*path = found;
+	else
+		free(found);
 	il_buf_release(&p);
 	return r;
 }

@@ -16,7 +16,8 @@
 int il_json_load(const char *path, json_t **out, struct il_err *err);
 
 /*
- * DIR/NAME.json, the way idlelab keeps named configs (hosts/, workloads/):
+ * DIR/NAME.json, the way idlelab keeps named configs (hosts/, workloads/);
+ * dir may be a search path (util/search.h: the first DIR holding it wins).
  * *path (caller frees) names the file when it was loaded. A missing file is
  * IL_ENOTFOUND "KIND 'NAME': no NOUN 'PATH' (see 'idlelab KIND list')".
  */

@@ -12,12 +12,15 @@
 #define IL_UTIL_PATHS_H
 
 struct il_paths {
-	char *hosts_dir;      /* the inventory: --hosts-dir, $IDLELAB_HOSTS, "hosts" */
-	char *workloads_dir;  /* workload definitions: --workloads-dir, $IDLELAB_WORKLOADS, "workloads" */
+	char *hosts_dir;      /* the inventory, a search path (util/search.h): --hosts-dir, $IDLELAB_HOSTS, else
+			       * ./hosts, $XDG_CONFIG_HOME/idlelab/hosts, /etc/idlelab/hosts (cli/paths.c) */
+	char *workloads_dir;  /* workload definitions, a search path: --workloads-dir, $IDLELAB_WORKLOADS, else
+			       * ./workloads, the user's, /etc/idlelab/workloads, PREFIX/share/idlelab/workloads */
 	char *cache_dir;      /* --cache, $IDLELAB_CACHE, $XDG_CACHE_HOME/idlelab, ~/.cache/idlelab */
 	char *home;           /* $HOME, for "~/" in host files; NULL: unset ("~/" stays as written) */
 	char *ssh_config;     /* $IDLELAB_SSH_CONFIG; NULL: libssh's default (~/.ssh/config) */
-	char *workload_bin;   /* $IDLELAB_WORKLOAD_BIN: idlelab's own workload binaries; NULL: build/workloads */
+	char *workload_bin;   /* $IDLELAB_WORKLOAD_BIN, else PREFIX/lib/idlelab/workloads when installed and not
+			       * in a checkout: idlelab's own workload binaries; NULL: build/workloads */
 };
 
 void il_paths_release(struct il_paths *p);

@@ -10,6 +10,7 @@
 #include "util/buf.h"
 #include "util/jfields.h"
 #include "util/jsonfile.h"
+#include "util/search.h"
 #include "util/template.h"
 
 const char *il_workloads_dir(const char *dir)
@@ -452,7 +453,7 @@ int il_workload_load(struct il_workload *out, const char *dir, const char *name,
 int il_workload_list(struct il_strlist *out, const char *dir, struct il_err *err)
 {
 	dir = il_workloads_dir(dir);
-	if (il_dir_names(out, dir, ".json", err))
+	if (il_search_names(out, dir, ".json", err))
 		return il_err_prefix(err, "workloads: ");
 	return 0;
 }

@@ -67,7 +67,10 @@ struct il_workload {
  */
 bool il_workload_key_default(const char *metric, long idx);
 
-/* The definitions directory: dir if given, else "./workloads" ($IDLELAB_WORKLOADS: cli/paths.c). Borrowed. */
+/*
+ * The definitions directory: dir if given, else "./workloads" (the search path: cli/paths.c). dir may be a
+ * search path (util/search.h: the first directory holding a name wins). Borrowed.
+ */
 const char *il_workloads_dir(const char *dir);
 
 /* Load workloads/<name>.json. Errors name the file and the JSON path. */

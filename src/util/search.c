@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Search paths of directories, earlier ones shadowing later ones (see search.h). */
+#include "util/search.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/buf.h"
+
+int il_search_split(struct il_strlist *out, const char *search)
+{
+	return search && il_strlist_split_on(out, search, IL_SEARCH_SEP) ? IL_ENOMEM : 0;
+}
+
+int il_search_find(char **out, const char *search, const char *file)
+{
+	struct il_strlist dirs = { 0 };
+	int r;
+
+	*out = NULL;
+	if ((r = il_search_split(&dirs, search)))
+		return r;
+	for (size_t i = 0; !r && !*out && i < dirs.n; i++) {
+		struct stat st;
+		char *p = il_strdup_printf("%s/%s", dirs.v[i], file);
+
+		if (!p)
+			r = IL_ENOMEM;
+		else if (!lstat(p, &st))
+			*out = p;
+		else
+			free(p);
+	}
+	il_strlist_release(&dirs);
+	return r;
+}
+
+int il_search_names(struct il_strlist *out, const char *search, const char *suffix, struct il_err *err)
+{
+	struct il_strlist dirs = { 0 }, names = { 0 };
+	size_t opened = 0;
+	int r;
+
+	if ((r = il_search_split(&dirs, search)))
+		return il_err_set(err, IL_ENOMEM, "out of memory");
+	for (size_t i = 0; !r && i < dirs.n; i++) {
+		struct il_err e = { 0 };
+
+		if (!(r = il_dir_names(&names, dirs.v[i], suffix, &e)))
+			opened++;
+		else if (r == IL_ENOTFOUND)
+			r = 0;
+	}
+	if (!r && !opened)
+		r = il_err_set(err, IL_ENOTFOUND, "cannot open directory '%s'", dirs.n ? dirs.v[0] : "");
+	else if (r)
+		il_err_set(err, r, "out of memory");
+	il_strlist_sort(&names);
+	for (size_t i = 0; !r && i < names.n; i++)
+		if (!(i && !strcmp(names.v[i], names.v[i - 1])) && il_strlist_push(out, names.v[i]))
+			r = il_err_set(err, IL_ENOMEM, "out of memory");
+	il_strlist_release(&names);
+	il_strlist_release(&dirs);
+	return r;
+}
