@@ -134,7 +134,7 @@ int il_report_text(const struct il_cmp *c, struct il_buf *b)
 int il_report_md(const struct il_cmp *c, struct il_buf *b)
 {
 	const struct il_dataset *ds = c->ds;
-	char n1[32], n2[32], n3[32], n4[32], n5[32];
+	char n1[32], n2[32], n3[32], n4[32], n5[32], n6[32];
 
 	il_buf_adds(b, "# idlelab comparison: ");
 	il_report_md_cell(b, ds->title ? ds->title : "numbers");
@@ -191,7 +191,7 @@ int il_report_md(const struct il_cmp *c, struct il_buf *b)
 			il_buf_printf(b, " | %d | %s | %s | %s | %s | %s | %s |\n", r->iteration, il_fmt_num(n1, 32, r->score),
 				      il_fmt_num(n2, 32, r->idles), il_fmt_num(n3, 32, r->idle_miss),
 				      isfinite(r->ratio) ? (snprintf(n4, 32, "%.3f", r->ratio), n4) : "-",
-				      il_fmt_num(n5, 32, r->belows), il_fmt_num(n1, 32, r->aboves));
+				      il_fmt_num(n5, 32, r->belows), il_fmt_num(n6, 32, r->aboves));
 		}
 	}
 	return il_buf_error(b);
