@@ -7,7 +7,9 @@
 #ifndef IL_FUZZ_H
 #define IL_FUZZ_H
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <jansson.h>
 
 #include "util/err.h"
@@ -25,6 +27,48 @@ static inline void fuzz_check(int r)
 static inline json_t *fuzz_json(const uint8_t *data, size_t size)
 {
 	return json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, NULL);
+}
+
+/*
+ * For a target that reads a file by name: the input written to NAME in a
+ * private directory of this process (mkdtemp), made at the first call and
+ * removed, with the file, when the process ends: no fuzz run leaves files
+ * behind. Returns the directory; *path gets DIR/NAME. Aborts when the file
+ * cannot be written (not a finding of the parser).
+ */
+struct fuzz_scratch_files {
+	char dir[64], path[128];
+};
+
+static inline struct fuzz_scratch_files *fuzz_scratch_files(void)
+{
+	static struct fuzz_scratch_files s;
+
+	return &s;
+}
+
+static inline void fuzz_scratch_remove(void)
+{
+	unlink(fuzz_scratch_files()->path);
+	rmdir(fuzz_scratch_files()->dir);
+}
+
+static inline const char *fuzz_scratch(const char *name, const uint8_t *data, size_t size, const char **path)
+{
+	struct fuzz_scratch_files *s = fuzz_scratch_files();
+	FILE *f;
+
+	if (!*s->dir) {
+		snprintf(s->dir, sizeof(s->dir), "/tmp/idlelab-fuzz.XXXXXX");
+		if (!mkdtemp(s->dir))
+			abort();
+		snprintf(s->path, sizeof(s->path), "%s/%s", s->dir, name);
+		atexit(fuzz_scratch_remove);
+	}
+	if (!(f = fopen(s->path, "w")) || fwrite(data, 1, size, f) != size || fclose(f))
+		abort();
+	*path = s->path;
+	return s->dir;
 }
 
 /*

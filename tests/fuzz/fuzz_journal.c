@@ -13,36 +13,16 @@
 #include "stats/dataset.h"
 #include "util/buf.h"
 
-static char dir[64];
-
-/* the scratch directory goes when the process ends: no fuzz run leaves files behind */
-static void scratch_remove(void)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), "%s/journal.jsonl", dir);
-	unlink(path);
-	rmdir(dir);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[128];
+	const char *path, *dir = fuzz_scratch("journal.jsonl", data, size, &path);
 	struct il_dataset ds = { 0 };
 	struct il_cmp c;
 	struct il_cmp_opts o = IL_CMP_OPTS_INIT;
 	struct il_err err = { 0 };
 	int r;
 
-	if (!*dir) {
-		snprintf(dir, sizeof(dir), "/tmp/idlelab-fuzz.XXXXXX");
-		if (!mkdtemp(dir))
-			abort();
-		atexit(scratch_remove);
-	}
-	snprintf(path, sizeof(path), "%s/journal.jsonl", dir);
-	if (il_write_file_atomic(path, data, size, NULL))
-		abort();
+	(void)path;
 	r = il_dataset_add_run(&ds, dir, NULL, &err);
 	fuzz_check(r);
 	if (!r && ds.nvar) {

@@ -15,18 +15,6 @@
 #include "stats/nightlyq.h"
 #include "util/str.h"
 
-static char dir[64];
-
-/* the scratch directory goes when the process ends: no fuzz run leaves files behind */
-static void scratch_remove(void)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), "%s/nightly.jsonl", dir);
-	unlink(path);
-	rmdir(dir);
-}
-
 static int collect(json_t *rec, size_t line, void *ctx, struct il_err *err)
 {
 	(void)line, (void)err;
@@ -35,21 +23,15 @@ static int collect(json_t *rec, size_t line, void *ctx, struct il_err *err)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[128];
+	const char *path;
 	struct il_journal j;
 	struct il_err err = { 0 };
 	json_t *past = json_array(), *owed, *e;
 	size_t i;
 	int r;
 
-	if (!*dir) {
-		snprintf(dir, sizeof(dir), "/tmp/idlelab-fuzz.XXXXXX");
-		if (!mkdtemp(dir))
-			abort();
-		atexit(scratch_remove);
-	}
-	snprintf(path, sizeof(path), "%s/nightly.jsonl", dir);
-	if (il_write_file_atomic(path, data, size, NULL) || !past)
+	fuzz_scratch("nightly.jsonl", data, size, &path);
+	if (!past)
 		abort();
 	if (il_journal_open(&j, path, &err))
 		abort();
