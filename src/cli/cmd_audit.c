@@ -42,7 +42,7 @@ static int add_target(struct targets *t, struct il_host_cfg *h, struct il_err *e
 		if (n)
 			t->h = n;
 		il_host_release(h);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 	t->h = n;
 	t->h[t->n++] = *h;
@@ -62,7 +62,7 @@ static int resolve(struct targets *t, const struct il_paths *paths, const char *
 	/* the host file as the inventory finds it: the first directory of the hosts search path */
 	if (il_buf_printf(&file, "%s.json", arg) ||
 	    (!strchr(arg, '/') && il_search_find(&found, paths->hosts_dir ? paths->hosts_dir : "hosts", il_buf_str(&file))))
-		return il_buf_release(&file), il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_buf_release(&file), il_err_oom(err);
 	has_file = !strcmp(arg, "local") || found;
 	free(found);
 	il_buf_release(&file);
@@ -181,7 +181,7 @@ int cmd_audit(int argc, char **argv)
 	items = calloc(t.n, sizeof(*items));
 	hosts = calloc(t.n, sizeof(*hosts));
 	if (!items || !hosts) {
-		il_err_set(&err, IL_ENOMEM, "out of memory");
+		il_err_oom(&err);
 		goto done;
 	}
 	for (size_t i = 0; i < t.n; i++)

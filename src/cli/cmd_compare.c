@@ -75,7 +75,7 @@ static int make_opts(const struct cmp_args *a, struct il_cmp_opts *o, struct il_
 		o->seed = (uint64_t)a->seed;
 	if (a->metric) {
 		if (il_strlist_split_on(only, a->metric, ','))
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 		o->only = only;
 	}
 	return 0;

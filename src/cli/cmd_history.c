@@ -66,13 +66,13 @@ int cmd_history(int argc, char **argv)
 	if (fmt && (il_fmt_parse(fmt, &f, &err) || f == IL_FMT_MD))
 		return il_opt_error(opts, usage, "--format: expected text, csv, json or html, got '%s'", fmt);
 	if (metric && il_strlist_split_on(&only, metric, ','))
-		return il_cli_fail(&(struct il_err){ IL_ENOMEM, "out of memory" });
+		return il_cli_fail(&(struct il_err){ IL_ENOMEM, "" });
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
 		r = il_err_set(&err, IL_ENOTFOUND, "no runs directory '%s'", dir);
 		goto done;
 	}
 	if (!db && il_buf_printf(&path, "%s/history.sqlite", dir)) {
-		r = il_err_set(&err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(&err);
 		goto done;
 	}
 	if ((r = il_history_open(&h, db ? db : il_buf_str(&path), &err)))

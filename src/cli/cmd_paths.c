@@ -17,7 +17,7 @@ static int print_sources(enum il_cli_kind kind, const char *opt, struct il_err *
 	size_t n;
 
 	if (il_cli_sources(&s, &n, kind, opt))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	printf("%s (first wins):\n", kind == IL_CLI_HOSTS ? "hosts" : "workloads");
 	for (size_t i = 0; i < n; i++)
 		printf("  %-44s %-18s %s%s%s\n", s[i].dir, s[i].origin, s[i].used ? "" : "(not searched: ",
@@ -36,7 +36,7 @@ static int print_origins(const char *label, const char *search, struct il_err *e
 	if ((r = il_search_names(&names, search, ".json", err)) && r != IL_ENOTFOUND)
 		return r;
 	if ((r = il_search_split(&dirs, search)))
-		return il_strlist_release(&names), il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_strlist_release(&names), il_err_oom(err);
 	for (size_t i = 0; i < names.n; i++) {
 		bool first = true;
 

@@ -54,7 +54,7 @@ int cmd_snapshot(int argc, char **argv)
 	} else {
 		r = il_fmt_snapshot(&b, &snap);
 		if (r)
-			il_err_set(&err, r, "out of memory");
+			il_err_oom(&err);
 		else
 			r = il_cli_output(out, il_buf_str(&b), b.len, &err);
 	}

@@ -76,7 +76,7 @@ int cmd_workload(int argc, char **argv)
 			free(w.parser);
 			w.parser = strdup(parser);
 		}
-		r = w.parser ? il_buf_read_file(&b, argv[3], (size_t)256 << 20, &err) : il_err_set(&err, IL_ENOMEM, "out of memory");
+		r = w.parser ? il_buf_read_file(&b, argv[3], (size_t)256 << 20, &err) : il_err_oom(&err);
 		if (!r)
 			r = il_workload_parse(&w, il_buf_str(&b), b.len, argv[3], &m, &err);
 		il_buf_release(&b);

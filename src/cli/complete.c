@@ -173,5 +173,5 @@ int il_cli_completion(struct il_buf *b, struct il_err *err)
 		       "\telse\n\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n\tfi\n\treturn 0\n}\n"
 		       "complete -F _idlelab idlelab\n");
 	json_decref(all);
-	return il_buf_error(b) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+	return il_buf_error(b) ? il_err_oom(err) : 0;
 }

@@ -17,7 +17,7 @@ const char *il_cli_dest_check(struct il_cli_dest *d, bool dry_run)
 	if (!d->smtp && !dry_run && (d->to_arg || d->starttls || d->auth_file || d->from))
 		return "--to, --from, --starttls and --auth-file go with --smtp";
 	if (d->to_arg && il_strlist_split_on(&d->to, d->to_arg, ','))
-		return "out of memory";
+		return il_strerror(IL_ENOMEM);
 	if (!d->from) {
 		char host[256] = "";
 

@@ -70,7 +70,7 @@ int il_cli_describe(json_t **out, const struct il_cmd *c, struct il_err *err)
 int il_cli_describe_all(json_t **out, struct il_err *err)
 {
 	json_t *all = json_object();
-	int r = all ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+	int r = all ? 0 : il_err_oom(err);
 
 	for (const struct il_cmd *c = il_commands; !r && c->name; c++) {
 		json_t *d;
@@ -311,5 +311,5 @@ int il_cli_man(struct il_buf *out, const char *name, struct il_err *err)
 		if ((r = command_page(out, c, err)))
 			return r;
 	}
-	return il_buf_error(out) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+	return il_buf_error(out) ? il_err_oom(err) : 0;
 }

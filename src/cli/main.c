@@ -117,18 +117,18 @@ int il_cli_output_json(const char *path, json_t *j, struct il_err *err)
 	int r;
 
 	if (!j)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	json_decref(j);
 	if (!s)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	{
 		size_t n = strlen(s);
 		char *t = realloc(s, n + 2);
 
 		if (!t) {
 			free(s);
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 		}
 		s = t;
 		s[n] = '\n';
@@ -148,7 +148,7 @@ int il_cli_output_diff(const char *path, const struct il_diff *d, bool json, enu
 		return il_cli_output_json(path, il_diff_to_json(d), err);
 	r = il_fmt_diff(&txt, d, by);
 	if (r)
-		il_err_set(err, r, "out of memory");
+		il_err_oom(err);
 	else
 		r = il_cli_output(path, il_buf_str(&txt), txt.len, err);
 	il_buf_release(&txt);

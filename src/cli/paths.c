@@ -228,7 +228,7 @@ int il_cli_paths(struct il_paths *p, const char *hosts_dir, const char *workload
 	    !(p->cache_dir = il_cli_cache_dir(cache_dir)) || raw(&p->home, "HOME") ||
 	    raw(&p->ssh_config, "IDLELAB_SSH_CONFIG") || workload_bin(&p->workload_bin)) {
 		il_paths_release(p);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 	return 0;
 }

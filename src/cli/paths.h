@@ -37,7 +37,7 @@ int il_cli_paths(struct il_paths *out, const char *hosts_dir, const char *worklo
 /*
  * The cache directory: dir if given, else $IDLELAB_CACHE, else
  * $XDG_CACHE_HOME/idlelab, else ~/.cache/idlelab, with ~ from $HOME or, when
- * unset, the password database (never /tmp). Caller frees; NULL: out of memory.
+ * unset, the password database (never /tmp). Caller frees; NULL: memory ran out.
  */
 char *il_cli_cache_dir(const char *dir);
 

@@ -86,7 +86,7 @@ static int connect_now(struct run *b, struct il_transport **t, struct il_err *er
 		if (!(r = b->o->lab->host(&b->conn, b->o->cache_dir, b->cfg->boot.lab, err))) {
 			b->conn_owned = true, b->conn.connect_timeout_s = 5;
 			if (b->cfg->ssh_config && !(b->conn.ssh_config = strdup(b->cfg->ssh_config)))
-				r = il_err_set(err, IL_ENOMEM, "out of memory");
+				r = il_err_oom(err);
 		}
 	} else {
 		b->conn = *b->cfg;
@@ -111,7 +111,7 @@ static int remote(struct il_transport *t, char *const argv[], bool privileged, i
 			       (int)strcspn(e, "\n"), e);
 	}
 	if (!r && out)
-		r = il_buf_add(out, il_buf_str(&res.out), res.out.len) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+		r = il_buf_add(out, il_buf_str(&res.out), res.out.len) ? il_err_oom(err) : 0;
 	il_exec_result_release(&res);
 	return r;
 }
@@ -281,7 +281,7 @@ static int upload(struct run *b, struct il_transport *t, const char *dir, const 
 	int r;
 
 	if (il_buf_printf(&dst, "%s/%s", dir, name))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	r = t->upload(t, local, dst.p, err);
 	if (!r)
 		step(b, "upload", "%s -> %s", local, dst.p);
@@ -310,7 +310,7 @@ static int deploy_remote(struct run *b, struct il_transport *t, struct il_err *e
 	 * boot.sh checks it again as root before it installs anything from it.
 	 */
 	if (!script)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if ((r = il_workdir_get(t, subs, &wd, err)))
 		goto out;
 	if (c->remote_dir)
@@ -319,7 +319,7 @@ static int deploy_remote(struct run *b, struct il_transport *t, struct il_err *e
 		il_buf_printf(&dirb, "%s/boot", il_workdir_path(wd));
 	dir = il_buf_str(&dirb);
 	if (il_buf_printf(&owned, "%.*s:%s", (int)(il_workdir_path(wd) - 1 - wd), wd, dir)) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto out;
 	}
 	{
@@ -327,7 +327,7 @@ static int deploy_remote(struct run *b, struct il_transport *t, struct il_err *e
 					       "rm -f \"$1/image\" \"$1/modules.tar\" \"$1/initrd\"");
 		char *av[] = { (char *)"sh", (char *)"-c", prep, (char *)"sh", (char *)dir, NULL };
 
-		r = prep ? remote(t, av, false, 60, NULL, err) : il_err_set(err, IL_ENOMEM, "out of memory");
+		r = prep ? remote(t, av, false, 60, NULL, err) : il_err_oom(err);
 		free(prep);
 		if (r) {
 			il_err_prefix(err, "host '%s': preparing %s: ", b->cfg->name, dir);

@@ -82,7 +82,7 @@ static int parse_argv(struct il_strlist *out, const json_t *obj, const char *key
 					  "{modules} {initrd} {release} {host} {address} {port})", label, where,
 					  json_string_value(a));
 		if (il_strlist_push(out, json_string_value(a)))
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 	}
 	return 0;
 }
@@ -121,7 +121,7 @@ static int parse_power_cycle(struct il_power_cycle *pc, const json_t *j, const c
 	if (pc->url && strncmp(pc->url, "http://", 7) && strncmp(pc->url, "https://", 8))
 		return il_jf_bad(err, label, "power_cycle", "url", "an http:// or https:// URL");
 	if (pc->url && !(pc->url_shown = il_http_url_shown(pc->url)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if (pc->method && (!pc->url || !il_name_ok(pc->method, "", 16)))
 		return il_jf_bad(err, label, "power_cycle", "method", "an HTTP method (with \"url\")");
 	if (!(v = il_jf_get(j, "headers")))
@@ -136,7 +136,7 @@ static int parse_power_cycle(struct il_power_cycle *pc, const json_t *j, const c
 			return il_jf_bad(err, label, il_jf_path(where, sizeof(where), "power_cycle.headers", NULL, i), NULL,
 					 "a \"Name: value\" string on one line");
 		if (il_strlist_push(&pc->headers, s))
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 	}
 	return 0;
 }

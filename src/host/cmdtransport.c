@@ -83,7 +83,7 @@ int il_cmdtr_argv(const struct il_host_cfg *cfg, char *const argv[], const char 
 	int r;
 
 	if (nonce ? il_cmdtr_command(&cmd, argv, nonce) : il_sh_quote_argv(&cmd, argv))
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 	else
 		r = expand(&cfg->cmds.exec, il_host_exec_names, (const char *const[]){ il_buf_str(&cmd) }, av, err);
 	il_buf_release(&cmd);
@@ -180,7 +180,7 @@ static int cmd_upload(struct il_transport *t, const char *local, const char *rem
 	if ((r = il_sha256_file(local, lhex, err)))
 		return r;
 	if (il_transport_tmpname(&tmp, remote))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if (!(r = copy(t, &t->cfg->cmds.push, "push", local, tmp.p, err)) &&
 	    !(r = il_transport_sha256(t, tmp.p, rhex, err)) && strcmp(lhex, rhex))
 		r = il_err_set(err, IL_EIO, "host '%s': checksum mismatch after upload of '%s' (sent %s, got %s)", t->label,
@@ -214,7 +214,7 @@ static int cat_into(struct il_transport *t, const char *remote, int fd, const ch
 	else if (res.out.len && write(fd, res.out.p, res.out.len) != (ssize_t)res.out.len)
 		r = il_err_set(err, IL_EIO, "cannot write '%s': %s", tmp, strerror(errno));
 	else if (il_sha256_init(&h))
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 	else {
 		il_sha256_update(&h, res.out.p ? res.out.p : "", res.out.len);
 		il_sha256_final(&h, hex);
@@ -230,7 +230,7 @@ static int cmd_download(struct il_transport *t, const char *remote, const char *
 	int fd, r;
 
 	if (il_buf_printf(&tmp, "%s.idlelab-tmp.XXXXXX", local))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	fd = mkostemp(tmp.p, O_CLOEXEC); /* exclusive, random: see il_write_file_atomic */
 	if (fd < 0) {
 		r = il_err_set(err, IL_EIO, "cannot create '%s': %s", tmp.p, strerror(errno));
@@ -337,7 +337,7 @@ int il_cmdtr_open(struct il_transport **out, const struct il_host_cfg *cfg, stru
 	if (!cfg->cmds.exec.n || !cfg->cmds.push.n)
 		return il_err_set(err, IL_EINVAL, "host '%s': no \"transport\" commands", cfg->name);
 	if (!(c = il_transport_proc_new(cfg)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	t = &c->base;
 	{
 		char prog[64];

@@ -80,7 +80,7 @@ int il_fleet_collect(struct il_fleet_item *items, size_t n, const struct il_flee
 		return 0;
 	pthread_once(&ssh_once, ssh_global);
 	if (!(th = calloc(jobs, sizeof(*th))))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	pthread_mutex_init(&p.lock, NULL);
 	for (; started < jobs; started++) {
 		pthread_attr_t at;

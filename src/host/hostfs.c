@@ -30,7 +30,7 @@ static int hostfs_read(struct il_sysfs *fs, const char *path, struct il_buf *out
 		r = il_err_set(err, strstr(il_buf_str(&res.err), "No such file") ? IL_ENOTFOUND : IL_EIO,
 			       "host '%s': cannot read '%s': %s", fs->label, path, il_buf_str(&res.err));
 	else if (il_buf_add(out, res.out.p ? res.out.p : "", res.out.len))
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 	il_exec_result_release(&res);
 	return r;
 }
@@ -74,7 +74,7 @@ static int run_dump(struct il_sysfs *fs, const char *script, const char *what, s
 		r = il_err_set(err, IL_EIO, "host '%s': %s script %s: %s", fs->label, what,
 			       res.out.truncated ? "output too large" : "failed", il_buf_str(&res.err));
 	else if (il_buf_add(out, res.out.p ? res.out.p : "", res.out.len))
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 	il_exec_result_release(&res);
 	return r;
 }

@@ -18,7 +18,7 @@ int il_host_lock(struct il_transport *t, const char *workdir, const char *holder
 	int r;
 
 	if (!script)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	il_buf_init(&first, 4096);
 	r = t->hold(t, argv, 30000, &first, err);
 	free(script);

@@ -111,7 +111,7 @@ static int path_field(const json_t *j, const char *key, const struct il_paths *p
 		return 0;
 	free(*out);
 	*out = expand_home(json_string_value(v), p ? p->home : NULL);
-	return *out ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+	return *out ? 0 : il_err_oom(err);
 }
 
 /* a host file with "labvm": the lab's defaults; address, port and keys are filled by lab/labhost.c */
@@ -126,7 +126,7 @@ static int lab_linked(struct il_host_cfg *h, const json_t *j, const char *label,
 	h->quiesce_s = 1;
 	h->boot.method = IL_BOOT_LABVM;
 	h->boot.timeout_s = 180;
-	return (h->boot.lab = strdup(lab)) ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+	return (h->boot.lab = strdup(lab)) ? 0 : il_err_oom(err);
 }
 
 #define EXEC_WHAT "an argv template (array of strings) with {cmd}, the command as one sh string"
@@ -233,7 +233,7 @@ int il_host_from_json(struct il_host_cfg *h, const json_t *j, const char *name, 
 	if (il_jf_get(j, "labvm") && (r = lab_linked(h, j, label, err)))
 		goto fail;
 	if (!(h->name = strdup(name)) || (paths && paths->ssh_config && !(h->ssh_config = strdup(paths->ssh_config)))) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto fail;
 	}
 	if ((r = il_jf_read(j, fields, IL_JF_COUNT(fields), h, label, NULL, err)) ||
@@ -266,7 +266,7 @@ int il_host_from_json(struct il_host_cfg *h, const json_t *j, const char *name, 
 	}
 	if (!h->known_hosts && h->kind == IL_HOST_SSH && !h->boot.lab &&
 	    !(h->known_hosts = expand_home("~/.ssh/known_hosts", paths ? paths->home : NULL))) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto fail;
 	}
 	return 0;
@@ -289,7 +289,7 @@ int il_host_load(struct il_host_cfg *out, const struct il_paths *paths, const ch
 		out->kind = IL_HOST_LOCAL;
 		out->name = strdup("local");
 		out->address = strdup("localhost");
-		return out->name && out->address ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+		return out->name && out->address ? 0 : il_err_oom(err);
 	}
 	/* the built-in lab hosts "labvm" and "labvm-NAME" without a file: lab/labhost.c */
 	if ((r = il_json_load_named(hosts_dir(paths), name, "host", "inventory file", &j, &path, err)))
@@ -314,7 +314,7 @@ int il_host_list(struct il_strlist *out, const struct il_paths *paths, struct il
 			r = il_strlist_push(out, files.v[i]);
 	il_strlist_release(&files);
 	if (r || il_strlist_push(out, "local"))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	il_strlist_sort(out);
 	return 0;
 }
@@ -405,7 +405,7 @@ int il_host_from_spec(struct il_host_cfg *out, const char *spec, const char *lab
 		port = (int)v;
 	}
 	if (!j || !addr || (at && !user)) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto out;
 	}
 	if (!*addr || (at && !*user) || strpbrk(addr, " \t@/")) {
@@ -473,12 +473,12 @@ int il_host_list_file(struct il_strlist *out, const char *path, struct il_err *e
 		struct il_strlist w = { 0 };
 
 		if (!line || il_strlist_split(&w, line))
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 		else if (w.n && w.v[0][0] != '#') {
 			if (w.n > 1 && w.v[1][0] != '#')
 				r = il_err_set(err, IL_EPARSE, "%s: '%s': expected one [user@]host[:port] a line", path, line);
 			else
-				r = il_strlist_push(out, w.v[0]) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+				r = il_strlist_push(out, w.v[0]) ? il_err_oom(err) : 0;
 		}
 		il_strlist_release(&w);
 		free(line);

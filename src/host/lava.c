@@ -115,7 +115,7 @@ static int opt_string(const json_t *o, const char *key, char **out, const char *
 	if (!json_is_string(v))
 		return il_jf_bad(err, label, path, key, "a string or null");
 	return (*out = il_strndup(json_string_value(v), json_string_length(v))) ? 0
-									       : il_err_set(err, IL_ENOMEM, "out of memory");
+									       : il_err_oom(err);
 }
 
 static int named(const json_t *o, const char *key, const char *const names[], int n, int *out, const char *label,
@@ -194,7 +194,7 @@ int il_lava_parse_submit(long **ids, size_t *n, const char *body, size_t len, co
 		goto out;
 	}
 	if (!(*ids = calloc(json_array_size(a), sizeof(**ids)))) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto out;
 	}
 	for (size_t i = 0; i < json_array_size(a); i++) {
@@ -232,7 +232,7 @@ static int meta_string(const json_t *meta, const char *key, char **out, struct i
 	*out = NULL;
 	if (!s)
 		return 0;
-	return (*out = il_str_sanitize(strdup(s), false)) ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+	return (*out = il_str_sanitize(strdup(s), false)) ? 0 : il_err_oom(err);
 }
 
 /* One element of "results" (at path at) into t; the "lava" suite's "job" case gives the job's error. */
@@ -252,7 +252,7 @@ static int one_test(struct il_lava_tests *out, const json_t *o, const char *labe
 	if (!json_is_string(json_object_get(o, "name")) || !json_string_length(json_object_get(o, "name")))
 		return il_jf_bad(err, label, at, "name", "a test case name");
 	if (!(t->name = il_str_sanitize(strdup(json_string_value(json_object_get(o, "name"))), false)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if ((r = named(o, "result", result_names, IL_LAVA_NRESULTS, &res, label, at, err)))
 		return r;
 	t->result = (enum il_lava_result)res;
@@ -269,7 +269,7 @@ static int one_test(struct il_lava_tests *out, const json_t *o, const char *labe
 	if ((r = opt_string(o, "unit", &t->unit, label, at, err)))
 		return r;
 	if (!t->unit && !(t->unit = strdup("")))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	il_str_sanitize(t->unit, false);
 	if (!meta)
 		return 0;
@@ -308,7 +308,7 @@ int il_lava_parse_tests(struct il_lava_tests *out, bool *more, const char *body,
 		goto out;
 	}
 	if (json_array_size(a) && !(v = realloc(out->v, (out->n + json_array_size(a)) * sizeof(*v)))) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto out;
 	} else if (json_array_size(a))
 		out->v = v;
@@ -339,7 +339,7 @@ static int call(const struct il_lava_conn *c, const char *method, const char *re
 
 	*shown = url ? il_http_url_shown(url) : NULL;
 	if (!url || !*shown || (body && !(text = json_dumps(body, JSON_COMPACT)))) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto out;
 	}
 	r = il_http_perform(&(struct il_http_req){ .url = url, .url_shown = *shown, .method = method, .body = text,
@@ -384,7 +384,7 @@ int il_lava_validate(const struct il_lava_conn *c, const char *yaml, struct il_e
 	int r;
 
 	if (!body)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if ((r = call(c, "POST", "jobs/validate/", body, JSON_MAX, true, &status, &b, &shown, err)))
 		goto out;
 	if (status != 200) {
@@ -413,7 +413,7 @@ int il_lava_submit(const struct il_lava_conn *c, const char *yaml, long **ids, s
 	*ids = NULL;
 	*n = 0;
 	if (!body)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if (!(r = call(c, "POST", "jobs/", body, JSON_MAX, true, &status, &b, &shown, err)))
 		r = status == 201 ? il_lava_parse_submit(ids, n, il_buf_str(&b), b.len, shown, err)
 				  : http_fail(c, shown, status, &b, err);
@@ -484,7 +484,7 @@ int il_lava_job_logs(const struct il_lava_conn *c, long id, size_t start_line, s
 		goto out;
 	}
 	if ((r = il_buf_add(out, b.p, b.len)))
-		il_err_set(err, r, "out of memory");
+		il_err_oom(err);
 out:
 	free(shown);
 	il_buf_release(&b);

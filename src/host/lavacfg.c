@@ -85,7 +85,7 @@ static int home_path(const json_t *j, const char *key, const struct il_paths *pa
 		*out = il_strdup_printf("%s%s", paths->home, p + 1);
 	else
 		*out = strdup(p);
-	return *out ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+	return *out ? 0 : il_err_oom(err);
 }
 
 static int priority_of(const json_t *v, int *out)
@@ -138,7 +138,7 @@ int il_lava_cfg_parse(struct il_lava_cfg *c, const json_t *j, const char *label,
 	if (!c->boards)
 		c->boards = 1;
 	if (!c->bindir && !(c->bindir = strdup("/usr/local/bin"))) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto fail;
 	}
 	if (c->bindir[0] != '/') {
@@ -157,7 +157,7 @@ int il_lava_cfg_parse(struct il_lava_cfg *c, const json_t *j, const char *label,
 		goto fail;
 	}
 	if (!c->visibility && !(c->visibility = strdup("public"))) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto fail;
 	}
 	/* a group visibility names groups of the server's; idlelab's results are for everyone or the submitter */

@@ -93,7 +93,7 @@ static int yp_fail(struct yp *y)
 	const yaml_parser_t *p = &y->p;
 
 	if (p->error == YAML_MEMORY_ERROR)
-		return il_err_set(y->err, IL_ENOMEM, "out of memory");
+		return il_err_oom(y->err);
 	if (p->error == YAML_READER_ERROR)
 		return il_err_set(y->err, IL_EPARSE, "%s: line %zu: %s", y->label, line_at(y, p->problem_offset),
 				  p->problem ? p->problem : "unreadable text");
@@ -137,25 +137,25 @@ static int node_json(struct yp *y, int depth, json_t **out)
 	case YAML_SCALAR_EVENT:
 		/* libyaml hands out valid UTF-8 (escapes decoded); \0 is kept, jansson keeps the length */
 		if (!(v = json_stringn((const char *)y->ev.data.scalar.value, y->ev.data.scalar.length)))
-			return il_err_set(y->err, IL_ENOMEM, "out of memory");
+			return il_err_oom(y->err);
 		break;
 	case YAML_SEQUENCE_START_EVENT:
 		if (!(v = json_array()))
-			return il_err_set(y->err, IL_ENOMEM, "out of memory");
+			return il_err_oom(y->err);
 		while (!(r = yp_next(y)) && y->ev.type != YAML_SEQUENCE_END_EVENT) {
 			json_t *e;
 
 			if ((r = node_json(y, depth + 1, &e)))
 				break;
 			if (json_array_append_new(v, e)) {
-				r = il_err_set(y->err, IL_ENOMEM, "out of memory");
+				r = il_err_oom(y->err);
 				break;
 			}
 		}
 		break;
 	case YAML_MAPPING_START_EVENT:
 		if (!(v = json_object()))
-			return il_err_set(y->err, IL_ENOMEM, "out of memory");
+			return il_err_oom(y->err);
 		while (!(r = yp_next(y)) && y->ev.type != YAML_MAPPING_END_EVENT) {
 			char *key;
 			json_t *e;
@@ -166,11 +166,11 @@ static int node_json(struct yp *y, int depth, json_t **out)
 				break;
 			}
 			if (!(key = strdup((const char *)y->ev.data.scalar.value))) {
-				r = il_err_set(y->err, IL_ENOMEM, "out of memory");
+				r = il_err_oom(y->err);
 				break;
 			}
 			if (!(r = yp_next(y)) && !(r = node_json(y, depth + 1, &e)) && json_object_set_new(v, key, e))
-				r = il_err_set(y->err, IL_ENOMEM, "out of memory");
+				r = il_err_oom(y->err);
 			free(key);
 			if (r)
 				break;
@@ -252,7 +252,7 @@ static int scalar_copy(struct yp *y, char **out, size_t *n, const char *key)
 	/* every byte, NULs too (a console line may hold one): msg_len says how many */
 	free(*out);
 	if (!(*out = malloc(y->ev.data.scalar.length + 1)))
-		return il_err_set(y->err, IL_ENOMEM, "out of memory");
+		return il_err_oom(y->err);
 	memcpy(*out, y->ev.data.scalar.value, y->ev.data.scalar.length);
 	(*out)[y->ev.data.scalar.length] = '\0';
 	if (n)
@@ -363,7 +363,7 @@ int il_lavalog_target_text(const char *text, size_t len, struct il_buf *out, con
 	int r = il_lavalog_parse(text, len, add_target, out, label, err);
 
 	if (!r && (r = il_buf_error(out)))
-		il_err_set(err, r, r == IL_ENOMEM ? "out of memory" : "%s: the console output is larger than %zu bytes",
-			   label, out->max);
+		r == IL_ENOMEM ? il_err_oom(err) :
+				 il_err_set(err, r, "%s: the console output is larger than %zu bytes", label, out->max);
 	return r;
 }

@@ -87,7 +87,7 @@ int il_lava_token_read(const char *path, char **tok, struct il_err *err)
 			goto out;
 		}
 	if (!(*tok = il_strndup(buf + a, b - a)))
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 out:
 	explicit_bzero(buf, sizeof(buf));
 	close(fd);
@@ -110,7 +110,7 @@ int il_lava_conn_open(struct il_lava_conn *c, const struct il_lava_cfg *cfg, str
 	c->auth = il_strdup_printf(AUTH_PREFIX "%s", tok);
 	explicit_bzero(tok, strlen(tok));
 	free(tok);
-	return c->auth ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+	return c->auth ? 0 : il_err_oom(err);
 }
 
 void il_lava_conn_release(struct il_lava_conn *c)

@@ -351,7 +351,7 @@ int il_probe_parse(const char *text, size_t len, const char *host, json_t **out,
 			free(key);
 			free(val);
 		} else if (il_buf_add(&dump, p, n) || il_buf_add(&dump, "\n", 1)) {
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 			goto fail;
 		}
 		p += n + 1;
@@ -454,7 +454,7 @@ int il_probe_run(struct il_transport *t, json_t **out, struct il_snapshot *snap,
 
 	*out = NULL;
 	if (il_buf_adds(&script, il_runner_script("probe.sh")) || il_buf_adds(&script, il_runner_script("snapshot.sh")))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	r = il_transport_run_script(t, il_buf_str(&script), NULL, NULL, &res, err);
 	il_buf_release(&script);
 	if (r)
@@ -513,7 +513,7 @@ int il_probe_window(struct il_transport *t, double window_s, json_t **out, struc
 	il_buf_adds(&script, il_runner_script("snapshot.sh"));
 	if (il_buf_error(&script)) {
 		il_buf_release(&script);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 	r = il_transport_run_script(t, il_buf_str(&script), args, &o, &res, err);
 	il_buf_release(&script);

@@ -153,7 +153,7 @@ static int connect_session(struct il_ssh *c, struct il_err *err)
 	c->dead = false;
 	c->s = ssh_new();
 	if (!c->s)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	ssh_options_set(c->s, SSH_OPTIONS_HOST, h->address);
 	/* ~/.ssh/config fills in what the host file leaves out; it never overrides it */
 	if (h->port)
@@ -278,7 +278,7 @@ static int ssh_exec(struct il_transport *t, char *const argv[], const struct il_
 	int r = 0;
 
 	if (il_sh_quote_argv(&cmd, argv))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if ((r = open_exec(c, il_buf_str(&cmd), &ch, err)))
 		goto out;
 	if (o->input) {
@@ -380,7 +380,7 @@ static int ssh_hold(struct il_transport *t, char *const argv[], int timeout_ms, 
 
 	ssh_hold_release(t);
 	if (il_sh_quote_argv(&cmd, argv))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if ((r = open_exec(c, il_buf_str(&cmd), &ch, err)))
 		goto out;
 	while (!memchr(first->p ? first->p : "", '\n', first->len) && !eof) {
@@ -469,7 +469,7 @@ static int sftp_open_session(struct il_ssh *c, sftp_session *out, struct il_err 
 		*out = sftp_new_channel(c->s, ch);
 		if (!*out) {
 			ssh_channel_free(ch);
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 		}
 	}
 	if (sftp_init(*out) != SSH_OK) {
@@ -498,7 +498,7 @@ static int ssh_upload(struct il_transport *t, const char *local, const char *rem
 		return il_err_set(err, IL_EIO, "cannot open '%s': %s", local, strerror(errno));
 	if (il_sha256_init(&h)) {
 		close(fd);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 	if ((r = sftp_open_session(c, &sf, err)))
 		goto out;
@@ -628,7 +628,7 @@ int il_ssh_open(struct il_transport **out, const struct il_host_cfg *cfg, struct
 
 	*out = NULL;
 	if (!c)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	c->base.cfg = cfg;
 	c->base.label = cfg->name;
 	c->base.exec = ssh_exec;

@@ -47,7 +47,7 @@ int il_transport_exec(struct il_transport *t, char *const argv[], const struct i
 	if (opts.privileged && !t->is_root && t->cfg->sudo) {
 		av = calloc(n + 3, sizeof(*av));
 		if (!av)
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 		av[0] = (char *)"sudo";
 		av[1] = (char *)"-n";
 		memcpy(av + 2, argv, n * sizeof(*av));
@@ -72,7 +72,7 @@ int il_transport_run_script(struct il_transport *t, const char *script, char *co
 	while (args && args[nargs])
 		nargs++;
 	if (!(argv = calloc(nargs + 5, sizeof(*argv))))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	argv[0] = (char *)"sh";
 	argv[1] = (char *)"-c";
 	argv[2] = (char *)script;
@@ -224,7 +224,7 @@ static int local_open(struct il_transport **out, const struct il_host_cfg *cfg, 
 	struct il_transport *t;
 
 	if (!l)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	t = &l->base;
 	snprintf(t->auth, sizeof(t->auth), "local");
 	t->is_root = geteuid() == 0;

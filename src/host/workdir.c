@@ -28,7 +28,7 @@ int il_workdir_get(struct il_transport *t, const char *const subs[], char **dir,
 
 	*dir = NULL;
 	if (!script)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	r = il_transport_run_script(t, script, (char *const *)subs, &o, &res, err);
 	free(script);
 	if (r)
@@ -41,7 +41,7 @@ int il_workdir_get(struct il_transport *t, const char *const subs[], char **dir,
 	} else if (!strncmp(out, "idlelab.workdir:", 16) && strstr(out, ":/") && !res.exit_code) {
 		p = out + strlen("idlelab.workdir:");
 		if (!(*dir = il_strndup(p, strcspn(p, "\n"))))
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 	} else {
 		r = il_err_set(err, IL_EIO, "host '%s': the working directory script failed (exit %d): %.300s", t->label,
 			       res.exit_code, il_buf_str(&res.err));

@@ -217,7 +217,7 @@ static const char *cpus_text(const struct il_cpuset *s, char *buf, size_t n)
 	return buf;
 }
 
-/* Add a caveat (s: il_strdup_printf's, owned; NULL: out of memory). */
+/* Add a caveat (s: il_strdup_printf's, owned; NULL: memory ran out). */
 static int caveat(struct il_diff *d, char *s)
 {
 	int r = !s || il_strlist_push(&d->caveats, s);
@@ -253,7 +253,7 @@ static int cpu_delta(struct il_diff_cpu *out, const struct il_cpu *a, const stru
 				  host, a->cpu, a->nstates, b->nstates);
 	out->states = calloc(b->nstates + 1, sizeof(*out->states));
 	if (!out->states)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	for (size_t k = 0; k < b->nstates; k++) {
 		const struct il_state *sb = &b->states[k], *sa = a ? &a->states[k] : sb;
 		struct il_diff_state *ds = &out->states[k];
@@ -266,14 +266,14 @@ static int cpu_delta(struct il_diff_cpu *out, const struct il_cpu *a, const stru
 					  a->cpu, k, sa->name ? sa->name : "?", sb->name ? sb->name : "?");
 		ds->name = strdup(sa->name ? sa->name : "");
 		if (!ds->name)
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 		ds->latency_us = sb->info[IL_I_LATENCY];
 		ds->residency_us = sb->info[IL_I_RESIDENCY];
 		ds->poll = il_state_is_poll(sb);
 		if (((sa->info[IL_I_DISABLE].ok && sa->info[IL_I_DISABLE].v) ||
 		     (sb->info[IL_I_DISABLE].ok && sb->info[IL_I_DISABLE].v)) &&
 		    il_diff_cpuset_add(&ds->disabled, a->cpu))
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 		for (int c = 0; c < IL_NCOUNTERS; c++) {
 			const struct il_val zero = { 0, sb->cnt[c].ok };
 			const struct il_val *va = a ? &sa->cnt[c] : &zero, *vb = &sb->cnt[c];
@@ -368,7 +368,7 @@ static int interval(struct il_diff *d, const struct il_snapshot *a, const struct
 		r = caveat(d, strdup("no clock: the snapshots have neither /proc/timer_list nor /proc/uptime, so no "
 				     "rates and no power"));
 	}
-	return r ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+	return r ? il_err_oom(err) : 0;
 }
 
 /* ---- Aggregation ---- */
@@ -380,7 +380,7 @@ bool il_diff_same_state(const struct il_diff_state *x, const struct il_diff_stat
 	       il_diff_val_eq(x->residency_us, y->residency_us);
 }
 
-/* Add s into the list of groups v (by name, latency, residency). Nonzero: out of memory. */
+/* Add s into the list of groups v (by name, latency, residency). Nonzero: memory ran out. */
 static int group_add(struct il_diff_state **v, size_t *n, const struct il_diff_state *s)
 {
 	struct il_diff_state *nv, *g;
@@ -599,7 +599,7 @@ static int measure(struct il_diff *d, const struct il_diff_opts *o, const char *
 	}
 	for (size_t i = 0; i < d->ncpus; i++)
 		if ((!o->cpus || il_cpuset_has(o->cpus, d->cpus[i].cpu)) && il_diff_cpuset_add(&d->measured, d->cpus[i].cpu))
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 	/* nothing below can fail: every entry is either kept once or released once */
 	for (size_t i = 0; i < d->ncpus; i++) {
 		if (!il_cpuset_has(&d->measured, d->cpus[i].cpu)) {
@@ -623,7 +623,7 @@ static int deltas(struct il_diff *out, const struct il_snapshot *a, const struct
 
 	out->cpus = calloc(b->ncpus + 1, sizeof(*out->cpus));
 	if (!out->cpus)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	for (size_t i = 0; i < b->ncpus; i++) {
 		out->ncpus = i + 1;
 		if ((r = cpu_delta(&out->cpus[i], a ? &a->cpus[i] : NULL, &b->cpus[i], host, err)))
@@ -632,7 +632,7 @@ static int deltas(struct il_diff *out, const struct il_snapshot *a, const struct
 	if ((r = measure(out, o, host, err)))
 		return r;
 	if (aggregate(out) || state_caveats(out))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	return 0;
 }
 
@@ -650,7 +650,7 @@ int il_diff_lifetime(struct il_diff *out, const struct il_snapshot *s, struct il
 	out->governor_before = dup_or_null(s->governor, &oom);
 	out->governor_after = dup_or_null(s->governor, &oom);
 	out->driver = dup_or_null(s->driver, &oom);
-	r = oom ? il_err_set(err, IL_ENOMEM, "out of memory") : deltas(out, NULL, s, &every, host, err);
+	r = oom ? il_err_oom(err) : deltas(out, NULL, s, &every, host, err);
 	if (r)
 		il_diff_release(out);
 	return r;
@@ -705,7 +705,7 @@ int il_diff_compute_opts(struct il_diff *out, const struct il_snapshot *a, const
 		goto oom;
 	return 0;
 oom:
-	r = il_err_set(err, IL_ENOMEM, "out of memory");
+	r = il_err_oom(err);
 fail:
 	il_diff_release(out);
 	return r;

@@ -71,7 +71,7 @@ static bool is_msr(const struct il_diff_zone *z)
 	return control_type_len(z->zone) == 10 && !strncmp(z->zone, "intel-rapl", 10);
 }
 
-/* Count a powercap zone or say why not. Nonzero: out of memory. */
+/* Count a powercap zone or say why not. Nonzero: memory ran out. */
 static int classify(struct il_diff *d, size_t i)
 {
 	struct il_diff_zone *z = &d->zones[i];
@@ -125,13 +125,13 @@ static int powercap(struct il_diff *d, const struct il_snapshot *a, const struct
 					  host, zb->zone, (unsigned long long)za->energy_uj.v,
 					  (unsigned long long)zb->energy_uj.v);
 		if (!zone_add(d, zb->zone, zb->name, delta))
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 	}
 	if (a->nzones != b->nzones)
 		return il_err_set(err, IL_EMISMATCH, "host '%s': a powercap zone disappeared between snapshots", host);
 	for (size_t i = 0; i < d->nzones; i++)
 		if (classify(d, i))
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 	return 0;
 }
 
@@ -180,10 +180,10 @@ static int hwmon(struct il_diff *d, const struct il_snapshot *a, const struct il
 						  host, zone, (unsigned long long)ca->energy_uj.v,
 						  (unsigned long long)cb->energy_uj.v);
 			if (!(z = zone_add(d, zone, cb->label ? cb->label : h->name, delta)))
-				return il_err_set(err, IL_ENOMEM, "out of memory");
+				return il_err_oom(err);
 			z->counted = counted;
 			if (!counted && !(z->why = strdup("powercap package zones are counted instead")))
-				return il_err_set(err, IL_ENOMEM, "out of memory");
+				return il_err_oom(err);
 		}
 	}
 	return 0;

@@ -19,7 +19,7 @@ static int read_trimmed(struct il_sysfs *fs, const char *path, char **out, struc
 	while (b.len && (b.p[b.len - 1] == '\n' || b.p[b.len - 1] == ' '))
 		b.p[--b.len] = '\0';
 	*out = il_buf_detach(&b);
-	return *out ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+	return *out ? 0 : il_err_oom(err);
 }
 
 int il_gov_list(struct il_sysfs *fs, struct il_strlist *out, struct il_err *err)
@@ -34,7 +34,7 @@ int il_gov_list(struct il_sysfs *fs, struct il_strlist *out, struct il_err *err)
 		return r;
 	r = il_strlist_split(out, s);
 	free(s);
-	return r ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+	return r ? il_err_oom(err) : 0;
 }
 
 int il_gov_get(struct il_sysfs *fs, char **out, struct il_err *err)
@@ -162,7 +162,7 @@ int il_idle_save(struct il_sysfs *fs, struct il_idle_saved *out, struct il_err *
 	n = il_snapshot_nstates(&snap);
 	out->v = calloc(n + 1, sizeof(*out->v));
 	if (!out->v || (snap.governor_writable && snap.governor && !(out->governor = strdup(snap.governor)))) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto cleanup;
 	}
 	for (size_t i = 0; i < snap.ncpus; i++) {
@@ -241,7 +241,7 @@ int il_cpufreq_save(struct il_sysfs *fs, const struct il_snapshot *snap, struct 
 	int r;
 
 	if (!v)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	for (size_t i = 0; i < saved->nfreq; i++)
 		free(saved->freq[i].governor);
 	free(saved->freq);
@@ -329,7 +329,7 @@ int il_idle_saved_from_json(struct il_idle_saved *out, const json_t *j, const ch
 	out->v = calloc(json_array_size(d) + 1, sizeof(*out->v));
 	out->freq = calloc(json_array_size(f) + 1, sizeof(*out->freq));
 	if (!out->v || !out->freq || (json_is_string(g) && !(out->governor = strdup(json_string_value(g))))) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto fail;
 	}
 	for (size_t i = 0; i < json_array_size(d); i++) {
@@ -354,7 +354,7 @@ int il_idle_saved_from_json(struct il_idle_saved *out, const json_t *j, const ch
 		}
 		out->freq[out->nfreq].cpu = (int)cpu;
 		if (!(out->freq[out->nfreq++].governor = strdup(gv))) {
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 			goto fail;
 		}
 	}

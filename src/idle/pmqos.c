@@ -193,7 +193,7 @@ int il_pmqos_dump_local(struct il_buf *out, const char *root, struct il_err *err
 	il_buf_release(&tmp);
 	if (!r)
 		r = il_buf_error(out);
-	return r ? il_err_set(err, r, "out of memory reading PM QoS under '%s'", n ? base : "/") : 0;
+	return r ? il_err_oom(err) : 0;
 }
 
 /* ---- Parsing ---- */
@@ -272,13 +272,13 @@ static int add_fd(struct pctx *c, int pid, int fd, const char *val, size_t vlen,
 		if (c->fds[i].pid == pid && c->fds[i].fd == fd)
 			return bad(c, "appears twice", line, len);
 	if (!(nv = grow(c->fds, c->nfds, &c->capfds, sizeof(*c->fds))))
-		return il_err_set(c->err, IL_ENOMEM, "out of memory");
+		return il_err_oom(c->err);
 	c->fds = nv;
 	c->fds[c->nfds].pid = pid;
 	c->fds[c->nfds++].fd = fd;
 	if (!(h = holder(c->q, pid))) {
 		if (!(nv = grow(c->q->holders, c->q->nholders, &c->capholders, sizeof(*c->q->holders))))
-			return il_err_set(c->err, IL_ENOMEM, "out of memory");
+			return il_err_oom(c->err);
 		c->q->holders = nv;
 		h = &c->q->holders[c->q->nholders++];
 		memset(h, 0, sizeof(*h));
@@ -299,7 +299,7 @@ static int add_comm(struct pctx *c, int pid, const char *val, size_t vlen, const
 		return bad(c, "the name of a process that holds no request (its fd lines come first)", line, len);
 	s = h->comm ? il_strdup_printf("%s\n%.*s", h->comm, (int)vlen, val) : il_strndup(val, vlen);
 	if (!s)
-		return il_err_set(c->err, IL_ENOMEM, "out of memory");
+		return il_err_oom(c->err);
 	free(h->comm);
 	h->comm = s;
 	return 0;
@@ -315,7 +315,7 @@ static int add_resume(struct pctx *c, int cpu, const char *val, size_t vlen, con
 	if (!na && (il_parse_u64(val, vlen, &v) || v > INT32_MAX))
 		return bad(c, "expected a number of microseconds or 'n/a'", line, len);
 	if (!(nv = grow(c->q->cpus, c->q->ncpus, &c->capcpus, sizeof(*c->q->cpus))))
-		return il_err_set(c->err, IL_ENOMEM, "out of memory");
+		return il_err_oom(c->err);
 	c->q->cpus = nv;
 	r = &c->q->cpus[c->q->ncpus++];
 	r->cpu = cpu;

@@ -261,7 +261,7 @@ static int get_str(struct jctx *c, const json_t *o, const char *key, const char 
 	if (!json_is_string(v))
 		return key_err(c, path, key, "a string or null");
 	*out = strdup(json_string_value(v));
-	return *out ? 0 : il_err_set(c->err, IL_ENOMEM, "out of memory");
+	return *out ? 0 : il_err_oom(c->err);
 }
 
 /*
@@ -282,7 +282,7 @@ static int get_array(struct jctx *c, const json_t *o, const char *key, const cha
 		return key_err(c, path, key, "an array");
 	*arr = v;
 	*mem = calloc(json_array_size(v) + 1, size);
-	return *mem ? 0 : il_err_set(c->err, IL_ENOMEM, "out of memory");
+	return *mem ? 0 : il_err_oom(c->err);
 }
 
 static int get_val(struct jctx *c, const json_t *o, const char *key, const char *path, struct il_val *out)
@@ -443,7 +443,7 @@ int il_snapshot_from_json(struct il_snapshot *out, const json_t *j, const char *
 				goto fail;
 			}
 			if (il_strlist_push(&out->available_governors, json_string_value(g))) {
-				r = il_err_set(err, IL_ENOMEM, "out of memory");
+				r = il_err_oom(err);
 				goto fail;
 			}
 		}

@@ -164,7 +164,7 @@ static int set_str(struct parse_ctx *c, const struct field *f, char **dst)
 	if (*dst)
 		return perr(c, f->path, f->plen, "%s", "appears twice (multi-line value or concatenated dumps)");
 	*dst = il_strndup(f->val, f->vlen);
-	return *dst ? 0 : il_err_set(c->err, IL_ENOMEM, "out of memory");
+	return *dst ? 0 : il_err_oom(c->err);
 }
 
 /* A counter (dst64) or a signed info value (dsti), once. */
@@ -250,7 +250,7 @@ static int parse_cpu_path(struct parse_ctx *c, const struct field *f, const char
 		return 0;
 	if (is(p, end, "cpuidle/driver/name")) {
 		if (!(cpu = get_cpu(c, n)))
-			return il_err_set(c->err, IL_ENOMEM, "out of memory");
+			return il_err_oom(c->err);
 		return set_str(c, f, &cpu->driver);
 	}
 	if (eat(&p, end, "cpuidle/state")) {
@@ -261,7 +261,7 @@ static int parse_cpu_path(struct parse_ctx *c, const struct field *f, const char
 		if (k >= IL_MAX_STATES)
 			return perr(c, f->path, f->plen, "%s", "state index out of range");
 		if (!(cpu = get_cpu(c, n)) || !(st = get_state(cpu, k)))
-			return il_err_set(c->err, IL_ENOMEM, "out of memory");
+			return il_err_oom(c->err);
 		return parse_state_file(c, f, st, p, end);
 	}
 	if (eat(&p, end, "topology/")) {
@@ -270,7 +270,7 @@ static int parse_cpu_path(struct parse_ctx *c, const struct field *f, const char
 		if (!is(p, end, "cluster_id") && !is(p, end, "core_id") && !is(p, end, "physical_package_id"))
 			return 0;
 		if (!(cpu = get_cpu(c, n)))
-			return il_err_set(c->err, IL_ENOMEM, "out of memory");
+			return il_err_oom(c->err);
 		dst = is(p, end, "cluster_id") ? &cpu->cluster_id :
 		      is(p, end, "core_id")    ? &cpu->core_id :
 						 &cpu->package_id;
@@ -278,7 +278,7 @@ static int parse_cpu_path(struct parse_ctx *c, const struct field *f, const char
 	}
 	if (is(p, end, "cpu_capacity")) {
 		if (!(cpu = get_cpu(c, n)))
-			return il_err_set(c->err, IL_ENOMEM, "out of memory");
+			return il_err_oom(c->err);
 		return set_num(c, f, &cpu->capacity, NULL);
 	}
 	return 0;
@@ -357,7 +357,7 @@ static int parse_hwmon(struct parse_ctx *c, const struct field *f, const char *p
 	leaf = slash + 1;
 	if (is(leaf, end, "name")) {
 		if (!(h = get_hwmon(c, p, (size_t)(slash - p))))
-			return il_err_set(c->err, IL_ENOMEM, "out of memory");
+			return il_err_oom(c->err);
 		return set_str(c, f, &h->name);
 	}
 	if (!eat(&leaf, end, "energy") || !eat_num(&leaf, end, &k))
@@ -366,7 +366,7 @@ static int parse_hwmon(struct parse_ctx *c, const struct field *f, const char *p
 	if (!input && !is(leaf, end, "_label"))
 		return 0;
 	if (!(h = get_hwmon(c, p, (size_t)(slash - p))) || !(ch = get_chan(h, k)))
-		return il_err_set(c->err, IL_ENOMEM, "out of memory");
+		return il_err_oom(c->err);
 	return input ? set_num(c, f, &ch->energy_uj, NULL) : set_str(c, f, &ch->label);
 }
 
@@ -440,7 +440,7 @@ static int parse_line(struct parse_ctx *c, const char *line, size_t len)
 				int r = tmp ? il_strlist_split(&c->s->available_governors, tmp) : IL_ENOMEM;
 
 				free(tmp);
-				return r ? il_err_set(c->err, IL_ENOMEM, "out of memory") : 0;
+				return r ? il_err_oom(c->err) : 0;
 			}
 			return 0;
 		}
@@ -452,7 +452,7 @@ static int parse_line(struct parse_ctx *c, const char *line, size_t len)
 				return perr(c, f.path, f.plen, "%s", "appears twice");
 			tmp = il_strndup(f.val, f.vlen);
 			if (!tmp)
-				return il_err_set(c->err, IL_ENOMEM, "out of memory");
+				return il_err_oom(c->err);
 			r = il_cpuset_parse(&c->s->online, tmp, c->err);
 			free(tmp);
 			if (r)
@@ -475,7 +475,7 @@ static int parse_line(struct parse_ctx *c, const char *line, size_t len)
 			return 0;
 		z = get_zone(c, p, (size_t)(slash - p));
 		if (!z)
-			return il_err_set(c->err, IL_ENOMEM, "out of memory");
+			return il_err_oom(c->err);
 		if (is(slash + 1, end, "energy_uj"))
 			return set_num(c, &f, &z->energy_uj, NULL);
 		if (is(slash + 1, end, "max_energy_range_uj"))
@@ -602,7 +602,7 @@ int il_snapshot_parse(struct il_snapshot *out, const char *text, size_t len, con
 	memset(out, 0, sizeof(*out));
 	out->host = strdup(c.label);
 	if (!out->host)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 
@@ -626,7 +626,7 @@ int il_snapshot_parse(struct il_snapshot *out, const char *text, size_t len, con
 			n++;
 	out->cpus = calloc(n ? n : 1, sizeof(*out->cpus));
 	if (!out->cpus) {
-		ret = il_err_set(err, IL_ENOMEM, "out of memory");
+		ret = il_err_oom(err);
 		goto cleanup;
 	}
 	for (size_t i = 0; i < c.nbycpu; i++) {
@@ -646,7 +646,7 @@ int il_snapshot_parse(struct il_snapshot *out, const char *text, size_t len, con
 	if (!out->governor && out->governor_ro) {
 		out->governor = strdup(out->governor_ro);
 		if (!out->governor)
-			ret = il_err_set(err, IL_ENOMEM, "out of memory");
+			ret = il_err_oom(err);
 	}
 cleanup:
 	for (size_t i = 0; i < c.nbycpu; i++) {

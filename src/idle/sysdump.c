@@ -94,7 +94,7 @@ static int list_numbered(const char *dir, const char *prefix, unsigned long **ou
 	return 0;
 }
 
-/* Cut path back to at, add name and emit that file. Nonzero: out of memory. */
+/* Cut path back to at, add name and emit that file. Nonzero: memory ran out. */
 static int emit_at(struct il_buf *out, struct il_buf *path, size_t at, const char *name, size_t rootlen,
 		   struct il_buf *tmp)
 {
@@ -104,7 +104,7 @@ static int emit_at(struct il_buf *out, struct il_buf *path, size_t at, const cha
 
 /*
  * Cut path back to at, add dir and list its PREFIX<n> entries into *out
- * (list_numbered; a list already in *out is freed first). Nonzero: out of memory.
+ * (list_numbered; a list already in *out is freed first). Nonzero: memory ran out.
  */
 static int list_at(struct il_buf *path, size_t at, const char *dir, const char *prefix, unsigned long **out, size_t *n)
 {
@@ -115,7 +115,7 @@ static int list_at(struct il_buf *path, size_t at, const char *dir, const char *
 	return il_buf_adds(path, dir) || list_numbered(path->p, prefix, out, n);
 }
 
-/* Cut path back to at and add the directory "PREFIX<n>/"; *base is then its length. Nonzero: out of memory. */
+/* Cut path back to at and add the directory "PREFIX<n>/"; *base is then its length. Nonzero: memory ran out. */
 static int numbered_dir(struct il_buf *path, size_t at, const char *prefix, unsigned long n, size_t *base)
 {
 	path_cut(path, at);
@@ -144,7 +144,7 @@ static int emit_mono(struct il_buf *out, struct il_buf *path, size_t rootlen, st
 	return il_buf_adds(path, "/proc/timer_list") ? IL_ENOMEM : emit_lines(out, path, rootlen, tmp, "now at ");
 }
 
-/* Entries of dir (not starting with '.'), sorted, appended to *names. Nonzero: out of memory. */
+/* Entries of dir (not starting with '.'), sorted, appended to *names. Nonzero: memory ran out. */
 static int list_dir(const char *dir, struct il_strlist *names)
 {
 	struct dirent *de;
@@ -161,7 +161,7 @@ static int list_dir(const char *dir, struct il_strlist *names)
 	return r;
 }
 
-/* For each entry E of root+dir: the files E/<leaf> for each leaf that exists. Nonzero: out of memory. */
+/* For each entry E of root+dir: the files E/<leaf> for each leaf that exists. Nonzero: memory ran out. */
 static int emit_each(struct il_buf *out, struct il_buf *path, size_t rootlen, const char *dir,
 		     const char *const *leaves, size_t nleaves, bool energy_channels, struct il_buf *tmp)
 {
@@ -272,7 +272,7 @@ int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *
 	ret = 0;
 cleanup:
 	if (ret)
-		il_err_set(err, ret, "out of memory reading sysfs under '%s'", rootlen ? root : "/");
+		il_err_oom(err);
 	free(cpus);
 	free(states);
 	il_buf_release(&path);

@@ -115,7 +115,7 @@ static int run_make(const struct il_kvar *v, const char *src, const char *obj, c
 	argv = calloc(av.n + 1, sizeof(*argv));
 	if (!argv) {
 		il_strlist_release(&av);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 	memcpy(argv, av.v, av.n * sizeof(*argv));
 	il_buf_init(&out, (size_t)64 << 20);
@@ -425,7 +425,7 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 		if (!av) {
 			il_strlist_release(&a);
 			free(lva);
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 			goto out;
 		}
 		memcpy(av, a.v, a.n * sizeof(*av));
@@ -597,7 +597,7 @@ int il_kernel_list(const char *cache_dir, json_t **out, struct il_err *err)
 	il_buf_printf(&d, "%s/artifacts", cache_dir);
 	if (!(dir = opendir(d.p))) {
 		il_buf_release(&d);
-		return *out ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+		return *out ? 0 : il_err_oom(err);
 	}
 	while ((de = readdir(dir))) {
 		struct il_buf mf = IL_BUF_INIT;

@@ -85,13 +85,13 @@ int il_fetch_thread(const char *server, const char *msgid, const char *cache_dir
 	if (!server || !*server || !msgid || !*msgid || strpbrk(msgid, " \t\r\n"))
 		return il_err_set(err, IL_EINVAL, "a Message-ID and a server URL are needed (got '%s')", msgid ? msgid : "");
 	if (url_of(&url, server, msgid))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if (cache_dir) {
 		struct stat st;
 		struct il_sha256 h;
 
 		if (il_sha256_init(&h))
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 		/* keyed by the bare id: "<x@y>" and "x@y" are the same message */
 		il_sha256_update(&h, msgid + (msgid[0] == '<'), strlen(msgid) - (msgid[0] == '<') -
 				 (strlen(msgid) > 1 && msgid[strlen(msgid) - 1] == '>'));
@@ -130,7 +130,7 @@ int il_fetch_thread(const char *server, const char *msgid, const char *cache_dir
 		if ((r = il_write_file_atomic(cpath.p, mbox.p, mbox.len, err)))
 			goto done;
 	}
-	r = il_buf_add(out, mbox.p, mbox.len) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+	r = il_buf_add(out, mbox.p, mbox.len) ? il_err_oom(err) : 0;
 done:
 	il_buf_release(&url);
 	il_buf_release(&body);

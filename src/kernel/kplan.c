@@ -317,7 +317,7 @@ int il_kernels_prepare(const json_t *plan, const char *plan_dir, const char *cac
 					idx[k] = sel.cpu[k];
 			}
 			if (!r && (!idx || !oids))
-				r = il_err_set(err, IL_ENOMEM, "out of memory");
+				r = il_err_oom(err);
 			/* the base's build settings, with this entry's own keys on top */
 			if (!r && !(r = cfg_copy(&bc, &b->cfg)))
 				r = read_cfg(&bc, NULL, e, plan_dir, path, err);

@@ -442,7 +442,7 @@ int il_repo_branch_tip(git_repository *repo, const char *remote, const char *bra
 		il_buf_printf(&ref, "refs/heads/%s", branch);
 	}
 	if (il_buf_error(&ref) || il_buf_error(&spec)) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto out;
 	}
 	if (git_reference_name_to_id(out, repo, ref.p) < 0)
@@ -495,7 +495,7 @@ int il_repo_revert_onto(git_repository *repo, const git_oid *culprit, const git_
 		      git_commit_summary(c) ? git_commit_summary(c) : "", hex);
 	il_buf_printf(&name, "refs/idlelab/confirm/%s", hex);
 	if (il_buf_error(&msg) || il_buf_error(&name)) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto out;
 	}
 	if (git_index_write_tree_to(&tree_id, idx, repo) < 0 || git_tree_lookup(&tree, repo, &tree_id) < 0 ||

@@ -271,7 +271,7 @@ int il_series_parse(const char *mbox, size_t len, int want_version, const char *
 
 			if (!nm) {
 				g_object_unref(gm);
-				r = il_err_set(err, IL_ENOMEM, "out of memory");
+				r = il_err_oom(err);
 				goto out;
 			}
 			msgs = nm;
@@ -317,7 +317,7 @@ int il_series_parse(const char *mbox, size_t len, int want_version, const char *
 	out->version = best;
 	out->p = calloc(nmsgs, sizeof(*out->p));
 	if (!out->p) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto out;
 	}
 	for (size_t i = 0; i < nmsgs; i++) {
@@ -351,7 +351,7 @@ int il_series_parse(const char *mbox, size_t len, int want_version, const char *
 		p->date = msgs[i].date;
 		p->tz_minutes = msgs[i].tz;
 		if (!p->subject || !p->author_name || !p->author_email || !p->message_id || split_body(p, rest, msgs[i].body)) {
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 			goto out;
 		}
 		if (!p->diff[0]) {

@@ -260,7 +260,7 @@ static int firmware_ssdt(const struct il_lab_opts *o, const struct lab *l, const
 		free(src), free(base);
 	}
 	if (!r && (!(j = il_ssdt_tables_to_json(&t)) || !(txt = json_dumps(j, JSON_INDENT(2)))))
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 	if (!r)
 		r = il_write_file_atomic(kept, txt, strlen(txt), err);
 out:
@@ -300,7 +300,7 @@ static int packages(const struct lab *l, const char *dir, const char *list, stru
 	}
 	mkdir(debs, 0755);
 	if (!(av = calloc(names.n + 7, sizeof(*av)))) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto out;
 	}
 	av[0] = (char *)"sh", av[1] = (char *)"-c", av[2] = (char *)dl, av[3] = (char *)"sh", av[4] = debs;

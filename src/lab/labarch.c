@@ -75,7 +75,7 @@ int il_lab_instance_name(enum il_lab_arch arch, const char *name, char **out, st
 				  "--arch x86_64, or another name", name);
 	else if (asprintf(out, "%s-%s", def, name) < 0)
 		*out = NULL;
-	return *out ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+	return *out ? 0 : il_err_oom(err);
 }
 
 char *il_lab_host_name(const char *instance)

@@ -38,7 +38,7 @@ int il_lab_host_load(struct il_host_cfg *out, const struct il_paths *paths, cons
 		if ((r = il_lab_host(out, cache_dir, strcmp(name, "labvm") ? name + 6 : name, err)))
 			return r;
 		if (paths && paths->ssh_config && !(out->ssh_config = strdup(paths->ssh_config)))
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 	} else if (!r && out->boot.lab && !out->address) {
 		r = from_instance(out, cache_dir, err);
 	}

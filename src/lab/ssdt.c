@@ -39,7 +39,7 @@ static int one_table(struct il_ssdt_table *t, const char *name, const json_t *j,
 	if (!json_is_object(j))
 		return il_jf_bad(err, label, NULL, name, "an object with \"states\"");
 	if (!(t->name = strdup(name)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	r = il_jf_read(j, tbl_fields, IL_JF_COUNT(tbl_fields), &f, label, path, err);
 	t->description = f.description;
 	t->latency_factor = f.latency_factor;
@@ -79,7 +79,7 @@ int il_ssdt_tables_from_json(struct il_ssdt_tables *out, const json_t *j, const 
 	if (!json_is_object(j) || !json_object_size(j))
 		return il_jf_bad(err, label, NULL, NULL, "an object of idle tables by name");
 	if (!(out->v = calloc(json_object_size(j), sizeof(*out->v))))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	json_object_foreach((json_t *)j, name, v) {
 		if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(name) || strlen(name) > 64)
 			return il_jf_bad(err, label, NULL, name, "a table name of lower-case letters, digits, '_' and '-'");

@@ -188,7 +188,7 @@ static int read_alert(struct alert *a, const json_t *in, struct il_err *err)
 	if (!(a->n = json_array_size(a->regressions)))
 		return il_jf_bad(err, LABEL, NULL, "regressions", "%s", top_fields[10].what);
 	if (!(a->regs = calloc(a->n, sizeof(*a->regs))))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	json_array_foreach(a->regressions, i, o)
 		if ((r = read_reg(&a->regs[i], o, i, err)))
 			return r;
@@ -383,7 +383,7 @@ static json_t *webhook_json(const struct alert *a, const char *subject, const ch
  * never keep the alert from going out. Made one line of printable text
  * (il_str_sanitize, tabs too) cut to SUBJECT_MAX bytes on a character
  * boundary with "...", in a copy of in (a new reference; in itself when there
- * is no subject; NULL when out of memory).
+ * is no subject; NULL when memory ran out).
  */
 #define SUBJECT_MAX 200
 static json_t *tame_subject(const json_t *in)
@@ -502,7 +502,7 @@ int il_alert_compose(const json_t *in0, char **subject, char **body, json_t **we
 	split_long_lines(&t);
 	if ((r = il_buf_error(&s)) || (r = il_buf_error(&t)) ||
 	    (webhook && !(w = webhook_json(&a, il_buf_str(&s), il_buf_str(&t))))) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto cleanup;
 	}
 	if (subject)
@@ -518,7 +518,7 @@ int il_alert_compose(const json_t *in0, char **subject, char **body, json_t **we
 			free(*body), *body = NULL;
 		if (webhook)
 			json_decref(*webhook), *webhook = NULL;
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 	}
 cleanup:
 	json_decref(w);
@@ -542,12 +542,12 @@ int il_alert_post_webhook(const char *url, const json_t *json, const struct il_s
 	int r = 0;
 
 	if (!shown || !text || il_strlist_push(&hl, "Content-Type: application/json")) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto cleanup;
 	}
 	for (size_t i = 0; headers && i < headers->n; i++)
 		if (il_strlist_push(&hl, headers->v[i])) {
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 			goto cleanup;
 		}
 	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {

@@ -392,5 +392,6 @@ int il_report_audit(const struct il_audit_fleet *f, const struct il_audit_run *r
 	default:
 		return il_err_set(err, IL_EINVAL, "unknown audit format %d", (int)fmt);
 	}
-	return il_buf_error(out) ? il_err_set(err, il_buf_error(out), "the audit report: out of memory or too large") : 0;
+	return il_buf_error(out) == IL_ENOMEM ? il_err_oom(err) :
+	       il_buf_error(out) ? il_err_set(err, il_buf_error(out), "the audit report is larger than its buffer") : 0;
 }

@@ -95,7 +95,7 @@ static void each_point(struct il_buf *b, const json_t *hist, const json_t *m, po
 	json_t *run;
 
 	if (!cur) {
-		b->nomem = true; /* il_buf_error says out of memory */
+		b->nomem = true; /* il_buf_error says memory ran out */
 		return;
 	}
 	json_array_foreach(json_object_get(hist, "runs"), i, run) {
@@ -461,7 +461,7 @@ int il_report_history(const json_t *hist, enum il_fmt f, bool all, struct il_buf
 	case IL_FMT_HTML: history_html(hist, all, out); break;
 	case IL_FMT_JSON:
 		if (!(s = json_dumps(hist, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))))
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 		il_buf_adds(out, s);
 		il_buf_adds(out, "\n");
 		free(s);

@@ -310,7 +310,7 @@ int il_promtext_render(struct il_buf *out, const struct il_snapshot *s, const st
 	g = calloc(ng + 1, sizeof(*g));
 	if (!g) {
 		il_diff_release(&d);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 	for (size_t i = 0; i < d.nclusters; i++)
 		g[i] = (struct group){ d.clusters[i].label, &d.clusters[i].cpus, d.clusters[i].capacity,
@@ -335,6 +335,6 @@ int il_promtext_render(struct il_buf *out, const struct il_snapshot *s, const st
 	free(g);
 	il_diff_release(&d);
 	if ((r = il_buf_error(out)))
-		return il_err_set(err, r, r == IL_ENOMEM ? "out of memory" : "the exposition is larger than its buffer");
+		return r == IL_ENOMEM ? il_err_oom(err) : il_err_set(err, r, "the exposition is larger than its buffer");
 	return 0;
 }

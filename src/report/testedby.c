@@ -37,7 +37,7 @@ static int identity(const char *as, struct il_buf *out, struct il_err *err)
 	int r = 0;
 
 	if (as)
-		return check_as(as, err) ? IL_EINVAL : il_buf_adds(out, as) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+		return check_as(as, err) ? IL_EINVAL : il_buf_adds(out, as) ? il_err_oom(err) : 0;
 	git_libgit2_init();
 	if (git_config_open_default(&cfg) < 0 || git_config_get_string_buf(&name, cfg, "user.name") < 0 ||
 	    git_config_get_string_buf(&mail, cfg, "user.email") < 0)
@@ -349,7 +349,7 @@ int il_report_tested_by(const struct il_cmp *c, const struct il_tb_opts *o, stru
 		return r;
 	if ((r = rules(c, &why))) {
 		il_strlist_release(&why);
-		return il_err_set(err, r, "out of memory");
+		return il_err_oom(err);
 	}
 	trailer = !why.n || o->force;
 	if (trailer && (r = identity(o->as, &who, err))) {
@@ -395,5 +395,5 @@ int il_report_tested_by(const struct il_cmp *c, const struct il_tb_opts *o, stru
 	il_buf_release(&s);
 	il_strlist_release(&why);
 	r = il_buf_error(b);
-	return r == IL_ETOOBIG ? il_err_set(err, r, "report too large") : r ? il_err_set(err, r, "out of memory") : 0;
+	return r == IL_ETOOBIG ? il_err_set(err, r, "report too large") : r ? il_err_oom(err) : 0;
 }

@@ -150,7 +150,7 @@ static void text_table(const struct il_vtab *t, struct il_buf *b)
 	char cell[128];
 
 	if (!w) {
-		il_buf_adds(b, "(out of memory)\n");
+		il_buf_printf(b, "(%s)\n", il_strerror(IL_ENOMEM));
 		return;
 	}
 	for (size_t c = 0; c < t->ncol; c++) {

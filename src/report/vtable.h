@@ -53,7 +53,7 @@ struct il_vout {
 	bool failed;             /* an append failed for memory */
 };
 
-/* A new table at the end of o (NULL when out of memory: o is then failed). */
+/* A new table at the end of o (NULL when memory ran out: o is then failed). */
 struct il_vtab *il_vout_table(struct il_vout *o, const char *name, const char *title);
 /* Add a column (before the first row). */
 void il_vtab_col(struct il_vout *o, struct il_vtab *t, const char *name, enum il_vkind kind);
@@ -72,7 +72,7 @@ int il_vout_text(const struct il_vout *o, bool md, struct il_buf *out);
 int il_vout_csv(const struct il_vout *o, struct il_buf *out);
 /*
  * {"tables": [{name, title, columns: [{name, kind}], rows: [[...]]}], "notes": [...]}
- * (the caller owns it; NULL: out of memory).
+ * (the caller owns it; NULL: memory ran out).
  */
 json_t *il_vout_json(const struct il_vout *o);
 

@@ -38,7 +38,7 @@ static int publish(const struct il_lava_cfg *lc, const char *path, bool dry, cha
 
 	*url = NULL;
 	if (is_url(path))
-		return (*url = strdup(path)) ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+		return (*url = strdup(path)) ? 0 : il_err_oom(err);
 	if (!lc->artifact_dir)
 		return il_err_set(err, IL_EINVAL, "'%s' is a local file, and the LAVA host has no artifact_dir to publish "
 				  "it from (or give the image as a URL the worker can fetch)", path);
@@ -47,10 +47,10 @@ static int publish(const struct il_lava_cfg *lc, const char *path, bool dry, cha
 	hex[16] = 0;
 	if (dry)
 		return (*url = il_strdup_printf("%s/%s/%s", lc->artifact_url, hex, base)) ? 0
-											 : il_err_set(err, IL_ENOMEM, "out of memory");
+											 : il_err_oom(err);
 	if (!(dir = il_strdup_printf("%s/%s", lc->artifact_dir, hex)) ||
 	    !(dst = il_strdup_printf("%s/%s", dir, base))) {
-		rc = il_err_set(err, IL_ENOMEM, "out of memory");
+		rc = il_err_oom(err);
 		goto out;
 	}
 	if (mkdir(dir, 0755) && errno != EEXIST) {
@@ -78,7 +78,7 @@ static int publish(const struct il_lava_cfg *lc, const char *path, bool dry, cha
 	if (st.st_size < 0 && (rc = il_buf_read_file(&data, path, (size_t)1 << 31, err)) == 0)
 		rc = il_write_file_mode(dst, data.p ? data.p : "", data.len, 0644, err);
 	if (!rc && !(*url = il_strdup_printf("%s/%s/%s", lc->artifact_url, hex, base)))
-		rc = il_err_set(err, IL_ENOMEM, "out of memory");
+		rc = il_err_oom(err);
 out:
 	il_buf_release(&data);
 	free(dir);

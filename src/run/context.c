@@ -19,7 +19,7 @@ int il_run_journal(const struct il_run_ctx *c, json_t *rec, struct il_err *err)
 	int rc;
 
 	if (!rec)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	json_object_set_new(rec, "time", il_run_time_json());
 	rc = il_journal_append(c->j, rec, err);
 	json_decref(rec);

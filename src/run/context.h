@@ -23,7 +23,7 @@ struct il_run_ctx {
 	void *note_ctx;
 };
 
-/* Add "time" to rec, append it to the journal and drop the reference (rec NULL: out of memory). */
+/* Add "time" to rec, append it to the journal and drop the reference (rec NULL: memory ran out). */
 int il_run_journal(const struct il_run_ctx *c, json_t *rec, struct il_err *err);
 /* Tell the user something about host (printf-style; cut at 1 KiB). */
 void il_run_note(const struct il_run_ctx *c, const char *host, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

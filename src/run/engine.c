@@ -71,7 +71,7 @@ static int do_sample(struct run *r, struct il_lease *h, const struct il_spec *s,
 	int rc = 0;
 
 	if (!variant)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	for (;;) {
 		struct il_run_event ev = { .kind = IL_EV_SAMPLE_START, .seq = s->seq, .host = h->name, .variant = variant,
 					   .workload = r->plan.wl[s->wl].label, .iteration = s->iteration,
@@ -88,7 +88,7 @@ static int do_sample(struct run *r, struct il_lease *h, const struct il_spec *s,
 		{
 			json_t *rec = il_sample_record(&r->ctx, h, s, variant, attempt, final, &oc, started, t0);
 
-			rc = rec ? il_journal_append(&r->j, rec, err) : il_err_set(err, IL_ENOMEM, "out of memory");
+			rc = rec ? il_journal_append(&r->j, rec, err) : il_err_oom(err);
 			json_decref(rec);
 		}
 		r->busy_s += il_mono_s() - t0;
@@ -116,7 +116,7 @@ static int record_fail(struct run *r, const char *host, const struct il_spec *s,
 {
 	char *variant = il_plan_variant(&r->plan, s);
 	json_t *rec = il_sample_fail_record(&r->ctx, host, s, variant ? variant : "?", ++r->t.attempts[s->seq], reason);
-	int rc = rec ? il_journal_append(&r->j, rec, err) : il_err_set(err, IL_ENOMEM, "out of memory");
+	int rc = rec ? il_journal_append(&r->j, rec, err) : il_err_oom(err);
 
 	json_decref(rec);
 	free(variant);
@@ -302,7 +302,7 @@ static int run_exec(struct run *r, struct il_err *err)
 	int rc = 0;
 
 	if (!(r->script = il_runner_sample_script()))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	for (size_t hi = 0; hi < r->plan.hosts.n && !rc; hi++) {
 		bool lava;
 
@@ -353,7 +353,7 @@ static int run_load(struct run *r, const char *dir, size_t *torn, struct il_err 
 
 	r->ctx.dir = r->dir = strdup(dir);
 	if (!plan || !jpath || !r->dir)
-		rc = il_err_set(err, IL_ENOMEM, "out of memory");
+		rc = il_err_oom(err);
 	else if (!(rc = il_plan_load(&r->plan, plan, r->o->workloads_dir, err)) &&
 		 !(rc = il_kstage_plan(&r->plan, dir, il_paths_cache_dir(r->o->paths), &r->kv, &r->plan_dir, err)) &&
 		 !(rc = il_plan_matrix(&r->plan, &r->specs, &n, err)) && !(rc = il_tally_init(&r->t, n, err)))
@@ -372,14 +372,14 @@ static int run_create(struct run *r, const char *plan_path, const struct il_plan
 	int rc;
 
 	if (!txt)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if ((rc = il_rundir_prepare(dir, txt, plan_path, &tmp, err)) || (rc = il_rundir_lock(&r->lock, tmp, dir, err)) ||
 	    (rc = run_load(r, tmp, &torn, err)))
 		goto out;
 	free(r->dir);
 	r->ctx.dir = r->dir = strdup(dir);
 	if (!r->dir || !(jpath = il_rundir_path(tmp, IL_RUNDIR_JOURNAL))) {
-		rc = il_err_set(err, IL_ENOMEM, "out of memory");
+		rc = il_err_oom(err);
 		goto out;
 	}
 	if ((rc = il_journal_open(&r->j, jpath, err)) ||
@@ -424,14 +424,14 @@ int il_run_start(const char *plan_path, const char *out_dir, const struct il_run
 		json_object_set_new(plan.json, "iterations", json_pack("{s:i,s:i}", "min", lo, "max", hi));
 	}
 	if (!(dir = out_dir ? strdup(out_dir) : il_rundir_default(plan.name))) {
-		rc = il_err_set(err, IL_ENOMEM, "out of memory");
+		rc = il_err_oom(err);
 		goto out;
 	}
 	if ((rc = run_create(&r, plan_path, &plan, dir, err)))
 		goto out;
 	*run_dir = strdup(dir);
 	if (!(jpath = il_rundir_path(dir, IL_RUNDIR_JOURNAL)))
-		rc = il_err_set(err, IL_ENOMEM, "out of memory");
+		rc = il_err_oom(err);
 	if (!rc && !(rc = il_journal_open(&r.j, jpath, err)))
 		rc = run_exec(&r, err);
 out:
@@ -452,7 +452,7 @@ int il_run_resume(const char *run_dir, const struct il_run_opts *o, struct il_er
 
 	run_init(&r, o);
 	if (!jpath)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if (o->host) {
 		free(jpath);
 		return il_err_set(err, IL_EINVAL, "--host cannot change the host of an existing run (%s)", run_dir);

@@ -24,7 +24,7 @@ int il_kstage_plan(struct il_plan *plan, const char *dir, const char *cache_dir,
 	*plan_dir = il_rundir_plan_dir(dir);
 	rc = il_kernels_prepare(plan->json, *plan_dir ? *plan_dir : ".", cache_dir, kv, err);
 	for (size_t i = 0; !rc && i < kv->n; i++)
-		rc = il_strlist_push(&names, kv->v[i].name) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+		rc = il_strlist_push(&names, kv->v[i].name) ? il_err_oom(err) : 0;
 	if (!rc)
 		rc = il_plan_set_kernels(plan, &names, err);
 	il_strlist_release(&names);
@@ -36,7 +36,7 @@ int il_kstage_init(struct il_kstage *ks, const struct il_run_ctx *c, const struc
 {
 	*ks = (struct il_kstage){ .c = c, .kv = kv, .state = IL_KS_OWN, .nkernels = nkernels };
 	if (!(ks->failed = calloc(nkernels, sizeof(*ks->failed))))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	return 0;
 }
 

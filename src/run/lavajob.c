@@ -75,7 +75,7 @@ struct gen {
 static int oom(struct gen *g)
 {
 	if (!g->failed)
-		g->failed = il_err_set(g->err, IL_ENOMEM, "out of memory");
+		g->failed = il_err_oom(g->err);
 	return 0;
 }
 
@@ -411,7 +411,7 @@ int il_lavajob_render(const struct il_lavajob *j, struct il_buf *out, struct il_
 	long test_s = 120, test_min;
 
 	if (!yaml_parser_initialize(&parser))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
 	if (!yaml_parser_load(&parser, &src)) {
 		int r = il_err_set(err, IL_EPARSE, "%s:%zu:%zu: %s", g.label, parser.problem_mark.line + 1,
@@ -429,7 +429,7 @@ int il_lavajob_render(const struct il_lavajob *j, struct il_buf *out, struct il_
 	}
 	if (!yaml_document_initialize(&g.doc, NULL, NULL, NULL, 0, 0)) {
 		yaml_document_delete(&src);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 	for (size_t i = 0; i < j->nsamples; i++)
 		test_s += (j->samples[i].timeout_s > 0 ? j->samples[i].timeout_s : 600) + (long)j->samples[i].quiesce_s + 30;
@@ -491,14 +491,14 @@ int il_lavajob_render(const struct il_lavajob *j, struct il_buf *out, struct il_
 	}
 	if (!yaml_emitter_initialize(&em)) {
 		yaml_document_delete(&g.doc);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 	yaml_emitter_set_output(&em, emit_to_buf, out);
 	yaml_emitter_set_unicode(&em, 1);
 	yaml_emitter_set_width(&em, -1);
 	if (!yaml_emitter_open(&em) || !yaml_emitter_dump(&em, &g.doc) || !yaml_emitter_close(&em) ||
 	    !yaml_emitter_flush(&em) || il_buf_error(out)) {
-		int r = il_err_set(err, IL_ENOMEM, "YAML output: %s", em.problem ? em.problem : "out of memory");
+		int r = il_err_set(err, IL_ENOMEM, "YAML output: %s", em.problem ? em.problem : il_strerror(IL_ENOMEM));
 
 		yaml_emitter_delete(&em);
 		return r;
@@ -531,7 +531,7 @@ static void finish_file(struct il_lavajob_file *f, const char *hash, unsigned lo
 
 	f->ok = false;
 	if (il_buf_error(&f->data)) {
-		snprintf(f->why, sizeof(f->why), "out of memory");
+		snprintf(f->why, sizeof(f->why), "%s", il_strerror(IL_ENOMEM));
 		return;
 	}
 	if (m % 4) {
@@ -541,7 +541,7 @@ static void finish_file(struct il_lavajob_file *f, const char *hash, unsigned lo
 	while (pad < 2 && m > pad && f->data.p[m - 1 - pad] == '=')
 		pad++;
 	if (!(dec = malloc(m / 4 * 3 + 1))) {
-		snprintf(f->why, sizeof(f->why), "out of memory");
+		snprintf(f->why, sizeof(f->why), "%s", il_strerror(IL_ENOMEM));
 		return;
 	}
 	n = m ? EVP_DecodeBlock(dec, (const unsigned char *)f->data.p, (int)m) : 0;
@@ -559,7 +559,7 @@ static void finish_file(struct il_lavajob_file *f, const char *hash, unsigned lo
 		return;
 	}
 	if (il_sha256_init(&h)) {
-		snprintf(f->why, sizeof(f->why), "out of memory");
+		snprintf(f->why, sizeof(f->why), "%s", il_strerror(IL_ENOMEM));
 		return;
 	}
 	il_sha256_update(&h, f->data.p ? f->data.p : "", f->data.len);
@@ -636,7 +636,7 @@ int il_lavajob_unarmour(const char *const *lines, size_t nlines, struct il_lavaj
 	return 0;
 oom:
 	il_lavajob_files_release(v, nv);
-	return il_err_set(err, IL_ENOMEM, "out of memory");
+	return il_err_oom(err);
 }
 
 void il_lavajob_files_release(struct il_lavajob_file *files, size_t n)

@@ -53,7 +53,7 @@ extern const char *const il_lavajob_placeholders[];
 /*
  * Render the job as YAML, appended to out. Errors: the template does not
  * parse or is not a mapping with an "actions" list (naming template_label
- * and the line), an unknown placeholder, out of memory.
+ * and the line), an unknown placeholder, memory ran out.
  */
 int il_lavajob_render(const struct il_lavajob *j, struct il_buf *out, struct il_err *err);
 

@@ -73,7 +73,7 @@ static int images(struct lr *r, int k, struct il_artifacts_urls *u, bool *unbuil
 		/* not built for a job definition: named as what it will be */
 		if (!(u->kernel = il_strdup_printf("%s/<kernel %s, published when the run builds it>",
 						   lc->artifact_url ? lc->artifact_url : "", r->p->kernels.v[k])))
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 	} else if (kv && !kv->running) {
 		/* a kernel that does not build is untestable: its samples become final failures (*unbuilt) */
 		if (r->release[k]) {
@@ -112,7 +112,7 @@ static int submit(struct lr *r, int kernel, const struct il_artifacts_urls *u, c
 	int rc = 0;
 
 	if (!ls || !argv || !j.s || !cases) {
-		rc = il_err_set(err, IL_ENOMEM, "out of memory");
+		rc = il_err_oom(err);
 		goto out;
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
@@ -130,7 +130,7 @@ static int submit(struct lr *r, int kernel, const struct il_artifacts_urls *u, c
 			char *abs = il_strdup_printf("%s/%s", lc->bindir, argv[i].v[0]);
 
 			if (!abs) {
-				rc = il_err_set(err, IL_ENOMEM, "out of memory");
+				rc = il_err_oom(err);
 				break;
 			}
 			free(argv[i].v[0]);
@@ -204,7 +204,7 @@ static int submit(struct lr *r, int kernel, const struct il_artifacts_urls *u, c
 		struct il_lavafollow_job *nj = realloc(r->jobs, (r->njobs + 1) * sizeof(*nj));
 
 		if (!nj) {
-			rc = il_err_set(err, IL_ENOMEM, "out of memory");
+			rc = il_err_oom(err);
 			goto out;
 		}
 		r->jobs = nj;
@@ -319,7 +319,7 @@ static int collect(struct lr *r, struct il_lavafollow_job *j, struct il_err *err
 				      : NULL;
 			if (rec)
 				il_rec_set(rec, IL_RF_SAMPLE_LAVA_JOB, json_integer(j->id));
-			rc = rec ? il_run_journal(r->in->c, rec, err) : il_err_set(err, IL_ENOMEM, "out of memory");
+			rc = rec ? il_run_journal(r->in->c, rec, err) : il_err_oom(err);
 			free(variant);
 		}
 		return rc ? rc : il_err_set(err, IL_EINTR, "LAVA job %ld was canceled (in LAVA): the run stops as "
@@ -334,7 +334,7 @@ static int collect(struct lr *r, struct il_lavafollow_job *j, struct il_err *err
 
 		for (char *l = strtok_r(text.p ? text.p : (char *)"", "\n", &save); l; l = strtok_r(NULL, "\n", &save))
 			if (il_strlist_push(&lines, l)) {
-				rc = il_err_set(err, IL_ENOMEM, "out of memory");
+				rc = il_err_oom(err);
 				goto out;
 			}
 		if ((rc = il_lavajob_unarmour((const char *const *)lines.v, lines.n, &files, &nfiles, err)))
@@ -385,7 +385,7 @@ static int collect(struct lr *r, struct il_lavafollow_job *j, struct il_err *err
 			il_rec_set(rec, IL_RF_SAMPLE_LAVA_JOB, json_integer(j->id));
 			il_rec_set(rec, IL_RF_SAMPLE_DEVICE, il_json_str(j->st.actual_device));
 		}
-		rc = rec ? il_run_journal(r->in->c, rec, err) : il_err_set(err, IL_ENOMEM, "out of memory");
+		rc = rec ? il_run_journal(r->in->c, rec, err) : il_err_oom(err);
 		if (!rc && final) {
 			il_tally_final(r->in->t, s->seq);
 			r->in->ran++;
@@ -455,7 +455,7 @@ static int reattach_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 	j.n = json_array_size(seqs);
 	j.submitted = il_mono_s();
 	if (!(j.s = calloc(j.n, sizeof(*j.s))))
-		return il_err_set(ra->err, IL_ENOMEM, "out of memory");
+		return il_err_oom(ra->err);
 	for (size_t i = 0; i < j.n; i++) {
 		j.s[i].seq = (size_t)json_integer_value(json_array_get(seqs, i));
 		j.s[i].attempt = (int)json_integer_value(json_array_get(att, i));
@@ -468,7 +468,7 @@ static int reattach_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 
 		if (!nj) {
 			free(j.s);
-			return il_err_set(ra->err, IL_ENOMEM, "out of memory");
+			return il_err_oom(ra->err);
 		}
 		r->jobs = nj;
 		r->jobs[r->njobs++] = j;
@@ -506,7 +506,7 @@ static int blocks(struct lr *r, struct il_err *err)
 	int rc = 0;
 
 	if (!seqs)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	for (int k = 0; k < (int)p->kernels.n && !rc; k++) {
 		for (int round = 0; !rc; round++) {
 			struct il_artifacts_urls u;
@@ -541,7 +541,7 @@ static int blocks(struct lr *r, struct il_err *err)
 				size_t m = 0, *mine = calloc(n, sizeof(*mine));
 
 				if (!mine) {
-					rc = il_err_set(err, IL_ENOMEM, "out of memory");
+					rc = il_err_oom(err);
 					break;
 				}
 				for (size_t i = part; i < n; i += parts)
@@ -570,7 +570,7 @@ static int no_images(struct lr *r, const size_t *seqs, size_t n, struct il_err *
 		json_t *rec = il_sample_fail_record(in->c, r->host, &in->specs[seqs[i]], variant ? variant : "?",
 						    ++in->t->attempts[seqs[i]], why.msg);
 
-		rc = rec ? il_run_journal(in->c, rec, err) : il_err_set(err, IL_ENOMEM, "out of memory");
+		rc = rec ? il_run_journal(in->c, rec, err) : il_err_oom(err);
 		if (!rc)
 			il_tally_final(in->t, seqs[i]);
 		free(variant);
@@ -584,7 +584,7 @@ static int setup(struct lr *r, struct il_err *err)
 	int rc;
 
 	if (!(r->release = calloc(p->kernels.n ? p->kernels.n : 1, sizeof(*r->release))))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if ((rc = il_host_load(&r->cfg, r->in->c->o->paths, r->host, err)))
 		return rc;
 	if (r->cfg.kind != IL_HOST_LAVA)
@@ -594,7 +594,7 @@ static int setup(struct lr *r, struct il_err *err)
 		for (size_t d = 0; d < p->gov[g].disable.n; d++)
 			if (!il_strlist_has(&r->union_dis, p->gov[g].disable.v[d]) &&
 			    il_strlist_push(&r->union_dis, p->gov[g].disable.v[d]))
-				return il_err_set(err, IL_ENOMEM, "out of memory");
+				return il_err_oom(err);
 	return 0;
 }
 
@@ -622,7 +622,7 @@ int il_lavarun_host(struct il_lavarun *in, struct il_err *err)
 		char *jp = il_rundir_join(in->c->dir, "journal.jsonl");
 		struct reattach ra = { &r, err };
 
-		rc = jp ? il_journal_each(jp, reattach_rec, &ra, NULL, err) : il_err_set(err, IL_ENOMEM, "out of memory");
+		rc = jp ? il_journal_each(jp, reattach_rec, &ra, NULL, err) : il_err_oom(err);
 		free(jp);
 		if (!rc && r.njobs)
 			rc = finish_jobs(&r, err);

@@ -103,7 +103,7 @@ static int check_cpus(const struct il_plan *p, const struct il_lease *h, struct 
 static int plan_writes(const struct il_plan *p, struct il_lease *h, struct il_err *err)
 {
 	if (!(h->writes = calloc(p->ngov, sizeof(*h->writes))))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	for (size_t ci = 0; ci < h->snap.ncpus; ci++) {
 		const struct il_cpu *c = &h->snap.cpus[ci];
 
@@ -125,7 +125,7 @@ static int plan_writes(const struct il_plan *p, struct il_lease *h, struct il_er
 				snprintf(val, sizeof(val), "%llu",
 					 mine ? 1ull : (unsigned long long)saved_disable(&h->saved, c->cpu, (int)k));
 				if (il_strlist_push(&h->writes[g], path) || il_strlist_push(&h->writes[g], val))
-					return il_err_set(err, IL_ENOMEM, "out of memory");
+					return il_err_oom(err);
 			}
 		}
 	}
@@ -156,7 +156,7 @@ int il_lease_cancel(struct il_lease *h, const char *id, int *n, struct il_err *e
 	int rc;
 
 	if (!script)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	rc = il_transport_run_script(h->t, script, args, &o, &res, err);
 	free(script);
 	if (rc)
@@ -183,7 +183,7 @@ static int upload_workloads(const struct il_run_ctx *c, struct il_lease *h, cons
 	int rc = 0;
 
 	if (il_buf_printf(&local, "%s/%s", base, arch))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	for (size_t i = 0; i < c->plan->nwl && !rc; i++) {
 		const struct il_workload *w = &c->plan->wl[i].def;
 		struct il_buf f = IL_BUF_INIT;
@@ -288,7 +288,7 @@ int il_lease_take(struct il_lease *h, const struct il_run_ctx *c, const char *na
 
 		/* the first fingerprint of a run is kept; a resumed run must match it in boot terms only */
 		if (!fpath || !txt)
-			rc = il_err_set(err, IL_ENOMEM, "out of memory");
+			rc = il_err_oom(err);
 		else if (stat(fpath, &st))
 			rc = il_write_file_atomic(fpath, txt, strlen(txt), err);
 		free(txt);
@@ -356,7 +356,7 @@ int il_lease_take(struct il_lease *h, const struct il_run_ctx *c, const char *na
 	}
 	/* borrow: the original settings go to disk before anything is written */
 	if (!(saved_path = il_rundir_host_path(c->dir, IL_RUNDIR_SAVED, name))) {
-		rc = il_err_set(err, IL_ENOMEM, "out of memory");
+		rc = il_err_oom(err);
 		goto out;
 	}
 	if (!stat(saved_path, &st)) {
@@ -383,7 +383,7 @@ int il_lease_take(struct il_lease *h, const struct il_run_ctx *c, const char *na
 			txt = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
 			json_decref(j);
 		}
-		rc = txt ? il_write_file_atomic(saved_path, txt, strlen(txt), err) : il_err_set(err, IL_ENOMEM, "oom");
+		rc = txt ? il_write_file_atomic(saved_path, txt, strlen(txt), err) : il_err_oom(err);
 		free(txt);
 		if (rc)
 			goto out;

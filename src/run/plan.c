@@ -43,7 +43,7 @@ static bool plain_word(const char *s)
 }
 
 #define FAIL(...) do { r = il_err_set(err, IL_EPARSE, __VA_ARGS__); goto fail; } while (0)
-#define OOM() do { r = il_err_set(err, IL_ENOMEM, "out of memory"); goto fail; } while (0)
+#define OOM() do { r = il_err_oom(err); goto fail; } while (0)
 
 /* a as a non-empty array (else an error naming key) and *mem zeroed room for n elements of size bytes. */
 static int array_room(const json_t *a, const char *key, size_t n, size_t size, void **mem, const char *label,
@@ -52,7 +52,7 @@ static int array_room(const json_t *a, const char *key, size_t n, size_t size, v
 	if (!json_is_array(a) || !json_array_size(a))
 		return il_err_set(err, IL_EPARSE, "%s: %s: expected a non-empty array", label, key);
 	*mem = calloc(n, size);
-	return *mem ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+	return *mem ? 0 : il_err_oom(err);
 }
 
 static int parse_govs(struct il_plan *p, const json_t *a, const char *label, struct il_err *err)
@@ -65,7 +65,7 @@ static int parse_govs(struct il_plan *p, const json_t *a, const char *label, str
 	if (!a) {
 		/* no governors: measure whatever the host runs, without switching */
 		if (!(p->gov = calloc(1, sizeof(*p->gov))) || !(p->gov[0].label = strdup("current")))
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 		p->ngov = 1;
 		return 0;
 	}
@@ -154,7 +154,7 @@ static int add_workload(struct il_plan *p, size_t i, const char *name, const cha
 			r = il_err_set(err, IL_EPARSE, "%s: workloads[%zu]: label '%s' is used twice", label, i, lab);
 	if (!r && (!all || (values && json_is_object(all) && json_object_update(all, (json_t *)values)) ||
 		   !(w->label = strdup(lab)) || !(w->name = strdup(name))))
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 	snprintf(path, sizeof(path), "workloads[%zu].params", i);
 	if (!r && (r = il_workload_load(&w->def, wl_dir, name, err)))
 		il_err_prefix(err, "%s: workloads[%zu]: ", label, i);
@@ -243,7 +243,7 @@ static int parse_workloads(struct il_plan *p, const json_t *a, const char *wl_di
 			}
 			r = add_workload(p, i, name, il_buf_str(&wl_label), over, values, wl_dir, label, err);
 			if (!r && !(p->wl[p->nwl - 1].matrix = json_pack("{s:s,s:O}", "base", lab, "params", values)))
-				r = il_err_set(err, IL_ENOMEM, "out of memory");
+				r = il_err_oom(err);
 			json_decref(values);
 			il_buf_release(&wl_label);
 			if (r)
@@ -281,7 +281,7 @@ static int canon_cpus(char **s, struct il_cpuset *set, const char *key, const ch
 		*set = cs;
 	else
 		il_cpuset_release(&cs);
-	return *s ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+	return *s ? 0 : il_err_oom(err);
 }
 
 /* The plan's top-level keys (docs/plan.md); what a table cannot say is checked below. */
@@ -464,7 +464,7 @@ int il_plan_set_kernels(struct il_plan *p, const struct il_strlist *names, struc
 	il_strlist_release(&p->kernels);
 	for (size_t i = 0; i < names->n; i++)
 		if (il_strlist_push(&p->kernels, names->v[i]))
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 	return 0;
 }
 
@@ -506,7 +506,7 @@ int il_plan_matrix(const struct il_plan *p, struct il_spec **out, size_t *n, str
 	if (!v || !perm) {
 		free(v);
 		free(perm);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 #define EMIT(H, K, G, W, R)                                                               \
 	do {                                                                              \

@@ -136,7 +136,7 @@ const char *il_rec_kind_name(enum il_rec_kind k);
 /* A record's kind from its "type"; IL_REC_ANY for a type this version does not know. */
 enum il_rec_kind il_rec_kind_of(const json_t *rec);
 
-/* A new record {"type": ...} of kind k (caller owns; NULL: out of memory). */
+/* A new record {"type": ...} of kind k (caller owns; NULL: memory ran out). */
 json_t *il_rec_new(enum il_rec_kind k);
 /*
  * Set field f of rec to v (the reference is stolen; v NULL sets nothing, as
@@ -151,11 +151,11 @@ struct il_kvars;
 /*
  * The run-start record: the plan, the variants in order with what defines
  * them, and each workload's metrics with unit and direction, so reports can
- * be regenerated from journal.jsonl alone (caller owns; NULL: out of memory).
+ * be regenerated from journal.jsonl alone (caller owns; NULL: memory ran out).
  */
 json_t *il_rec_run_start(const struct il_plan *p, const char *run_dir, size_t samples, const struct il_kvars *kv);
 
-/* A string list as a JSON array (new reference; NULL: out of memory). */
+/* A string list as a JSON array (new reference; NULL: memory ran out). */
 json_t *il_rec_strings(const struct il_strlist *l);
 
 /*

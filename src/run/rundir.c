@@ -111,7 +111,7 @@ int il_rundir_list(struct il_strlist *out, const char *dir, struct il_err *err)
 		sub = il_rundir_join(dir, all.v[i]);
 		j = sub ? il_rundir_path(sub, IL_RUNDIR_JOURNAL) : NULL;
 		if (!j || (!stat(j, &st) && il_strlist_push(out, all.v[i])))
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 		free(sub), free(j);
 	}
 	il_strlist_release(&all);
@@ -137,7 +137,7 @@ static int in_tmp(const char *tmp, enum il_rundir_file f, char **path, struct il
 {
 	free(*path);
 	*path = il_rundir_path(tmp, f);
-	return *path ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+	return *path ? 0 : il_err_oom(err);
 }
 
 int il_rundir_prepare(const char *dir, const char *plan_text, const char *plan_path, char **tmp, struct il_err *err)

@@ -23,7 +23,7 @@ enum il_rundir_file {
 enum il_rundir_hostfile { IL_RUNDIR_FINGERPRINT, IL_RUNDIR_SAVED };
 
 const char *il_rundir_name(enum il_rundir_file f);
-/* DIR/NAME (caller frees; NULL: out of memory). */
+/* DIR/NAME (caller frees; NULL: memory ran out). */
 char *il_rundir_path(const char *dir, enum il_rundir_file f);
 char *il_rundir_join(const char *dir, const char *name);
 /* "host-NAME.json" / "saved-NAME.json", or DIR/that (caller frees). */

@@ -84,7 +84,7 @@ int il_runner_parse(const char *text, size_t len, const char *nonce, struct il_r
 		p = nl + 1;
 		if (n >= 5 && !memcmp(kw, "fail ", 5)) {
 			o->fail = il_strndup(kw + 5, n - 5);
-			return o->fail ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+			return o->fail ? 0 : il_err_oom(err);
 		} else if (n >= 6 && !memcmp(kw, "uname ", 6)) {
 			const char *sp = memchr(kw + 6, ' ', n - 6);
 
@@ -130,7 +130,7 @@ int il_runner_parse(const char *text, size_t len, const char *nonce, struct il_r
 							  "runner output: %.*sframe announces %llu bytes, %zu arrived (truncated)",
 							  (int)nl2, names[i], (unsigned long long)bytes, (size_t)(end - p));
 				if (il_buf_add(bufs[i], p, (size_t)bytes))
-					return il_err_set(err, IL_ENOMEM, "out of memory");
+					return il_err_oom(err);
 				p += bytes;
 			}
 			if (!found)

@@ -81,7 +81,7 @@ void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *s
 		struct il_buf abs = IL_BUF_INIT;
 
 		if (il_buf_printf(&abs, "%s/%s", h->bindir, wargv.v[0])) {
-			set_reason(oc, "infra_failed", true, "out of memory");
+			set_reason(oc, "infra_failed", true, il_strerror(IL_ENOMEM));
 			goto out;
 		}
 		free(wargv.v[0]);
@@ -94,7 +94,7 @@ void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *s
 
 		if (il_runner_sample_argv(&args, id, &ra) || !(av = calloc(args.n + 1, sizeof(*av))) ||
 		    !il_runner_sample_input(input, sizeof(input), nonce)) {
-			set_reason(oc, "infra_failed", true, "out of memory");
+			set_reason(oc, "infra_failed", true, il_strerror(IL_ENOMEM));
 			goto out;
 		}
 		memcpy(av, args.v, args.n * sizeof(*av));

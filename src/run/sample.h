@@ -50,7 +50,7 @@ void il_sample_judge(const struct il_run_ctx *c, const struct il_spec *s, const 
 /*
  * The journal record of one attempt: started (stolen) and t0 (il_mono_s at
  * the start) time it; the workload's output is written to samples/ first.
- * Caller owns the record; NULL: out of memory.
+ * Caller owns the record; NULL: memory ran out.
  */
 json_t *il_sample_record(const struct il_run_ctx *c, const struct il_lease *h, const struct il_spec *s,
 			 const char *variant, int attempt, bool final, const struct il_sample_result *oc, json_t *started,

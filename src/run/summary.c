@@ -96,7 +96,7 @@ int il_run_summary(const char *run_dir, const char *workloads_dir, const char *c
 	free(pp);
 	free(jp);
 	*out = o;
-	return o ? 0 : il_err_set(err, IL_ENOMEM, "out of memory");
+	return o ? 0 : il_err_oom(err);
 fail:
 	free(specs);
 	json_decref(s.stop);

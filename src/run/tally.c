@@ -16,7 +16,7 @@ int il_tally_init(struct il_tally *t, size_t n, struct il_err *err)
 	t->attempts = calloc(n ? n : 1, sizeof(*t->attempts));
 	t->failures = calloc(n ? n : 1, sizeof(*t->failures));
 	if (!t->final || !t->attempts || !t->failures)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	return 0;
 }
 

@@ -117,7 +117,7 @@ int il_audit_policy_default(struct il_audit_policy *p, struct il_err *err)
 		p->sev[k] = kinds[k].sev;
 	if (r) {
 		il_audit_policy_release(p);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 	return 0;
 }
@@ -157,7 +157,7 @@ static int replace_list(struct il_strlist *l, const json_t *j, const char *key, 
 	json_array_foreach(v, i, e)
 		if (il_strlist_push(&n, json_string_value(e))) {
 			il_strlist_release(&n);
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 		}
 	il_strlist_release(l);
 	*l = n;
@@ -603,7 +603,7 @@ int il_audit_judge(struct il_audit_host *out, const char *host, const json_t *fp
 	out->driver = dup0(a->driver);
 	out->governor = dup0(a->governor);
 	if (!out->host)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if (il_diff_compute(&d, a, b, &derr)) {
 		out->not_measured = strdup(derr.msg);
 	} else if (d.invalid) {
@@ -626,7 +626,7 @@ int il_audit_judge(struct il_audit_host *out, const char *host, const json_t *fp
 	if (!r && out->measured)
 		r = residency(out, &d);
 	il_diff_release(&d);
-	return r ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+	return r ? il_err_oom(err) : 0;
 }
 
 int il_audit_unreached(struct il_audit_host *out, const char *host, int code, const char *msg,
@@ -646,7 +646,7 @@ int il_audit_unreached(struct il_audit_host *out, const char *host, int code, co
 		k = IL_AK_PROBE_FAILED, what = "probe failed";
 	if (!(out->host = strdup(host)) || !(out->error = strdup(msg ? msg : il_strerror(code))) ||
 	    add(out, p, k, what, "%s", msg ? msg : il_strerror(code)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	return 0;
 }
 
@@ -753,7 +753,7 @@ int il_audit_fleet_make(struct il_audit_fleet *f, struct il_audit_host *hosts, s
 	return 0;
 oom:
 	il_audit_fleet_release(f);
-	return il_err_set(err, IL_ENOMEM, "out of memory");
+	return il_err_oom(err);
 }
 
 void il_audit_fleet_release(struct il_audit_fleet *f)

@@ -495,7 +495,7 @@ static int confirm(struct bs *s, struct il_bisect_result *res, struct il_err *er
 	if ((r = classify(s, hex, &v, err)))
 		return r;
 	if (!(res->confirm = calloc(1, sizeof(*res->confirm))))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	step_from(s, hex, v, res->confirm);
 	return 0;
 }

@@ -123,7 +123,7 @@ static int measure(void *ctx, const char *commit, size_t k, size_t n, struct il_
 		json_object_set_new(p, "iterations", json_integer((json_int_t)n));
 		json_object_del(p, "reference");
 		txt = json_dumps(p, JSON_INDENT(2));
-		r = txt ? il_write_file_atomic(plan.p, txt, strlen(txt), err) : il_err_set(err, IL_ENOMEM, "out of memory");
+		r = txt ? il_write_file_atomic(plan.p, txt, strlen(txt), err) : il_err_oom(err);
 		free(txt);
 		if (!r)
 			r = il_run_start(plan.p, run.p, e->run, &made, err);

@@ -149,7 +149,7 @@ static int search_seg(struct search *s, size_t lo, size_t hi)
 		struct il_cp *n = realloc(s->cps, cap * sizeof(*n));
 
 		if (!n)
-			return il_err_set(s->err, IL_ENOMEM, "out of memory");
+			return il_err_oom(s->err);
 		s->cps = n;
 		s->cap = cap;
 	}
@@ -224,7 +224,7 @@ int il_changepoint_find(const double *x, size_t n, const struct il_cp_opts *o, s
 	s.c = malloc(n * sizeof(*s.c));
 	s.perm = malloc(n * sizeof(*s.perm));
 	if (!s.c || !s.perm) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto cleanup;
 	}
 	if ((r = search_seg(&s, 0, n)))

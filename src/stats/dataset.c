@@ -201,15 +201,15 @@ int il_dataset_add_file(struct il_dataset *ds, const char *path, const char *nam
 		return r;
 	if ((var = add_var(ds, name)) < 0) {
 		il_buf_release(&b);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 	if (!ds->reference && !(ds->reference = strdup(name))) {
 		il_buf_release(&b);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 	if (!get_metric(ds, "", "value", "", IL_BETTER_NONE, false)) {
 		il_buf_release(&b);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 	p = il_buf_str(&b);
 	end = p + b.len;
@@ -232,7 +232,7 @@ int il_dataset_add_file(struct il_dataset *ds, const char *path, const char *nam
 			break;
 		}
 		if ((r = add_value(ds, var, "", "value", "", IL_BETTER_NONE, false, v, (int)line))) {
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 			break;
 		}
 		ds->counted++;
@@ -489,7 +489,7 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 						  line, i);
 			snprintf(label, sizeof(label), "%s%s", c->prefix, l);
 			if (add_var(ds, label) < 0)
-				return il_err_set(err, IL_ENOMEM, "out of memory");
+				return il_err_oom(err);
 		}
 		if (!ds->reference && json_is_string(json_object_get(rec, "reference"))) {
 			const char *ref = json_string_value(json_object_get(rec, "reference"));
@@ -578,7 +578,7 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 					  "%lld): two runs wrote this journal; it cannot be counted",
 					  c->path, line, seq, (long long)json_integer_value(first));
 		if (json_object_set_new(c->finals, seq, json_integer((json_int_t)line)))
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 	}
 	/* one parameter set per workload label: the run-start record's */
 	{
@@ -613,7 +613,7 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 	it = (int)json_integer_value(json_object_get(rec, "iteration"));
 	snprintf(label, sizeof(label), "%s%s", c->prefix, variant);
 	if ((var = add_var(ds, label)) < 0)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	json_array_foreach(ms, i, e) {
 		const char *name = json_string_value(json_object_get(e, "name"));
 		json_t *v = json_object_get(metrics, name ? name : "");
@@ -627,12 +627,12 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 			score = json_number_value(v);
 		if ((r = add_value(ds, var, group, name, json_string_value(json_object_get(e, "unit")) ?: "",
 				   better_of(json_string_value(json_object_get(e, "better"))), false, json_number_value(v), it)))
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 	}
 	if (json_is_object(json_object_get(rec, "idle")) && (r = add_idle(ds, var, group, json_object_get(rec, "idle"), it)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if (add_row(ds, group, label, it, score, json_object_get(rec, "idle"), json_object_get(wdef, "matrix")))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	ds->counted++;
 	return 0;
 }
@@ -675,7 +675,7 @@ int il_dataset_add_run(struct il_dataset *ds, const char *run_dir, const char *p
 	int r;
 
 	if (il_buf_printf(&path, "%s/%s", run_dir, il_rundir_name(IL_RUNDIR_JOURNAL)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	c.path = path.p;
 	r = il_journal_each(path.p, journal_rec, &c, &torn, err);
 	if (!r && torn)

@@ -147,10 +147,10 @@ int il_history_open(struct il_history **out, const char *db_path, struct il_err 
 				  S_ISLNK(st.st_mode) ? " (a symbolic link)" : "");
 	if (!(h = calloc(1, sizeof(*h))) || !(h->path = strdup(db_path))) {
 		free(h);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 	if (sqlite3_open_v2(db_path, &h->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
-		r = h->db ? il_hdb_fail(h, "cannot open", err) : il_err_set(err, IL_ENOMEM, "out of memory");
+		r = h->db ? il_hdb_fail(h, "cannot open", err) : il_err_oom(err);
 		il_history_close(h);
 		return r;
 	}
@@ -229,7 +229,7 @@ static int known(struct il_history *h, const struct il_hrun *ri, char **reason, 
 		else if (rc != SQLITE_DONE)
 			found = il_hdb_fail(h, "cannot read", err);
 		if (found == 2 && !(*reason = strdup((const char *)sqlite3_column_text(st, 0))))
-			found = il_err_set(err, IL_ENOMEM, "out of memory");
+			found = il_err_oom(err);
 		sqlite3_finalize(st);
 	}
 	return found;
@@ -266,7 +266,7 @@ static int sync_one(struct il_history *h, const char *dir, const char *name, str
 	int r;
 
 	if (!rd)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if (!realpath(rd, abs) || il_hrun_stat(rd, &ri.size, &ri.mtime_ns, &e)) {
 		free(rd);
 		return 0; /* gone since the listing */
@@ -276,10 +276,10 @@ static int sync_one(struct il_history *h, const char *dir, const char *name, str
 		out->unchanged++;
 		r = 0;
 	} else if (r == 2) {
-		r = push_skip(out, name, reason) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+		r = push_skip(out, name, reason) ? il_err_oom(err) : 0;
 	} else if (r == 0 && il_hrun_read(rd, &ri, &ds, &e)) {
 		/* a journal that cannot be read: said, remembered, never the end of the others */
-		r = push_skip(out, name, e.msg) ? il_err_set(err, IL_ENOMEM, "out of memory") :
+		r = push_skip(out, name, e.msg) ? il_err_oom(err) :
 						   remember_skip(h, &ri, e.msg, err);
 	} else if (r == 0 && !(r = il_hrun_write(h, &ri, &ds, err))) {
 		out->added++;

@@ -137,7 +137,7 @@ static int insert_hosts_kernels(struct il_history *h, int64_t id, const struct i
 	int r;
 
 	if (hosts_of(ds, &hosts))
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 	else if (!(r = il_hdb_prep(h, "INSERT INTO run_hosts (run, host) VALUES (?1, ?2)", &hs, err)) &&
 		 !(r = il_hdb_prep(h, "INSERT INTO run_kernels (run, kernel, commit_id, release) VALUES (?1, ?2, ?3, ?4)", &ks, err)))
 		for (i = 0; !r && i < hosts.n; i++) {
@@ -153,7 +153,7 @@ static int insert_hosts_kernels(struct il_history *h, int64_t id, const struct i
 		if (r || !k || il_strlist_has(&kernels, k))
 			continue;
 		if (il_strlist_push(&kernels, k)) {
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 			break;
 		}
 		running = !commit_of(start, k) && rel.len;
@@ -193,7 +193,7 @@ static int insert_metrics(struct il_history *h, int64_t id, const struct il_data
 		char *gov_label = il_strndup(ds->var[v], (size_t)gl);
 
 		if (!gov_label)
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 		for (size_t m = 0; !r && m < ds->nmet; m++) {
 			const struct il_mseries *ms = &ds->met[m];
 			struct il_desc d;
@@ -237,7 +237,7 @@ int il_hrun_stat(const char *run_dir, int64_t *size, int64_t *mtime_ns, struct i
 	int r = 0;
 
 	if (!j)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if (stat(j, &st))
 		r = il_err_set(err, IL_ENOTFOUND, "'%s' has no %s (not a run directory)", run_dir,
 			       il_rundir_name(IL_RUNDIR_JOURNAL));
@@ -293,7 +293,7 @@ int il_history_add_run(struct il_history *h, const char *run_dir, struct il_err 
 	if (!realpath(run_dir, abs))
 		return il_err_set(err, IL_ENOTFOUND, "cannot find run directory '%s': %s", run_dir, strerror(errno));
 	if (!(copy = strdup(abs)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	ri.run_id = basename(copy);
 	ri.path = abs;
 	if (!(r = il_hrun_read(run_dir, &ri, &ds, err)))

@@ -65,7 +65,7 @@ static int runs_json(struct il_history *h, const char *plan, const char *host, j
 			json_object_set_new(o, "nightly", json_pack("{s:o,s:b,s:b}", "verdict", col_text(st, 8), "alerted",
 								     sqlite3_column_int(st, 9), "repeat", sqlite3_column_int(st, 10)));
 		if (!o || json_array_append_new(runs, o)) {
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 			goto cleanup;
 		}
 	}
@@ -164,7 +164,7 @@ static int variant_changes(json_t *m, json_t *var, const struct il_history_query
 	int r;
 
 	if (!changes || json_object_set_new(var, "changes", changes))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	json_array_foreach(json_object_get(var, "points"), i, pt)
 		if (json_is_number(json_object_get(pt, "mean")))
 			pts[n] = pt, x[n++] = json_number_value(json_object_get(pt, "mean"));
@@ -184,7 +184,7 @@ static int variant_changes(json_t *m, json_t *var, const struct il_history_query
 							     cps[i].after, "change_pct", cps[i].change_pct, "p", cps[i].p,
 							     "worse", worse(json_string_value(json_object_get(m, "better")),
 									    cps[i].change_pct))))
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 	}
 	free(cps);
 	return r;
@@ -203,7 +203,7 @@ static int add_changes(json_t *mets, const struct il_history_query *q, struct il
 			const json_t **pts = malloc((np + 1) * sizeof(*pts));
 			double *x = malloc((np + 1) * sizeof(*x));
 
-			r = pts && x ? variant_changes(m, var, q, pts, x, err) : il_err_set(err, IL_ENOMEM, "out of memory");
+			r = pts && x ? variant_changes(m, var, q, pts, x, err) : il_err_oom(err);
 			free(pts);
 			free(x);
 			if (r)
@@ -231,7 +231,7 @@ int il_history_series(struct il_history *h, const struct il_history_query *q, js
 	if ((r = il_changepoint_find(NULL, 0, &q->cp, &none, &nnone, err)))
 		goto cleanup;
 	if (!o || !idx) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto cleanup;
 	}
 	if ((r = runs_json(h, plan, host, json_object_get(o, "runs"), err)))
@@ -269,7 +269,7 @@ int il_history_series(struct il_history *h, const struct il_history_query *q, js
 							 "mean", col_num(st, 13), "median", col_num(st, 14), "stdev",
 							 col_num(st, 15), "min", col_num(st, 16), "max", col_num(st, 17),
 							 "change_pct", change_pct(pts, st, 13)))) {
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 			goto cleanup;
 		}
 	}

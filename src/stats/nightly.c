@@ -284,7 +284,7 @@ static int measure(struct nt *n, struct il_err *err)
 	il_buf_printf(&dir, "%s/%s-nightly-%s-%.12s", o->dir, stamp, n->res->plan, n->res->tip);
 	il_buf_printf(&tmp, "%s/.nightly-plan.XXXXXX", o->dir);
 	if (il_buf_error(&dir) || il_buf_error(&tmp) || !(txt = tip_plan(n))) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto out;
 	}
 	/* the plan beside the runs, exclusively created, only until the run has its own copy */
@@ -305,7 +305,7 @@ static int measure(struct nt *n, struct il_err *err)
 		n->res->run = il_buf_detach(&a);
 	}
 	if (!n->res->run) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto unlink;
 	}
 	if ((r = journal_append(n, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "type", "nightly-start", "time", iso, "plan",
@@ -541,7 +541,7 @@ static int judge(struct nt *n, struct il_err *err)
 	}
 	res->repeat = before && repeat;
 	if (!res->alert || !res->reported)
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 out:
 	json_decref(regs);
 	il_dataset_release(&base);

@@ -28,7 +28,7 @@ const char *il_nightly_dest_name(enum il_nightly_dest d);
  * nightly.jsonl records in order, "nightly" and "nightly-alert"), oldest
  * first: [{"run", "commit", "time", "alert", "owed": [DEST...]}] with the
  * destinations not delivered yet. A new reference the caller decrefs; NULL
- * only when out of memory.
+ * only when memory ran out.
  */
 json_t *il_nightlyq_owed(const json_t *past);
 
@@ -38,7 +38,7 @@ bool il_nightlyq_owes(const json_t *e, enum il_nightly_dest d);
 /*
  * The "nightly-alert" record of one delivery attempt of owed entry e to d for
  * plan and host: delivered, or not with why (NULL when delivered). A new
- * reference; NULL only when out of memory.
+ * reference; NULL only when memory ran out.
  */
 json_t *il_nightlyq_delivery(const char *plan, const char *host, const json_t *e, enum il_nightly_dest d, const char *why);
 

@@ -276,14 +276,14 @@ int il_mwu(const double *x, size_t n1, const double *y, size_t n2, struct il_tes
 	if (!v || !r) {
 		free(v);
 		free(r);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 	memcpy(v, x, n1 * sizeof(*v));
 	memcpy(v + n1, y, n2 * sizeof(*v));
 	if (rank(v, n, r, &tie)) {
 		free(v);
 		free(r);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 	for (size_t i = 0; i < n1; i++)
 		r1 += r[i];
@@ -417,7 +417,7 @@ int il_ratio_ci(const double *x, size_t n1, const double *y, size_t n2, double l
 		b = 2000;
 	r = malloc(b * sizeof(*r));
 	if (!r)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	for (unsigned i = 0; i < b; i++) {
 		double mx = resample_mean(x, n1, &seed), my = resample_mean(y, n2, &seed);
 

@@ -190,7 +190,7 @@ int il_buf_read_file(struct il_buf *b, const char *path, size_t max, struct il_e
 			break;
 		}
 		if (il_buf_add(b, chunk, (size_t)n)) {
-			ret = il_err_set(err, IL_ENOMEM, "out of memory reading '%s'", path);
+			ret = il_err_oom(err);
 			break;
 		}
 	}
@@ -220,7 +220,7 @@ int il_write_file_mode(const char *path, const void *data, size_t len, unsigned 
 	 * is ever followed or overwritten; then the mode asked for.
 	 */
 	if (il_buf_printf(&tmp, "%s.tmp.XXXXXX", path))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	fd = mkostemp(tmp.p, O_CLOEXEC);
 	if (fd < 0) {
 		ret = il_err_set(err, IL_EIO, "cannot create '%s': %s", tmp.p, strerror(errno));

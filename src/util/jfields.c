@@ -140,7 +140,7 @@ static int store(const struct il_jfield *f, const json_t *v, void *out, struct i
 	switch (f->type) {
 	case IL_JF_STRING:
 		if (!(s = strdup(json_string_value(v))))
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 		free(*(char **)at);
 		*(char **)at = s;
 		return 0;
@@ -159,7 +159,7 @@ static int store(const struct il_jfield *f, const json_t *v, void *out, struct i
 	case IL_JF_STRINGS:
 		for (size_t i = 0; i < json_array_size(v); i++)
 			if (il_strlist_push((struct il_strlist *)at, json_string_value(json_array_get(v, i))))
-				return il_err_set(err, IL_ENOMEM, "out of memory");
+				return il_err_oom(err);
 		return 0;
 	case IL_JF_OBJECT:
 	case IL_JF_ARRAY:

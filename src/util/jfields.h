@@ -87,10 +87,10 @@ const json_t *il_jf_get(const json_t *obj, const char *key);
 
 struct il_strlist;
 
-/* l as a JSON array of strings (what IL_JF_STRINGS reads); NULL when out of memory. The caller owns it. */
+/* l as a JSON array of strings (what IL_JF_STRINGS reads); NULL when memory ran out. The caller owns it. */
 json_t *il_jf_strlist_json(const struct il_strlist *l);
 
-/* v as a JSON number, null when it is not finite (JSON has no NaN); a new reference, NULL when out of memory. */
+/* v as a JSON number, null when it is not finite (JSON has no NaN); a new reference, NULL when memory ran out. */
 json_t *il_jf_num(double v);
 
 #endif

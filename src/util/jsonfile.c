@@ -34,7 +34,7 @@ int il_json_load_named(const char *dir, const char *name, const char *kind, cons
 	*out = NULL;
 	/* the first directory of the search path holding NAME.json (a plain directory: that one) */
 	if (il_buf_printf(&p, "%s.json", name) || il_search_find(&found, dir, p.p))
-		return il_buf_release(&p), il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_buf_release(&p), il_err_oom(err);
 	il_buf_reset(&p);
 	if (!found && !strchr(dir, IL_SEARCH_SEP))
 		r = il_buf_printf(&p, "%s/%s.json", dir, name) ? IL_ENOMEM : IL_ENOTFOUND;
@@ -46,7 +46,7 @@ int il_json_load_named(const char *dir, const char *name, const char *kind, cons
 		r = il_err_set(err, IL_ENOTFOUND, "%s '%s': no %s '%s' (see 'idlelab %s list')", kind, name, noun,
 			       found ? found : p.p, kind);
 	else if (r == IL_ENOMEM)
-		il_err_set(err, r, "out of memory");
+		il_err_oom(err);
 	if (!r)
 		*path = found;
 	else

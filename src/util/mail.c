@@ -190,7 +190,7 @@ int il_mail_compose(const struct il_mail *m, bool crlf, struct il_buf *out, stru
 		r |= il_buf_adds(out, eol);
 		p += w + (nl != NULL);
 	}
-	return r ? il_err_set(err, il_buf_error(out), "mail: out of memory") : 0;
+	return r == IL_ENOMEM ? il_err_oom(err) : r ? il_err_set(err, r, "mail: larger than its buffer") : 0;
 }
 
 /* ---- The auth file ---- */
@@ -248,7 +248,7 @@ int il_mail_auth_read(const char *path, char **user, char **password, struct il_
 		if (!colon || colon == text)
 			r = il_err_set(err, IL_EPARSE, "auth file '%s': expected one line \"user:password\"", path);
 		else if (!(*user = il_strndup(text, (size_t)(colon - text))) || !(*password = strdup(colon + 1)))
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 	}
 	explicit_bzero(text, sizeof(text));
 	if (r) {
@@ -311,7 +311,7 @@ int il_mail_send(const struct il_mail *m, struct il_err *err)
 	if (!m->url || (strncmp(m->url, "smtp://", 7) && strncmp(m->url, "smtps://", 8)))
 		return il_err_set(err, IL_EINVAL, "mail: expected an smtp:// or smtps:// server URL");
 	if (!(shown = il_http_url_shown(m->url)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if (!m->to || !m->to->n) {
 		r = il_err_set(err, IL_EINVAL, "mail via %s: no recipient", shown);
 		goto cleanup;
@@ -328,7 +328,7 @@ int il_mail_send(const struct il_mail *m, struct il_err *err)
 		struct curl_slist *t = curl_slist_append(rcpt, m->to->v[i]);
 
 		if (!t) {
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 			goto cleanup;
 		}
 		rcpt = t;

@@ -256,7 +256,7 @@ static int capture(char *const argv[], const char *input, int timeout_ms, const 
 				if (!i && w && w->out_chunk)
 					w->out_chunk(buf, (size_t)n, w->ctx);
 				if (il_buf_add(i ? errb : out, buf, (size_t)n))
-					r = il_err_set(err, IL_ENOMEM, "out of memory");
+					r = il_err_oom(err);
 			} else if (n == 0 || errno != EINTR) {
 				close(*fd);
 				*fd = -1;

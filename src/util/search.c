@@ -43,7 +43,7 @@ int il_search_names(struct il_strlist *out, const char *search, const char *suff
 	int r;
 
 	if ((r = il_search_split(&dirs, search)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	for (size_t i = 0; !r && i < dirs.n; i++) {
 		struct il_err e = { 0 };
 
@@ -55,11 +55,11 @@ int il_search_names(struct il_strlist *out, const char *search, const char *suff
 	if (!r && !opened)
 		r = il_err_set(err, IL_ENOTFOUND, "cannot open directory '%s'", dirs.n ? dirs.v[0] : "");
 	else if (r)
-		il_err_set(err, r, "out of memory");
+		il_err_oom(err);
 	il_strlist_sort(&names);
 	for (size_t i = 0; !r && i < names.n; i++)
 		if (!(i && !strcmp(names.v[i], names.v[i - 1])) && il_strlist_push(out, names.v[i]))
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 	il_strlist_release(&names);
 	il_strlist_release(&dirs);
 	return r;

@@ -49,7 +49,7 @@ int il_sha256_file(const char *path, char hex[65], struct il_err *err)
 		return il_err_set(err, IL_EIO, "cannot open '%s': %s", path, strerror(errno));
 	if (il_sha256_init(&h)) {
 		close(fd);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		il_sha256_update(&h, buf, (size_t)n);

@@ -195,7 +195,7 @@ int il_cpuset_parse(struct il_cpuset *out, const char *s, struct il_err *err)
 
 				if (!nv) {
 					free(v);
-					return il_err_set(err, IL_ENOMEM, "out of memory");
+					return il_err_oom(err);
 				}
 				v = nv;
 				cap = nc;
@@ -380,14 +380,14 @@ int il_dir_names(struct il_strlist *out, const char *dir, const char *suffix, st
 		if (n <= ls || strcmp(de->d_name + n - ls, suffix))
 			continue;
 		if (!(name = il_strndup(de->d_name, n - ls)) || il_strlist_push(&found, name))
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 		free(name);
 	}
 	closedir(d);
 	il_strlist_sort(&found);
 	for (size_t i = 0; !r && i < found.n; i++)
 		if (il_strlist_push(out, found.v[i]))
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 	il_strlist_release(&found);
 	return r;
 }

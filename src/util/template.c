@@ -158,11 +158,11 @@ int il_tpl_expand_argv(char *const tpl[], size_t n, il_tpl_value_fn value, void 
 	*argv = NULL;
 	for (size_t i = 0; i < n && !r; i++)
 		if (!(r = il_tpl_expand(tpl[i], value, ctx, &all, err)) && il_buf_add(&all, "", 1))
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 	if (!r && il_buf_error(&all))
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 	if (!r && !(v = malloc((n + 1) * sizeof(*v) + all.len)))
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 	if (!r) {
 		s = (char *)(v + n + 1);
 		if (all.len)

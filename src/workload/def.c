@@ -151,7 +151,7 @@ static int parse_entry(const char *section, const char *noun, const char *name, 
 		return il_jf_bad(err, label, section, NULL, "%s names of letters, digits, '_', '-', '.' (not '%s')", noun,
 				 name);
 	if (!(*name_out = strdup(name)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	return il_jf_read_as(j, fields, nfields, obj, label, path, "field", err);
 }
 
@@ -363,7 +363,7 @@ static int parse_entries(const json_t *v, size_t size,
 	int r;
 
 	if (!(*arr = calloc(json_object_size(v), size)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	json_object_foreach((json_t *)v, name, e)
 		if ((r = parse((char *)*arr + size * (*n)++, name, e, label, err)))
 			return r;
@@ -381,7 +381,7 @@ int il_workload_from_json(struct il_workload *out, const json_t *j, const char *
 	if (!valid_ident(name))
 		return il_err_set(err, IL_EINVAL, "'%s' is not a valid workload name", name);
 	if (!(out->name = strdup(name)))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	if ((r = il_jf_read_as(j, def_fields, IL_JF_COUNT(def_fields), out, label, NULL, "field", err)))
 		goto fail;
 	if ((v = il_jf_get(j, "params")) && json_object_size(v)) {
@@ -477,13 +477,13 @@ int il_workload_params(const struct il_workload *w, const json_t *overrides, con
 		}
 	}
 	if (!(res = json_object()))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	for (size_t i = 0; i < w->nparams; i++) {
 		json_t *o = overrides ? json_object_get(overrides, w->params[i].name) : NULL;
 
 		if (json_object_set(res, w->params[i].name, o ? o : w->params[i].def)) {
 			json_decref(res);
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 		}
 	}
 	*out = res;
@@ -533,7 +533,7 @@ int il_workload_bind_metrics(struct il_workload *w, const json_t *params, const 
 		total += (size_t)n;
 	}
 	if (!(nm = calloc(total ? total : 1, sizeof(*nm))))
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	for (size_t i = 0; i < w->nmetrics; i++) {
 		struct il_wl_metric *m = &w->metrics[i];
 		const char *at = m->count ? strstr(m->name, "{n}") : NULL;
@@ -566,7 +566,7 @@ oom:
 	for (size_t i = 0; i < k; i++)
 		IL_FREE_ALL(nm[i].name, nm[i].unit, nm[i].help);
 	free(nm);
-	return il_err_set(err, IL_ENOMEM, "out of memory");
+	return il_err_oom(err);
 }
 
 struct tpl_values {
@@ -623,7 +623,7 @@ static int expand(struct tpl_values *c, const json_t *tpl, struct il_strlist *ou
 		if (r)
 			break;
 		if (il_buf_error(&b) || il_strlist_push(out, il_buf_str(&b))) {
-			r = il_err_set(err, IL_ENOMEM, "out of memory");
+			r = il_err_oom(err);
 			break;
 		}
 	}

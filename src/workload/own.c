@@ -19,7 +19,7 @@ int il_own_build(const char *src_dir, const char *arch, struct il_err *err)
 	if (!arch || !*arch || strspn(arch, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(arch))
 		return il_err_set(err, IL_EINVAL, "own workloads: bad architecture name '%s'", arch ? arch : "");
 	if (il_buf_printf(&mk, "%s/workloads/src/wl.h", src) || il_buf_printf(&a, "ARCH=%s", arch)) {
-		r = il_err_set(err, IL_ENOMEM, "out of memory");
+		r = il_err_oom(err);
 		goto out;
 	}
 	if (access(mk.p, R_OK)) {

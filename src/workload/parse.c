@@ -20,7 +20,7 @@ static int put(json_t *out, const char *key, double v, const char *label, struct
 {
 	if (!isfinite(v))
 		return il_err_set(err, IL_EPARSE, "%s: %s is not a finite number", label, key);
-	return json_object_set_new(out, key, json_real(v)) ? il_err_set(err, IL_ENOMEM, "out of memory") : 0;
+	return json_object_set_new(out, key, json_real(v)) ? il_err_oom(err) : 0;
 }
 
 /* Iterate over lines: line and n get the next line, without its newline. */
@@ -252,7 +252,7 @@ static int cyclictest_any(const char *text, size_t len, const char *label, json_
 	int r = 0;
 
 	if (!t)
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	while (!r && (s = next_cline(&it))) {
 		const char *act = strstr(s, "Act:"), *avg = act ? strstr(act, " Avg:") : NULL;
 		double a, b, c;
@@ -488,7 +488,7 @@ int il_parse_output(const char *name, const char *text, size_t len, const char *
 		if (strcmp(parsers[i].name, name))
 			continue;
 		if (!(o = json_object()))
-			return il_err_set(err, IL_ENOMEM, "out of memory");
+			return il_err_oom(err);
 		if ((r = parsers[i].fn(text ? text : "", text ? len : 0, label, o, err))) {
 			json_decref(o);
 			return r;
@@ -510,7 +510,7 @@ int il_workload_parse(const struct il_workload *w, const char *text, size_t len,
 		return r;
 	if (!(res = json_object())) {
 		json_decref(all);
-		return il_err_set(err, IL_ENOMEM, "out of memory");
+		return il_err_oom(err);
 	}
 	for (size_t i = 0; i < w->nmetrics; i++) {
 		json_t *v = json_object_get(all, w->metrics[i].name);
