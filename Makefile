@@ -76,7 +76,7 @@ ifeq ($(SAN),fuzz)
 endif
 
 LIB_SRC  := $(wildcard src/util/*.c src/idle/*.c src/host/*.c src/kernel/*.c src/workload/*.c src/lab/*.c \
-                       src/run/*.c src/stats/*.c src/report/*.c)
+                       src/run/*.c src/stats/*.c src/workflow/*.c src/report/*.c)
 CLI_SRC  := $(wildcard src/cli/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 TESTLIB_SRC := tests/unit/testutil.c

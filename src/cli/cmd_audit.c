@@ -3,7 +3,7 @@
  * `idlelab audit [HOST...]`: the fleet's idle efficiency: hosts from the
  * inventory, a list file and ~/.ssh/config aliases, each probed over one
  * exec with two snapshots a window apart (host/fleet.h), judged against a
- * policy (stats/audit.h), rendered (report/audit.h). Exit 0 clean, 3 when a
+ * policy (workflow/audit.h), rendered (report/audit.h). Exit 0 clean, 3 when a
  * finding is at or above --fail-on, 1 on failure.
  */
 #include <stdbool.h>
@@ -17,7 +17,7 @@
 #include "host/fleet.h"
 #include "lab/labhost.h"
 #include "report/audit.h"
-#include "stats/audit.h"
+#include "workflow/audit.h"
 #include "util/clock.h"
 #include "util/search.h"
 

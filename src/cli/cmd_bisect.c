@@ -19,7 +19,7 @@
 #include "kernel/repo.h"
 #include "report/bisect.h"
 #include "run/rundir.h"
-#include "stats/bisectrun.h"
+#include "workflow/bisectrun.h"
 #include "util/buf.h"
 #include "util/jsonfile.h"
 

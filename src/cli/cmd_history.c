@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* `idlelab history`: the run history index (stats/history.h) updated or rebuilt, and a plan's history printed. */
+/* `idlelab history`: the run history index (workflow/history.h) updated or rebuilt, and a plan's history printed. */
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include "cli/cli.h"
 #include "cli/opt.h"
 #include "report/history.h"
-#include "stats/history.h"
+#include "workflow/history.h"
 
 /* What an update or a rebuild left out, one line each, to stderr (or stdout for a rebuild: its result). */
 static void print_skipped(FILE *f, const struct il_history_sync *s)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * `idlelab nightly PLAN`: one nightly regression check (stats/nightly.h),
+ * `idlelab nightly PLAN`: one nightly regression check (workflow/nightly.h),
  * its alert delivered (cli/deliver.h) or printed, its verdict journaled.
  * Runs once and exits, for a systemd timer or cron (docs/nightly.md):
  * 0 nothing new or no regression, 3 a regression, 1 a failure.
@@ -18,7 +18,7 @@
 #include "kernel/repo.h"
 #include "report/alert.h"
 #include "report/nightly.h"
-#include "stats/nightly.h"
+#include "workflow/nightly.h"
 #include "util/buf.h"
 
 enum { EXIT_REGRESSION = 3 };

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 #include "cli/opt.h"
-#include "stats/nightlyq.h"
+#include "workflow/nightlyq.h"
 #include "util/err.h"
 #include "util/mail.h"
 #include "util/str.h"

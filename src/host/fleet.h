@@ -5,7 +5,7 @@
  * most `jobs` hosts in flight, one thread per slot with a transport of its
  * own (libssh: ssh_init once, then a session per thread), each host bounded
  * by its own connect and command time-outs. What came back, or why not, is
- * kept per host for the caller to judge (stats/audit.h).
+ * kept per host for the caller to judge (workflow/audit.h).
  */
 #ifndef IL_HOST_FLEET_H
 #define IL_HOST_FLEET_H

@@ -2,7 +2,7 @@
 /* A bisection's result as mail-pasteable text (at most 100 columns). */
 #ifndef IL_REPORT_BISECT_H
 #define IL_REPORT_BISECT_H
-#include "stats/bisect.h"
+#include "workflow/bisect.h"
 #include "util/buf.h"
 
 int il_report_bisect(const struct il_bisect_result *r, struct il_buf *out);

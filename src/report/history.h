@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * A plan's history (il_history_series's object, stats/history.h) as text
+ * A plan's history (il_history_series's object, workflow/history.h) as text
  * (one block per metric, a row per run, a line per change point, at most 100
  * columns), CSV (a row per point), JSON (the object itself: docs/formats.md
  * "History JSON") or one self-contained HTML page with a line plot per metric

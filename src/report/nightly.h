@@ -3,7 +3,7 @@
 #ifndef IL_REPORT_NIGHTLY_H
 #define IL_REPORT_NIGHTLY_H
 #include <jansson.h>
-#include "stats/nightly.h"
+#include "workflow/nightly.h"
 #include "util/buf.h"
 
 /* The verdict, the tip and the baseline, and a row per key metric compared; appended to out. */

@@ -2,7 +2,7 @@
 /*
  * libFuzzer target: a runs directory's nightly.jsonl as a nightly reads it
  * before it decides anything: opened for appending (a torn last line cut),
- * read record by record, the alerts still owed worked out (stats/nightlyq.h)
+ * read record by record, the alerts still owed worked out (workflow/nightlyq.h)
  * and each composed as it would be delivered. Whatever a crash, a full disk
  * or a hand edit left there is refused by name or used, never a crash.
  */
@@ -12,7 +12,7 @@
 #include "fuzz.h"
 #include "report/alert.h"
 #include "run/journal.h"
-#include "stats/nightlyq.h"
+#include "workflow/nightlyq.h"
 #include "util/str.h"
 
 static int collect(json_t *rec, size_t line, void *ctx, struct il_err *err)

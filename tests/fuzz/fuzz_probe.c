@@ -6,7 +6,7 @@
  */
 #include "fuzz.h"
 #include "host/probe.h"
-#include "stats/audit.h"
+#include "workflow/audit.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

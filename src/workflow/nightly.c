@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* One nightly: the tip measured, judged against the last good nightly and over the last ones (see nightly.h). */
-#include "stats/nightly.h"
+#include "workflow/nightly.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +20,7 @@
 #include "run/rundir.h"
 #include "stats/compare.h"
 #include "stats/dataset.h"
-#include "stats/nightlydrift.h"
+#include "workflow/nightlydrift.h"
 #include "util/buf.h"
 #include "util/jfields.h"
 #include "util/jsonfile.h"

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Inside the history index (stats/history.h), shared by its files and by
+ * Inside the history index (workflow/history.h), shared by its files and by
  * nothing else: the handle, the SQLite adapter that turns SQLite's errors
  * into il_err (historydb.c), and indexing one run (historyrun.c), which
  * the update of a reports directory (history.c) repeats per run.
  */
-#ifndef IL_STATS_HISTORYDB_H
-#define IL_STATS_HISTORYDB_H
+#ifndef IL_WORKFLOW_HISTORYDB_H
+#define IL_WORKFLOW_HISTORYDB_H
 #include <sqlite3.h>
 #include <stdint.h>
 #include "stats/dataset.h"
-#include "stats/history.h"
+#include "workflow/history.h"
 #include "util/err.h"
 
 struct il_history {

@@ -6,8 +6,8 @@
  * runs. The journals stay the source of truth: the index is made from them
  * through il_dataset_add_run and can always be rebuilt (docs/history.md).
  */
-#ifndef IL_STATS_HISTORY_H
-#define IL_STATS_HISTORY_H
+#ifndef IL_WORKFLOW_HISTORY_H
+#define IL_WORKFLOW_HISTORY_H
 #include <stddef.h>
 #include <jansson.h>
 #include "stats/changepoint.h"

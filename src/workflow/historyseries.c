@@ -4,7 +4,7 @@
  * points per variant, and the change points of a variant's means (see
  * history.h).
  */
-#include "stats/history.h"
+#include "workflow/history.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -13,7 +13,7 @@
 
 #include "stats/changepoint.h"
 #include "stats/dataset.h"
-#include "stats/historydb.h"
+#include "workflow/historydb.h"
 #include "util/buf.h"
 
 /* ---- The series of a plan ---- */

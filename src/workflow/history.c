@@ -6,7 +6,7 @@
  * the series of a plan historyseries.c, the SQLite adapter historydb.c.
  * Every statement is a constant with bound parameters.
  */
-#include "stats/history.h"
+#include "workflow/history.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +21,7 @@
 
 #include "run/journal.h"
 #include "run/rundir.h"
-#include "stats/historydb.h"
+#include "workflow/historydb.h"
 #include "util/buf.h"
 
 /* PRAGMA application_id of an idlelab history: 'ILH1' */
@@ -293,7 +293,7 @@ static int sync_one(struct il_history *h, const char *dir, const char *name, str
 /*
  * One nightly record into the table (the last verdict of a run wins: a
  * resumed night's); a delivered alert ("nightly-alert", the alert queue of
- * stats/nightlyq.h) marks its run alerted.
+ * workflow/nightlyq.h) marks its run alerted.
  */
 static int nightly_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 {

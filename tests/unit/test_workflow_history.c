@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "stats/dataset.h"
-#include "stats/history.h"
+#include "workflow/history.h"
 #include "stats/stats.h"
 #include "util/buf.h"
 

@@ -9,8 +9,8 @@
  * ratios. The finding kinds are one table (il_audit_kind_info). Judges
  * values only: it never connects, prints or reads the environment.
  */
-#ifndef IL_STATS_AUDIT_H
-#define IL_STATS_AUDIT_H
+#ifndef IL_WORKFLOW_AUDIT_H
+#define IL_WORKFLOW_AUDIT_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <jansson.h>

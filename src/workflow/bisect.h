@@ -3,7 +3,7 @@
  * Noise-aware bisection of an idle-metric regression: the decisions, and
  * their journal (DIR/bisect.jsonl, one record per line, fsync'd, the only
  * state: a killed bisection resumes from it). How a commit is measured is
- * the caller's (struct il_bisect_measurer: stats/bisectrun.h measures
+ * the caller's (struct il_bisect_measurer: workflow/bisectrun.h measures
  * through the run engine on a real host; tests simulate).
  *
  * The endpoints first: good twice (an A/A pair: the change between its two
@@ -22,8 +22,8 @@
  * range that skipped commits leave, with a bound on the chance the answer is
  * wrong: the sum over decided steps of the p-value against the side taken.
  */
-#ifndef IL_STATS_BISECT_H
-#define IL_STATS_BISECT_H
+#ifndef IL_WORKFLOW_BISECT_H
+#define IL_WORKFLOW_BISECT_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <jansson.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Indexing one run of the history: its rows from its journal (see historydb.h). */
-#include "stats/history.h"
+#include "workflow/history.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -11,7 +11,7 @@
 
 #include "run/rundir.h"
 #include "stats/dataset.h"
-#include "stats/historydb.h"
+#include "workflow/historydb.h"
 #include "stats/stats.h"
 #include "util/buf.h"
 

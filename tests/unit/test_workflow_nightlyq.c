@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "stats/nightlyq.h"
+#include "workflow/nightlyq.h"
 
 static json_t *records(const char *text)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Noise-aware bisection: endpoints, step decisions, the journal (see bisect.h). */
-#include "stats/bisect.h"
+#include "workflow/bisect.h"
 
 #include "stats/decide.h"
 

@@ -11,13 +11,13 @@
  * fsync'd): the source of truth for baselines, for what was measured, and
  * for which regressions were already reported against which baseline.
  */
-#ifndef IL_STATS_NIGHTLY_H
-#define IL_STATS_NIGHTLY_H
+#ifndef IL_WORKFLOW_NIGHTLY_H
+#define IL_WORKFLOW_NIGHTLY_H
 #include <stdbool.h>
 #include <jansson.h>
 #include "run/engine.h"
 #include "run/journal.h"
-#include "stats/nightlyq.h"
+#include "workflow/nightlyq.h"
 #include "util/err.h"
 
 /* Declared once: names in the journal and the output, indexed by the enum. */

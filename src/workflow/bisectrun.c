@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Bisection steps measured through the run engine (see bisectrun.h). */
-#include "stats/bisectrun.h"
+#include "workflow/bisectrun.h"
 
 #include <errno.h>
 #include <libgen.h>

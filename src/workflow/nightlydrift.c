@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* A nightly's drift over the last nightlies (see nightlydrift.h). */
-#include "stats/nightlydrift.h"
+#include "workflow/nightlydrift.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats/changepoint.h"
-#include "stats/history.h"
+#include "workflow/history.h"
 #include "stats/stats.h"
 #include "util/buf.h"
 #include "util/jfields.h"

@@ -9,8 +9,8 @@
  * Here too: journaling one delivery attempt (il_nightly_delivery_*,
  * declared in nightly.h with the result they belong to).
  */
-#ifndef IL_STATS_NIGHTLYQ_H
-#define IL_STATS_NIGHTLYQ_H
+#ifndef IL_WORKFLOW_NIGHTLYQ_H
+#define IL_WORKFLOW_NIGHTLYQ_H
 #include <stdbool.h>
 #include <jansson.h>
 #include "util/err.h"

@@ -2,7 +2,7 @@
 /*
  * A nightly's drift (docs/nightly.md "Drift"): over the last window
  * nightlies since the baseline epoch, per key metric and variant, the last
- * change point of the means from the history index (stats/history.h,
+ * change point of the means from the history index (workflow/history.h,
  * stats/changepoint.h). One for the worse whose new level the tip is on,
  * beyond the floor, is a regression of kind "drift" unless the comparison
  * with the baseline found that metric already. The index is a cache of the
@@ -10,8 +10,8 @@
  * out: a damaged one of the runs directory's own is moved aside and made
  * again, one that is locked or unusable leaves the drift unjudged, said.
  */
-#ifndef IL_STATS_NIGHTLYDRIFT_H
-#define IL_STATS_NIGHTLYDRIFT_H
+#ifndef IL_WORKFLOW_NIGHTLYDRIFT_H
+#define IL_WORKFLOW_NIGHTLYDRIFT_H
 #include <jansson.h>
 #include "util/err.h"
 #include "util/str.h"

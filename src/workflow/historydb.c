@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The history index's SQLite adapter: one place that turns SQLite's errors into il_err (see historydb.h). */
-#include "stats/historydb.h"
+#include "workflow/historydb.h"
 
 #include <math.h>
 

@@ -15,7 +15,7 @@
 
 #include "host/probe.h"
 #include "report/audit.h"
-#include "stats/audit.h"
+#include "workflow/audit.h"
 
 /* A bare-metal Intel host with nothing wrong in its facts. */
 static const char clean_facts[] = "idlelab.uname_r:6.1.0\n"
@@ -115,7 +115,7 @@ static unsigned judge(const struct plant *pl, struct il_audit_host *keep)
 
 #define K(k) (1u << (k))
 
-static void test_stats_audit__clean_host_has_no_findings(void **state)
+static void test_workflow_audit__clean_host_has_no_findings(void **state)
 {
 	struct plant pl = { 0 };
 
@@ -136,7 +136,7 @@ static void one(const struct plant *pl, enum il_audit_kind k, const char *want)
 	il_audit_host_release(&h);
 }
 
-static void test_stats_audit__each_kind_alone(void **state)
+static void test_workflow_audit__each_kind_alone(void **state)
 {
 	(void)state;
 	one(&(struct plant){ .from = "current_governor:menu", .to = "current_governor:ladder" }, IL_AK_GOVERNOR,
@@ -167,7 +167,7 @@ static void test_stats_audit__each_kind_alone(void **state)
 	    "POLL, C1, C1E");
 }
 
-static void test_stats_audit__not_judged_where_it_means_nothing(void **state)
+static void test_workflow_audit__not_judged_where_it_means_nothing(void **state)
 {
 	(void)state;
 	/* a VM may run haltpoll; ratios under min_idles are not judged; idle=nomwait and nohz=on are harmless */
@@ -190,7 +190,7 @@ static void test_stats_audit__not_judged_where_it_means_nothing(void **state)
 			 0);
 }
 
-static void test_stats_audit__unreached_kinds(void **state)
+static void test_workflow_audit__unreached_kinds(void **state)
 {
 	static const struct {
 		int code;
@@ -238,7 +238,7 @@ static void policy_error(const char *json, const char *want)
 	il_audit_policy_release(&p);
 }
 
-static void test_stats_audit__policy_errors_by_path(void **state)
+static void test_workflow_audit__policy_errors_by_path(void **state)
 {
 	(void)state;
 	policy_error("{\"limits\": {\"too_deep_pct\": 150}}", "pol.json: limits.too_deep_pct: expected a number from 0 to 100");
@@ -252,7 +252,7 @@ static void test_stats_audit__policy_errors_by_path(void **state)
 	policy_error("{\"governors\": \"menu\"}", "pol.json: governors: expected an array of governor names (empty: any)");
 }
 
-static void test_stats_audit__shipped_policy_is_the_default(void **state)
+static void test_workflow_audit__shipped_policy_is_the_default(void **state)
 {
 	struct il_audit_policy d, f;
 	struct il_err err = { 0 };
@@ -272,7 +272,7 @@ static void test_stats_audit__shipped_policy_is_the_default(void **state)
 	il_audit_policy_release(&f);
 }
 
-static void test_stats_audit__fleet_groups_and_reports(void **state)
+static void test_workflow_audit__fleet_groups_and_reports(void **state)
 {
 	struct il_audit_host hosts[3];
 	struct il_audit_policy p;
@@ -331,7 +331,7 @@ static void test_stats_audit__fleet_groups_and_reports(void **state)
 }
 
 /* A host's bytes that are not UTF-8 hide nothing: the fact is kept (U+FFFD) and judged. */
-static void test_stats_audit__not_utf8_hides_no_finding(void **state)
+static void test_workflow_audit__not_utf8_hides_no_finding(void **state)
 {
 	(void)state;
 	one(&(struct plant){ .extra = "idlelab.cmdline:ro idle=poll quiet \xff\n" }, IL_AK_CMDLINE, "idle=poll");
@@ -364,7 +364,7 @@ static void json_fleet(struct il_audit_host hosts[2], struct il_audit_fleet *f)
 	assert_int_equal(il_audit_fleet_make(f, hosts, 2, &err), 0);
 }
 
-static void test_stats_audit__json_keeps_a_host_that_is_not_utf8(void **state)
+static void test_workflow_audit__json_keeps_a_host_that_is_not_utf8(void **state)
 {
 	struct il_audit_host hosts[2];
 	struct il_audit_fleet f;
@@ -400,7 +400,7 @@ static void test_stats_audit__json_keeps_a_host_that_is_not_utf8(void **state)
 }
 
 /* Out of memory at any of its allocations, the JSON report is an error or whole, never shorter. */
-static void test_stats_audit__json_is_whole_or_an_error(void **state)
+static void test_workflow_audit__json_is_whole_or_an_error(void **state)
 {
 	struct il_audit_host hosts[2];
 	struct il_audit_fleet f;
@@ -433,7 +433,7 @@ static void test_stats_audit__json_is_whole_or_an_error(void **state)
 		il_audit_host_release(&hosts[i]);
 }
 
-static void test_stats_audit__window_output_without_mark_is_refused(void **state)
+static void test_workflow_audit__window_output_without_mark_is_refused(void **state)
 {
 	struct il_snapshot a, b;
 	struct il_err err = { 0 };
@@ -447,17 +447,17 @@ static void test_stats_audit__window_output_without_mark_is_refused(void **state
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stats_audit__clean_host_has_no_findings),
-		cmocka_unit_test(test_stats_audit__each_kind_alone),
-		cmocka_unit_test(test_stats_audit__not_judged_where_it_means_nothing),
-		cmocka_unit_test(test_stats_audit__unreached_kinds),
-		cmocka_unit_test(test_stats_audit__policy_errors_by_path),
-		cmocka_unit_test(test_stats_audit__shipped_policy_is_the_default),
-		cmocka_unit_test(test_stats_audit__fleet_groups_and_reports),
-		cmocka_unit_test(test_stats_audit__window_output_without_mark_is_refused),
-		cmocka_unit_test(test_stats_audit__not_utf8_hides_no_finding),
-		cmocka_unit_test(test_stats_audit__json_keeps_a_host_that_is_not_utf8),
-		cmocka_unit_test(test_stats_audit__json_is_whole_or_an_error),
+		cmocka_unit_test(test_workflow_audit__clean_host_has_no_findings),
+		cmocka_unit_test(test_workflow_audit__each_kind_alone),
+		cmocka_unit_test(test_workflow_audit__not_judged_where_it_means_nothing),
+		cmocka_unit_test(test_workflow_audit__unreached_kinds),
+		cmocka_unit_test(test_workflow_audit__policy_errors_by_path),
+		cmocka_unit_test(test_workflow_audit__shipped_policy_is_the_default),
+		cmocka_unit_test(test_workflow_audit__fleet_groups_and_reports),
+		cmocka_unit_test(test_workflow_audit__window_output_without_mark_is_refused),
+		cmocka_unit_test(test_workflow_audit__not_utf8_hides_no_finding),
+		cmocka_unit_test(test_workflow_audit__json_keeps_a_host_that_is_not_utf8),
+		cmocka_unit_test(test_workflow_audit__json_is_whole_or_an_error),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

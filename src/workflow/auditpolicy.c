@@ -4,7 +4,7 @@
  * default, and a policy file over it, checked by jfields (expected
  * governors, tuned profiles, limits, severities per finding kind).
  */
-#include "stats/audit.h"
+#include "workflow/audit.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The nightly's alert queue: what is owed to which destination (see nightlyq.h). */
-#include "stats/nightlyq.h"
+#include "workflow/nightlyq.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "run/journal.h"
-#include "stats/nightly.h"
+#include "workflow/nightly.h"
 #include "util/buf.h"
 #include "util/str.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * stats/bisect: the decisions on simulated measurements (a commit's metric
+ * workflow/bisect: the decisions on simulated measurements (a commit's metric
  * drawn around a level with seeded noise): the culprit named, a commit that
  * does not build and a lost host skipped (never blamed), doubling on an
  * ambiguous commit, endpoints that do not differ, skips hiding the
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "report/bisect.h"
-#include "stats/bisect.h"
+#include "workflow/bisect.h"
 #include "util/buf.h"
 
 #define NC 12
@@ -162,7 +162,7 @@ static int fx_teardown(void **state)
 	return 0;
 }
 
-static void test_stats_bisect__names_the_culprit_skips_not_blamed(void **state)
+static void test_workflow_bisect__names_the_culprit_skips_not_blamed(void **state)
 {
 	struct fx *f = *state;
 	struct il_bisect_result *r = &f->r;
@@ -201,7 +201,7 @@ static void test_stats_bisect__names_the_culprit_skips_not_blamed(void **state)
  * good confirms, still bad does not; a revert that conflicts is said, not
  * measured; a resume does not measure it again.
  */
-static void test_stats_bisect__confirmation(void **state)
+static void test_workflow_bisect__confirmation(void **state)
 {
 	struct fx *f = *state;
 	struct il_bisect_result r2 = { 0 };
@@ -232,7 +232,7 @@ static void test_stats_bisect__confirmation(void **state)
 }
 
 /* Still bad with the culprit reverted: not confirmed; a conflicting revert: said, not measured. */
-static void test_stats_bisect__confirmation_fails(void **state)
+static void test_workflow_bisect__confirmation_fails(void **state)
 {
 	struct fx *f = *state;
 	struct il_buf t = IL_BUF_INIT;
@@ -260,7 +260,7 @@ static void test_stats_bisect__confirmation_fails(void **state)
 	free(dir2);
 }
 
-static void test_stats_bisect__ambiguous_commit_doubles_then_weak(void **state)
+static void test_workflow_bisect__ambiguous_commit_doubles_then_weak(void **state)
 {
 	struct fx *f = *state;
 	const struct il_bisect_step *st;
@@ -276,7 +276,7 @@ static void test_stats_bisect__ambiguous_commit_doubles_then_weak(void **state)
 	assert_true(f->r.weak);
 }
 
-static void test_stats_bisect__endpoints_that_do_not_differ(void **state)
+static void test_workflow_bisect__endpoints_that_do_not_differ(void **state)
 {
 	struct fx *f = *state;
 
@@ -289,7 +289,7 @@ static void test_stats_bisect__endpoints_that_do_not_differ(void **state)
 	assert_int_equal(f->s.calls, 3);
 }
 
-static void test_stats_bisect__skips_hide_the_culprit(void **state)
+static void test_workflow_bisect__skips_hide_the_culprit(void **state)
 {
 	struct fx *f = *state;
 
@@ -304,7 +304,7 @@ static void test_stats_bisect__skips_hide_the_culprit(void **state)
 	assert_string_equal(f->r.range.v[2], hexes[7]);
 }
 
-static void test_stats_bisect__killed_then_resumed(void **state)
+static void test_workflow_bisect__killed_then_resumed(void **state)
 {
 	struct fx *f = *state;
 	struct sim t = { 0 };
@@ -342,7 +342,7 @@ static void test_stats_bisect__killed_then_resumed(void **state)
 	assert_non_null(strstr(f->err.msg, "is a bisection of"));
 }
 
-static void test_stats_bisect__step_mode(void **state)
+static void test_workflow_bisect__step_mode(void **state)
 {
 	struct fx *f = *state;
 	struct il_bisect_step st;
@@ -360,7 +360,7 @@ static void test_stats_bisect__step_mode(void **state)
 	json_decref(setup);
 }
 
-static void test_stats_bisect__fixed_n(void **state)
+static void test_workflow_bisect__fixed_n(void **state)
 {
 	struct fx *f = *state;
 
@@ -380,15 +380,15 @@ static void test_stats_bisect__fixed_n(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		FX_TEST(test_stats_bisect__names_the_culprit_skips_not_blamed),
-		FX_TEST(test_stats_bisect__confirmation),
-		FX_TEST(test_stats_bisect__confirmation_fails),
-		FX_TEST(test_stats_bisect__ambiguous_commit_doubles_then_weak),
-		FX_TEST(test_stats_bisect__endpoints_that_do_not_differ),
-		FX_TEST(test_stats_bisect__skips_hide_the_culprit),
-		FX_TEST(test_stats_bisect__killed_then_resumed),
-		FX_TEST(test_stats_bisect__step_mode),
-		FX_TEST(test_stats_bisect__fixed_n),
+		FX_TEST(test_workflow_bisect__names_the_culprit_skips_not_blamed),
+		FX_TEST(test_workflow_bisect__confirmation),
+		FX_TEST(test_workflow_bisect__confirmation_fails),
+		FX_TEST(test_workflow_bisect__ambiguous_commit_doubles_then_weak),
+		FX_TEST(test_workflow_bisect__endpoints_that_do_not_differ),
+		FX_TEST(test_workflow_bisect__skips_hide_the_culprit),
+		FX_TEST(test_workflow_bisect__killed_then_resumed),
+		FX_TEST(test_workflow_bisect__step_mode),
+		FX_TEST(test_workflow_bisect__fixed_n),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Measuring bisection steps for real (stats/bisect.h's measurer): a plan
+ * Measuring bisection steps for real (workflow/bisect.h's measurer): a plan
  * with one kernel entry naming a repository ("repo") gives the build, the
  * host, the workloads and the governor variant; each round of a commit is a
  * run of that plan with the kernel replaced by the commit and `iterations`
@@ -10,13 +10,13 @@
  * counted is a build failure when the kernel did not build, else a host or
  * boot failure, with the journal's reason.
  */
-#ifndef IL_STATS_BISECTRUN_H
-#define IL_STATS_BISECTRUN_H
+#ifndef IL_WORKFLOW_BISECTRUN_H
+#define IL_WORKFLOW_BISECTRUN_H
 #include <stdbool.h>
 #include <jansson.h>
 #include <git2.h>
 #include "run/engine.h"
-#include "stats/bisect.h"
+#include "workflow/bisect.h"
 #include "util/err.h"
 
 struct il_bisect_env {
