@@ -69,8 +69,8 @@ static int resolve(struct targets *t, const struct il_paths *paths, const char *
 	if (has_file) {
 		if ((r = il_lab_host_load(&h, paths, arg, err)))
 			return r;
-		/* a LAVA host is a device type reached through jobs, not a machine to audit */
-		if (h.kind == IL_HOST_LAVA) {
+		/* a host not reached by commands (LAVA's: a device type reached through jobs) is no machine to audit */
+		if (!il_host_kinds[h.kind].commands) {
 			il_host_release(&h);
 			return from_all ? 0
 					: il_err_set(err, IL_EINVAL, "host '%s' is a LAVA host (a device type reached "

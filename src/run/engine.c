@@ -264,12 +264,12 @@ static void lava_emit(void *ctx, struct il_run_event *ev)
 	emit(ctx, ev);
 }
 
-/* A LAVA host's samples go through LAVA jobs (run/lavarun.c), not a lease. */
+/* A host not reached by commands (LAVA's) has its samples go through LAVA jobs (run/lavarun.c), not a lease. */
 static bool is_lava(const struct run *r, const char *host)
 {
 	struct il_host_cfg cfg;
 	struct il_err e = { 0 };
-	bool lava = !il_host_load(&cfg, r->o->paths, host, &e) && cfg.kind == IL_HOST_LAVA;
+	bool lava = !il_host_load(&cfg, r->o->paths, host, &e) && !il_host_kinds[cfg.kind].commands;
 
 	if (!e.code)
 		il_host_release(&cfg);
