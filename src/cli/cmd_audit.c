@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "cli/opt.h"
+#include "host/hostkind.h"
 #include "host/fleet.h"
 #include "lab/labhost.h"
 #include "report/audit.h"

@@ -35,19 +35,6 @@ enum il_host_kind {
 	IL_HOST_NKINDS
 };
 
-struct il_host_cfg;
-
-/* What differs by kind, declared once (host/inventory.c); the transports are opened by host/transport.c's table. */
-struct il_host_kind_info {
-	const char *name; /* "ssh", "local", "command", "lava": host show, host check, the probe and the journal */
-	bool commands;    /* reached by commands (exec, push, pull); false: only through LAVA jobs (run/lavarun.c) */
-	bool remote;      /* another machine: sudo and the connect/command timeouts apply */
-	bool address;     /* its host file must name an address (a lab host's comes from the running instance) */
-	void (*where)(const struct il_host_cfg *h, struct il_buf *out);   /* il_host_where */
-	void (*to_json)(const struct il_host_cfg *h, json_t *o);         /* its own fields; NULL: none */
-};
-extern const struct il_host_kind_info il_host_kinds[IL_HOST_NKINDS];
-
 /* The kind's name (il_host_kinds[k].name; "?" out of range). */
 const char *il_host_kind_name(enum il_host_kind k);
 

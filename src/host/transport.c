@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The transport interface, the table that opens each kind of host, the transfers' helpers, and the local implementation. */
+#include "host/hostkind.h"
 #include "host/transport.h"
 
 #include <errno.h>
@@ -218,7 +219,7 @@ struct il_transport_proc *il_transport_proc_new(const struct il_host_cfg *cfg)
 	return p;
 }
 
-static int local_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err)
+int il_local_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err)
 {
 	struct il_transport_proc *l = il_transport_proc_new(cfg);
 	struct il_transport *t;
@@ -236,29 +237,12 @@ static int local_open(struct il_transport **out, const struct il_host_cfg *cfg, 
 	return 0;
 }
 
-/* a LAVA host runs LAVA jobs (host/lava.h); a command on it has no way there, so the open says why */
-static int lava_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err)
-{
-	*out = NULL;
-	return il_err_set(err, IL_EUNSUPPORTED, "host '%s' is a LAVA host: it is reached through LAVA jobs, not commands",
-			  cfg->name);
-}
-
-/* Each kind of host's transport (the kinds and their names: host/inventory.h). */
-static int (*const opens[IL_HOST_NKINDS])(struct il_transport **out, const struct il_host_cfg *cfg,
-					  struct il_err *err) = {
-	[IL_HOST_SSH] = il_ssh_open,
-	[IL_HOST_LOCAL] = local_open,
-	[IL_HOST_COMMAND] = il_cmdtr_open,
-	[IL_HOST_LAVA] = lava_open,
-};
-
 int il_transport_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err)
 {
 	*out = NULL;
 	if ((unsigned)cfg->kind >= IL_HOST_NKINDS)
 		return il_err_set(err, IL_EINVAL, "host '%s': unknown kind of transport", cfg->name);
-	return opens[cfg->kind](out, cfg, err);
+	return il_host_kinds[cfg->kind].open(out, cfg, err);
 }
 
 void il_transport_free(struct il_transport *t)

@@ -81,6 +81,8 @@ int il_transport_run_script(struct il_transport *t, const char *script, char *co
 
 /* The ssh implementation (host/ssh.c). */
 int il_ssh_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err);
+/* this machine, fork/exec (the built-in host `local`) */
+int il_local_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err);
 
 /*
  * A transport whose held command is a child process here (local, command):

@@ -16,6 +16,7 @@
 
 #include "kernel/kplan.h"
 #include "run/context.h"
+#include "host/hostkind.h"
 #include "host/inventory.h"
 #include "run/kstage.h"
 #include "run/lavarun.h"
