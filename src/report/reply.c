@@ -40,15 +40,16 @@ int il_reply_compose(const struct il_cmp *c, const struct il_reply_opts *o, stru
 	unsigned char bytes[8];
 	int r;
 
+	/* once per process: GMime's global tables do not survive init/shutdown cycles */
+	if (!gmime_ready) {
+		g_mime_init();
+		gmime_ready = true;
+	}
 	if (!o->from || !(from = one_address(o->from)))
 		return il_err_set(err, IL_EINVAL, "the sender: expected \"Name <email>\", got '%s'", o->from ? o->from : "");
 	if ((r = il_report_tested_by(c, &tb, &block, err))) {
 		g_object_unref(from);
 		return r;
-	}
-	if (!gmime_ready) {
-		g_mime_init();
-		gmime_ready = true;
 	}
 	/* the text: who wrote what, the quoted line, then the evidence */
 	if (o->quote && *o->quote)
