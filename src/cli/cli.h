@@ -40,6 +40,7 @@ int cmd_show(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_tested_by(int argc, char **argv);
+int cmd_try(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_alert(int argc, char **argv);
 int cmd_nightly(int argc, char **argv);

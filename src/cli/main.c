@@ -46,6 +46,7 @@ const struct il_cmd il_commands[] = {
 	{ "alert", cmd_alert, "send a regression alert (lkp-style mail over SMTP and/or a webhook) from its JSON" },
 	{ "paths", cmd_paths, "where host files and workload definitions are found (search paths), and which file counts" },
 	{ "tested-by", cmd_tested_by, "the Tested-by evidence block of a run, for a linux-pm reply" },
+	{ "try", cmd_try, "from a posted series (Message-ID, lore URL, mbox) to a linux-pm reply: build, boot, measure, compare" },
 	{ NULL, NULL, NULL },
 };
 

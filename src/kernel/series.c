@@ -22,16 +22,21 @@ void il_series_release(struct il_series *s)
 		free(p->message), free(p->diff);
 		il_strlist_release(&p->files);
 		il_strlist_release(&p->trailers);
+		free(p->sent_subject);
+		il_strlist_release(&p->references);
 	}
 	free(s->p);
 	free(s->cover_subject);
+	free(s->cover_message_id), free(s->cover_sent_subject), free(s->cover_body), free(s->base_commit);
+	free(s->cover_author_email);
+	il_strlist_release(&s->cover_references);
 	il_strlist_release(&s->versions);
 	memset(s, 0, sizeof(*s));
 }
 
 /* One message as GMime gives it, before we know if it is a patch. */
 struct msg {
-	char *subject, *name, *email, *msgid, *in_reply_to, *body;
+	char *subject, *name, *email, *msgid, *in_reply_to, *body, *references;
 	int64_t date;
 	int tz;
 };
@@ -39,6 +44,7 @@ struct msg {
 static void msg_free(struct msg *m)
 {
 	free(m->subject), free(m->name), free(m->email), free(m->msgid), free(m->in_reply_to), free(m->body);
+	free(m->references);
 }
 
 /* Append the decoded text of every text part (the body, and patches sent as text/x-patch attachments). */
@@ -72,6 +78,7 @@ static void read_msg(GMimeMessage *gm, struct msg *m)
 	GDateTime *d = g_mime_message_get_date(gm);
 	struct il_buf body = IL_BUF_INIT;
 	const char *irt = g_mime_object_get_header(GMIME_OBJECT(gm), "In-Reply-To");
+	const char *refs = g_mime_object_get_header(GMIME_OBJECT(gm), "References");
 
 	memset(m, 0, sizeof(*m));
 	m->subject = dup0(g_mime_message_get_subject(gm));
@@ -96,6 +103,8 @@ static void read_msg(GMimeMessage *gm, struct msg *m)
 
 		m->in_reply_to = lt && gt ? il_strndup(lt + 1, (size_t)(gt - lt - 1)) : dup0(irt);
 	}
+	if (refs)
+		m->references = strdup(refs);
 	collect_text(g_mime_message_get_mime_part(gm), &body);
 	m->body = il_buf_detach(&body);
 	if (!m->body)
@@ -239,6 +248,51 @@ static int cmp_patch(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
+/* "<a@b> <c@d>" (folded or not) -> "a@b", "c@d", in order; malformed tokens are skipped. */
+static int push_refs(struct il_strlist *out, const char *refs)
+{
+	for (const char *s = refs ? refs : ""; (s = strchr(s, '<'));) {
+		const char *gt = strchr(s, '>');
+		char *id;
+
+		if (!gt)
+			break;
+		if (gt > s + 1 && !memchr(s + 1, '<', (size_t)(gt - s - 1))) {
+			if (!(id = il_strndup(s + 1, (size_t)(gt - s - 1))))
+				return IL_ENOMEM;
+			if (il_str_sanitize(id, false) && !il_strlist_has(out, id) && il_strlist_push(out, id)) {
+				free(id);
+				return IL_ENOMEM;
+			}
+			free(id);
+		}
+		s = gt + 1;
+	}
+	return 0;
+}
+
+/* The first "base-commit: HEX" line of body (git format-patch --base puts it after the patch or in the cover). */
+static char *find_base_commit(const char *body)
+{
+	for (const char *s = body; s && *s;) {
+		const char *nl = strchr(s, '\n');
+		size_t n = nl ? (size_t)(nl - s) : strlen(s), h = 0;
+
+		if (n > 13 && !strncmp(s, "base-commit:", 12)) {
+			const char *v = s + 12;
+
+			while (*v == ' ' || *v == '\t')
+				v++;
+			while (v + h < s + n && isxdigit((unsigned char)v[h]))
+				h++;
+			if (h >= 7 && h <= 64)
+				return il_strndup(v, h);
+		}
+		s = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
 static bool gmime_ready;
 
 int il_series_parse(const char *mbox, size_t len, int want_version, const char *label, struct il_series *out,
@@ -332,8 +386,21 @@ int il_series_parse(const char *mbox, size_t len, int want_version, const char *
 		if (v != best)
 			continue;
 		if (ix == 0) {
-			free(out->cover_subject);
+			free(out->cover_subject), free(out->cover_message_id), free(out->cover_sent_subject), free(out->cover_body);
+			free(out->cover_author_email);
+			il_strlist_release(&out->cover_references);
 			out->cover_subject = il_str_sanitize(strdup(rest), false);
+			out->cover_message_id = strdup(msgs[i].msgid);
+			out->cover_sent_subject = il_str_sanitize(strdup(msgs[i].subject), false);
+			out->cover_body = strdup(msgs[i].body);
+			out->cover_author_email = il_str_sanitize(strdup(msgs[i].email), false);
+			if (!out->cover_author_email || !out->cover_subject || !out->cover_message_id || !out->cover_sent_subject || !out->cover_body ||
+			    push_refs(&out->cover_references, msgs[i].references)) {
+				r = il_err_oom(err);
+				goto out;
+			}
+			if (!out->base_commit)
+				out->base_commit = find_base_commit(msgs[i].body);
 			continue;
 		}
 		for (size_t k = 0; k < out->n; k++)
@@ -348,6 +415,11 @@ int il_series_parse(const char *mbox, size_t len, int want_version, const char *
 		p->author_name = il_str_sanitize(strdup(msgs[i].name), false);
 		p->author_email = il_str_sanitize(strdup(msgs[i].email), false);
 		p->message_id = strdup(msgs[i].msgid);
+		p->sent_subject = il_str_sanitize(strdup(msgs[i].subject), false);
+		if (!p->sent_subject || push_refs(&p->references, msgs[i].references)) {
+			r = il_err_oom(err);
+			goto out;
+		}
 		p->date = msgs[i].date;
 		p->tz_minutes = msgs[i].tz;
 		if (!p->subject || !p->author_name || !p->author_email || !p->message_id || split_body(p, rest, msgs[i].body)) {
@@ -360,6 +432,14 @@ int il_series_parse(const char *mbox, size_t len, int want_version, const char *
 		}
 	}
 	qsort(out->p, out->n, sizeof(*out->p), cmp_patch);
+	/* base-commit: the cover letter's, else the first patch that has one (git puts it in the last) */
+	for (size_t i = 0; !out->base_commit && i < nmsgs; i++) {
+		int v, ix, tot;
+		const char *rest;
+
+		if (parse_subject(msgs[i].subject, &v, &ix, &tot, &rest) && v == best)
+			out->base_commit = find_base_commit(msgs[i].body);
+	}
 	for (size_t k = 0; k < out->n; k++) {
 		if (out->p[k].total != out->p[0].total || out->p[k].index != (int)k + 1) {
 			r = il_err_set(err, IL_EPARSE, "%s: v%d has %zu of %d patches: %zu/%d is missing", label, best, out->n,
@@ -427,6 +507,7 @@ json_t *il_series_to_json(const struct il_series *s)
 	json_object_set_new(o, "version", json_integer(s->version));
 	json_object_set_new(o, "versions_seen", il_jf_strlist_json(&s->versions));
 	json_object_set_new(o, "cover", s->cover_subject ? json_string(s->cover_subject) : json_null());
+	json_object_set_new(o, "base_commit", s->base_commit ? json_string(s->base_commit) : json_null());
 	json_object_set_new(o, "messages", json_integer((json_int_t)s->messages));
 	json_object_set_new(o, "replies", json_integer((json_int_t)s->replies));
 	json_object_set_new(o, "patches", a);

@@ -24,6 +24,8 @@ struct il_patch {
 	char *diff;                 /* the unified diff */
 	struct il_strlist files;    /* files the diff touches */
 	struct il_strlist trailers; /* "Reviewed-by: A <a@b>", in the patch and from replies */
+	char *sent_subject;         /* the Subject as sent ("[PATCH v2 3/4] foo"), sanitized */
+	struct il_strlist references; /* its References, oldest (the thread's root) first, without <> */
 };
 
 struct il_series {
@@ -31,6 +33,10 @@ struct il_series {
 	size_t n;
 	struct il_patch *p;
 	char *cover_subject;        /* NULL when there is no cover letter */
+	/* the cover letter as sent (all NULL/empty when there is none): what a reply answers */
+	char *cover_message_id, *cover_sent_subject, *cover_body, *cover_author_email;
+	struct il_strlist cover_references; /* oldest (the thread's root) first, without <> */
+	char *base_commit;          /* "base-commit: SHA" (git format-patch --base) of this version, or NULL */
 	size_t messages, replies;   /* what the mbox held */
 	struct il_strlist versions; /* versions seen, e.g. "1 2" */
 };

@@ -455,6 +455,29 @@ static int add_idle(struct il_dataset *ds, int var, const char *group, const jso
 	return 0;
 }
 
+/*
+ * Whether two variants' kernels are one kernel: the same name, or two
+ * built kernels of the same commit (idlelab try's base and its A/A copy
+ * base-aa: the same build, booted again).
+ */
+static bool same_kernel(const json_t *run_start, const json_t *a, const json_t *b)
+{
+	const json_t *e, *ca = NULL, *cb = NULL;
+	size_t i;
+
+	if (json_equal(a, b))
+		return true;
+	if (!json_is_string(a) || !json_is_string(b))
+		return false;
+	json_array_foreach(json_object_get(run_start, "kernels"), i, e) {
+		if (json_equal(json_object_get(e, "name"), a))
+			ca = json_object_get(e, "commit");
+		if (json_equal(json_object_get(e, "name"), b))
+			cb = json_object_get(e, "commit");
+	}
+	return json_is_string(ca) && json_equal(ca, cb);
+}
+
 static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 {
 	struct jctx *c = ctx;
@@ -497,7 +520,7 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 
 			snprintf(label, sizeof(label), "%s%s", c->prefix, ref);
 			ds->reference = strdup(label);
-			/* the A/A partner: the same governor, states and kernel under another label */
+			/* the A/A partner: the same governor, states and kernel (or commit) under another label */
 			json_array_foreach(c->variants, i, e)
 				if (!strcmp(json_string_value(json_object_get(e, "label")), ref))
 					rv = e;
@@ -506,7 +529,7 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 					continue;
 				if (json_equal(json_object_get(e, "governor"), json_object_get(rv, "governor")) &&
 				    json_equal(json_object_get(e, "disable"), json_object_get(rv, "disable")) &&
-				    json_equal(json_object_get(e, "kernel"), json_object_get(rv, "kernel"))) {
+				    same_kernel(rec, json_object_get(e, "kernel"), json_object_get(rv, "kernel"))) {
 					snprintf(label, sizeof(label), "%s%s", c->prefix,
 						 json_string_value(json_object_get(e, "label")));
 					ds->aa = strdup(label);

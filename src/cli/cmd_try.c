@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * `idlelab try MSGID|URL|MBOX`: from a posted series to a linux-pm reply.
+ * Parses the options and calls the library: the series, base and plan from
+ * workflow/try.c, the run from run/engine.c, the comparison from
+ * stats/compare.c, the reply from report/reply.c.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/opt.h"
+#include "cli/paths.h"
+#include "cli/progress.h"
+#include "report/reply.h"
+#include "run/engine.h"
+#include "run/plan.h"
+#include "stats/compare.h"
+#include "stats/dataset.h"
+#include "util/jsonfile.h"
+#include "workflow/try.h"
+
+struct try_args {
+	const char *host, *repo, *base, *server, *govs, *wls, *iters, *as, *reply, *out, *build;
+	bool whole, dry, quiet, force;
+};
+
+static void print_dry(const struct il_try_src *src, const struct il_series *s, const struct il_try_base *b,
+		      const struct il_try_answer *a, const json_t *plan, bool whole)
+{
+	const json_t *g;
+	size_t i;
+
+	if (src->mbox)
+		printf("series: %s (read)\n", src->mbox);
+	else
+		printf("series: <%s> fetched from %s/all/%s/t.mbox.gz (cached; the plan needs its patches)\n", src->message_id,
+		       src->server, src->message_id);
+	printf("  v%d, %zu patch%s%s%s\n", s->version, s->n, s->n > 1 ? "es" : "", s->cover_subject ? ", cover: " : "",
+	       s->cover_subject ? s->cover_subject : "");
+	printf("base: %s (%s%s%s)\n", b->sha, il_try_base_from_name(b->from), b->from == IL_TRY_BASE_HEAD ? "" : ": ",
+	       b->from == IL_TRY_BASE_HEAD ? "" : b->rev);
+	printf("would build: base (%.12s)", b->sha);
+	if (whole)
+		printf(", series (base + patches 1-%zu)", s->n);
+	else
+		for (i = 0; i < s->n; i++)
+			printf(", patch-%zu (+ '%s')", i + 1, s->p[i].subject);
+	printf("; base-aa (the base again, from the cache: the A/A pair)\n");
+	printf("governors:");
+	json_array_foreach(json_object_get(plan, "governors"), i, g)
+		printf("%s %s", i ? "," : "", json_string_value(g));
+	printf("\nwould answer: <%s> '%s'\nplan:\n", a->message_id ? a->message_id : "?", a->subject ? a->subject : "");
+}
+
+static int split(struct il_strlist *l, const char *s, const char *what, struct il_err *err)
+{
+	if (!s)
+		return 0;
+	if (il_strlist_split_on(l, s, ','))
+		return il_err_oom(err);
+	for (size_t i = 0; i < l->n; i++)
+		if (!il_name_ok(l->v[i], "-_.+", 64))
+			return il_err_set(err, IL_EINVAL, "--%s: '%s' is not a name", what, l->v[i]);
+	return 0;
+}
+
+static int judge(void *ctx, const char *run_dir, struct il_buf *why, struct il_err *err)
+{
+	(void)ctx;
+	return il_compare_run_decided(run_dir, why, err);
+}
+
+/* The run's comparison and the reply, written to path. */
+static int reply(const char *run_dir, const struct il_series *s, const char *from, bool force, const char *path,
+		 struct il_err *err)
+{
+	struct il_dataset ds = { 0 };
+	struct il_cmp_opts co = IL_CMP_OPTS_INIT;
+	struct il_cmp c = { 0 };
+	struct il_try_answer a;
+	struct il_buf quote = IL_BUF_INIT, mail = IL_BUF_INIT;
+	int r;
+
+	il_try_answer_of(s, &a);
+	if (il_try_first_line(a.body, &quote))
+		return il_err_oom(err);
+	if (!(r = il_dataset_add_run(&ds, run_dir, NULL, err)) && !(r = il_compare(&c, &ds, &co, err))) {
+		struct il_reply_opts o = { .from = from, .to = a.author_email, .subject = a.subject,
+					   .in_reply_to = a.message_id, .references = a.references,
+					   .quote = il_buf_str(&quote), .date = (int64_t)time(NULL), .force = force };
+
+		if (!(r = il_reply_compose(&c, &o, &mail, err)))
+			r = il_write_file_atomic(path, mail.p, mail.len, err);
+		il_compare_release(&c);
+	}
+	il_dataset_release(&ds);
+	il_buf_release(&quote);
+	il_buf_release(&mail);
+	return r;
+}
+
+int cmd_try(int argc, char **argv)
+{
+	IL_CLI_PATHS(paths);
+	struct il_cli_dirs dirs = { 0 };
+	struct try_args a = { .repo = "." };
+	const struct il_opt opts[] = {
+		IL_OPT_STR(0, "host", &a.host, "NAME", "measure on this host (default: the plan's default, labvm)"),
+		IL_OPT_STR(0, "repo", &a.repo, "DIR", "the kernel repository the series applies to (default .)"),
+		IL_OPT_STR(0, "base", &a.base, "REV", "the base when the series has no base-commit: trailer (default HEAD)"),
+		IL_OPT_STR(0, "server", &a.server, "URL", "public-inbox server for a Message-ID (default https://lore.kernel.org)"),
+		IL_OPT_STR(0, "governor", &a.govs, "G[,G]", "these governors (default: from the files the patches touch)"),
+		IL_OPT_STR(0, "workload", &a.wls, "W[,W]", "these workloads (default: sleeper, periodic, pingpong)"),
+		IL_OPT_STR(0, "iterations", &a.iters, "N|auto", "samples per variant and workload (default 5)"),
+		IL_OPT_BOOL(0, "whole", &a.whole, "the base and the whole series, not one variant per patch"),
+		IL_OPT_STR(0, "build", &a.build, "FILE", "the plan's build section, a JSON object (docs/kernels.md)"),
+		IL_OPT_STR(0, "as", &a.as, "\"NAME <EMAIL>\"", "the sender (default: user.name/user.email of --repo)"),
+		IL_OPT_BOOL(0, "force", &a.force, "the Tested-by trailer even where the rules say evidence only (said)"),
+		IL_OPT_STR('o', "output", &a.reply, "FILE", "the reply (default RUN_DIR/reply.eml)"),
+		IL_OPT_STR(0, "out", &a.out, "DIR", "run directory (default reports/<date>-try)"),
+		IL_OPT_BOOL(0, "dry-run", &a.dry, "print the plan and what would be fetched and built; build nothing"),
+		IL_CLI_OPT_HOSTS_DIR(&dirs),
+		IL_CLI_OPT_WORKLOADS_DIR(&dirs),
+		IL_CLI_OPT_CACHE(&dirs),
+		IL_OPT_BOOL('q', "quiet", &a.quiet, "no progress output"),
+		IL_OPT_END_,
+	};
+	static const char *const usage[] = {
+		"idlelab try MSGID|URL|MBOX [--host H] [--repo DIR] [--base REV] [--server URL] [--governor G[,G]]",
+		"            [--workload W[,W]] [--iterations N] [--whole] [--as \"Name <email>\"] [-o reply.eml] [--dry-run]",
+		"  build, boot and measure the base, each cumulative patch and an A/A copy of the base; write the reply",
+		NULL
+	};
+	struct il_cli_runprog prog = { isatty(STDERR_FILENO), false, false };
+	struct il_strlist govs = { 0 }, wls = { 0 };
+	struct il_try_src src = { 0 };
+	struct il_series s = { 0 };
+	struct il_try_base b = { 0 };
+	struct il_try_answer ans;
+	struct il_buf who = IL_BUF_INIT, path = IL_BUF_INIT;
+	struct il_plan pl = { 0 };
+	struct il_err err = { 0 };
+	json_t *plan = NULL, *build = NULL;
+	char *repo = NULL, *dir = NULL, *txt = NULL, tmpl[PATH_MAX];
+	long iters = 0;
+	int nargs, r, fd = -1;
+
+	if ((r = il_cli_begin(argc, argv, opts, usage, &dirs, &paths, &nargs)) >= 0)
+		return r;
+	if (nargs != 1)
+		return il_opt_error(opts, usage, "expected one Message-ID, lore URL or mbox file");
+	if (a.iters && !strcmp(a.iters, "auto"))
+		return il_opt_error(opts, usage, "--iterations auto: idlelab's adaptive runs (--until-decided) judge one "
+						 "kernel's rounds, and try measures several kernels in blocks; give a count");
+	if (a.iters) {
+		char *end;
+
+		errno = 0;
+		iters = strtol(a.iters, &end, 10);
+		if (errno || *end || end == a.iters || iters < 2 || iters > 100000)
+			return il_opt_error(opts, usage, "--iterations: expected 2..100000 or auto, got '%s'", a.iters);
+	}
+	if (split(&govs, a.govs, "governor", &err) || split(&wls, a.wls, "workload", &err))
+		return il_opt_error(opts, usage, "%s", err.msg);
+	if (!(repo = realpath(a.repo, NULL))) {
+		il_err_set(&err, IL_ENOTFOUND, "--repo %s: %s", a.repo, strerror(errno));
+		goto fail;
+	}
+	if (a.build && ((r = il_json_load(a.build, &build, &err)) ||
+			(!json_is_object(build) && il_err_set(&err, IL_EPARSE, "%s: expected the plan's build object", a.build))))
+		goto fail;
+	if (il_try_source(argv[1], a.server, &src, &err) ||
+	    il_try_load(&src, paths.cache_dir, a.quiet || a.dry ? NULL : il_cli_progress, NULL, &s, &err) ||
+	    il_try_base(repo, &s, a.base, &b, &err))
+		goto fail;
+	{
+		struct il_try_req q = { .name = "try", .repo = repo, .host = a.host, .src = &src, .version = s.version,
+					.governors = &govs, .workloads = &wls, .iterations = (int)iters, .whole = a.whole,
+					.build = build };
+
+		if (il_try_plan(&q, &s, b.sha, &plan, &err))
+			goto fail;
+	}
+	/* refused now rather than after the builds: unknown workloads, governors that are no names */
+	if (il_plan_from_json(&pl, plan, paths.workloads_dir, "try plan", &err))
+		goto fail;
+	il_try_answer_of(&s, &ans);
+	if (!(txt = json_dumps(plan, JSON_INDENT(2) | JSON_PRESERVE_ORDER))) {
+		il_err_oom(&err);
+		goto fail;
+	}
+	if (a.dry) {
+		print_dry(&src, &s, &b, &ans, plan, a.whole);
+		printf("%s\n", txt);
+		goto done;
+	}
+	if (!a.quiet)
+		fprintf(stderr, "idlelab: base %.12s from %s%s%s\n", b.sha, il_try_base_from_name(b.from),
+			b.from == IL_TRY_BASE_HEAD ? "" : ": ", b.from == IL_TRY_BASE_HEAD ? "" : b.rev);
+	/* the sender before hours of measuring, not after */
+	if (il_try_identity(repo, a.as, &who, &err))
+		goto fail;
+	{
+		const char *tmpdir = getenv("TMPDIR");
+		struct il_run_opts ro = { .paths = &paths, .workloads_dir = paths.workloads_dir,
+					  .workload_bin = paths.workload_bin, .host = a.host, .stop = &il_cli_stop,
+					  .cb = il_cli_run_event, .cb_ctx = &prog,
+					  .progress = a.quiet ? NULL : il_cli_progress, .judge = judge };
+		size_t len = strlen(txt);
+
+		/* the plan goes into the run directory (plan.json); this copy only until the run has it */
+		snprintf(tmpl, sizeof(tmpl), "%s/idlelab-try-plan.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+		if ((fd = mkstemp(tmpl)) < 0 || write(fd, txt, len) != (ssize_t)len || close(fd)) {
+			il_err_set(&err, IL_EIO, "%s: %s", tmpl, strerror(errno));
+			goto fail;
+		}
+		prog.quiet = a.quiet;
+		il_cli_stop_on_signals();
+		r = il_run_start(tmpl, a.out, &ro, &dir, &err);
+		unlink(tmpl);
+		if (prog.bar_shown)
+			fputc('\n', stderr);
+		if (r) {
+			if (dir)
+				fprintf(stderr, "idlelab: run directory: %s\n", dir);
+			if (r == IL_EINTR) {
+				il_cli_note(NULL, "idlelab: %s\n", err.msg);
+				r = 130;
+				goto out;
+			}
+			goto fail;
+		}
+	}
+	if (a.reply)
+		il_buf_adds(&path, a.reply);
+	else
+		il_buf_printf(&path, "%s/reply.eml", dir);
+	if (reply(dir, &s, il_buf_str(&who), a.force, il_buf_str(&path), &err))
+		goto fail;
+	printf("%s\n%s\n", dir, il_buf_str(&path));
+done:
+	r = IL_EXIT_OK;
+	goto out;
+fail:
+	r = il_cli_fail(&err);
+out:
+	il_plan_release(&pl);
+	json_decref(plan), json_decref(build);
+	free(txt), free(dir), free(repo), free(b.rev);
+	il_series_release(&s);
+	il_try_src_release(&src);
+	il_strlist_release(&govs), il_strlist_release(&wls);
+	il_buf_release(&who), il_buf_release(&path);
+	return r;
+}

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The reply mail of `idlelab try`: its headers and MIME structure from
+ * GMime, its text the Tested-by block of report/testedby.c.
+ */
+#include "report/reply.h"
+
+#include <gmime/gmime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+static bool gmime_ready;
+
+/* "Name <a@b>" -> a GMime mailbox list of one; NULL when it does not parse as one mailbox. */
+static InternetAddressList *one_address(const char *s)
+{
+	InternetAddressList *l = internet_address_list_parse(NULL, s);
+
+	if (l && internet_address_list_length(l) == 1 &&
+	    INTERNET_ADDRESS_IS_MAILBOX(internet_address_list_get_address(l, 0)))
+		return l;
+	if (l)
+		g_object_unref(l);
+	return NULL;
+}
+
+int il_reply_compose(const struct il_cmp *c, const struct il_reply_opts *o, struct il_buf *out, struct il_err *err)
+{
+	struct il_tb_opts tb = { .as = o->from, .force = o->force };
+	struct il_buf block = IL_BUF_INIT, text = IL_BUF_INIT, subj = IL_BUF_INIT, refs = IL_BUF_INIT, mid = IL_BUF_INIT;
+	InternetAddressList *from = NULL, *to = NULL;
+	GMimeMessage *msg = NULL;
+	GMimeTextPart *part = NULL;
+	GDateTime *date = NULL;
+	char *raw = NULL, rnd[17];
+	const char *domain = o->id_domain;
+	unsigned char bytes[8];
+	int r;
+
+	/* once per process: GMime's global tables do not survive init/shutdown cycles */
+	if (!gmime_ready) {
+		g_mime_init();
+		gmime_ready = true;
+	}
+	if (!o->from || !(from = one_address(o->from)))
+		return il_err_set(err, IL_EINVAL, "the sender: expected \"Name <email>\", got '%s'", o->from ? o->from : "");
+	if ((r = il_report_tested_by(c, &tb, &block, err))) {
+		g_object_unref(from);
+		return r;
+	}
+	/* the text: who wrote what, the quoted line, then the evidence */
+	if (o->quote && *o->quote)
+		il_buf_printf(&text, "On the series \"%s\":\n\n> %s\n\n", o->subject ? o->subject : "", o->quote);
+	il_buf_add(&text, block.p ? block.p : "", block.len);
+	il_buf_printf(&subj, "%s%s", o->subject && !strncasecmp(o->subject, "Re:", 3) ? "" : "Re: ",
+		      o->subject ? o->subject : "");
+	for (size_t i = 0; o->references && i < o->references->n; i++)
+		if (!o->in_reply_to || strcmp(o->references->v[i], o->in_reply_to))
+			il_buf_printf(&refs, "%s<%s>", refs.len ? " " : "", o->references->v[i]);
+	if (o->in_reply_to)
+		il_buf_printf(&refs, "%s<%s>", refs.len ? " " : "", o->in_reply_to);
+	if (!domain) {
+		const char *addr = internet_address_mailbox_get_addr(
+			INTERNET_ADDRESS_MAILBOX(internet_address_list_get_address(from, 0)));
+
+		domain = addr && strchr(addr, '@') ? strchr(addr, '@') + 1 : "localhost";
+	}
+	if (getentropy(bytes, sizeof(bytes)))
+		memset(bytes, 0, sizeof(bytes));
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		snprintf(rnd + 2 * i, 3, "%02x", bytes[i]);
+	il_buf_printf(&mid, "idlelab-try.%lld.%s@%s", (long long)o->date, rnd, domain);
+	if (il_buf_error(&text) || il_buf_error(&subj) || il_buf_error(&refs) || il_buf_error(&mid)) {
+		r = il_err_oom(err);
+		goto out;
+	}
+	msg = g_mime_message_new(TRUE);
+	internet_address_list_add(g_mime_message_get_from(msg), internet_address_list_get_address(from, 0));
+	if (o->to && *o->to && (to = one_address(o->to)))
+		internet_address_list_add(g_mime_message_get_to(msg), internet_address_list_get_address(to, 0));
+	g_mime_message_set_subject(msg, il_buf_str(&subj), "utf-8");
+	date = g_date_time_new_from_unix_utc(o->date);
+	g_mime_message_set_date(msg, date);
+	g_mime_message_set_message_id(msg, il_buf_str(&mid));
+	if (o->in_reply_to) {
+		char *irt = g_strdup_printf("<%s>", o->in_reply_to);
+
+		g_mime_object_set_header(GMIME_OBJECT(msg), "In-Reply-To", irt, NULL);
+		g_free(irt);
+	}
+	if (refs.len)
+		g_mime_object_set_header(GMIME_OBJECT(msg), "References", il_buf_str(&refs), NULL);
+	part = g_mime_text_part_new_with_subtype("plain");
+	g_mime_text_part_set_text(part, il_buf_str(&text));
+	/* plain text a maintainer's tools read as is: 8bit when it is not ASCII, never base64 */
+	g_mime_part_set_content_encoding(GMIME_PART(part), GMIME_CONTENT_ENCODING_8BIT);
+	for (size_t i = 0; i < text.len; i++)
+		if ((unsigned char)text.p[i] >= 0x80) {
+			g_mime_part_set_content_encoding(GMIME_PART(part), GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
+			break;
+		}
+	g_mime_message_set_mime_part(msg, GMIME_OBJECT(part));
+	raw = g_mime_object_to_string(GMIME_OBJECT(msg), NULL);
+	if (!raw || il_buf_adds(out, raw))
+		r = il_err_oom(err);
+out:
+	g_free(raw);
+	if (part)
+		g_object_unref(part);
+	if (msg)
+		g_object_unref(msg);
+	if (date)
+		g_date_time_unref(date);
+	if (to)
+		g_object_unref(to);
+	g_object_unref(from);
+	il_buf_release(&block), il_buf_release(&text), il_buf_release(&subj), il_buf_release(&refs), il_buf_release(&mid);
+	return r;
+}

@@ -1,0 +1,138 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# `idlelab try` (#32) on the fake host of fakeboot.sh (kernels built and
+# booted in seconds): a two-patch series made with git format-patch
+# --cover-letter --base on the stand-in kernel repository, both patches
+# touching drivers/cpuidle/governors/teo.c:
+# - the run measures base, patch-1, patch-2 and the A/A copy of the base, teo only;
+# - reply.eml, read by Python's email module, answers the cover letter
+#   (In-Reply-To, References with the thread's root) with the Tested-by block;
+# - --dry-run builds nothing; a Message-ID the server does not have (a
+#   loopback HTTP server answering 404) is an error naming the server;
+#   an mbox without patches, a base the repository lacks, a patch that does
+#   not apply: errors naming the file or the revision.
+. "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null || ! command -v git >/dev/null || [ ! -x "$PY" ]; then
+	skip "needs root (mount), unshare, git and /usr/bin/python3"; finish; exit $?
+fi
+T=$E2E_TMP
+HOSTS_DIR=$T/hosts
+export IDLELAB_HOSTS=$HOSTS_DIR IDLELAB_CACHE=$T/cache
+. "$(dirname "$0")/fakeboot.sh"
+fakeboot_setup fb || { bad "the fake host"; finish; exit 1; }
+if [ "$(unshare -m sh -c 'mount --bind "$0" /proc/version && cat /proc/version' "$FB/state/proc_version" 2>&1)" != \
+	"$(cat "$FB/state/proc_version")" ]; then
+	skip "cannot bind-mount over /proc files in a private mount namespace here"; finish; exit $?
+fi
+PIDS=
+trap 'for p in $PIDS; do kill $p 2>/dev/null; done; wait 2>/dev/null; rm -rf "$E2E_TMP"' EXIT
+G="git -c user.name=Tester -c user.email=tester@example.org -C $FB_REPO"
+$G config user.name "Tester" && $G config user.email "tester@example.org"
+# the fake haltpoll guest offers teo too (its sysfs is plain files: the governor written is read back)
+printf 'ladder menu teo haltpoll\n' > "$FB/fix/sys/devices/system/cpu/cpuidle/available_governors"
+
+# the series: two patches on teo.c (the stand-in's level goes with them), posted in reply to an RFC's root
+mkdir -p "$FB_REPO/drivers/cpuidle/governors"
+echo "/* teo */" > "$FB_REPO/drivers/cpuidle/governors/teo.c"
+$G add drivers && $G commit -q -m "cpuidle: add teo"
+base=$($G rev-parse HEAD)
+$G checkout -q -b series
+echo "/* teo: tick */" > "$FB_REPO/drivers/cpuidle/governors/teo.c"
+echo 101 > "$FB_REPO/level"
+$G commit -q -am "cpuidle: teo: one"
+echo "/* teo: tick, two */" > "$FB_REPO/drivers/cpuidle/governors/teo.c"
+$G commit -q -am "cpuidle: teo: two"
+mkdir -p "$T/p"
+$G format-patch -q --cover-letter --base="$base" --thread --in-reply-to="<rfc-root@example.org>" \
+	-o "$T/p" "$base..series"
+$G checkout -q main
+sed -i 's/\*\*\* SUBJECT HERE \*\*\*/teo: two small things/; s/\*\*\* BLURB HERE \*\*\*/This makes teo tick less often./' "$T/p/0000-"*.patch
+cat "$T/p"/*.patch > "$T/series.mbox"
+cover_id=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' "$T/p/0000-"*.patch)
+
+# --dry-run: the plan, nothing built
+out=$("$IDLELAB" try "$T/series.mbox" --repo "$FB_REPO" --host fb --workload level --iterations 3 \
+	--workloads-dir "$FB_WL" --dry-run 2>&1); rc=$?
+[ $rc = 0 ] && printf '%s\n' "$out" | grep -q "^base: $base (the series' base-commit: trailer" &&
+	printf '%s\n' "$out" | grep -q "would build: base .*patch-1 .*patch-2 .*base-aa" &&
+	printf '%s\n' "$out" | grep -q "^governors: teo$" &&
+	ok "--dry-run: the base from the trailer, base + patch-1 + patch-2 + base-aa, teo" ||
+	bad "--dry-run: the base from the trailer, base + patch-1 + patch-2 + base-aa, teo" "exit $rc: $out"
+[ ! -e "$T/cache/obj" ] && [ ! -e "$T/cache/artifacts" ] && [ ! -e "$T/cache/work" ] && ! $G show-ref | grep -q refs/idlelab &&
+	ok "--dry-run: no build directory, no artifact, no variant ref" ||
+	bad "--dry-run: no build directory, no artifact, no variant ref" "$(ls -R "$T/cache" 2>&1 | head; $G show-ref)"
+
+# the run and the reply
+R=$T/run
+out=$("$IDLELAB" try "$T/series.mbox" --repo "$FB_REPO" --host fb --workload level --iterations 3 \
+	--workloads-dir "$FB_WL" --out "$R" -q 2>&1); rc=$?
+[ $rc = 0 ] && [ -f "$R/reply.eml" ] && ok "try: exit 0, the reply written" || bad "try: exit 0, the reply written" "exit $rc: $out"
+vars=$("$PY" -c 'import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["type"] == "run-start": print(" ".join(v["label"] for v in r["variants"]))' "$R/journal.jsonl")
+[ "$vars" = "teo@base teo@patch-1 teo@patch-2 teo@base-aa" ] &&
+	ok "the run: base, patch-1, patch-2 and the A/A base copy, teo only" ||
+	bad "the run: base, patch-1, patch-2 and the A/A base copy, teo only" "$vars"
+[ "$(grep -c '"type":"sample".*"status":"ok"' "$R/journal.jsonl")" = 12 ] && ok "12 samples counted" ||
+	bad "12 samples counted" "$(grep '"type":"sample"' "$R/journal.jsonl" | head -3)"
+"$PY" -c 'import json, sys
+k = json.load(open(sys.argv[1]))["kernels"]
+assert [e["name"] for e in k] == ["base", "patch-%d", "base-aa"] and k[0]["commit"] == k[2]["commit"] == sys.argv[2]' \
+	"$R/plan.json" "$base" &&
+	ok "the plan is in the run directory" || bad "the plan is in the run directory" "$(cat "$R/plan.json")"
+block=$("$IDLELAB" tested-by "$R" --as "Tester <tester@example.org>")
+printf '%s\n' "$block" > "$T/block.txt"
+"$PY" - "$R/reply.eml" "$cover_id" "$T/block.txt" > "$T/check.txt" 2>&1 <<'PY'
+import email, email.policy, sys
+m = email.message_from_binary_file(open(sys.argv[1], "rb"), policy=email.policy.default)
+cover, block = sys.argv[2], open(sys.argv[3]).read().strip()
+body = m.get_body(preferencelist=("plain",)).get_content()
+checks = [
+    ("In-Reply-To", m["In-Reply-To"] == "<%s>" % cover),
+    ("References", m["References"].split() == ["<rfc-root@example.org>", "<%s>" % cover]),
+    ("Subject", m["Subject"] == "Re: [PATCH 0/2] teo: two small things"),
+    ("From", m["From"].addresses[0].addr_spec == "tester@example.org"),
+    ("Message-ID", m["Message-ID"].startswith("<idlelab-try.")),
+    ("Date", m["Date"] is not None),
+    ("quote", "> This makes teo tick less often." in body),
+    ("block", block in body),
+    ("A/A", "(A/A)" in body),
+    ("no trailer on a lab-less fake? (command host: due)", body.rstrip().endswith("Tested-by: Tester <tester@example.org>")),
+]
+bad = [n for n, c in checks if not c]
+print("bad:", bad, m["In-Reply-To"], m["References"], m["Subject"]) if bad else print("all good")
+PY
+grep -q "all good" "$T/check.txt" &&
+	ok "reply.eml: In-Reply-To the cover, References root first, Re: subject, the quote, the tested-by block and trailer" ||
+	bad "reply.eml: In-Reply-To the cover, References root first, Re: subject, the quote, the tested-by block and trailer" \
+		"$(cat "$T/check.txt")"
+
+# errors
+"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' > "$T/port"
+PORT=$(cat "$T/port")
+mkdir -p "$T/www"
+(cd "$T/www" && exec "$PY" -m http.server --bind 127.0.0.1 "$PORT") > /dev/null 2>&1 &
+PIDS="$PIDS $!"
+i=0; while ! "$PY" -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$PORT" 2>/dev/null &&
+	[ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+expect "a Message-ID the server does not have: an error naming the server" 1 \
+	"cannot fetch <nope@example.org> from http://127.0.0.1:$PORT: .*404" \
+	"$IDLELAB" try "<nope@example.org>" --server "http://127.0.0.1:$PORT" --repo "$FB_REPO" --dry-run
+printf 'From x Mon Sep 17 00:00:00 2001\nFrom: A <a@b>\nSubject: hello\n\nno patch here\n' > "$T/none.mbox"
+expect "an mbox without patches: an error naming it" 1 "$T/none.mbox: no patches" \
+	"$IDLELAB" try "$T/none.mbox" --repo "$FB_REPO" --dry-run
+grep -v '^base-commit:' "$T/series.mbox" > "$T/nobase.mbox"
+expect "a --base the repository lacks: an error naming it and the repository" 1 \
+	"the base v9.9 \\(from --base\\) is not a commit of $FB_REPO" \
+	"$IDLELAB" try "$T/nobase.mbox" --repo "$FB_REPO" --base v9.9 --dry-run
+expect "without a trailer or --base: HEAD, said" 0 "^base: .*(the repository's HEAD)" \
+	"$IDLELAB" try "$T/nobase.mbox" --repo "$FB_REPO" --dry-run --workloads-dir "$FB_WL" --workload level
+first=$($G rev-list --max-parents=0 HEAD)
+expect "a patch that does not apply: an error naming it" 1 "patch 1/2 'cpuidle: teo: one' does not apply" \
+	"$IDLELAB" try "$T/nobase.mbox" --repo "$FB_REPO" --base "$first" --host fb --workload level --iterations 2 \
+	--workloads-dir "$FB_WL" --out "$T/run2" -q
+expect "--iterations auto: refused with the reason" 2 "adaptive runs" \
+	"$IDLELAB" try "$T/series.mbox" --repo "$FB_REPO" --iterations auto --dry-run
+finish
