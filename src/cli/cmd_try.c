@@ -17,6 +17,8 @@
 #include "cli/opt.h"
 #include "cli/paths.h"
 #include "cli/progress.h"
+#include "host/inventory.h"
+#include "lab/lab.h"
 #include "report/reply.h"
 #include "run/engine.h"
 #include "run/plan.h"
@@ -119,7 +121,7 @@ int cmd_try(int argc, char **argv)
 		IL_OPT_STR(0, "workload", &a.wls, "W[,W]", "these workloads (default: sleeper, periodic, pingpong)"),
 		IL_OPT_STR(0, "iterations", &a.iters, "N|auto", "samples per variant and workload (default 5)"),
 		IL_OPT_BOOL(0, "whole", &a.whole, "the base and the whole series, not one variant per patch"),
-		IL_OPT_STR(0, "build", &a.build, "FILE", "the plan's build section, a JSON object (docs/kernels.md)"),
+		IL_OPT_STR(0, "build", &a.build, "FILE", "the plan's build section, a JSON object (docs/kernels.md; default on a lab host: the lab's)"),
 		IL_OPT_STR(0, "as", &a.as, "\"NAME <EMAIL>\"", "the sender (default: user.name/user.email of --repo)"),
 		IL_OPT_BOOL(0, "force", &a.force, "the Tested-by trailer even where the rules say evidence only (said)"),
 		IL_OPT_STR('o', "output", &a.reply, "FILE", "the reply (default RUN_DIR/reply.eml)"),
@@ -175,6 +177,23 @@ int cmd_try(int argc, char **argv)
 	if (a.build && ((r = il_json_load(a.build, &build, &err)) ||
 			(!json_is_object(build) && il_err_set(&err, IL_EPARSE, "%s: expected the plan's build object", a.build))))
 		goto fail;
+	if (!build) {
+		/* on a lab host, the lab's own kernel build (its architecture, config and target) unless --build says */
+		const char *host = a.host ? a.host : "labvm";
+		struct il_host_cfg h;
+
+		r = 0;
+		if (!il_host_load(&h, &paths, host, NULL)) {
+			/* a host file: a lab's when it names one ("labvm": instance) */
+			if (h.boot.lab)
+				r = il_lab_build_json_of(paths.cache_dir, h.boot.lab, &build, &err);
+			il_host_release(&h);
+		} else if (il_lab_instance_of_host(host)) {
+			r = il_lab_build_json_of(paths.cache_dir, il_lab_instance_of_host(host), &build, &err);
+		}
+		if (r)
+			goto fail;
+	}
 	if (il_try_source(argv[1], a.server, &src, &err) ||
 	    il_try_load(&src, paths.cache_dir, a.quiet || a.dry ? NULL : il_cli_progress, NULL, &s, &err) ||
 	    il_try_base(repo, &s, a.base, &b, &err))
@@ -191,6 +210,13 @@ int cmd_try(int argc, char **argv)
 	if (il_plan_from_json(&pl, plan, paths.workloads_dir, "try plan", &err))
 		goto fail;
 	il_try_answer_of(&s, &ans);
+	/* said before hours of measuring: a reply that cannot thread is no reply */
+	if (!ans.message_id || !*ans.message_id) {
+		il_err_set(&err, IL_EPARSE, "%s: the message to answer ('%s') has no Message-ID header, so no reply can "
+			   "thread to it (mail as posted has one: lore's raw message or mbox, b4 am; git format-patch "
+			   "--thread)", argv[1], ans.subject ? ans.subject : "?");
+		goto fail;
+	}
 	if (!(txt = json_dumps(plan, JSON_INDENT(2) | JSON_PRESERVE_ORDER))) {
 		il_err_oom(&err);
 		goto fail;

@@ -45,6 +45,17 @@ int il_lab_resolve(const struct il_lab_opts *o, enum il_lab_arch *arch, char **i
 /* Build (or find cached) everything the lab boots; *dir (caller frees) holds the image, initramfs, firmware, keys. */
 int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **dir, struct il_err *err);
 
+/*
+ * The plan's "build" object that makes the lab kernel of architecture a
+ * (allnoconfig + SRC_DIR/hosts/<dir>/kernel.config, its target, its cross
+ * compiler): a kernel variant built with it boots on that lab. Caller owns;
+ * NULL: out of memory. il_lab_build_json_of: the same for a lab instance,
+ * from the source tree it was brought up from (its state.json), else the
+ * working directory's.
+ */
+json_t *il_lab_build_json(enum il_lab_arch a, const char *src_dir);
+int il_lab_build_json_of(const char *cache_dir, const char *instance, json_t **out, struct il_err *err);
+
 /* Boot the lab (building it first if needed); *state (caller owns) describes the running instance. */
 int il_lab_up(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, json_t **state, struct il_err *err);
 

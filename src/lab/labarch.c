@@ -87,6 +87,13 @@ char *il_lab_host_name(const char *instance)
 	return asprintf(&s, "labvm-%s", instance) < 0 ? NULL : s;
 }
 
+const char *il_lab_instance_of_host(const char *host)
+{
+	if (!strcmp(host, "labvm"))
+		return host;
+	return !strncmp(host, "labvm-", 6) && host[6] ? host + 6 : NULL;
+}
+
 const struct il_lab_arch_info *il_lab_arch_by_uname(const char *machine)
 {
 	for (int i = 0; i < IL_LAB_NARCH; i++)

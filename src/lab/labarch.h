@@ -60,6 +60,9 @@ int il_lab_instance_name(enum il_lab_arch arch, const char *name, char **out, st
 /* The host name of an instance: "labvm" or "labvm-INSTANCE"; caller frees. */
 char *il_lab_host_name(const char *instance);
 
+/* The inverse: the instance a built-in lab host name means ("labvm", "labvm-NAME": NAME), in host; NULL: none. */
+const char *il_lab_instance_of_host(const char *host);
+
 /* The architecture whose guests report `uname -m` machine; NULL when none. */
 const struct il_lab_arch_info *il_lab_arch_by_uname(const char *machine);
 

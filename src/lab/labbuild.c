@@ -42,21 +42,54 @@ static void kernel_progress(const struct il_kvar *v, enum il_kbuild_step s, cons
 	o->progress(&q, o->progress_ctx);
 }
 
+json_t *il_lab_build_json(enum il_lab_arch a, const char *src_dir)
+{
+	const struct il_lab_arch_info *A = &il_lab_archs[a];
+	char *frag = il_strdup_printf("%s/%s/kernel.config", src_dir && *src_dir ? src_dir : ".", A->hosts_dir);
+	json_t *b = frag ? json_pack("{s:s,s:s,s:[s],s:[s]}", "arch", A->kernel_arch, "config", "allnoconfig",
+				     "config_fragments", frag, "targets", A->target) : NULL;
+
+	if (b && A->cross_compile && json_object_set_new(b, "cross_compile", json_string(A->cross_compile)))
+		json_decref(b), b = NULL;
+	free(frag);
+	return b;
+}
+
+int il_lab_build_json_of(const char *cache_dir, const char *instance, json_t **out, struct il_err *err)
+{
+	struct il_lab_opts o = { .cache_dir = cache_dir, .name = instance };
+	char *rd = il_lab_run_dir(&o), *sp = rd ? il_strdup_printf("%s/state.json", rd) : NULL, *src = NULL;
+	json_error_t je;
+	json_t *st = sp ? json_load_file(sp, 0, &je) : NULL;
+	int r = 0;
+
+	*out = NULL;
+	if (!rd)
+		r = il_err_set(err, IL_EINVAL, "'%s' is not a lab instance name", instance);
+	else if (json_is_string(json_object_get(st, "source")))
+		src = strdup(json_string_value(json_object_get(st, "source")));
+	else
+		src = realpath(".", NULL);
+	if (!r && !(*out = il_lab_build_json(il_lab_arch_of_instance(instance), src)))
+		r = il_err_oom(err);
+	json_decref(st);
+	free(rd), free(sp), free(src);
+	return r;
+}
+
 /* The lab kernel: the kernel stage on Debian's tarball with the lab's kernel.config (HOSTS_DIR/kernel.config). */
 static int build_kernel(const struct il_lab_opts *o, const struct il_lab_ref *l, char **image, char **release,
 			struct il_err *err)
 {
-	char *frag = il_strdup_printf("%s/%s/kernel.config", il_lab_src(o), l->A->hosts_dir);
-	json_t *plan = json_pack("{s:{s:s,s:s,s:[s],s:[s]},s:[{s:s,s:s}]}", "build", "arch", l->A->kernel_arch, "config",
-				 "allnoconfig", "config_fragments", frag, "targets", l->A->target, "kernels", "name",
+	json_t *plan = json_pack("{s:o,s:[{s:s,s:s}]}", "build", il_lab_build_json(l->a, il_lab_src(o)), "kernels", "name",
 				 l->A->kernel_name, "tarball", LAB_TARBALL);
 	struct il_kvars kv = { 0 };
 	struct il_kbuild_res res = { 0 };
 	int r;
 
-	if (l->A->cross_compile)
-		json_object_set_new(json_object_get(plan, "build"), "cross_compile", json_string(l->A->cross_compile));
-	if (!il_lab_exists(LAB_TARBALL))
+	if (!plan)
+		r = il_err_oom(err);
+	else if (!il_lab_exists(LAB_TARBALL))
 		r = il_err_set(err, IL_ENOTFOUND, "%s is missing: apt-get install linux-source-6.1 (make deps)", LAB_TARBALL);
 	else if (!(r = il_kernels_prepare(plan, il_lab_src(o), o->cache_dir, &kv, err)) &&
 		 !(r = il_kernel_build(&kv.v[0], o->cache_dir, o->progress ? kernel_progress : NULL, (void *)o, &res,
@@ -69,7 +102,6 @@ static int build_kernel(const struct il_lab_opts *o, const struct il_lab_ref *l,
 	il_kbuild_res_release(&res);
 	il_kvars_release(&kv);
 	json_decref(plan);
-	free(frag);
 	return r;
 }
 

@@ -34,8 +34,8 @@ int il_lab_host_load(struct il_host_cfg *out, const struct il_paths *paths, cons
 	int r = il_host_load(out, paths, name, err);
 
 	/* the built-in lab host(s): "labvm", or "labvm-NAME" for instance NAME (labvm-x86, labvm-x86-NAME: x86_64) */
-	if (r == IL_ENOTFOUND && (!strcmp(name, "labvm") || !strncmp(name, "labvm-", 6))) {
-		if ((r = il_lab_host(out, cache_dir, strcmp(name, "labvm") ? name + 6 : name, err)))
+	if (r == IL_ENOTFOUND && il_lab_instance_of_host(name)) {
+		if ((r = il_lab_host(out, cache_dir, il_lab_instance_of_host(name), err)))
 			return r;
 		if (paths && paths->ssh_config && !(out->ssh_config = strdup(paths->ssh_config)))
 			r = il_err_oom(err);
