@@ -18,7 +18,7 @@ struct il_transport;
 struct il_host_kind_info {
 	const char *name; /* "ssh", "local", "command", "lava": host show, host check, the probe and the journal */
 	bool commands;    /* reached by commands (exec, push, pull); false: only through LAVA jobs (run/lavarun.c) */
-	bool remote;      /* another machine: sudo and the connect/command timeouts apply */
+	bool remote;      /* another machine: `host show` says its sudo and connect/command timeouts */
 	bool address;     /* its host file must name an address (a lab host's comes from the running instance) */
 	/* its transport (host/transport.h); a kind without commands returns IL_EUNSUPPORTED saying why */
 	int (*open)(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err);

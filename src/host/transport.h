@@ -4,7 +4,7 @@
  * (this machine, fork/exec), `ssh` (libssh) and `command` (the host file's
  * argv templates: host/cmdtransport.h). Commands are argv vectors; the ssh
  * and command sides turn them into a command string with il_sh_quote_argv
- * only. Which one a host gets is its il_host_kind (one table in transport.c).
+ * only. Which one a host gets is its il_host_kind (one table: host/hostkind.c).
  */
 #ifndef IL_HOST_TRANSPORT_H
 #define IL_HOST_TRANSPORT_H

@@ -22,7 +22,7 @@ int il_lab_host_load(struct il_host_cfg *out, const struct il_paths *paths, cons
  * The kind of a loaded host, as the journal's host record says it: "lab" for
  * the emulated lab VM (the built-in "labvm"/"labvm-NAME", or a host file
  * with "labvm": both come through il_lab_host with boot.lab set), else the
- * host's transport (il_host_kind_name: "local", "ssh", "command"). Never from
+ * host's transport (il_host_kind_name: "local", "ssh", "command", "lava"). Never from
  * the host's name.
  */
 const char *il_lab_host_kind(const struct il_host_cfg *h);

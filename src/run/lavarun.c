@@ -262,11 +262,11 @@ static char *fingerprint(struct lr *r, const char *device, const struct il_lavaj
 			il_write_file_atomic(path, txt, strlen(txt), &e);
 		free(path);
 		free(txt);
-		json_object_set_new(fp, "transport", json_string("lava"));
+		json_object_set_new(fp, "transport", json_string(il_host_kind_name(IL_HOST_LAVA)));
 		json_object_set_new(fp, "lava_device", json_string(device ? device : "?"));
 		il_rec_set(rec, IL_RF_HOST_HOST, json_string(label));
 		il_rec_set_copy(rec, IL_RF_HOST_FINGERPRINT, fp);
-		il_rec_set(rec, IL_RF_HOST_KIND, json_string("lava"));
+		il_rec_set(rec, IL_RF_HOST_KIND, json_string(il_host_kind_name(IL_HOST_LAVA)));
 		il_run_journal(r->in->c, rec, NULL);
 		il_strlist_push(&r->fp_devices, label);
 	}

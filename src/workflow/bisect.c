@@ -535,7 +535,15 @@ int il_bisect_run(const struct il_bisect_opts *o, const struct il_bisect_measure
 			break;
 		if ((r = classify(&s, o->commits.v[pick], &v, err)))
 			goto out;
-		res->steps = realloc(res->steps, (res->nsteps + 1) * sizeof(*res->steps));
+		{
+			struct il_bisect_step *n = realloc(res->steps, (res->nsteps + 1) * sizeof(*res->steps));
+
+			if (!n) {
+				r = il_err_oom(err);
+				goto out;
+			}
+			res->steps = n;
+		}
 		step_from(&s, o->commits.v[pick], v, &res->steps[res->nsteps++]);
 		if (!strcmp(res->steps[res->nsteps - 1].verdict, "skip"))
 			skipped[pick] = 1;

@@ -112,7 +112,7 @@ int il_bisect_run(const struct il_bisect_opts *o, const struct il_bisect_measure
 /*
  * git bisect run's step: classify commit against the endpoints already in
  * DIR (a bisection that measured them); *verdict as a step's. Journalled as
- * a "step-mode" record.
+ * the bisection's own rounds are ("round" and "verdict" records).
  */
 int il_bisect_classify(const struct il_bisect_opts *o, const struct il_bisect_measurer *m, const char *commit,
 		       struct il_bisect_step *out, struct il_err *err);

@@ -72,7 +72,7 @@ struct il_nightly_result {
  * journaled before this returns, before any alert is composed: a new
  * regression's with its alert input, owed to o->dest. res->owed then lists
  * every alert still owed (this night's and earlier undelivered ones); the
- * caller delivers them and journals each attempt with il_nightly_delivered,
+ * caller delivers them and journals each attempt with il_nightly_delivery_begin/done/end,
  * under the lock res holds.
  */
 int il_nightly_run(const struct il_nightly_opts *o, struct il_nightly_result *res, struct il_err *err);
