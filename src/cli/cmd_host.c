@@ -78,8 +78,8 @@ int cmd_host(int argc, char **argv)
 	bool json = false, verbose = false;
 	const struct il_opt opts[] = {
 		IL_CLI_OPT_HOSTS_DIR(&dirs),
-		IL_OPT_BOOL('v', "verbose", &verbose, "list: also the file each host comes from (idlelab paths -v: what it shadows)"),
-		IL_OPT_BOOL(0, "json", &json, "JSON output (show, check)"),
+		IL_OPT_BOOL_FOR("list", 'v', "verbose", &verbose, "list: also the file each host comes from (idlelab paths -v: what it shadows)"),
+		IL_OPT_BOOL_FOR("show,check", 0, "json", &json, "JSON output (show, check)"),
 		IL_OPT_END_,
 	};
 	static const char *const usage[] = { "idlelab host list [-v] [--hosts-dir DIR]",

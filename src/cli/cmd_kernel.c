@@ -108,9 +108,9 @@ int cmd_kernel(int argc, char **argv)
 	bool json = false, quiet = false;
 	const struct il_opt opts[] = {
 		IL_OPT_STR(0, "cache", &dirs.cache, "DIR", "cache for imports, threads, builds (default ~/.cache/idlelab)"),
-		IL_OPT_STR(0, "variant", &only, "NAME[,NAME...]", "build only these variants"),
+		IL_OPT_STR_FOR("build", 0, "variant", &only, "NAME[,NAME...]", "build only these variants"),
 		IL_OPT_BOOL(0, "json", &json, "JSON output"),
-		IL_OPT_BOOL('q', "quiet", &quiet, "no progress output while building"),
+		IL_OPT_BOOL_FOR("build", 'q', "quiet", &quiet, "no progress output while building"),
 		IL_OPT_END_,
 	};
 	static const char *const usage[] = { "idlelab kernel prepare PLAN [--json]",

@@ -27,17 +27,17 @@ int cmd_lab(int argc, char **argv)
 	long cpus = 0, mem = 0, timeout = 0;
 	bool json = false, quiet = false;
 	const struct il_opt opts[] = {
-		IL_OPT_NUM(0, "cpus", &cpus, "N", "guest CPUs (default 2)"),
-		IL_OPT_NUM(0, "mem", &mem, "MIB", "guest memory (default 512)"),
+		IL_OPT_NUM_FOR("build,up", 0, "cpus", &cpus, "N", "guest CPUs (default 2)"),
+		IL_OPT_NUM_FOR("build,up", 0, "mem", &mem, "MIB", "guest memory (default 512)"),
 		IL_OPT_STR(0, "arch", &arch, "ARCH", "arm64 (default) or x86_64 (hosts labvm-x86, labvm-x86-NAME)"),
 		IL_OPT_STR(0, "name", &name, "NAME", "lab instance (default labvm; host name labvm-NAME)"),
-		IL_OPT_STR(0, "table", &table, "TABLE", "up, x86_64: idle table of hosts/labvm-x86/idle-tables.json (default, pseries)"),
-		IL_OPT_STR(0, "kernel", &image, "IMAGE", "up: boot this kernel image instead of the lab's own"),
-		IL_OPT_NUM(0, "timeout", &timeout, "S", "up: seconds to wait for SSH (default 180)"),
+		IL_OPT_STR_FOR("up", 0, "table", &table, "TABLE", "up, x86_64: idle table of hosts/labvm-x86/idle-tables.json (default, pseries)"),
+		IL_OPT_STR_FOR("up", 0, "kernel", &image, "IMAGE", "up: boot this kernel image instead of the lab's own"),
+		IL_OPT_NUM_FOR("up", 0, "timeout", &timeout, "S", "up: seconds to wait for SSH (default 180)"),
 		IL_CLI_OPT_CACHE(&dirs),
-		IL_OPT_STR(0, "source", &src, "DIR", "idlelab's source tree (hosts/labvm, workloads; default .)"),
-		IL_OPT_BOOL(0, "json", &json, "JSON output (up, status)"),
-		IL_OPT_BOOL('q', "quiet", &quiet, "build, up: no progress output"),
+		IL_OPT_STR_FOR("build,up", 0, "source", &src, "DIR", "idlelab's source tree (hosts/labvm, workloads; default .)"),
+		IL_OPT_BOOL_FOR("up,status", 0, "json", &json, "JSON output (up, status)"),
+		IL_OPT_BOOL_FOR("build,up", 'q', "quiet", &quiet, "build, up: no progress output"),
 		IL_OPT_END_,
 	};
 	static const char *const usage[] = { "idlelab lab build [--arch ARCH] [--cpus N]",
@@ -61,8 +61,6 @@ int cmd_lab(int argc, char **argv)
 				  .timeout_s = (int)timeout, .progress = quiet ? NULL : il_cli_progress };
 	if (il_lab_resolve(&o, NULL, &instance, &err))
 		return il_cli_fail(&err);
-	if (table && strcmp(argv[1], "up"))
-		return free(instance), il_opt_error(opts, usage, "--table is for 'lab up'");
 	if (!strcmp(argv[1], "build") && nargs == 1) {
 		char *dir = NULL;
 

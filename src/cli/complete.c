@@ -54,7 +54,8 @@ static void value_words(struct il_buf *b, const json_t *all, const json_t *o)
 		il_buf_printf(b, "COMPREPLY=($(compgen -W \"$(_idlelab_names %s)\" -- \"$cur\"))", lng);
 	else if (arg && (n = strlen(arg)) >= 3 && !strcmp(arg + n - 3, "DIR"))
 		il_buf_adds(b, "COMPREPLY=($(compgen -d -- \"$cur\"))");
-	else if (!strcmp(json_string_value(json_object_get(o, "kind")), "int"))
+	else if (strcmp(json_string_value(json_object_get(o, "kind")), "string"))
+		/* a number: nothing to offer */
 		il_buf_adds(b, "COMPREPLY=()");
 	else
 		il_buf_adds(b, "COMPREPLY=($(compgen -f -- \"$cur\"))");

@@ -33,7 +33,10 @@ void il_opt_usage(FILE *f, const struct il_opt *opts, const char *const *usage)
 
 void il_opt_dump(FILE *f, const struct il_opt *opts, const char *const *usage)
 {
-	static const char *const kinds[] = { [IL_OPT_FLAG] = "flag", [IL_OPT_STRING] = "string", [IL_OPT_INT] = "int" };
+	static const char *const kinds[IL_OPT_NKINDS] = {
+		[IL_OPT_FLAG] = "flag", [IL_OPT_STRING] = "string", [IL_OPT_INT] = "int",
+		[IL_OPT_DOUBLE] = "number", [IL_OPT_PERCENT] = "percent",
+	};
 	json_t *j = json_object(), *u = json_array(), *o = json_array();
 	char *s;
 
@@ -42,9 +45,9 @@ void il_opt_dump(FILE *f, const struct il_opt *opts, const char *const *usage)
 	for (const struct il_opt *p = opts; p && p->kind != IL_OPT_END; p++) {
 		char sh[2] = { p->shortname, 0 };
 
-		json_array_append_new(o, json_pack("{s:s, s:s, s:s*, s:s*, s:s}", "long", p->longname, "kind",
+		json_array_append_new(o, json_pack("{s:s, s:s, s:s*, s:s*, s:s, s:s*}", "long", p->longname, "kind",
 						   kinds[p->kind], "short", p->shortname ? sh : NULL, "arg", p->argh,
-						   "help", p->help));
+						   "help", p->help, "actions", p->actions));
 	}
 	json_object_set_new(j, "usage", u);
 	json_object_set_new(j, "options", o);
@@ -100,9 +103,38 @@ static int set_value(const struct il_opt *o, const char *arg, const struct il_op
 	}
 }
 
+/* Whether the comma-separated list acts names action. */
+static bool for_action(const char *acts, const char *action)
+{
+	size_t n = strlen(action);
+
+	for (const char *p = acts; p && *p; p += strcspn(p, ","), p += *p == ',')
+		if (strcspn(p, ",") == n && !strncmp(p, action, n))
+			return true;
+	return false;
+}
+
+/* "--table is for 'idlelab lab up', not 'lab down'": the command's name is usage[0]'s second word */
+static int wrong_action(const struct il_opt *o, const char *action, const struct il_opt *opts,
+			const char *const *usage)
+{
+	const char *cmd = usage && usage[0] ? strchr(usage[0], ' ') : NULL;
+	int n = cmd ? (int)strcspn(cmd + 1, " ") : 0;
+	char list[128];
+	size_t k = 0;
+
+	/* "up,status" as "up|status" */
+	for (const char *p = o->actions; *p && k + 1 < sizeof(list); p++)
+		list[k++] = *p == ',' ? '|' : *p;
+	list[k] = 0;
+	return il_opt_error(opts, usage, "option '--%s' is for '%.*s %s', not '%.*s %s'", o->longname, n, cmd ? cmd + 1 : "",
+			    list, n, cmd ? cmd + 1 : "", action);
+}
+
 int il_opt_parse(int argc, char **argv, const struct il_opt *opts, const char *const *usage, int *nargs)
 {
-	int out = 1;
+	const struct il_opt *given[32];
+	int out = 1, ngiven = 0;
 	bool rest = false;
 
 	for (int i = 1; i < argc; i++) {
@@ -146,6 +178,8 @@ int il_opt_parse(int argc, char **argv, const struct il_opt *opts, const char *c
 				return il_opt_error(opts, usage, "unknown option '-%c'", a[1]);
 			inl = a[2] ? a + 2 : NULL;
 		}
+		if (o->actions && ngiven < (int)(sizeof(given) / sizeof(given[0])))
+			given[ngiven++] = o;
 		if (o->kind == IL_OPT_FLAG) {
 			if (inl)
 				return il_opt_error(opts, usage, "option '--%s' takes no value", o->longname);
@@ -160,6 +194,10 @@ int il_opt_parse(int argc, char **argv, const struct il_opt *opts, const char *c
 		if (set_value(o, inl, opts, usage))
 			return IL_OPT_ERROR;
 	}
+	/* the action is the first positional argument; none: the command says what is missing */
+	for (int i = 0; out > 1 && i < ngiven; i++)
+		if (!for_action(given[i]->actions, argv[1]))
+			return wrong_action(given[i], argv[1], opts, usage);
 	*nargs = out - 1;
 	return IL_OPT_OK;
 }
