@@ -92,7 +92,7 @@ int cmd_bisect(int argc, char **argv)
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };
 	const char *good = NULL, *bad = NULL, *metric = NULL, *variant = NULL, *out = NULL, *resume = NULL, *step = NULL;
-	const char *rev = NULL, *ofile = NULL, *bin = NULL;
+	const char *rev = NULL, *ofile = NULL;
 	double alpha = NAN;   /* not given: 0.05 */
 	long n0 = 0, max_n = 0;
 	bool first_parent = false, json = false, quiet = false, confirm = false;
@@ -110,9 +110,7 @@ int cmd_bisect(int argc, char **argv)
 		IL_OPT_STR(0, "resume", &resume, "DIR", "continue a bisection where it stopped"),
 		IL_OPT_STR(0, "step", &step, "DIR", "git bisect run: measure --rev against DIR's endpoints"),
 		IL_OPT_STR(0, "rev", &rev, "REV", "with --step: the revision (default HEAD of the plan's repository)"),
-		IL_CLI_OPT_HOSTS_DIR(&dirs),
-		IL_CLI_OPT_WORKLOADS_DIR(&dirs),
-		IL_OPT_STR(0, "workload-bin", &bin, "DIR", "idlelab's own workload binaries, DIR/<arch>/"),
+		IL_CLI_OPTS_MEASURE(&dirs),
 		IL_OPT_BOOL(0, "json", &json, "JSON output"),
 		IL_OPT_STR('o', "output", &ofile, "FILE", "write the result here"),
 		IL_OPT_BOOL('q', "quiet", &quiet, "no progress output"),
@@ -161,7 +159,7 @@ int cmd_bisect(int argc, char **argv)
 		bo.alpha = alpha;
 	prog.quiet = quiet;
 	ro = (struct il_run_opts){ .paths = &paths, .workloads_dir = paths.workloads_dir,
-				   .workload_bin = bin && *bin ? bin : paths.workload_bin, .stop = &il_cli_stop,
+				   .workload_bin = paths.workload_bin, .stop = &il_cli_stop,
 				   .cb = il_cli_run_event, .cb_ctx = &prog, .progress = quiet ? NULL : il_cli_progress };
 	il_cli_stop_on_signals();
 	il_git_init();
@@ -203,7 +201,7 @@ int cmd_bisect(int argc, char **argv)
 			take_dir(&paths.workloads_dir, args, "workloads_dir");
 		if (!dirs.hosts)
 			take_dir(&paths.hosts_dir, args, "hosts_dir");
-		if (!bin && json_is_string(json_object_get(args, "workload_bin")))
+		if (!dirs.workload_bin && json_is_string(json_object_get(args, "workload_bin")))
 			ro.workload_bin = json_string_value(json_object_get(args, "workload_bin"));
 		ro.workloads_dir = paths.workloads_dir;
 	}

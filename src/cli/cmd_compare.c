@@ -138,6 +138,30 @@ static int cmp_done(struct cmp_work *w, int r, struct il_err *err)
 	return r ? il_cli_fail(err) : IL_EXIT_OK;
 }
 
+/*
+ * A comparing command's start: parse, the run directories it wants (nmin..nmax, nmax 0: any
+ * number; what: the error otherwise), then the format (f NULL: the command has none), the view
+ * and the comparison options. -1: go on, else the exit code (usage errors printed).
+ */
+static int cmp_begin(int argc, char **argv, const struct il_opt *opts, const char *const *usage, int nmin, int nmax,
+		     const char *what, const struct cmp_args *a, struct cmp_work *w, enum il_fmt *f, enum il_view *view,
+		     int *nargs)
+{
+	struct il_err err = { 0 };
+	int r;
+
+	if ((r = il_opt_parse(argc, argv, opts, usage, nargs)))
+		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
+	if (*nargs < nmin || (nmax && *nargs > nmax))
+		return il_opt_error(opts, usage, "%s", what);
+	if ((f && a->fmt && il_fmt_parse(a->fmt, f, &err)) || (view && a->view && il_view_parse(a->view, view, &err)) ||
+	    make_opts(a, &w->o, &w->only, &err)) {
+		il_strlist_release(&w->only);
+		return il_opt_error(opts, usage, "%s", err.msg);
+	}
+	return -1;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	const char *better = NULL;
@@ -161,13 +185,8 @@ int cmd_compare(int argc, char **argv)
 	enum il_view view;
 	int nargs, r;
 
-	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
-		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
-	if (!nargs)
-		return il_opt_error(opts, usage, "nothing to compare");
-	if ((a.fmt && il_fmt_parse(a.fmt, &f, &err)) || (a.view && il_view_parse(a.view, &view, &err)) ||
-	    make_opts(&a, &w.o, &w.only, &err))
-		return il_opt_error(opts, usage, "%s", err.msg);
+	if ((r = cmp_begin(argc, argv, opts, usage, 1, 0, "nothing to compare", &a, &w, &f, &view, &nargs)) >= 0)
+		return r;
 	if (better && strcmp(better, "higher") && strcmp(better, "lower"))
 		return il_opt_error(opts, usage, "--better: expected higher or lower, got '%s'", better);
 	if (!(r = load(&w.ds, argv + 1, nargs, &err)) && better)
@@ -197,13 +216,8 @@ int cmd_report(int argc, char **argv)
 	enum il_view view;
 	int nargs, r;
 
-	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
-		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
-	if (nargs != 1)
-		return il_opt_error(opts, usage, "expected one run directory");
-	if ((a.fmt && il_fmt_parse(a.fmt, &f, &err)) || (a.view && il_view_parse(a.view, &view, &err)) ||
-	    make_opts(&a, &w.o, &w.only, &err))
-		return il_opt_error(opts, usage, "%s", err.msg);
+	if ((r = cmp_begin(argc, argv, opts, usage, 1, 1, "expected one run directory", &a, &w, &f, &view, &nargs)) >= 0)
+		return r;
 	if (!(r = il_dataset_add_run(&w.ds, argv[1], NULL, &err)) && !(r = il_compare(&w.c, &w.ds, &w.o, &err))) {
 		for (int i = 0; i < IL_NFMT && !r; i++) {
 			struct il_buf out = IL_BUF_INIT;
@@ -246,12 +260,8 @@ int cmd_tested_by(int argc, char **argv)
 	struct il_err err = { 0 };
 	int nargs, r;
 
-	if ((r = il_opt_parse(argc, argv, opts, usage, &nargs)))
-		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
-	if (nargs != 1)
-		return il_opt_error(opts, usage, "expected one run directory");
-	if (make_opts(&a, &w.o, &w.only, &err))
-		return il_opt_error(opts, usage, "%s", err.msg);
+	if ((r = cmp_begin(argc, argv, opts, usage, 1, 1, "expected one run directory", &a, &w, NULL, NULL, &nargs)) >= 0)
+		return r;
 	if (!(r = il_dataset_add_run(&w.ds, argv[1], NULL, &err)) && !(r = il_compare(&w.c, &w.ds, &w.o, &err)) &&
 	    !(r = il_report_tested_by(&w.c, &tb, &out, &err)))
 		fputs(il_buf_str(&out), stdout);

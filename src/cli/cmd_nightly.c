@@ -117,7 +117,7 @@ int cmd_nightly(int argc, char **argv)
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };
 	struct il_cli_dest dest = { 0 };
-	const char *dir = "reports", *db = NULL, *host = NULL, *bin = NULL, *ofile = NULL, *bad;
+	const char *dir = "reports", *db = NULL, *host = NULL, *ofile = NULL, *bad;
 	bool force = false, rebaseline = false, json = false, quiet = false;
 	const struct il_opt opts[] = {
 		IL_OPT_STR(0, "dir", &dir, "DIR", "the runs directory: nightly.jsonl, the runs, history.sqlite (default ./reports)"),
@@ -126,10 +126,8 @@ int cmd_nightly(int argc, char **argv)
 		IL_OPT_BOOL(0, "force", &force, "measure the tip even when it was measured"),
 		IL_OPT_BOOL(0, "rebaseline", &rebaseline, "take this nightly as the new baseline (accept a known change)"),
 		IL_CLI_OPT_DEST(&dest),
-		IL_CLI_OPT_HOSTS_DIR(&dirs),
-		IL_CLI_OPT_WORKLOADS_DIR(&dirs),
+		IL_CLI_OPTS_MEASURE(&dirs),
 		IL_CLI_OPT_CACHE(&dirs),
-		IL_OPT_STR(0, "workload-bin", &bin, "DIR", "idlelab's own workload binaries, DIR/<arch>/"),
 		IL_OPT_BOOL(0, "json", &json, "JSON output (idlelab-nightly/1)"),
 		IL_OPT_STR('o', "output", &ofile, "FILE", "write the outcome here"),
 		IL_OPT_BOOL('q', "quiet", &quiet, "no progress output"),
@@ -162,7 +160,7 @@ int cmd_nightly(int argc, char **argv)
 	}
 	prog.quiet = quiet;
 	ro = (struct il_run_opts){ .paths = &paths, .workloads_dir = paths.workloads_dir, .host = host,
-				   .workload_bin = bin && *bin ? bin : paths.workload_bin, .stop = &il_cli_stop,
+				   .workload_bin = paths.workload_bin, .stop = &il_cli_stop,
 				   .cb = il_cli_run_event, .cb_ctx = &prog, .progress = quiet ? NULL : il_cli_progress };
 	no = (struct il_nightly_opts){ .run = &ro, .plan_path = argv[1], .dir = dir, .db = db, .force = force,
 				       .rebaseline = rebaseline };

@@ -28,8 +28,7 @@ static int judge(void *ctx, const char *run_dir, struct il_buf *why, struct il_e
 int cmd_run(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
-	const char *resume = NULL, *out = NULL, *host = NULL, *root = NULL,
-		   *bin = NULL;
+	const char *resume = NULL, *out = NULL, *host = NULL, *root = NULL;
 	struct il_cli_dirs dirs = { 0 };
 	bool quiet = false, until = false;
 	long max_it = 0;
@@ -37,9 +36,7 @@ int cmd_run(int argc, char **argv)
 		IL_OPT_STR(0, "resume", &resume, "RUN_DIR", "continue an interrupted run where it stopped"),
 		IL_OPT_STR(0, "host", &host, "NAME", "run on this host instead of the plan's"),
 		IL_OPT_STR(0, "out", &out, "DIR", "run directory (default reports/<date>-<plan name>)"),
-		IL_CLI_OPT_HOSTS_DIR(&dirs),
-		IL_CLI_OPT_WORKLOADS_DIR(&dirs),
-		IL_OPT_STR(0, "workload-bin", &bin, "DIR", "idlelab's own workload binaries, DIR/<arch>/ (default build/workloads)"),
+		IL_CLI_OPTS_MEASURE(&dirs),
 		IL_OPT_STR(0, "sysfs-root", &root, "DIR", "local host only: sysfs under DIR (fixture trees)"),
 		IL_OPT_BOOL(0, "until-decided", &until,
 			    "adaptive: from the plan's iterations, a round at a time until every key comparison is decided"),
@@ -67,7 +64,7 @@ int cmd_run(int argc, char **argv)
 		return il_opt_error(opts, usage, "--until-decided is for a new run (a resumed run keeps its plan)");
 	prog.quiet = quiet;
 	ro = (struct il_run_opts){ .paths = &paths, .workloads_dir = paths.workloads_dir,
-				   .workload_bin = bin && *bin ? bin : paths.workload_bin, .host = host,
+				   .workload_bin = paths.workload_bin, .host = host,
 				   .sysfs_root = root, .stop = &il_cli_stop, .cb = il_cli_run_event, .cb_ctx = &prog,
 				   .progress = quiet ? NULL : il_cli_progress, .judge = judge,
 				   .until_decided = until ? (int)(max_it ? max_it : 40) : 0 };

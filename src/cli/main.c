@@ -100,6 +100,16 @@ int il_cli_begin(int argc, char **argv, const struct il_opt *opts, const char *c
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
 	if (il_cli_paths(paths, dirs->hosts, dirs->workloads, dirs->cache, &err))
 		return il_cli_fail(&err);
+	if (dirs->workload_bin && *dirs->workload_bin) {
+		char *b = strdup(dirs->workload_bin);
+
+		if (!b) {
+			il_err_oom(&err);
+			return il_cli_fail(&err);
+		}
+		free(paths->workload_bin);
+		paths->workload_bin = b;
+	}
 	return -1;
 }
 

@@ -68,6 +68,7 @@ const char *il_cli_prefix(char *out, size_t n);
 /* The directory options a subcommand takes; its il_opt entries point here. */
 struct il_cli_dirs {
 	const char *hosts, *workloads, *cache;
+	const char *workload_bin; /* --workload-bin: il_cli_begin puts it in il_paths.workload_bin */
 };
 
 /* Those options, for subcommands that describe them alike. */
@@ -76,6 +77,10 @@ struct il_cli_dirs {
 #define IL_CLI_OPT_WORKLOADS_DIR(d) \
 	IL_OPT_STR(0, "workloads-dir", &(d)->workloads, "DIR", "workload definitions (default $IDLELAB_WORKLOADS or the search path)")
 #define IL_CLI_OPT_CACHE(d) IL_OPT_STR(0, "cache", &(d)->cache, "DIR", "cache directory (default ~/.cache/idlelab)")
+#define IL_CLI_OPT_WORKLOAD_BIN(d) \
+	IL_OPT_STR(0, "workload-bin", &(d)->workload_bin, "DIR", "idlelab's own workload binaries, DIR/<arch>/ (default: idlelab paths)")
+/* the three a command that measures takes (run, bisect, nightly, try): three table rows */
+#define IL_CLI_OPTS_MEASURE(d) IL_CLI_OPT_HOSTS_DIR(d), IL_CLI_OPT_WORKLOADS_DIR(d), IL_CLI_OPT_WORKLOAD_BIN(d)
 
 /* A struct il_paths released when it goes out of scope (a subcommand's). */
 #define IL_CLI_PATHS(name) struct il_paths name __attribute__((cleanup(il_paths_release))) = { 0 }

@@ -446,6 +446,28 @@ static void stamp(const struct il_transport *t, json_t *out, double elapsed_s)
 	json_object_set_new(out, "probe_s", json_real(elapsed_s));
 }
 
+/*
+ * Run script (released here) on t with args and o; a non-zero exit is an
+ * error naming what. *res: the caller releases it, also after an error.
+ */
+static int run_probe(struct il_transport *t, struct il_buf *script, char *const *args, const struct il_exec_opts *o,
+		     const char *what, struct il_exec_result *res, struct il_err *err)
+{
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	if (il_buf_error(script)) {
+		il_buf_release(script);
+		return il_err_oom(err);
+	}
+	r = il_transport_run_script(t, il_buf_str(script), args, o, res, err);
+	il_buf_release(script);
+	if (!r && res->exit_code)
+		r = il_err_set(err, IL_EIO, "host '%s': %s failed (exit %d): %s", t->label, what, res->exit_code,
+			       il_buf_str(&res->err));
+	return r;
+}
+
 int il_probe_run(struct il_transport *t, json_t **out, struct il_snapshot *snap, struct il_err *err)
 {
 	struct il_buf script = IL_BUF_INIT;
@@ -453,20 +475,11 @@ int il_probe_run(struct il_transport *t, json_t **out, struct il_snapshot *snap,
 	int r;
 
 	*out = NULL;
-	if (il_buf_adds(&script, il_runner_script("probe.sh")) || il_buf_adds(&script, il_runner_script("snapshot.sh")))
-		return il_err_oom(err);
-	r = il_transport_run_script(t, il_buf_str(&script), NULL, NULL, &res, err);
-	il_buf_release(&script);
-	if (r)
-		return r;
-	if (res.exit_code) {
-		r = il_err_set(err, IL_EIO, "host '%s': probe failed (exit %d): %s", t->label, res.exit_code,
-			       il_buf_str(&res.err));
-	} else {
-		r = il_probe_parse(il_buf_str(&res.out), res.out.len, t->label, out, snap, err);
-		if (!r)
-			stamp(t, *out, res.elapsed_s);
-	}
+	il_buf_adds(&script, il_runner_script("probe.sh"));
+	il_buf_adds(&script, il_runner_script("snapshot.sh"));
+	if (!(r = run_probe(t, &script, NULL, NULL, "probe", &res, err)) &&
+	    !(r = il_probe_parse(il_buf_str(&res.out), res.out.len, t->label, out, snap, err)))
+		stamp(t, *out, res.elapsed_s);
 	il_exec_result_release(&res);
 	return r;
 }
@@ -511,22 +524,9 @@ int il_probe_window(struct il_transport *t, double window_s, json_t **out, struc
 	il_buf_adds(&script, il_runner_script("snapshot.sh"));
 	il_buf_adds(&script, "echo " IL_PROBE_WINDOW_MARK "\nsleep \"$1\"\n");
 	il_buf_adds(&script, il_runner_script("snapshot.sh"));
-	if (il_buf_error(&script)) {
-		il_buf_release(&script);
-		return il_err_oom(err);
-	}
-	r = il_transport_run_script(t, il_buf_str(&script), args, &o, &res, err);
-	il_buf_release(&script);
-	if (r)
-		return r;
-	if (res.exit_code) {
-		r = il_err_set(err, IL_EIO, "host '%s': audit probe failed (exit %d): %s", t->label, res.exit_code,
-			       il_buf_str(&res.err));
-	} else {
-		r = il_probe_parse_window(il_buf_str(&res.out), res.out.len, t->label, out, before, after, err);
-		if (!r)
-			stamp(t, *out, res.elapsed_s);
-	}
+	if (!(r = run_probe(t, &script, args, &o, "audit probe", &res, err)) &&
+	    !(r = il_probe_parse_window(il_buf_str(&res.out), res.out.len, t->label, out, before, after, err)))
+		stamp(t, *out, res.elapsed_s);
 	il_exec_result_release(&res);
 	return r;
 }

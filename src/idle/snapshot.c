@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -284,46 +285,49 @@ static int parse_cpu_path(struct parse_ctx *c, const struct field *f, const char
 	return 0;
 }
 
+/*
+ * Find-or-append in an array of *n elements of size sz (*arr, grown here)
+ * whose name is the char * at offset off: the element named name[0..len),
+ * or a new zeroed one with that name. NULL: out of memory.
+ */
+static void *find_or_add(void **arr, size_t *n, size_t sz, size_t off, const char *name, size_t len)
+{
+	char *v, *base = *arr;
+	char *nm;
+
+	for (size_t i = 0; i < *n; i++) {
+		memcpy(&nm, base + i * sz + off, sizeof(nm));
+		if (strlen(nm) == len && !memcmp(nm, name, len))
+			return base + i * sz;
+	}
+	if (!(v = realloc(*arr, (*n + 1) * sz)))
+		return NULL;
+	*arr = v;
+	v += *n * sz;
+	memset(v, 0, sz);
+	if (!(nm = il_strndup(name, len)))
+		return NULL;
+	memcpy(v + off, &nm, sizeof(nm));
+	(*n)++;
+	return v;
+}
+
 static struct il_energy_zone *get_zone(struct parse_ctx *c, const char *name, size_t n)
 {
-	struct il_snapshot *s = c->s;
-	struct il_energy_zone *v;
+	void *a = c->s->zones;
+	struct il_energy_zone *z = find_or_add(&a, &c->s->nzones, sizeof(*z), offsetof(struct il_energy_zone, zone), name, n);
 
-	for (size_t i = 0; i < s->nzones; i++)
-		if (strlen(s->zones[i].zone) == n && !memcmp(s->zones[i].zone, name, n))
-			return &s->zones[i];
-	v = realloc(s->zones, (s->nzones + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	s->zones = v;
-	v = &s->zones[s->nzones];
-	memset(v, 0, sizeof(*v));
-	v->zone = il_strndup(name, n);
-	if (!v->zone)
-		return NULL;
-	s->nzones++;
-	return v;
+	c->s->zones = a;
+	return z;
 }
 
 static struct il_hwmon *get_hwmon(struct parse_ctx *c, const char *dev, size_t n)
 {
-	struct il_snapshot *s = c->s;
-	struct il_hwmon *v;
+	void *a = c->s->hwmon;
+	struct il_hwmon *h = find_or_add(&a, &c->s->nhwmon, sizeof(*h), offsetof(struct il_hwmon, dev), dev, n);
 
-	for (size_t i = 0; i < s->nhwmon; i++)
-		if (strlen(s->hwmon[i].dev) == n && !memcmp(s->hwmon[i].dev, dev, n))
-			return &s->hwmon[i];
-	v = realloc(s->hwmon, (s->nhwmon + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	s->hwmon = v;
-	v = &s->hwmon[s->nhwmon];
-	memset(v, 0, sizeof(*v));
-	v->dev = il_strndup(dev, n);
-	if (!v->dev)
-		return NULL;
-	s->nhwmon++;
-	return v;
+	c->s->hwmon = a;
+	return h;
 }
 
 static struct il_hwmon_chan *get_chan(struct il_hwmon *h, unsigned long k)

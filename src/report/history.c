@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/jfields.h"
+
 /* ---- What every format reads from the history object ---- */
 
 static const char *str(const json_t *o, const char *key)
@@ -47,13 +49,7 @@ static const char *date(char *buf, size_t n, const char *iso)
 /* The object of run id in arr (hist's runs, a variant's points; NULL: none). */
 static const json_t *by_run(const json_t *arr, const char *id)
 {
-	size_t i;
-	json_t *r;
-
-	json_array_foreach(arr, i, r)
-		if (!strcmp(str(r, "run"), id))
-			return r;
-	return NULL;
+	return il_jf_find(arr, "run", id);
 }
 
 /* The run object of id in hist's runs (NULL: none). */

@@ -44,6 +44,20 @@ const json_t *il_jf_get(const json_t *obj, const char *key)
 	return v && !json_is_null(v) ? v : NULL;
 }
 
+json_t *il_jf_find(const json_t *arr, const char *key, const char *val)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(arr, i, e) {
+		const char *s = json_string_value(json_object_get(e, key));
+
+		if (s && val && !strcmp(s, val))
+			return e;
+	}
+	return NULL;
+}
+
 static const char *type_words(enum il_jf_type t)
 {
 	static const char *const words[] = {

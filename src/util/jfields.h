@@ -85,6 +85,9 @@ const char *il_jf_path(char *buf, size_t size, const char *path, const char *key
 /* The value of key when it is present and not null, else NULL. */
 const json_t *il_jf_get(const json_t *obj, const char *key);
 
+/* The first object of array arr whose string member key is val; NULL: none (or arr no array). Borrowed. */
+json_t *il_jf_find(const json_t *arr, const char *key, const char *val);
+
 struct il_strlist;
 
 /* l as a JSON array of strings (what IL_JF_STRINGS reads); NULL when memory ran out. The caller owns it. */

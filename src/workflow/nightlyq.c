@@ -8,6 +8,7 @@
 #include "run/journal.h"
 #include "workflow/nightly.h"
 #include "util/buf.h"
+#include "util/jfields.h"
 #include "util/str.h"
 
 static const char *const dest_names[IL_NIGHTLY_NDESTS] = {
@@ -28,13 +29,7 @@ static const char *str(const json_t *o, const char *k)
 /* The entry of run in q (an array of owed entries), or NULL. */
 static json_t *entry_of(json_t *q, const char *run)
 {
-	size_t i;
-	json_t *e;
-
-	json_array_foreach(q, i, e)
-		if (!strcmp(str(e, "run"), run))
-			return e;
-	return NULL;
+	return il_jf_find(q, "run", run);
 }
 
 static void remove_entry(json_t *q, const json_t *e)
