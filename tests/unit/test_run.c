@@ -322,7 +322,22 @@ static void test_runner__frames(void **state)
 	assert_string_equal(il_buf_str(&o.out), "@@N1 status 99\n\n");
 	assert_int_equal(o.status, 0);
 	assert_true(o.complete);
+	assert_false(o.has_qos);
 	il_runner_out_release(&o);
+	{
+		/* the PM QoS scan taken during the workload, when it ran: once at most */
+		const char *q = "@@N1 uname 6.1.0 x86_64\n@@N1 pre 0\n@@N1 post 0\n@@N1 out 0\n@@N1 err 0\n"
+				"@@N1 qos 23\n/dev/cpu_dma_latency:0\n@@N1 status 0\n@@N1 end\n";
+		const char *q2 = "@@N1 qos 0\n@@N1 qos 0\n";
+
+		assert_int_equal(il_runner_parse(q, strlen(q), "N1", &o, &err), 0);
+		assert_true(o.has_qos);
+		assert_string_equal(il_buf_str(&o.qos), "/dev/cpu_dma_latency:0\n");
+		il_runner_out_release(&o);
+		assert_int_equal(il_runner_parse(q2, strlen(q2), "N1", &o, &err), IL_EPARSE);
+		assert_non_null(strstr(err.msg, "a second qos frame"));
+		il_runner_out_release(&o);
+	}
 	{
 		const char *f = "@@N1 fail workload program 'x' not found on the host\n";
 
