@@ -68,17 +68,16 @@ il_writes() {
 }
 # il_idle NONCE < RUNNER_OUTPUT: "IDLES MISS_PCT" over every CPU and state, from the pre and
 # post snapshots in the runner's frames (MISS_PCT "-" without above/below counters or idles).
-# POLL's below counts poll time-outs, not misses (the kernel's own words), so state names
-# POLL are left out of the misses.
+# Every state's below is a miss, POLL's and snooze's included, as cpuidle_enter_state() counts
+# it and fires cpu_idle_miss (drivers/cpuidle/cpuidle.c; docs/formats.md, issue #30).
 il_idle() {
 	awk -v tag="@@$1" '
 	index($0, tag " ") == 1 { split($0, f, " "); sec = f[2]; next }
 	sec == "pre" || sec == "post" {
 		c = index($0, ":"); if (!c) next
 		p = substr($0, 1, c - 1); v = substr($0, c + 1)
-		if (p !~ /\/cpuidle\/state[0-9]+\/(usage|above|below|name)$/) next
+		if (p !~ /\/cpuidle\/state[0-9]+\/(usage|above|below)$/) next
 		k = p; sub(/\/[a-z]+$/, "", k); a = p; sub(/^.*\//, "", a)
-		if (a == "name") { name[k] = v; next }
 		val[sec, k, a] = v; keys[k] = 1
 	}
 	END {
@@ -86,7 +85,7 @@ il_idle() {
 			u += val["post", k, "usage"] - val["pre", k, "usage"]
 			if ((("post", k, "above") in val)) { has = 1
 				m += val["post", k, "above"] - val["pre", k, "above"]
-				if (name[k] != "POLL") m += val["post", k, "below"] - val["pre", k, "below"] }
+				m += val["post", k, "below"] - val["pre", k, "below"] }
 		}
 		if (has && u > 0) printf "%d %.1f\n", u, 100 * m / u; else printf "%d -\n", u
 	}'

@@ -9,7 +9,7 @@
 # args: ID ROOT QUIESCE_S CPUS GOVERNOR TIMEOUT_S UID:WORKDIR NWRITES
 #       [PATH VALUE]*NWRITES -- ARGV...
 # stdin: NONCE, one line
-# frames: "@@NONCE fail REASON" | "@@NONCE uname R M" | "@@NONCE <pre|post|out|err> BYTES" + bytes
+# frames: "@@NONCE fail REASON" | "@@NONCE uname R M" | "@@NONCE <pre|post|out|err|qos> BYTES" + bytes
 #         | "@@NONCE status N" | "@@NONCE end"
 # The NONCE tags the frames and comes on stdin only: argv, the environment
 # and the paths the workload's files have can all be read by the workload
@@ -68,9 +68,15 @@ if [ "$to" != 0 ]; then
 	$ss sh -c 'sleep "$1"; kill -KILL "-$2" 2>/dev/null; kill -KILL "$2" 2>/dev/null' sh "$to" "$w" > /dev/null 2>&1 < /dev/null &
 	dog=$!
 fi
+# one PM QoS scan (pmqos.sh) a second into the workload: who holds /dev/cpu_dma_latency, the
+# effective limit (a limit of 0 bypasses the governor); none for a workload shorter than that
+( sleep 1 && pmqos > "$d/qos.t" 2> /dev/null && mv "$d/qos.t" "$d/qos" ) > /dev/null 2>&1 < /dev/null &
+qs=$!
 echo "$$ $w $dog" > "$W/run.$id"
 wait "$w"
 st=$?
+kill "$qs" 2>/dev/null
+wait "$qs" 2>/dev/null
 if [ -n "$dog" ]; then
 	kill -KILL "-$dog" 2>/dev/null
 	kill -KILL "$dog" 2>/dev/null
@@ -80,7 +86,8 @@ fi
 kill -KILL "-$w" 2>/dev/null
 snap > "$d/post"
 printf '@@%s uname %s %s\n' "$n" "$(uname -r)" "$(uname -m)"
-for f in pre post out err; do
+for f in pre post out err qos; do
+	[ "$f" = qos ] && [ ! -f "$d/qos" ] && continue
 	printf '@@%s %s %s\n' "$n" "$f" "$(wc -c < "$d/$f")"
 	cat "$d/$f"
 done

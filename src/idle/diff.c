@@ -78,9 +78,13 @@ void il_metrics_of(const struct il_counts *c, const struct il_diff *d, struct il
 	memset(out, 0, sizeof(*out));
 	out->idles = c->c[IL_C_USAGE];
 	out->aboves = c->c[IL_C_ABOVE];
-	/* a poll state's below is its time limit running out, not a misprediction */
-	out->belows = val_sub(c->c[IL_C_BELOW], c->poll[IL_C_BELOW]);
-	out->poll_timeouts = c->poll[IL_C_BELOW];
+	/*
+	 * every state's below, poll states' included, as cpuidle_enter_state()
+	 * counts them and fires cpu_idle_miss (drivers/cpuidle/cpuidle.c); the
+	 * poll part is also shown apart
+	 */
+	out->belows = c->c[IL_C_BELOW];
+	out->poll_belows = c->poll[IL_C_BELOW];
 	out->poll_usage = c->poll[IL_C_USAGE];
 	out->time_us = c->c[IL_C_TIME];
 	out->poll_time_us = c->poll[IL_C_TIME];
@@ -108,7 +112,7 @@ bool il_state_too_deep_pct(const struct il_diff_state *s, double *out)
 
 bool il_state_too_shallow_pct(const struct il_diff_state *s, double *out)
 {
-	return !s->poll && pct(s->d.c[IL_C_BELOW], s->d.c[IL_C_USAGE], out);
+	return pct(s->d.c[IL_C_BELOW], s->d.c[IL_C_USAGE], out);
 }
 
 const char *il_clock_name(enum il_clock c)
@@ -515,9 +519,12 @@ static int state_caveats(struct il_diff *d)
 
 		if (s->poll &&
 		    caveat(d, il_strdup_printf("%s is a polling state: it spins until a wakeup or cpuidle_poll_time() "
-					       "(the smallest target residency of the enabled deeper states), so its "
-					       "'below' counts are poll timeouts (poll_timeouts), not misses, and its time "
-					       "is spinning (poll_time_us), not sleep",
+					       "(cpuidle.c: the target residency of the first enabled deeper state of at "
+					       "least 10 us, capped at TICK_NSEC/16, which is also the default; or the "
+					       "governor's poll_limit_ns), so its time is spinning (poll_time_us), not sleep; its "
+					       "'below' counts, as cpuidle_enter_state() counts them, are in belows and "
+					       "shown apart as poll_belows (time-limit exits and long polls ended by a "
+					       "wakeup alike: the kernel keeps no time-out counter)",
 					       s->key)))
 			return IL_ENOMEM;
 		if (s->disabled.n &&

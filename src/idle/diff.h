@@ -108,7 +108,7 @@ struct il_diff {
 /* Derived metrics of one set of counts (definitions: docs/formats.md). */
 struct il_metrics {
 	struct il_val idles, aboves, belows, idle_miss, time_us, rejected;
-	struct il_val poll_usage, poll_timeouts, poll_time_us, sleep_time_us;
+	struct il_val poll_usage, poll_belows, poll_time_us, sleep_time_us;
 	bool has_miss_ratio;
 	double miss_ratio;
 	bool has_rate;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * A diff as JSON: the documented diff schema (docs/formats.md, version 2),
+ * A diff as JSON: the documented diff schema (docs/formats.md, version 3),
  * whole or without the per-CPU breakdown. Split from diff.c as snapjson.c is
  * from snapshot.c: the schema changes for readers, the arithmetic for the kernel.
  */
@@ -33,7 +33,7 @@ static json_t *metrics_json(json_t *o, const struct il_counts *c, const struct i
 	json_object_set_new(o, "too_shallow_pct", pct_json(m.has_too_shallow, m.too_shallow_pct));
 	json_object_set_new(o, "miss_pct", pct_json(m.has_miss_pct, m.miss_pct));
 	json_object_set_new(o, "poll_usage", il_json_val(m.poll_usage));
-	json_object_set_new(o, "poll_timeouts", il_json_val(m.poll_timeouts));
+	json_object_set_new(o, "poll_belows", il_json_val(m.poll_belows));
 	json_object_set_new(o, "poll_time_us", il_json_val(m.poll_time_us));
 	json_object_set_new(o, "sleep_time_us", il_json_val(m.sleep_time_us));
 	return o;
@@ -176,4 +176,73 @@ json_t *il_diff_to_json(const struct il_diff *d)
 json_t *il_diff_summary_json(const struct il_diff *d)
 {
 	return diff_json(d, false);
+}
+
+/* ---- Reading version 2 (poll belows apart) as version 3 ---- */
+
+static json_t *ratio_of(const json_t *part, const json_t *whole, double scale)
+{
+	if (!json_is_integer(part) || !json_is_integer(whole) || !json_integer_value(whole))
+		return json_null();
+	return json_real(scale * (double)json_integer_value(part) / (double)json_integer_value(whole));
+}
+
+static int upgrade_scope(json_t *o)
+{
+	json_t *pt = json_object_get(o, "poll_timeouts"), *b = json_object_get(o, "belows");
+	json_t *m = json_object_get(o, "idle_miss"), *n = json_object_get(o, "idles");
+	json_int_t p;
+	int bad = 0;
+
+	if (!json_is_object(o) || !pt || json_object_get(o, "poll_belows"))
+		return 0;
+	bad |= json_object_set(o, "poll_belows", pt);
+	p = json_integer_value(pt);
+	if (json_is_integer(pt) && json_is_integer(b))
+		bad |= json_object_set_new(o, "belows", json_integer(json_integer_value(b) + p));
+	else
+		bad |= json_object_set_new(o, "belows", json_null());
+	if (json_is_integer(pt) && json_is_integer(m))
+		bad |= json_object_set_new(o, "idle_miss", json_integer(json_integer_value(m) + p));
+	else
+		bad |= json_object_set_new(o, "idle_miss", json_null());
+	json_object_del(o, "poll_timeouts");
+	b = json_object_get(o, "belows"), m = json_object_get(o, "idle_miss");
+	bad |= json_object_set_new(o, "miss_ratio", ratio_of(m, n, 1.0));
+	bad |= json_object_set_new(o, "too_shallow_pct", ratio_of(b, n, 100.0));
+	bad |= json_object_set_new(o, "miss_pct", ratio_of(m, n, 100.0));
+	return bad ? -1 : 0;
+}
+
+static int upgrade_states(json_t *a)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(a, i, e) {
+		if (json_is_true(json_object_get(e, "poll")) && json_is_null(json_object_get(e, "too_shallow_pct")) &&
+		    json_object_set_new(e, "too_shallow_pct",
+					ratio_of(json_object_get(e, "below"), json_object_get(e, "usage"), 100.0)))
+			return -1;
+	}
+	return 0;
+}
+
+int il_diff_json_upgrade(json_t *idle)
+{
+	json_t *t = json_object_get(idle, "total");
+	size_t i;
+	json_t *e;
+
+	if (!json_is_object(t) || !json_object_get(t, "poll_timeouts"))
+		return 0;
+	if (upgrade_scope(t) || upgrade_states(json_object_get(idle, "states")))
+		return -1;
+	json_array_foreach(json_object_get(idle, "cpus"), i, e)
+		if (upgrade_scope(e) || upgrade_states(json_object_get(e, "states")))
+			return -1;
+	json_array_foreach(json_object_get(idle, "clusters"), i, e)
+		if (upgrade_scope(e) || upgrade_states(json_object_get(e, "states")))
+			return -1;
+	return 0;
 }

@@ -444,3 +444,44 @@ int il_pmqos_parse(struct il_pmqos *out, const char *text, size_t len, const cha
 		il_pmqos_release(out);
 	return r;
 }
+
+/* ---- The governor bypassed ---- */
+
+int il_pmqos_bypassed(const struct il_pmqos *q, const struct il_cpuset *cpus, bool *out, struct il_buf *why)
+{
+	bool dev = q->has_cpu_latency && q->cpu_latency_us == 0;
+	struct il_cpuset res = { 0 };
+
+	for (size_t i = 0; i < q->ncpus; i++)
+		if (q->cpus[i].limited && q->cpus[i].limit_us == 0 && (!cpus || il_cpuset_has(cpus, q->cpus[i].cpu))) {
+			int *v = realloc(res.cpu, (res.n + 1) * sizeof(*v));
+
+			if (!v) {
+				il_cpuset_release(&res);
+				return IL_ENOMEM;
+			}
+			res.cpu = v;
+			res.cpu[res.n++] = q->cpus[i].cpu;
+		}
+	*out = dev || res.n;
+	if (!*out || !why) {
+		il_cpuset_release(&res);
+		return 0;
+	}
+	il_buf_adds(why, "governor bypassed:");
+	if (dev) {
+		il_buf_adds(why, " CPU latency limit 0 us");
+		for (size_t i = 0; i < q->nholders; i++)
+			il_buf_printf(why, "%s PID %d/%s", i ? "," : " (held by", q->holders[i].pid,
+				      q->holders[i].comm ? q->holders[i].comm : "?");
+		il_buf_adds(why, q->nholders ? ")" : " (no holder seen: a kernel request, or processes not readable)");
+	}
+	if (res.n) {
+		il_buf_adds(why, dev ? "; resume latency limit 0 us (n/a) on cpus " : " resume latency limit 0 us (n/a) on cpus ");
+		il_cpuset_format(&res, why);
+	}
+	il_buf_adds(why, ": the governors' latency requirement is 0 and menu returns state 0 without a prediction "
+		    "(menu.c), so a governor comparison under it compares nothing");
+	il_cpuset_release(&res);
+	return il_buf_error(why) ? IL_ENOMEM : 0;
+}

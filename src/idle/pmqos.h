@@ -19,6 +19,8 @@
 #include "util/buf.h"
 #include "util/err.h"
 
+struct il_cpuset;
+
 /* What the kernel reads back when nobody asks for less (PM_QOS_CPU_LATENCY_DEFAULT_VALUE, 2000 s). */
 #define IL_PMQOS_CPU_LATENCY_DEFAULT_US 2000000000ll
 
@@ -73,5 +75,19 @@ int il_pmqos_dump_local(struct il_buf *out, const char *root, struct il_err *err
 int il_pmqos_parse(struct il_pmqos *out, const char *text, size_t len, const char *label, struct il_err *err);
 
 void il_pmqos_release(struct il_pmqos *q);
+
+/*
+ * Whether q bypasses the governor: the effective CPU latency limit is 0 (a
+ * process holds /dev/cpu_dma_latency at 0: cyclictest without --laptop), or
+ * a CPU of cpus (NULL: any CPU) has a resume latency limit of 0 ("n/a"). The
+ * governors' latency requirement (cpuidle_governor_latency_req(), the smaller
+ * of the two) is then 0, and menu returns state 0 without predicting anything
+ * (drivers/cpuidle/governors/menu.c, menu_select()): a governor comparison
+ * under it compares nothing. An unreadable device (not root) is not taken
+ * for 0. When bypassed and why is not NULL, why gets the caveat, e.g.
+ * "governor bypassed: CPU latency limit 0 us (held by PID 4242/cyclictest)".
+ * 0, or IL_ENOMEM (why's memory).
+ */
+int il_pmqos_bypassed(const struct il_pmqos *q, const struct il_cpuset *cpus, bool *out, struct il_buf *why);
 
 #endif

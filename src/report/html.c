@@ -152,6 +152,8 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 	il_report_html_begin(b, ds->title ? ds->title : "comparison");
 	if (il_compare_aa_warning(c, &s))
 		para(b, "<p class=worse><b>Warning:</b> ", &s, "</p>\n");
+	if (il_compare_bypass_warning(c, &s))
+		para(b, "<p class=worse><b>Warning:</b> ", &s, "</p>\n");
 	if (il_compare_dropped_note(c, &s))
 		para(b, "<p class=u>", &s, "</p>\n");
 	il_compare_sentence(c, &s);

@@ -115,7 +115,7 @@ static int fmt_metrics_row(struct il_buf *b, const struct il_counts *c, const st
 	return r;
 }
 
-/* Poll states apart: their entries, timeouts (their 'below') and spinning time, and the sleep time. */
+/* Poll states apart: their entries, their 'below' (part of belows) and spinning time, and the sleep time. */
 static int fmt_poll(struct il_buf *b, const struct il_counts *c, const struct il_diff *d)
 {
 	struct il_metrics m;
@@ -126,8 +126,8 @@ static int fmt_poll(struct il_buf *b, const struct il_counts *c, const struct il
 	if (!any)
 		return 0;
 	il_metrics_of(c, d, &m);
-	return il_buf_adds(b, "poll states: entries") || col_u(b, 1, m.poll_usage) || il_buf_adds(b, ", timeouts") ||
-	       col_u(b, 1, m.poll_timeouts) || il_buf_adds(b, ", spinning") || col_u(b, 1, m.poll_time_us) ||
+	return il_buf_adds(b, "poll states: entries") || col_u(b, 1, m.poll_usage) || il_buf_adds(b, ", below") ||
+	       col_u(b, 1, m.poll_belows) || il_buf_adds(b, ", spinning") || col_u(b, 1, m.poll_time_us) ||
 	       il_buf_adds(b, " us; sleeping") || col_u(b, 1, m.sleep_time_us) || il_buf_adds(b, " us\n");
 }
 
@@ -157,7 +157,7 @@ static int fmt_states(struct il_buf *b, const struct il_diff_state *v, size_t n,
 		r |= col_pctv(b, 6, sok, sp);
 		r |= col_u(b, 8, v[i].d.c[IL_C_REJECTED]);
 		if (v[i].poll)
-			r |= il_buf_adds(b, "  poll (below = timeouts)");
+			r |= il_buf_adds(b, "  poll");
 		if (v[i].disabled.n) {
 			il_buf_reset(&cpus);
 			il_cpuset_format(&v[i].disabled, &cpus);

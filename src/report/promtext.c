@@ -32,7 +32,7 @@ static const struct counter_family counter_families[IL_NCOUNTERS] = {
 			 false },
 	[IL_C_BELOW] = { "below_total",
 			 "Entries after which a deeper enabled state would have matched the observed idle duration: too "
-			 "shallow (cpuidle sysfs below; a poll state's are poll timeouts).",
+			 "shallow (cpuidle sysfs below, poll states' included, as cpuidle_enter_state counts it).",
 			 false },
 	[IL_C_REJECTED] = { "rejected_total", "Requests to enter this idle state that were rejected (cpuidle sysfs rejected).",
 			    false },

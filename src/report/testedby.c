@@ -84,7 +84,8 @@ static bool measured(const struct il_dataset *ds, int v)
  * series on real hardware, so: (1) some kernel of the run is a commit under
  * test (not the host's running kernel) and has counted samples; (2) no host
  * is the emulated lab, by the journal's host kind (a journal without kinds
- * cannot tell, so it fails too).
+ * cannot tell, so it fails too); (3) no counted sample ran with the
+ * governor bypassed (idle.governor_bypass: a CPU latency limit of 0).
  */
 static int rules(const struct il_cmp *c, struct il_strlist *why)
 {
@@ -136,6 +137,16 @@ static int rules(const struct il_cmp *c, struct il_strlist *why)
 				      host, il_report_lab_underneath(ds, host));
 		else
 			continue;
+		r |= il_strlist_push(why, il_buf_str(&b));
+	}
+	/* (3) the governor was asked: a CPU latency limit of 0 bypasses it (menu.c returns state 0) */
+	if (c->nbypass_all) {
+		il_buf_reset(&b);
+		il_buf_printf(&b, "the governor was bypassed in %zu counted sample%s (CPU latency limit 0: a process "
+				  "held /dev/cpu_dma_latency at 0, e.g. cyclictest without --laptop, or a resume "
+				  "latency limit of 0): menu returns state 0 without a prediction, so the governor "
+				  "comparison there compares nothing - rerun without the latency request",
+			      c->nbypass_all, c->nbypass_all > 1 ? "s" : "");
 		r |= il_strlist_push(why, il_buf_str(&b));
 	}
 	il_buf_release(&b);
@@ -359,6 +370,12 @@ int il_report_tested_by(const struct il_cmp *c, const struct il_tb_opts *o, stru
 	/* first: a host that was not quiet, then whether this is a Tested-by at all */
 	il_buf_adds(&s, "WARNING: ");
 	if (il_compare_aa_warning(c, &s)) {
+		il_report_wrap(&head, il_buf_str(&s), 100, 2);
+		il_buf_adds(&head, "\n\n");
+	}
+	il_buf_reset(&s);
+	il_buf_adds(&s, "WARNING: ");
+	if (il_compare_bypass_warning(c, &s)) {
 		il_report_wrap(&head, il_buf_str(&s), 100, 2);
 		il_buf_adds(&head, "\n\n");
 	}

@@ -28,6 +28,10 @@ static void header(const struct il_cmp *c, struct il_buf *b, const char *pre)
 	il_buf_adds(&w, "WARNING: ");
 	if (il_compare_aa_warning(c, &w))
 		note(b, pre, il_buf_str(&w));
+	il_buf_reset(&w);
+	il_buf_adds(&w, "WARNING: ");
+	if (il_compare_bypass_warning(c, &w))
+		note(b, pre, il_buf_str(&w));
 	il_buf_carry(b, &w);
 	il_buf_reset(&w);
 	il_buf_printf(b, "%sidlelab compare: %s; reference %s; %zu samples counted, %zu not (warmup/failed)\n", pre,

@@ -382,7 +382,7 @@ static int build_misses(const struct il_cmp *c, struct il_vout *o)
 	int r = il_view_groups(ds, &g);
 
 	for (size_t i = 0; i < ds->nrows; i++)
-		poll |= isfinite(il_view_jnum(json_object_get(ds->rows[i].idle, "total"), "poll_timeouts"));
+		poll |= isfinite(il_view_jnum(json_object_get(ds->rows[i].idle, "total"), "poll_belows"));
 	met = il_vout_table(o, "metrics", "the workload's metrics: mean per variant, change vs the reference");
 	il_vtab_col(o, met, "test", IL_VK_TEXT);
 	il_vtab_col(o, met, "metric", IL_VK_TEXT);
@@ -418,7 +418,7 @@ static int build_misses(const struct il_cmp *c, struct il_vout *o)
 	il_vtab_col(o, use, "above", IL_VK_COUNT);
 	il_vtab_col(o, use, "below", IL_VK_COUNT);
 	if (poll)
-		il_vtab_col(o, use, "poll_to", IL_VK_COUNT);
+		il_vtab_col(o, use, "poll_below", IL_VK_COUNT);
 	il_vtab_col(o, use, "above %", IL_VK_FIX2);
 	il_vtab_col(o, use, "below %", IL_VK_FIX2);
 	il_vtab_col(o, use, "miss %", IL_VK_FIX2);
@@ -435,7 +435,7 @@ static int build_misses(const struct il_cmp *c, struct il_vout *o)
 				    !isfinite(row->aboves) || !isfinite(row->belows))
 					continue;
 				tot += row->idles, ab += row->aboves, be += row->belows;
-				il_view_avg_add(&pt, il_view_jnum(json_object_get(row->idle, "total"), "poll_timeouts"));
+				il_view_avg_add(&pt, il_view_jnum(json_object_get(row->idle, "total"), "poll_belows"));
 				n++;
 			}
 			if (!n)
@@ -457,10 +457,12 @@ static int build_misses(const struct il_cmp *c, struct il_vout *o)
 			     "target residency), below = entries that were too shallow (a deeper enabled state would "
 			     "have fit), as cpuidle_enter_state counts them; above %% = above / total, below %% = below / "
 			     "total, miss %% = their sum");
-		il_vout_note(o, poll ? "poll_to: a poll state's time-outs (it spins until a time limit), counted apart, "
-				       "not as below" :
-				       "these samples carry no poll_timeouts (idle JSON v1): a poll state's time-outs are "
-				       "counted in below");
+		il_vout_note(o, poll ? "poll_below: the part of below counted by poll states (POLL, snooze): a poll "
+				       "that outlasted the next enabled state's target residency, ended by its time "
+				       "limit (cpuidle_poll_time()) or by a wakeup alike; the kernel counts it in below "
+				       "and fires cpu_idle_miss for it (cpuidle.c)" :
+				       "these samples carry no poll_belows (idle JSON v1): a poll state's below is in "
+				       "below");
 	}
 	il_strlist_release(&g);
 	return r;

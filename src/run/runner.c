@@ -13,8 +13,8 @@ char *il_runner_sample_script(void)
 {
 	struct il_buf b = IL_BUF_INIT;
 
-	if (il_buf_printf(&b, "snap() {\n%s\n}\n%s\n%s", il_runner_script("snapshot.sh"), il_runner_script("own.sh"),
-			  il_runner_script("sample.sh")))
+	if (il_buf_printf(&b, "snap() {\n%s\n}\npmqos() {\n%s\n}\n%s\n%s", il_runner_script("snapshot.sh"),
+			  il_runner_script("pmqos.sh"), il_runner_script("own.sh"), il_runner_script("sample.sh")))
 		il_buf_release(&b);
 	return il_buf_detach(&b);
 }
@@ -58,6 +58,7 @@ void il_runner_out_release(struct il_runner_out *o)
 	il_buf_release(&o->post);
 	il_buf_release(&o->out);
 	il_buf_release(&o->err);
+	il_buf_release(&o->qos);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -66,7 +67,7 @@ int il_runner_parse(const char *text, size_t len, const char *nonce, struct il_r
 	const char *p = text, *end = text + len;
 	char tag[80];
 	size_t tl;
-	bool seen_uname = false, seen[4] = { false };
+	bool seen_uname = false, seen[5] = { false };
 
 	memset(o, 0, sizeof(*o));
 	tl = (size_t)snprintf(tag, sizeof(tag), "@@%s ", nonce);
@@ -109,11 +110,11 @@ int il_runner_parse(const char *text, size_t len, const char *nonce, struct il_r
 			if (p != end)
 				return il_err_set(err, IL_EPARSE, "runner output: text after the end frame");
 		} else {
-			static const char *const names[] = { "pre ", "post ", "out ", "err " };
-			struct il_buf *bufs[] = { &o->pre, &o->post, &o->out, &o->err };
+			static const char *const names[] = { "pre ", "post ", "out ", "err ", "qos " };
+			struct il_buf *bufs[] = { &o->pre, &o->post, &o->out, &o->err, &o->qos };
 			bool found = false;
 
-			for (int i = 0; i < 4 && !found; i++) {
+			for (int i = 0; i < 5 && !found; i++) {
 				size_t nl2 = strlen(names[i]);
 				uint64_t bytes;
 
@@ -123,6 +124,7 @@ int il_runner_parse(const char *text, size_t len, const char *nonce, struct il_r
 				if (seen[i])
 					return il_err_set(err, IL_EPARSE, "runner output: a second %.*sframe", (int)nl2, names[i]);
 				seen[i] = true;
+				o->has_qos |= i == 4;
 				if (il_parse_u64(kw + nl2, n - nl2, &bytes))
 					return il_err_set(err, IL_EPARSE, "runner output: malformed %.*sframe", (int)nl2, names[i]);
 				if (bytes > (uint64_t)(end - p))

@@ -39,6 +39,8 @@ struct il_runner_out {
 	char *fail;              /* set when the runner gave up before measuring */
 	char *release, *machine; /* uname -r, uname -m */
 	struct il_buf pre, post, out, err;
+	bool has_qos;            /* a PM QoS scan (runners/pmqos.sh) ran while the workload did */
+	struct il_buf qos;       /* its dump (idle/pmqos.h) */
 	bool has_status;
 	int status;              /* workload exit status (128+sig when killed) */
 	bool complete;           /* the end frame arrived */

@@ -15,6 +15,7 @@
 #include "host/hostlock.h"
 #include "idle/diff.h"
 #include "idle/diffjson.h"
+#include "idle/pmqos.h"
 #include "idle/snapjson.h"
 #include "run/record.h"
 #include "run/rundir.h"
@@ -136,6 +137,63 @@ out:
 	free(av);
 }
 
+/*
+ * The PM QoS scan taken while the workload ran (runners/sample.sh): a CPU
+ * latency limit of 0 over the measured CPUs bypasses the governor, which the
+ * sample's idle JSON says in its caveats and as governor_bypass (what
+ * compare and the Tested-by read, stats/compare.c). A scan that cannot be
+ * read is a caveat too, never a failed sample. 0, or -1 (memory).
+ */
+static int note_bypass(json_t *idle, const struct il_runner_out *ro, const struct il_cpuset *measured,
+		       const char *host)
+{
+	struct il_pmqos q = { 0 };
+	struct il_err e = { 0 };
+	struct il_buf why = IL_BUF_INIT;
+	json_t *cav = json_object_get(idle, "caveats"), *o = NULL, *hs = NULL;
+	bool by = false;
+	char *t;
+	int bad = 0;
+
+	if (!ro->has_qos || !json_is_array(cav))
+		return 0;
+	if (il_pmqos_parse(&q, il_buf_str(&ro->qos), ro->qos.len, host, &e)) {
+		if (e.code == IL_ENOMEM)
+			return -1;
+		t = il_strdup_printf("the PM QoS scan taken during the workload could not be read (%s): whether the "
+				     "governor was bypassed is not known",
+				     e.msg);
+		if (!t)
+			return -1;
+		bad = json_array_append_new(cav, json_string(t));
+		free(t);
+		return bad ? -1 : 0;
+	}
+	if (il_pmqos_bypassed(&q, measured, &by, &why)) {
+		bad = -1;
+	} else if (by) {
+		o = json_object();
+		hs = json_array();
+		for (size_t i = 0; o && hs && i < q.nholders; i++)
+			bad |= json_array_append_new(hs, json_pack("{s:i, s:o}", "pid", q.holders[i].pid, "comm",
+								    il_json_str(q.holders[i].comm)));
+		bad |= !o || !hs;
+		if (!o) {
+			json_decref(hs);
+		} else {
+			bad |= json_object_set_new(o, "cpu_latency_us",
+						   q.has_cpu_latency ? json_integer(q.cpu_latency_us) : json_null());
+			bad |= json_object_set_new(o, "holders", hs ? hs : json_array());
+			bad |= json_object_set_new(o, "why", json_string(il_buf_str(&why)));
+		}
+		bad |= json_array_append_new(cav, json_string(il_buf_str(&why)));
+		bad |= json_object_set_new(idle, "governor_bypass", o);
+	}
+	il_buf_release(&why);
+	il_pmqos_release(&q);
+	return bad ? -1 : 0;
+}
+
 void il_sample_judge(const struct il_run_ctx *c, const struct il_spec *s, const char *nonce, const char *host,
 		     const char *text, size_t len, int exit_code, const char *stderr_text, struct il_sample_result *oc)
 {
@@ -219,8 +277,12 @@ void il_sample_judge(const struct il_run_ctx *c, const struct il_spec *s, const 
 		}
 		if (!il_snapshot_nstates(&oc->pre))
 			oc->note = strdup("no idle states on host: idle counters are absent, workload metrics only");
-		else
-			oc->idle = il_diff_summary_json(&d);
+		else if (!(oc->idle = il_diff_summary_json(&d)) ||
+			 note_bypass(oc->idle, &oc->ro, &d.measured, host)) {
+			set_reason(oc, "infra_failed", true, il_strerror(IL_ENOMEM));
+			il_diff_release(&d);
+			return;
+		}
 		il_diff_release(&d);
 	}
 	snprintf(label, sizeof(label), "sample %zu output", s->seq);

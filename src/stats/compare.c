@@ -15,6 +15,7 @@ void il_compare_release(struct il_cmp *c)
 	free(c->key);
 	free(c->aa_secondary);
 	free(c->dropped);
+	free(c->nbypass);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -157,6 +158,26 @@ static int adjust(struct il_cmp *c, int v, bool key, bool bh, size_t *family)
 	return r;
 }
 
+/* A sample's governor was bypassed: its idle JSON carries governor_bypass (run/sample.c). */
+static bool row_bypassed(const struct il_row *row)
+{
+	return json_is_object(json_object_get(row->idle, "governor_bypass"));
+}
+
+/* Variant v of workload group has a counted sample whose governor was bypassed. */
+static bool bypassed(const struct il_cmp *c, const char *group, size_t v)
+{
+	const struct il_dataset *ds = c->ds;
+
+	if (!c->nbypass[v])
+		return false;
+	for (size_t i = 0; i < ds->nrows; i++)
+		if (row_bypassed(&ds->rows[i]) && !strcmp(ds->rows[i].group, group) &&
+		    !strcmp(ds->rows[i].variant, ds->var[v]))
+			return true;
+	return false;
+}
+
 /* Decide x against the reference rr of metric m at the comparison's level (il_decide). */
 static void decide(struct il_cmp *c, const struct il_mseries *m, const struct il_mres *rr, struct il_mres *x, size_t v)
 {
@@ -165,7 +186,8 @@ static void decide(struct il_cmp *c, const struct il_mseries *m, const struct il
 	struct il_decide_in in = { .r = rv->v, .nr = rv->n, .x = xv->v, .nx = xv->n,
 				   .p = c->o.holm || !isfinite(x->p) ? x->p : x->p_raw, .alpha = c->alpha_look,
 				   .family = fam, .change_pct = x->change_pct, .threshold_pct = x->threshold_pct,
-				   .better = m->better, .n_min = 2 };
+				   .better = m->better, .n_min = 2, .governor_metric = m->idle,
+				   .bypassed = bypassed(c, m->group, (size_t)c->ref) || bypassed(c, m->group, v) };
 	struct il_decision d;
 
 	if (c->o.test == IL_TEST_MWU)
@@ -328,7 +350,8 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 	c->key = calloc(ds->nmet, sizeof(*c->key));
 	c->aa_secondary = calloc(ds->nmet, sizeof(*c->aa_secondary));
 	c->dropped = calloc(ds->nmet, sizeof(*c->dropped));
-	if (!c->met || !c->r || !c->unreliable || !c->key || !c->aa_secondary || !c->dropped) {
+	c->nbypass = calloc(nv, sizeof(*c->nbypass));
+	if (!c->met || !c->r || !c->unreliable || !c->key || !c->aa_secondary || !c->dropped || !c->nbypass) {
 		il_compare_release(c);
 		return il_err_oom(err);
 	}
@@ -345,6 +368,12 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 						       "no metric matches the --metric selection", o->max_cv_pct);
 		il_compare_release(c);
 		return r;
+	}
+	for (size_t i = 0; i < ds->nrows; i++) {
+		int v = il_dataset_var(ds, ds->rows[i].variant);
+
+		if (v >= 0 && row_bypassed(&ds->rows[i]))
+			c->nbypass[v]++, c->nbypass_all++;
 	}
 	mark_key(c);
 	if ((r = measure(c, err)) || (r = aa_check(c))) {
@@ -498,6 +527,11 @@ listed:
 	if (c->nunreliable)
 		il_buf_printf(b, "; %zu key metric%s unreliable (the A/A pair %s / %s differs: host not quiet)",
 			      c->nunreliable, c->nunreliable > 1 ? "s" : "", ds->var[c->ref], ds->var[c->aa]);
+	if (c->nbypass_all)
+		il_buf_printf(b, "; governor bypassed (CPU latency limit 0) in %zu sample%s: %zu idle metric comparison%s "
+				 "marked bypassed, neither better nor worse (a governor comparison there compares nothing)",
+			      c->nbypass_all, c->nbypass_all > 1 ? "s" : "", c->n[IL_VERDICT_BYPASSED] + c->n2[IL_VERDICT_BYPASSED],
+			      c->n[IL_VERDICT_BYPASSED] + c->n2[IL_VERDICT_BYPASSED] == 1 ? "" : "s");
 	if (total && c->o.holm)
 		il_buf_printf(b, " [key metrics: p Holm-adjusted per variant over up to %zu, alpha %g%s]", c->family_max,
 			      c->alpha_look, c->looks > 1 ? " a look" : "");
@@ -533,5 +567,31 @@ bool il_compare_aa_warning(const struct il_cmp *c, struct il_buf *b)
 			      il_cmp_res(c, i, (size_t)c->aa)->change_pct, il_cmp_res(c, i, (size_t)c->aa)->p);
 	}
 	il_buf_printf(b, "; %s marked unreliable", c->nunreliable > 1 ? "those metrics are" : "that metric is");
+	return true;
+}
+
+bool il_compare_bypass_warning(const struct il_cmp *c, struct il_buf *b)
+{
+	const struct il_dataset *ds = c->ds;
+	const char *why = NULL;
+	size_t listed = 0;
+
+	if (!c->nbypass_all)
+		return false;
+	for (size_t i = 0; i < ds->nrows && !why; i++)
+		if (row_bypassed(&ds->rows[i]))
+			why = json_string_value(json_object_get(json_object_get(ds->rows[i].idle, "governor_bypass"), "why"));
+	il_buf_adds(b, "governor bypassed in");
+	for (size_t v = 0; v < ds->nvar; v++) {
+		size_t n = 0;
+
+		if (!c->nbypass[v])
+			continue;
+		for (size_t i = 0; i < ds->nrows; i++)
+			n += !strcmp(ds->rows[i].variant, ds->var[v]);
+		il_buf_printf(b, "%s %zu of %zu samples of %s", listed++ ? "," : "", c->nbypass[v], n, ds->var[v]);
+	}
+	il_buf_printf(b, " (%s); their idle metrics are marked bypassed, not better or worse",
+		      why ? why : "CPU latency limit 0");
 	return true;
 }

@@ -106,6 +106,8 @@ struct il_cmp {
 	size_t n_needed_max;          /* the most samples per side an unknown key comparison needs (0: none) */
 	size_t iter_max;              /* an adaptive run's maximum of rounds (0: not adaptive) */
 	size_t nfutile;               /* unknown key comparisons that need more than iter_max samples a side */
+	size_t *nbypass;              /* [ds->nvar]: counted samples whose governor was bypassed (CPU latency limit 0) */
+	size_t nbypass_all;           /* their sum */
 };
 
 int il_compare(struct il_cmp *out, const struct il_dataset *ds, const struct il_cmp_opts *o, struct il_err *err);
@@ -154,5 +156,14 @@ int il_compare_run_decided(const char *run_dir, struct il_buf *why, struct il_er
  * the host was quiet on the key metrics or there is no A/A pair.
  */
 bool il_compare_aa_warning(const struct il_cmp *c, struct il_buf *b);
+
+/*
+ * "governor bypassed in 4 of 4 samples of before: governor bypassed: CPU
+ * latency limit 0 us (held by PID 4242/cyclictest): ...; their idle metrics
+ * are marked bypassed" (no newline) into b, and true, when some counted
+ * sample ran under a CPU latency limit of 0 (idle.governor_bypass, written by
+ * the run from its PM QoS scan); nothing and false otherwise.
+ */
+bool il_compare_bypass_warning(const struct il_cmp *c, struct il_buf *b);
 
 #endif

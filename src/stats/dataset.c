@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idle/diffjson.h"
 #include "run/journal.h"
 #include "run/record.h"
 #include "run/rundir.h"
@@ -365,7 +366,7 @@ static int add_nums(struct il_dataset *ds, int var, const char *group, const cha
  * per cluster, energy. The idle JSON v2 (docs/formats.md) adds too-deep /
  * too-shallow / miss percentages (100 x aboves, belows, idle_miss over
  * usage, cpuidle_enter_state's meaning of above and below), rejected and
- * poll timeouts, state keys, and clusters with labels listed only on
+ * poll belows (a v2 journal's poll_timeouts, il_diff_json_upgrade), state keys, and clusters with labels listed only on
  * asymmetric hosts; a v1 journal's clusters (cluster_id groups) keep their
  * idle.clusterN.miss_ratio.
  */
@@ -382,7 +383,7 @@ static int add_idle(struct il_dataset *ds, int var, const char *group, const jso
 		{ "too_shallow_pct", "%", IL_BETTER_LOWER },
 		{ "miss_pct", "%", IL_BETTER_LOWER },
 		{ "rejected", "count", IL_BETTER_NONE },
-		{ "poll_timeouts", "count", IL_BETTER_NONE },
+		{ "poll_belows", "count", IL_BETTER_NONE },
 	};
 	static const struct idle_num state[] = {
 		{ "usage_share", "share", IL_BETTER_NONE },
@@ -652,6 +653,9 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 				   better_of(json_string_value(json_object_get(e, "better"))), false, json_number_value(v), it)))
 			return il_err_oom(err);
 	}
+	/* a version 2 sample kept poll states' below apart: read it as the kernel counts */
+	if (il_diff_json_upgrade(json_object_get(rec, "idle")))
+		return il_err_oom(err);
 	if (json_is_object(json_object_get(rec, "idle")) && (r = add_idle(ds, var, group, json_object_get(rec, "idle"), it)))
 		return il_err_oom(err);
 	if (add_row(ds, group, label, it, score, json_object_get(rec, "idle"), json_object_get(wdef, "matrix")))

@@ -120,6 +120,12 @@ void il_decide(const struct il_decide_in *in, struct il_decision *out)
 	out->eq_lo = out->eq_hi = NAN;
 	out->n_needed = 0;
 	out->why[0] = 0;
+	if (in->governor_metric && in->bypassed) {
+		out->v = IL_VERDICT_BYPASSED;
+		snprintf(out->why, sizeof(out->why), "governor bypassed: a side ran under a CPU latency limit of 0, where "
+			 "menu returns state 0 without a prediction; its idle counters compare nothing");
+		return;
+	}
 	if (in->nr < 2 || in->nx < 2) {
 		out->v = IL_VERDICT_UNKNOWN;
 		snprintf(out->why, sizeof(out->why), "%zu vs %zu samples: at least 2 a side are needed", in->nr, in->nx);

@@ -33,7 +33,8 @@
 	X(CHANGED, "changed")           \
 	X(SAME, "same")                 \
 	X(UNKNOWN, "unknown")           \
-	X(UNRELIABLE, "unreliable")
+	X(UNRELIABLE, "unreliable")     \
+	X(BYPASSED, "bypassed")
 
 enum il_verdict {
 #define IL_V_ENUM(e, name) IL_VERDICT_##e,
@@ -59,6 +60,8 @@ struct il_decide_in {
 	double threshold_pct;   /* the noise threshold */
 	enum il_better better;
 	size_t n_min;           /* the smallest n a side at which the test can reach alpha / family (MWU's limit) */
+	bool governor_metric;   /* a metric of the governor's choices: the idle counters (idle.*) */
+	bool bypassed;          /* a side has samples whose CPU latency limit was 0 (idle.governor_bypass) */
 };
 
 struct il_decision {
@@ -68,7 +71,14 @@ struct il_decision {
 	char why[200];
 };
 
-/* The verdict of one comparison (never REF or UNRELIABLE: those are the caller's). */
+/*
+ * The verdict of one comparison (never REF or UNRELIABLE: those are the
+ * caller's). A governor metric with a bypassed side is BYPASSED, neither a
+ * finding nor a decision: under a CPU latency limit of 0 menu returns state
+ * 0 without a prediction (drivers/cpuidle/governors/menu.c), so its idle
+ * counters say nothing of the governor; the workload's own metrics are
+ * decided as ever, and compare's sentence says the governor was bypassed.
+ */
 void il_decide(const struct il_decide_in *in, struct il_decision *out);
 
 /*

@@ -13,8 +13,21 @@ expect "states: the patched teo is better, POLL usage beside it" 0 "pingpong teo
 	"$IDLELAB" compare "$V/pingpong-states" --view states --no-holm
 expect "clusters: a host without clusters says so" 0 "no clusters: the samples' idle JSON lists none" \
 	"$IDLELAB" compare "$V/pingpong-states" --view clusters
-expect "misses: snooze's time-outs are poll_to, not below" 0 "pgbench baseline 4 12735820 11401520 +0 +20145 +89.52" \
+expect "misses: Below is the kernel's (seed 002: 20,145), snooze's part beside it" 0 "pgbench baseline 4 12735820 11401520 +20145 +20145 +89.52 +0.16 +89.68" \
 	"$IDLELAB" compare "$V/pgbench-misses" --view misses
+expect "misses: the patched Below is the seed's 702,395" 0 "pgbench patched +4 13918442 +1598210 +702395 +702395 +11.48 +5.05 +16.53" \
+	"$IDLELAB" compare "$V/pgbench-misses" --view misses
+# a version 2 journal (poll belows kept apart as poll_timeouts) reads as the kernel counts
+mkdir "$E2E_TMP/v2" && cp "$SRC/tests/fuzz/corpus/journal/pgbench-misses-v2.jsonl" "$E2E_TMP/v2/journal.jsonl"
+expect "misses: a version 2 journal's poll_timeouts are back in below" 0 "pgbench baseline 4 12735820 11401520 +20145 +20145 +89.52 +0.16 +89.68" \
+	"$IDLELAB" compare "$E2E_TMP/v2" --view misses
+# the seed's cyclictest ran without --laptop: /dev/cpu_dma_latency held at 0, the governor bypassed
+expect "compare warns that the governor was bypassed" 0 "^WARNING: governor bypassed in 4 of 4 samples of before, 4 of 4 samples of after" \
+	"$IDLELAB" compare "$V/cyclictest-latency"
+expect "... and marks its idle metrics bypassed, not better or worse" 0 "^  after .* +0.0% .* bypassed$" \
+	"$IDLELAB" compare "$V/cyclictest-latency"
+expect "tested-by says the governor was bypassed and gives no trailer" 0 "the governor was bypassed in 8 counted samples" \
+	"$IDLELAB" tested-by "$V/cyclictest-latency"
 expect "latency: per-thread maximum with change" 0 "cyclictest +2 +9.394 +5.363 +-42.9" \
 	"$IDLELAB" compare "$V/cyclictest-latency" --view latency
 expect "a view in Markdown" 0 "^\\| pgbench \\| tps \\| patched \\| 4 \\| 536982 \\| \\+8.4 \\| better \\|" \

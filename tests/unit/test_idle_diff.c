@@ -117,7 +117,8 @@ static void test_diff__json_shape(void **state)
 	assert_true(fabs(json_real_value(json_object_get(t, "too_shallow_pct")) - 8500.0 / 842.0) < 1e-12);
 	assert_true(fabs(json_real_value(json_object_get(t, "miss_pct")) - 18700.0 / 842.0) < 1e-12);
 	assert_int_equal(json_integer_value(json_object_get(t, "poll_usage")), 0);
-	assert_int_equal(json_integer_value(json_object_get(t, "poll_timeouts")), 0);
+	assert_int_equal(json_integer_value(json_object_get(t, "poll_belows")), 0);
+	assert_null(json_object_get(t, "poll_timeouts"));
 	assert_int_equal(json_integer_value(json_object_get(t, "sleep_time_us")), 1291342);
 	json_decref(j);
 }
@@ -257,19 +258,19 @@ static void test_diff__poll_and_cstates(void **state)
 	/* usage: 4 x (9 x 300 - 20 x 36) + 9 x (0 + 1 + 2 + 3) = 7974; POLL's 4 x 300 + 6 = 1206 */
 	assert_int_equal(m.idles.v, 7974);
 	assert_int_equal(m.poll_usage.v, 1206);
-	/* below: 4 x (1+2+3+0+1+2+3+0+1) = 52, of which POLL's 4 are timeouts */
-	assert_int_equal(m.poll_timeouts.v, 4);
-	assert_int_equal(m.belows.v, 48);
+	/* below: 4 x (1+2+3+0+1+2+3+0+1) = 52 as the kernel counts them, POLL's 4 included and shown apart */
+	assert_int_equal(m.poll_belows.v, 4);
+	assert_int_equal(m.belows.v, 52);
 	/* above: 4 x (1+2+0+1+2+0+1+2) + 8 x (0+1+2+3) = 84 */
 	assert_int_equal(m.aboves.v, 84);
-	assert_int_equal(m.idle_miss.v, 84 + 48);
+	assert_int_equal(m.idle_miss.v, 84 + 52);
 	/* time: 4 x 45000 + 13 x 9 x 6 = 180702 us; POLL spins 4 x 1000 + 13 x 6 = 4078 */
 	assert_int_equal(m.time_us.v, 180702);
 	assert_int_equal(m.poll_time_us.v, 4078);
 	assert_int_equal(m.sleep_time_us.v, 180702 - 4078);
-	assert_true(fabs(m.too_shallow_pct - 4800.0 / 7974.0) < 1e-12);
-	/* a poll state's below is no too-shallow figure */
-	assert_false(il_state_too_shallow_pct(&d->states[0], &v));
+	assert_true(fabs(m.too_shallow_pct - 5200.0 / 7974.0) < 1e-12);
+	/* a poll state's below is too shallow as any state's: 4 of POLL's 1206 entries */
+	assert_true(il_state_too_shallow_pct(&d->states[0], &v) && fabs(v - 400.0 / 1206.0) < 1e-12);
 	assert_true(il_state_too_deep_pct(&d->states[0], &v) && v == 0);
 	/* interval from the monotonic clock: 990 s -> 1000 s; boottime grew as much */
 	assert_int_equal(d->clock, IL_CLOCK_MONOTONIC);
@@ -363,14 +364,14 @@ static void test_diff__haltpoll_poll_apart_no_clusters(void **state)
 	il_metrics_of(&d->total, d, &m);
 	assert_int_equal(m.idles.v, 100 + 300 + 50 + 150);
 	assert_int_equal(m.aboves.v, 30 + 12);
-	/* POLL's 40 + 10 belows are poll timeouts; haltpoll idle has no deeper state to be below of */
-	assert_int_equal(m.belows.v, 0);
-	assert_int_equal(m.poll_timeouts.v, 50);
-	assert_int_equal(m.idle_miss.v, 42);
-	assert_true(fabs(m.miss_ratio - 42.0 / 600.0) < 1e-12);
+	/* POLL's 40 + 10 belows count as the kernel counts them; haltpoll idle has no deeper state to be below of */
+	assert_int_equal(m.belows.v, 50);
+	assert_int_equal(m.poll_belows.v, 50);
+	assert_int_equal(m.idle_miss.v, 92);
+	assert_true(fabs(m.miss_ratio - 92.0 / 600.0) < 1e-12);
 	assert_true(fabs(m.too_deep_pct - 7.0) < 1e-12);
-	assert_true(m.has_too_shallow && m.too_shallow_pct == 0);
-	assert_true(fabs(m.miss_pct - 7.0) < 1e-12);
+	assert_true(m.has_too_shallow && fabs(m.too_shallow_pct - 5000.0 / 600.0) < 1e-12);
+	assert_true(fabs(m.miss_pct - 9200.0 / 600.0) < 1e-12);
 	assert_int_equal(m.poll_usage.v, 150);
 	assert_int_equal(m.poll_time_us.v, 2200);
 	assert_int_equal(m.sleep_time_us.v, 850000);
@@ -383,8 +384,8 @@ static void test_diff__haltpoll_poll_apart_no_clusters(void **state)
 	assert_string_equal(d->states[1].key, "haltpoll idle");
 	j = il_diff_to_json(d);
 	t = json_object_get(j, "total");
-	assert_int_equal(json_integer_value(json_object_get(t, "poll_timeouts")), 50);
-	assert_int_equal(json_integer_value(json_object_get(t, "belows")), 0);
+	assert_int_equal(json_integer_value(json_object_get(t, "poll_belows")), 50);
+	assert_int_equal(json_integer_value(json_object_get(t, "belows")), 50);
 	assert_int_equal(json_integer_value(json_object_get(t, "poll_time_us")), 2200);
 	assert_true(fabs(json_real_value(json_object_get(j, "interval_s")) - 1.0) < 1e-12);
 	assert_string_equal(json_string_value(json_object_get(j, "clock")), "monotonic");
@@ -393,7 +394,7 @@ static void test_diff__haltpoll_poll_apart_no_clusters(void **state)
 	st = json_array_get(json_object_get(j, "states"), 0);
 	assert_true(json_is_true(json_object_get(st, "poll")));
 	assert_int_equal(json_integer_value(json_object_get(st, "below")), 50);
-	assert_true(json_is_null(json_object_get(st, "too_shallow_pct")));
+	assert_true(fabs(json_real_value(json_object_get(st, "too_shallow_pct")) - 5000.0 / 150.0) < 1e-12);
 	assert_int_equal(json_array_size(json_object_get(j, "cpus")), 2);
 	json_decref(j);
 }
@@ -696,13 +697,14 @@ static void test_diff__idle_cpus_restriction(void **state)
 
 	(void)state;
 	assert_int_equal(diff_texts(&d, a, b, &only1, &err), 0);
-	/* cpu1 alone: POLL 50 entries (10 timeouts, 700 us), haltpoll idle 150 (12 above, 450000 us) */
+	/* cpu1 alone: POLL 50 entries (10 below, 700 us), haltpoll idle 150 (12 above, 450000 us) */
 	assert_int_equal(d.ncpus, 1);
 	assert_int_equal(d.cpus[0].cpu, 1);
 	il_metrics_of(&d.total, &d, &m);
 	assert_int_equal(m.idles.v, 200);
 	assert_int_equal(m.aboves.v, 12);
-	assert_int_equal(m.poll_timeouts.v, 10);
+	assert_int_equal(m.poll_belows.v, 10);
+	assert_int_equal(m.belows.v, 10);
 	assert_int_equal(m.time_us.v, 450700);
 	assert_int_equal(d.states[1].d.c[IL_C_USAGE].v, 150);
 	assert_string_equal(d.caveats.v[d.caveats.n - 1], "idle metrics cover cpus 1 only (idle_cpus)");
@@ -871,6 +873,46 @@ static void test_diff__energy_hwmon_beside_powercap(void **state)
 	free(b);
 }
 
+/* A version 2 sample (poll belows kept apart as poll_timeouts) read as the kernel counts, once. */
+static void test_diff__json_v2_upgrade(void **state)
+{
+	static const char v2[] =
+		"{\"total\": {\"idles\": 600, \"aboves\": 42, \"belows\": 3, \"idle_miss\": 45, \"miss_ratio\": 0.075,"
+		" \"too_shallow_pct\": 0.5, \"miss_pct\": 7.5, \"poll_timeouts\": 50},"
+		" \"states\": [{\"key\": \"POLL\", \"poll\": true, \"usage\": 150, \"below\": 50, \"too_shallow_pct\": null},"
+		"  {\"key\": \"C1\", \"poll\": false, \"usage\": 450, \"below\": 3, \"too_shallow_pct\": 0.6666}],"
+		" \"clusters\": [{\"cluster\": 1, \"idles\": 0, \"belows\": null, \"idle_miss\": 4, \"poll_timeouts\": 1}]}";
+	json_t *j = json_loads(v2, 0, NULL), *t, *c, *v3;
+
+	(void)state;
+	assert_non_null(j);
+	assert_int_equal(il_diff_json_upgrade(j), 0);
+	t = json_object_get(j, "total");
+	assert_int_equal(json_integer_value(json_object_get(t, "belows")), 53);
+	assert_int_equal(json_integer_value(json_object_get(t, "idle_miss")), 95);
+	assert_int_equal(json_integer_value(json_object_get(t, "poll_belows")), 50);
+	assert_null(json_object_get(t, "poll_timeouts"));
+	assert_true(fabs(json_real_value(json_object_get(t, "miss_ratio")) - 95.0 / 600.0) < 1e-12);
+	assert_true(fabs(json_real_value(json_object_get(t, "too_shallow_pct")) - 5300.0 / 600.0) < 1e-12);
+	assert_true(fabs(json_real_value(json_object_get(t, "miss_pct")) - 9500.0 / 600.0) < 1e-12);
+	/* the poll state's too-shallow share is the kernel's; the other state's is left as it was */
+	assert_true(fabs(json_real_value(json_object_get(json_array_get(json_object_get(j, "states"), 0),
+							 "too_shallow_pct")) - 5000.0 / 150.0) < 1e-12);
+	assert_true(json_real_value(json_object_get(json_array_get(json_object_get(j, "states"), 1),
+						    "too_shallow_pct")) == 0.6666);
+	/* an unknown below stays unknown, no ratio of 0 entries */
+	c = json_array_get(json_object_get(j, "clusters"), 0);
+	assert_true(json_is_null(json_object_get(c, "belows")));
+	assert_int_equal(json_integer_value(json_object_get(c, "idle_miss")), 5);
+	assert_true(json_is_null(json_object_get(c, "miss_ratio")));
+	/* twice is once; a version 3 JSON (what il_diff_to_json writes) is left alone */
+	v3 = json_deep_copy(j);
+	assert_int_equal(il_diff_json_upgrade(j), 0);
+	assert_true(json_equal(j, v3));
+	json_decref(v3);
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -896,6 +938,7 @@ int main(void)
 		cmocka_unit_test(test_diff__cluster_labels),
 		cmocka_unit_test(test_diff__lifetime),
 		cmocka_unit_test(test_diff__energy_hwmon_beside_powercap),
+		cmocka_unit_test(test_diff__json_v2_upgrade),
 	};
 
 	return cmocka_run_group_tests_name("idle_diff", tests, NULL, NULL);

@@ -14,6 +14,7 @@
 #include "host/runners.h"
 #include "idle/pmqos.h"
 #include "idle/sysfs.h"
+#include "util/str.h"
 #include "util/proc.h"
 
 /* (tu_write ends every file with a newline.) A symlink at root+path to target, its directory made (with a dot file ls and the reader skip). */
@@ -188,12 +189,65 @@ static void test_pmqos__parse(void **state)
 	want_error_n("/dev/cpu_dma_latency:1\0\n", 24, "NUL byte");
 }
 
+/* The governor bypassed: a CPU latency limit of 0, or a resume latency limit of 0 on a measured CPU. */
+static void test_pmqos__bypassed(void **state)
+{
+	static const char held[] = "/proc/4242/fd/3:/dev/cpu_dma_latency\n/proc/4242/comm:cyclictest\n"
+				   "/proc/77/fd/9:/dev/cpu_dma_latency\n/proc/77/comm:tuned\n/dev/cpu_dma_latency:0\n";
+	static const char low[] = "/proc/4242/fd/3:/dev/cpu_dma_latency\n/proc/4242/comm:cyclictest\n"
+				  "/dev/cpu_dma_latency:1\n";
+	static const char unread[] = "/proc/4242/fd/3:/dev/cpu_dma_latency\n/proc/4242/comm:cyclictest\n";
+	static const char resume[] = "/sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us:n/a\n"
+				     "/sys/devices/system/cpu/cpu2/power/pm_qos_resume_latency_us:0\n"
+				     "/sys/devices/system/cpu/cpu3/power/pm_qos_resume_latency_us:n/a\n"
+				     "/dev/cpu_dma_latency:2000000000\n";
+	struct il_err err = { 0 };
+	struct il_buf why = IL_BUF_INIT;
+	struct il_cpuset only2 = { 0 }, only13 = { 0 };
+	struct il_pmqos q;
+	bool by = true;
+
+	(void)state;
+	assert_int_equal(il_cpuset_parse(&only2, "2", &err), 0);
+	assert_int_equal(il_cpuset_parse(&only13, "1,3", &err), 0);
+	assert_int_equal(il_pmqos_parse(&q, held, strlen(held), "t", &err), 0);
+	assert_int_equal(il_pmqos_bypassed(&q, NULL, &by, &why), 0);
+	assert_true(by);
+	assert_non_null(strstr(il_buf_str(&why), "governor bypassed: CPU latency limit 0 us (held by PID 77/tuned, "
+						 "PID 4242/cyclictest): "));
+	assert_non_null(strstr(il_buf_str(&why), "menu returns state 0"));
+	il_pmqos_release(&q);
+	/* 1 us is a limit, not a bypass; an unreadable device (not root) is not taken for 0 */
+	il_buf_reset(&why);
+	assert_int_equal(il_pmqos_parse(&q, low, strlen(low), "t", &err), 0);
+	assert_int_equal(il_pmqos_bypassed(&q, NULL, &by, &why), 0);
+	assert_false(by);
+	assert_int_equal(why.len, 0);
+	il_pmqos_release(&q);
+	assert_int_equal(il_pmqos_parse(&q, unread, strlen(unread), "t", &err), 0);
+	assert_int_equal(il_pmqos_bypassed(&q, NULL, &by, NULL), 0);
+	assert_false(by);
+	il_pmqos_release(&q);
+	/* a resume latency of "n/a" is a limit of 0 ("0" is none): only on the measured CPUs */
+	assert_int_equal(il_pmqos_parse(&q, resume, strlen(resume), "t", &err), 0);
+	assert_int_equal(il_pmqos_bypassed(&q, &only2, &by, &why), 0);
+	assert_false(by);
+	assert_int_equal(il_pmqos_bypassed(&q, &only13, &by, &why), 0);
+	assert_true(by);
+	assert_non_null(strstr(il_buf_str(&why), "governor bypassed: resume latency limit 0 us (n/a) on cpus 1,3: "));
+	il_pmqos_release(&q);
+	il_cpuset_release(&only2);
+	il_cpuset_release(&only13);
+	il_buf_release(&why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pmqos__fake_tree),
 		cmocka_unit_test(test_pmqos__runner_script_agrees),
 		cmocka_unit_test(test_pmqos__parse),
+		cmocka_unit_test(test_pmqos__bypassed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -322,7 +322,22 @@ static void test_runner__frames(void **state)
 	assert_string_equal(il_buf_str(&o.out), "@@N1 status 99\n\n");
 	assert_int_equal(o.status, 0);
 	assert_true(o.complete);
+	assert_false(o.has_qos);
 	il_runner_out_release(&o);
+	{
+		/* the PM QoS scan taken during the workload, when it ran: once at most */
+		const char *q = "@@N1 uname 6.1.0 x86_64\n@@N1 pre 0\n@@N1 post 0\n@@N1 out 0\n@@N1 err 0\n"
+				"@@N1 qos 23\n/dev/cpu_dma_latency:0\n@@N1 status 0\n@@N1 end\n";
+		const char *q2 = "@@N1 qos 0\n@@N1 qos 0\n";
+
+		assert_int_equal(il_runner_parse(q, strlen(q), "N1", &o, &err), 0);
+		assert_true(o.has_qos);
+		assert_string_equal(il_buf_str(&o.qos), "/dev/cpu_dma_latency:0\n");
+		il_runner_out_release(&o);
+		assert_int_equal(il_runner_parse(q2, strlen(q2), "N1", &o, &err), IL_EPARSE);
+		assert_non_null(strstr(err.msg, "a second qos frame"));
+		il_runner_out_release(&o);
+	}
 	{
 		const char *f = "@@N1 fail workload program 'x' not found on the host\n";
 
@@ -526,6 +541,8 @@ static void test_sample__frames_need_the_runners_exit(void **state)
 			if (strcmp(oc.status, "ok"))
 				fail_msg("exit 0: %s: %s", oc.status, oc.reason);
 			assert_true(json_number_value(json_object_get(oc.metrics, "args")) == 1.0);
+			/* no PM QoS scan (a workload shorter than a second): nothing said either way */
+			assert_null(json_object_get(oc.idle, "governor_bypass"));
 		} else {
 			assert_string_equal(oc.status, "infra_failed");
 			assert_non_null(strstr(oc.reason, "the runner exited 137"));
@@ -533,6 +550,47 @@ static void test_sample__frames_need_the_runners_exit(void **state)
 			assert_null(oc.idle);
 		}
 		il_sample_result_release(&oc);
+	}
+	/* the scan saw /dev/cpu_dma_latency held at 0: the sample says the governor was bypassed, and by whom */
+	{
+		static const char qos[] = "/proc/4242/fd/3:/dev/cpu_dma_latency\n/proc/4242/comm:cyclictest\n"
+					  "/dev/cpu_dma_latency:0\n";
+		static const char *const dumps[] = { qos, "/dev/cpu_dma_latency:20\n", "garbage\n" };
+
+		for (int i = 0; i < 3; i++) {
+			struct il_sample_result oc = { 0 };
+			struct il_buf t = IL_BUF_INIT;
+			json_t *by, *cav;
+			size_t k;
+			json_t *e;
+			bool said = false;
+
+			il_buf_printf(&t, "@@N1 uname 6.1.0 aarch64\n@@N1 pre %zu\n%s@@N1 post %zu\n%s@@N1 out 8\nargs: 1\n"
+				      "@@N1 err 0\n@@N1 qos %zu\n%s@@N1 status 0\n@@N1 end\n", strlen(pre), pre, strlen(post), post,
+				      strlen(dumps[i]), dumps[i]);
+			il_sample_judge(&c, &specs[sp], "N1", "h", t.p, t.len, 0, "", &oc);
+			if (strcmp(oc.status, "ok"))
+				fail_msg("qos %d: %s: %s", i, oc.status, oc.reason);
+			by = json_object_get(oc.idle, "governor_bypass");
+			cav = json_object_get(oc.idle, "caveats");
+			json_array_foreach(cav, k, e)
+				said |= strstr(json_string_value(e), i == 2 ? "the PM QoS scan taken during the workload could not"
+									    : "governor bypassed: ") == json_string_value(e);
+			if (i == 0) {
+				assert_int_equal(json_integer_value(json_object_get(by, "cpu_latency_us")), 0);
+				assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(by, "holders"), 0),
+										   "pid")), 4242);
+				assert_non_null(strstr(json_string_value(json_object_get(by, "why")),
+						       "governor bypassed: CPU latency limit 0 us (held by PID 4242/cyclictest)"));
+				assert_true(said);
+			} else {
+				/* a limit of 20 us is no bypass; an unreadable scan is a caveat, never a failed sample */
+				assert_null(by);
+				assert_true(said == (i == 2));
+			}
+			il_sample_result_release(&oc);
+			il_buf_release(&t);
+		}
 	}
 	free(specs);
 	il_plan_release(&plan);

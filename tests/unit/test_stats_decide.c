@@ -72,6 +72,30 @@ static void test_decide__three_ways(void **state)
 	assert_string_equal(il_verdict_name(IL_VERDICT_UNKNOWN), "unknown");
 }
 
+/* Under a CPU latency limit of 0 a governor metric compares nothing; the workload's own is decided as ever. */
+static void test_decide__governor_bypassed(void **state)
+{
+	static const double ref[] = { 100, 101, 99, 100.5, 99.5, 100 }, slow[] = { 130, 131, 129, 130.5, 129.5, 130 };
+	struct il_decide_in in = { .r = ref, .nr = 6, .x = slow, .nx = 6, .p = 1e-9, .alpha = 0.05, .family = 1,
+				   .change_pct = 30, .threshold_pct = 2, .better = IL_BETTER_LOWER, .n_min = 2,
+				   .governor_metric = true, .bypassed = true };
+	struct il_decision d;
+
+	(void)state;
+	il_decide(&in, &d);
+	assert_int_equal(d.v, IL_VERDICT_BYPASSED);
+	assert_string_equal(il_verdict_name(d.v), "bypassed");
+	assert_false(il_verdict_differs(d.v));
+	assert_false(il_verdict_decided(d.v));
+	assert_non_null(strstr(d.why, "governor bypassed"));
+	in.governor_metric = false;
+	il_decide(&in, &d);
+	assert_int_equal(d.v, IL_VERDICT_WORSE);
+	in.governor_metric = true, in.bypassed = false;
+	il_decide(&in, &d);
+	assert_int_equal(d.v, IL_VERDICT_WORSE);
+}
+
 static void test_decide__t_quantiles_and_bh(void **state)
 {
 	double p[] = { 0.01, 0.04, 0.03, 0.005 };
@@ -293,6 +317,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decide__three_ways),
+		cmocka_unit_test(test_decide__governor_bypassed),
 		cmocka_unit_test(test_decide__t_quantiles_and_bh),
 		cmocka_unit_test(test_decide__error_rates_by_simulation),
 		cmocka_unit_test(test_decide__aa_relabeling_of_a_real_run),
