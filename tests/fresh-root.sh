@@ -10,7 +10,8 @@
 #                               installed, used from / and purged: tests/deb-check.sh)
 #
 # in a clone of this repository's HEAD made inside the root. Both wall times
-# are printed. The root is bind-mounted on itself (private), proc, sys and dev
+# are printed. After the demo, make check's kernel e2e use the demo's kernel
+# cache (E2E_KERNEL_CACHE): the demo has just built the arm64 lab from nothing. The root is bind-mounted on itself (private), proc, sys and dev
 # are mounted into it; at the end (also
 # on failure or a signal) every process whose root is inside it is killed by
 # PID, every mount below it is unmounted and the root is removed.
