@@ -50,6 +50,8 @@ assert v and all(x in ('same', 'unknown') for x in v), v
 " "$E2E_TMP/c.json" && ok "compare: the A/A pair is not a finding (same or unknown)" ||
 	bad "compare: the A/A pair is not a finding (same or unknown)" "$(head -c 600 "$E2E_TMP/c.json")"
 expect "reports carry the lab caveat" 0 "every idle state is WFI underneath" "$IDLELAB" tested-by "$E2E_TMP/run" --as "T <t@example.org>"
+expect "the lab kernel's tick is known (its /proc/config.gz)" 0 "^Tick: HZ=[0-9]+, NO_HZ_IDLE \\(from /proc/config.gz\\)" \
+	"$IDLELAB" tested-by "$E2E_TMP/run" --as "T <t@example.org>"
 # SIGINT in the middle of a governor comparison: exit 130, the lab's governor is
 # menu again (what it was before the run), and resume finishes the run
 cat > "$E2E_TMP/int.json" <<JSON
