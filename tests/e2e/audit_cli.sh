@@ -115,6 +115,9 @@ while True:
 PY
 BUMP=$!
 FLEET_PIDS="$FLEET_PIDS $BUMP"
+# ahead of the fleet's 100 sshd sessions: on a loaded 2-core machine a starved bumper left the
+# resid host's counters still over a whole window (its shallow_residency finding missing)
+renice -n -10 -p $BUMP >/dev/null 2>&1 || true
 
 export HOME=$FLEET/home IDLELAB_SSH_CONFIG=$FLEET/ssh_config IDLELAB_HOSTS=$E2E_TMP/hosts
 mkdir -p "$IDLELAB_HOSTS"
