@@ -15,6 +15,20 @@
 #     directory), FB_REPO (the kernel repository, branch main), FB_WL (a
 #     workloads directory with `level`), FB_PLAN FILE NAME TRACK-JSON writes a
 #     nightly plan for it
+#   fakeboot_begin NAME: a script's start on it: T (the test's directory),
+#     HOSTS_DIR and IDLELAB_CACHE below it, fakeboot_setup NAME; skips (and
+#     exits) where this machine cannot bind-mount over /proc files in a
+#     private mount namespace
+fakeboot_begin() {
+	T=$E2E_TMP
+	HOSTS_DIR=$T/hosts
+	export IDLELAB_HOSTS=$HOSTS_DIR IDLELAB_CACHE=$T/cache
+	fakeboot_setup "$1" || { bad "the fake host"; finish; exit 1; }
+	if [ "$(unshare -m sh -c 'mount --bind "$0" /proc/version && cat /proc/version' "$FB/state/proc_version" 2>&1)" != \
+		"$(cat "$FB/state/proc_version")" ]; then
+		skip "cannot bind-mount over /proc files in a private mount namespace here"; finish; exit $?
+	fi
+}
 fakeboot_setup() {
 	FB=$E2E_TMP/fb-$1
 	FB_REPO=$FB/linux

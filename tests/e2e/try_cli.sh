@@ -16,15 +16,8 @@ PY=/usr/bin/python3
 if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null || ! command -v git >/dev/null || [ ! -x "$PY" ]; then
 	skip "needs root (mount), unshare, git and /usr/bin/python3"; finish; exit $?
 fi
-T=$E2E_TMP
-HOSTS_DIR=$T/hosts
-export IDLELAB_HOSTS=$HOSTS_DIR IDLELAB_CACHE=$T/cache
 . "$(dirname "$0")/fakeboot.sh"
-fakeboot_setup fb || { bad "the fake host"; finish; exit 1; }
-if [ "$(unshare -m sh -c 'mount --bind "$0" /proc/version && cat /proc/version' "$FB/state/proc_version" 2>&1)" != \
-	"$(cat "$FB/state/proc_version")" ]; then
-	skip "cannot bind-mount over /proc files in a private mount namespace here"; finish; exit $?
-fi
+fakeboot_begin fb
 PIDS=
 trap 'for p in $PIDS; do kill $p 2>/dev/null; done; wait 2>/dev/null; rm -rf "$E2E_TMP"' EXIT
 G="git -c user.name=Tester -c user.email=tester@example.org -C $FB_REPO"
