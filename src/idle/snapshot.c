@@ -288,7 +288,7 @@ static int parse_cpu_path(struct parse_ctx *c, const struct field *f, const char
 /*
  * Find-or-append in an array of *n elements of size sz (*arr, grown here)
  * whose name is the char * at offset off: the element named name[0..len),
- * or a new zeroed one with that name. NULL: out of memory.
+ * or a new zeroed one with that name. NULL: no memory left.
  */
 static void *find_or_add(void **arr, size_t *n, size_t sz, size_t off, const char *name, size_t len)
 {

@@ -49,7 +49,7 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
  * The plan's "build" object that makes the lab kernel of architecture a
  * (allnoconfig + SRC_DIR/hosts/<dir>/kernel.config, its target, its cross
  * compiler): a kernel variant built with it boots on that lab. Caller owns;
- * NULL: out of memory. il_lab_build_json_of: the same for a lab instance,
+ * NULL: no memory left. il_lab_build_json_of: the same for a lab instance,
  * from the source tree it was brought up from (its state.json), else the
  * working directory's.
  */

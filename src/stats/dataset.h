@@ -107,4 +107,15 @@ int il_dataset_pick(struct il_dataset *out, const struct il_dataset *src, const 
 /* Index of a variant label, or -1. */
 int il_dataset_var(const struct il_dataset *ds, const char *label);
 
+/*
+ * For the readers (number files here, journals in stats/datajournal.c): the
+ * variant label's index, added with an empty series in every metric when new
+ * (IL_ENOMEM, negative); and value v of iteration it into metric
+ * group.metric of variant var, the metric made with unit, direction and
+ * idle on first sight (IL_ENOMEM).
+ */
+int il_dataset_add_variant(struct il_dataset *ds, const char *label);
+int il_dataset_add_value(struct il_dataset *ds, int var, const char *group, const char *metric, const char *unit,
+			 enum il_better better, bool idle, double v, int it);
+
 #endif

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "host/quote.h"
 #include "lab/labhost.h"
 #include "run/engine.h"
 #include "run/journal.h"
@@ -972,9 +973,32 @@ static void test_tally__retry_policy(void **state)
 	il_tally_release(&t);
 }
 
+/*
+ * The sample script goes to the host as the argument of `sh -c` in one SSH
+ * exec request, and dropbear (the lab's sshd) refuses a command over its
+ * MAX_CMD_LEN of 9000 bytes: the script, quoted as sent, leaves 2000 bytes
+ * for a sample's arguments (paths and values of state writes, the workload's argv).
+ */
+static void test_runner__sample_script_fits_dropbear(void **state)
+{
+	char *script = il_runner_sample_script();
+	char *argv[] = { (char *)"sh", (char *)"-c", script, (char *)"idlelab", NULL };
+	struct il_buf cmd = IL_BUF_INIT;
+
+	(void)state;
+	assert_non_null(script);
+	assert_int_equal(il_sh_quote_argv(&cmd, argv), 0);
+	if (cmd.len > 9000 - 2000)
+		fail_msg("the quoted sample script is %zu bytes: over dropbear's 9000-byte MAX_CMD_LEN less 2000 for "
+			 "its arguments", cmd.len);
+	il_buf_release(&cmd);
+	free(script);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_runner__sample_script_fits_dropbear),
 		cmocka_unit_test(test_tally__retry_policy),
 		cmocka_unit_test(test_plan__errors_name_the_path),
 		cmocka_unit_test(test_plan__defaults_and_variants),

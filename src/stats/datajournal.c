@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A dataset from a run directory's journal (il_dataset_add_run): the
+ * run-start record's variants, reference, A/A partner and workloads' metric
+ * directions, each counted sample's scores and idle metrics, the finals that
+ * close a sample, and the meta (fingerprints, stop) reports read.
+ */
+#include "stats/dataset.h"
+
+#include "workload/def.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "idle/diffjson.h"
+#include "run/journal.h"
+#include "run/record.h"
+#include "run/rundir.h"
+#include "util/buf.h"
+#include "util/str.h"
+
+/* ---- run journals ---- */
+
+struct jctx {
+	struct il_dataset *ds;
+	const char *path;
+	json_t *workloads;   /* from run-start: label -> {metrics: [{name, unit, better}]} */
+	json_t *variants;    /* from run-start */
+	const char *prefix;  /* "" or "run/" when several runs are merged */
+	bool started;
+	size_t start_line;   /* the run-start record's line */
+	json_t *finals;      /* seq (as text) -> line of its final record: a second one is refused */
+};
+
+static enum il_better better_of(const char *s)
+{
+	return !s ? IL_BETTER_NONE : !strcmp(s, "higher") ? IL_BETTER_HIGHER : !strcmp(s, "lower") ? IL_BETTER_LOWER :
+											  IL_BETTER_NONE;
+}
+
+static int add_row(struct il_dataset *ds, const char *group, const char *variant, int iteration, double score,
+		   json_t *idle, json_t *matrix)
+{
+	const json_t *total = json_object_get(idle, "total");
+	struct il_row *nr = realloc(ds->rows, (ds->nrows + 1) * sizeof(*nr)), *row;
+
+	if (!nr)
+		return IL_ENOMEM;
+	ds->rows = nr;
+	row = &ds->rows[ds->nrows];
+	row->group = strdup(group);
+	row->variant = strdup(variant);
+	if (!row->group || !row->variant) {
+		free(row->group), free(row->variant);
+		return IL_ENOMEM;
+	}
+	row->iteration = iteration;
+	row->score = score;
+	row->idle = json_is_object(idle) ? json_incref(idle) : NULL;
+	row->matrix = json_is_object(matrix) ? json_incref(matrix) : NULL;
+#define NUM(k) (json_is_number(json_object_get(total, k)) ? json_number_value(json_object_get(total, k)) : NAN)
+	row->idles = NUM("idles");
+	row->idle_miss = NUM("idle_miss");
+	row->ratio = NUM("miss_ratio");
+	row->belows = NUM("belows");
+	row->aboves = NUM("aboves");
+#undef NUM
+	ds->nrows++;
+	return 0;
+}
+
+static int add_resid(struct il_dataset *ds, const char *group, const char *variant, const char *state, double us,
+		     double ts)
+{
+	struct il_resid *nr;
+
+	for (size_t i = 0; i < ds->nres; i++) {
+		struct il_resid *r = &ds->res[i];
+
+		if (!strcmp(r->group, group) && !strcmp(r->variant, variant) && !strcmp(r->state, state)) {
+			r->usage_share += us;
+			r->time_share += ts;
+			r->n++;
+			return 0;
+		}
+	}
+	if (!(nr = realloc(ds->res, (ds->nres + 1) * sizeof(*nr))))
+		return IL_ENOMEM;
+	ds->res = nr;
+	nr = &ds->res[ds->nres];
+	nr->group = strdup(group);
+	nr->variant = strdup(variant);
+	nr->state = strdup(state);
+	if (!nr->group || !nr->variant || !nr->state) {
+		free(nr->group), free(nr->variant), free(nr->state);
+		return IL_ENOMEM;
+	}
+	nr->usage_share = us;
+	nr->time_share = ts;
+	nr->n = 1;
+	ds->nres++;
+	return 0;
+}
+
+/* A state's unique label: its v2 "key" (name@residency when two share a name), or its v1 "name". */
+static const char *state_key(const json_t *st)
+{
+	const char *k = json_string_value(json_object_get(st, "key"));
+
+	return k ? k : json_string_value(json_object_get(st, "name"));
+}
+
+/*
+ * The number at key in o as metric PREFIX.key when present (absent in an
+ * older idle JSON: no value, never a 0).
+ */
+struct idle_num {
+	const char *key, *unit;
+	enum il_better better;
+};
+
+static int add_nums(struct il_dataset *ds, int var, const char *group, const char *prefix, const json_t *o,
+		    const struct idle_num *t, size_t n, int it)
+{
+	char m[200];
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *v = json_object_get(o, t[i].key);
+
+		snprintf(m, sizeof(m), "%s.%s", prefix, t[i].key);
+		if (json_is_number(v) &&
+		    (r = il_dataset_add_value(ds, var, group, m, t[i].unit, t[i].better, true, json_number_value(v), it)))
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * Idle metrics of one sample (docs/report.md "Metrics"): totals, per state,
+ * per cluster, energy. The idle JSON v2 (docs/formats.md) adds too-deep /
+ * too-shallow / miss percentages (100 x aboves, belows, idle_miss over
+ * usage, cpuidle_enter_state's meaning of above and below), rejected and
+ * poll belows (a v2 journal's poll_timeouts, il_diff_json_upgrade), state keys, and clusters with labels listed only on
+ * asymmetric hosts; a v1 journal's clusters (cluster_id groups) keep their
+ * idle.clusterN.miss_ratio.
+ */
+static int add_idle(struct il_dataset *ds, int var, const char *group, const json_t *idle, int it)
+{
+	static const struct idle_num tot[] = {
+		{ "idles", "count", IL_BETTER_NONE },
+		{ "aboves", "count", IL_BETTER_LOWER },
+		{ "belows", "count", IL_BETTER_LOWER },
+		{ "idle_miss", "count", IL_BETTER_LOWER },
+		{ "miss_ratio", "ratio", IL_BETTER_LOWER },
+		{ "idles_per_s", "1/s", IL_BETTER_NONE },
+		{ "too_deep_pct", "%", IL_BETTER_LOWER },
+		{ "too_shallow_pct", "%", IL_BETTER_LOWER },
+		{ "miss_pct", "%", IL_BETTER_LOWER },
+		{ "rejected", "count", IL_BETTER_NONE },
+		{ "poll_belows", "count", IL_BETTER_NONE },
+	};
+	static const struct idle_num state[] = {
+		{ "usage_share", "share", IL_BETTER_NONE },
+		{ "time_share", "share", IL_BETTER_NONE },
+		{ "too_deep_pct", "%", IL_BETTER_LOWER },
+		{ "too_shallow_pct", "%", IL_BETTER_LOWER },
+	};
+	static const struct idle_num cluster[] = {
+		{ "miss_ratio", "ratio", IL_BETTER_LOWER },
+		{ "too_deep_pct", "%", IL_BETTER_LOWER },
+		{ "too_shallow_pct", "%", IL_BETTER_LOWER },
+	};
+	const json_t *a, *e, *st;
+	char m[200];
+	size_t i, k;
+	int r;
+
+	if ((r = add_nums(ds, var, group, "idle", json_object_get(idle, "total"), tot, sizeof(tot) / sizeof(tot[0]), it)))
+		return r;
+	a = json_object_get(idle, "states");
+	json_array_foreach(a, i, e) {
+		const char *key = state_key(e);
+		json_t *us = json_object_get(e, "usage_share"), *ts = json_object_get(e, "time_share");
+
+		if (!key || !json_is_number(us) || !json_is_number(ts))
+			continue;
+		snprintf(m, sizeof(m), "idle.state.%s", key);
+		if ((r = add_nums(ds, var, group, m, e, state, sizeof(state) / sizeof(state[0]), it)) ||
+		    (r = add_resid(ds, group, ds->var[var], key, json_number_value(us), json_number_value(ts))))
+			return r;
+	}
+	a = json_object_get(idle, "clusters");
+	json_array_foreach(a, i, e) {
+		const char *label = json_string_value(json_object_get(e, "label"));
+		json_t *cl = json_object_get(e, "cluster"), *mr = json_object_get(e, "miss_ratio");
+
+		if (!label) {
+			/* v1: every cluster_id group, worth a metric only when there are several */
+			if (json_array_size(a) < 2 || !json_is_integer(cl) || !json_is_number(mr))
+				continue;
+			snprintf(m, sizeof(m), "idle.cluster%lld.miss_ratio", (long long)json_integer_value(cl));
+			if ((r = il_dataset_add_value(ds, var, group, m, "ratio", IL_BETTER_LOWER, true, json_number_value(mr), it)))
+				return r;
+			continue;
+		}
+		snprintf(m, sizeof(m), "idle.cluster.%s", label);
+		if ((r = add_nums(ds, var, group, m, e, cluster, sizeof(cluster) / sizeof(cluster[0]), it)))
+			return r;
+		json_array_foreach(json_object_get(e, "states"), k, st) {
+			json_t *ts = json_object_get(st, "time_share");
+
+			if (!state_key(st) || !json_is_number(ts))
+				continue;
+			snprintf(m, sizeof(m), "idle.cluster.%s.state.%s.time_share", label, state_key(st));
+			if ((r = il_dataset_add_value(ds, var, group, m, "share", IL_BETTER_NONE, true, json_number_value(ts), it)))
+				return r;
+		}
+	}
+	e = json_object_get(idle, "energy");
+	if (json_is_object(e)) {
+		json_t *j = json_object_get(e, "joules"), *w = json_object_get(e, "watts");
+
+		if (json_is_number(j) &&
+		    (r = il_dataset_add_value(ds, var, group, "idle.energy_j", "J", IL_BETTER_LOWER, true, json_number_value(j), it)))
+			return r;
+		if (json_is_number(w) &&
+		    (r = il_dataset_add_value(ds, var, group, "idle.power_w", "W", IL_BETTER_LOWER, true, json_number_value(w), it)))
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * Whether two variants' kernels are one kernel: the same name, or two
+ * built kernels of the same commit (idlelab try's base and its A/A copy
+ * base-aa: the same build, booted again).
+ */
+static bool same_kernel(const json_t *run_start, const json_t *a, const json_t *b)
+{
+	const json_t *e, *ca = NULL, *cb = NULL;
+	size_t i;
+
+	if (json_equal(a, b))
+		return true;
+	if (!json_is_string(a) || !json_is_string(b))
+		return false;
+	json_array_foreach(json_object_get(run_start, "kernels"), i, e) {
+		if (json_equal(json_object_get(e, "name"), a))
+			ca = json_object_get(e, "commit");
+		if (json_equal(json_object_get(e, "name"), b))
+			cb = json_object_get(e, "commit");
+	}
+	return json_is_string(ca) && json_equal(ca, cb);
+}
+
+static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
+{
+	struct jctx *c = ctx;
+	struct il_dataset *ds = c->ds;
+	enum il_rec_kind kind = il_rec_kind_of(rec);
+	const char *variant, *group, *status;
+	json_t *metrics, *wdef, *ms, *e;
+	char label[200];
+	double score = NAN;
+	int var, it, r = 0;
+	size_t i;
+
+	if ((r = il_rec_check(rec, c->path, line, err)))
+		return r;
+	if (kind == IL_REC_RUN_START) {
+		if (c->started)
+			return il_err_set(err, IL_EPARSE, "%s:%zu: a second run-start record (the first is at line %zu): two "
+					  "runs wrote this journal",
+					  c->path, line, c->start_line);
+		c->started = true;
+		c->start_line = line;
+		c->workloads = json_incref(json_object_get(rec, "workloads"));
+		c->variants = json_incref(json_object_get(rec, "variants"));
+		if (!json_is_object(c->workloads) || !json_is_array(c->variants))
+			return il_err_set(err, IL_EPARSE, "%s:%zu: run-start record lacks workloads or variants", c->path,
+					  line);
+		json_array_foreach(c->variants, i, e) {
+			const char *l = json_string_value(json_object_get(e, "label"));
+
+			if (!l)
+				return il_err_set(err, IL_EPARSE, "%s:%zu: variants[%zu].label: expected a string", c->path,
+						  line, i);
+			snprintf(label, sizeof(label), "%s%s", c->prefix, l);
+			if (il_dataset_add_variant(ds, label) < 0)
+				return il_err_oom(err);
+		}
+		if (!ds->reference && json_is_string(json_object_get(rec, "reference"))) {
+			const char *ref = json_string_value(json_object_get(rec, "reference"));
+			json_t *rv = NULL;
+
+			snprintf(label, sizeof(label), "%s%s", c->prefix, ref);
+			ds->reference = strdup(label);
+			/* the A/A partner: the same governor, states and kernel (or commit) under another label */
+			json_array_foreach(c->variants, i, e)
+				if (!strcmp(json_string_value(json_object_get(e, "label")), ref))
+					rv = e;
+			json_array_foreach(c->variants, i, e) {
+				if (!rv || e == rv || ds->aa)
+					continue;
+				if (json_equal(json_object_get(e, "governor"), json_object_get(rv, "governor")) &&
+				    json_equal(json_object_get(e, "disable"), json_object_get(rv, "disable")) &&
+				    same_kernel(rec, json_object_get(e, "kernel"), json_object_get(rv, "kernel"))) {
+					snprintf(label, sizeof(label), "%s%s", c->prefix,
+						 json_string_value(json_object_get(e, "label")));
+					ds->aa = strdup(label);
+				}
+			}
+		}
+		/* adaptive iterations {"min", "max"}: every look tests at alpha / (max - min + 1) */
+		{
+			json_t *its = json_object_get(rec, "adaptive");
+			json_int_t lo = json_integer_value(json_object_get(its, "min")),
+				   hi = json_integer_value(json_object_get(its, "max"));
+
+			if (json_is_object(its) && lo >= 1 && hi >= lo && (size_t)(hi - lo + 1) > ds->looks)
+				ds->looks = (size_t)(hi - lo + 1), ds->iter_max = (size_t)hi;
+		}
+		if (!ds->title && json_is_string(json_object_get(rec, "plan_name")))
+			ds->title = strdup(json_string_value(json_object_get(rec, "plan_name")));
+		if (!ds->meta)
+			ds->meta = json_object();
+		json_object_set(ds->meta, "run_start", rec);
+		return 0;
+	}
+	if (kind == IL_REC_HOST) {
+		json_t *fps;
+
+		if (!ds->meta)
+			ds->meta = json_object();
+		if (!(fps = json_object_get(ds->meta, "fingerprints")))
+			json_object_set_new(ds->meta, "fingerprints", fps = json_object());
+		if (json_is_string(json_object_get(rec, "host")))
+			json_object_set(fps, json_string_value(json_object_get(rec, "host")), json_object_get(rec, "fingerprint"));
+		/* the host's kind ("local", "ssh", "lab"): absent in journals older than the field */
+		if (json_is_string(json_object_get(rec, "host")) && json_is_string(json_object_get(rec, "kind"))) {
+			json_t *kinds = json_object_get(ds->meta, "host_kinds");
+
+			if (!kinds)
+				json_object_set_new(ds->meta, "host_kinds", kinds = json_object());
+			json_object_set(kinds, json_string_value(json_object_get(rec, "host")), json_object_get(rec, "kind"));
+		}
+		return 0;
+	}
+	if (kind == IL_REC_RUN_END || kind == IL_REC_STOP) {
+		if (!ds->meta)
+			ds->meta = json_object();
+		json_object_set(ds->meta, kind == IL_REC_STOP ? "stop" : "run_end", rec);
+		return 0;
+	}
+	if (kind != IL_REC_SAMPLE)
+		return 0;
+	if (!c->started)
+		return il_err_set(err, IL_EPARSE, "%s:%zu: sample before the run-start record", c->path, line);
+	if (!json_is_true(json_object_get(rec, "final")))
+		return 0;
+	variant = json_string_value(json_object_get(rec, "variant"));
+	group = json_string_value(json_object_get(rec, "workload"));
+	status = json_string_value(json_object_get(rec, "status"));
+	if (!variant || !group || !status || !json_is_integer(json_object_get(rec, "seq")))
+		return il_err_set(err, IL_EPARSE, "%s:%zu: sample record: seq must be an integer, variant, workload and "
+				  "status strings",
+				  c->path, line);
+	/* one final record per sample: a second one would count the sample twice */
+	{
+		char seq[32];
+		json_t *first;
+
+		snprintf(seq, sizeof(seq), "%lld", (long long)json_integer_value(json_object_get(rec, "seq")));
+		if ((first = json_object_get(c->finals, seq)))
+			return il_err_set(err, IL_EPARSE, "%s:%zu: sample %s has a second final record (the first is at line "
+					  "%lld): two runs wrote this journal; it cannot be counted",
+					  c->path, line, seq, (long long)json_integer_value(first));
+		if (json_object_set_new(c->finals, seq, json_integer((json_int_t)line)))
+			return il_err_oom(err);
+	}
+	/* one parameter set per workload label: the run-start record's */
+	{
+		json_t *want = json_object_get(json_object_get(c->workloads, group), "params");
+		json_t *got = json_object_get(rec, "params");
+
+		if (want && got && !json_equal(want, got)) {
+			char *a = json_dumps(want, JSON_COMPACT | JSON_SORT_KEYS),
+			     *b = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS);
+
+			r = il_err_set(err, IL_EPARSE, "%s:%zu: workload '%s' ran with params %.150s, but the run-start record "
+				       "(line %zu) says %.150s: samples of two parameter sets under one label",
+				       c->path, line, group, b ? b : "null", c->start_line, a ? a : "null");
+			free(a), free(b);
+			return r;
+		}
+	}
+	if (strcmp(status, "ok")) {
+		ds->skipped++;
+		return 0;
+	}
+	metrics = json_object_get(rec, "metrics");
+	if (!json_is_object(metrics))
+		return il_err_set(err, IL_EPARSE, "%s:%zu: metrics: expected an object in an ok sample", c->path, line);
+	wdef = json_object_get(c->workloads, group);
+	ms = json_object_get(wdef, "metrics");
+	if (!json_is_array(ms))
+		return il_err_set(err, IL_EPARSE, "%s:%zu: workload '%s' is not in the run-start record", c->path, line,
+				  group);
+	if (!json_is_integer(json_object_get(rec, "iteration")))
+		return il_err_set(err, IL_EPARSE, "%s:%zu: iteration: expected integer", c->path, line);
+	it = (int)json_integer_value(json_object_get(rec, "iteration"));
+	snprintf(label, sizeof(label), "%s%s", c->prefix, variant);
+	if ((var = il_dataset_add_variant(ds, label)) < 0)
+		return il_err_oom(err);
+	json_array_foreach(ms, i, e) {
+		const char *name = json_string_value(json_object_get(e, "name"));
+		json_t *v = json_object_get(metrics, name ? name : "");
+
+		if (!name)
+			return il_err_set(err, IL_EPARSE, "%s: run-start: workloads.%s.metrics[%zu].name: expected a string",
+					  c->path, group, i);
+		if (!json_is_number(v) || !isfinite(json_number_value(v)))
+			return il_err_set(err, IL_EPARSE, "%s:%zu: metrics.%s: expected a finite number", c->path, line, name);
+		if (i == 0)
+			score = json_number_value(v);
+		if ((r = il_dataset_add_value(ds, var, group, name, json_string_value(json_object_get(e, "unit")) ?: "",
+				   better_of(json_string_value(json_object_get(e, "better"))), false, json_number_value(v), it)))
+			return il_err_oom(err);
+	}
+	/* a version 2 sample kept poll states' below apart: read it as the kernel counts */
+	if (il_diff_json_upgrade(json_object_get(rec, "idle")))
+		return il_err_oom(err);
+	if (json_is_object(json_object_get(rec, "idle")) && (r = add_idle(ds, var, group, json_object_get(rec, "idle"), it)))
+		return il_err_oom(err);
+	if (add_row(ds, group, label, it, score, json_object_get(rec, "idle"), json_object_get(wdef, "matrix")))
+		return il_err_oom(err);
+	ds->counted++;
+	return 0;
+}
+
+/*
+ * The decision family of one run: each workload's key_metrics from its
+ * run-start record (il_workload_key_default for journals older than them).
+ * A metric is key when any run merged into ds declares it so.
+ */
+static void mark_keys(struct il_dataset *ds, const json_t *workloads)
+{
+	for (size_t i = 0; i < ds->nmet; i++) {
+		struct il_mseries *m = &ds->met[i];
+		const json_t *w = json_object_get(workloads, m->group), *keys = json_object_get(w, "key_metrics"), *e;
+		size_t k;
+
+		if (!w || m->key_metric)
+			continue;
+		if (json_is_array(keys)) {
+			json_array_foreach(keys, k, e)
+				if (json_is_string(e) && !strcmp(json_string_value(e), m->metric))
+					m->key_metric = true;
+			continue;
+		}
+		if (m->idle) {
+			m->key_metric = il_workload_key_default(m->metric, -1);
+			continue;
+		}
+		json_array_foreach(json_object_get(w, "metrics"), k, e)
+			if (!strcmp(json_string_value(json_object_get(e, "name")) ?: "", m->metric))
+				m->key_metric = il_workload_key_default(m->metric, (long)k);
+	}
+}
+
+int il_dataset_add_run(struct il_dataset *ds, const char *run_dir, const char *prefix, struct il_err *err)
+{
+	struct il_buf path = IL_BUF_INIT;
+	struct jctx c = { .ds = ds, .prefix = prefix ? prefix : "", .finals = json_object() };
+	size_t torn = 0;
+	int r;
+
+	if (il_buf_printf(&path, "%s/%s", run_dir, il_rundir_name(IL_RUNDIR_JOURNAL)))
+		return il_err_oom(err);
+	c.path = path.p;
+	r = il_journal_each(path.p, journal_rec, &c, &torn, err);
+	if (!r && torn)
+		r = il_err_set(err, IL_EPARSE,
+			       "%s: the last line is truncated (%zu bytes without a newline: the run was killed while "
+			       "writing it); 'idlelab run --resume %s' repairs it",
+			       path.p, torn, run_dir);
+	if (!r && !c.started)
+		r = il_err_set(err, IL_EPARSE, "%s: no run-start record (not an idlelab journal?)", path.p);
+	if (!r)
+		mark_keys(ds, c.workloads);
+	json_decref(c.workloads);
+	json_decref(c.variants);
+	json_decref(c.finals);
+	il_buf_release(&path);
+	return r;
+}
