@@ -2,17 +2,11 @@
 /* Comparison datasets: variants and metric series, and building them from number files (journals: datajournal.c). */
 #include "stats/dataset.h"
 
-#include "workload/def.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "idle/diffjson.h"
-#include "run/journal.h"
-#include "run/record.h"
-#include "run/rundir.h"
 #include "util/buf.h"
 #include "util/str.h"
 
