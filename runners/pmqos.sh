@@ -18,7 +18,9 @@ ls -l /dev/null $R/proc/[0-9]*/fd 2>&1 | awk '
 	next
 }
 /:$/ { d = substr($0, 1, length($0) - 1); next }
-NF >= 3 && d != "" && $(NF - 1) == "->" && $NF == "/dev/cpu_dma_latency" {
+# the device, or a longer path ending in it: a holder in another mount namespace or chroot than
+# this shell's shows it by its path from that tree's root (/var/tmp/x/root/dev/cpu_dma_latency)
+NF >= 3 && d != "" && $(NF - 1) == "->" && $NF ~ /\/dev\/cpu_dma_latency$/ {
 	print d "/" $(NF - 2) ":/dev/cpu_dma_latency"
 	if (!(d in held)) { held[d] = 1; order[++n] = d }
 }

@@ -97,7 +97,12 @@ static int scan_proc(struct il_buf *out, const char *root, uint64_t *unreadable,
 			n = readlinkat(dirfd(fds), fe->d_name, link, sizeof(link) - 1);
 			if (n < 0 && (errno == EACCES || errno == EPERM))
 				refused = true;
-			if (n < 0 || (size_t)n != strlen(DEVICE) || memcmp(link, DEVICE, (size_t)n))
+			/*
+			 * DEVICE, or a longer path ending in it: a holder in another mount
+			 * namespace or chroot than the reader's shows the device by its path
+			 * from that tree's root (/var/tmp/x/root/dev/cpu_dma_latency)
+			 */
+			if (n < (ssize_t)strlen(DEVICE) || memcmp(link + n - strlen(DEVICE), DEVICE, strlen(DEVICE)))
 				continue;
 			holds = true;
 			r = il_buf_printf(out, "/proc/%s/fd/%s:" DEVICE "\n", de->d_name, fe->d_name);

@@ -51,6 +51,10 @@ static char *fake_tree(void)
 	link_at(root, "/proc/100/fd/0", "/dev/null");
 	link_at(root, "/proc/200/fd/7", "/dev/cpu_dma_latency");
 	link_at(root, "/proc/300/fd/1", "/dev/cpu_dma_latency.bak");
+	/* a holder in a chroot or another mount namespace than the reader's: the device by its longer path */
+	tu_write(root, "/proc/500/comm", "chrooted");
+	link_at(root, "/proc/500/fd/9", "/var/tmp/idlelab-fresh.x/root/dev/cpu_dma_latency");
+	link_at(root, "/proc/500/fd/8", "/var/tmp/x/dev/cpu_dma_latency.old");
 	tu_write(root, "/dev/.keep", "");
 	snprintf(dev, sizeof(dev), "%s/dev/cpu_dma_latency", root);
 	f = fopen(dev, "wb");
@@ -66,14 +70,17 @@ static char *fake_tree(void)
 
 static void check_tree(const struct il_pmqos *q)
 {
-	assert_int_equal(q->nholders, 2);
+	assert_int_equal(q->nholders, 3);
 	assert_int_equal(q->holders[0].pid, 100);
 	assert_int_equal(q->holders[0].nfds, 2);
 	assert_string_equal(q->holders[0].comm, "cyclictest");
 	assert_int_equal(q->holders[1].pid, 200);
 	assert_int_equal(q->holders[1].nfds, 1);
 	assert_string_equal(q->holders[1].comm, "a\"b\\c\nd");
-	assert_int_equal(q->nrequests, 3);
+	assert_int_equal(q->holders[2].pid, 500);
+	assert_int_equal(q->holders[2].nfds, 1);
+	assert_string_equal(q->holders[2].comm, "chrooted");
+	assert_int_equal(q->nrequests, 4);
 	assert_int_equal(q->unreadable, 0);
 	assert_true(q->has_cpu_latency);
 	assert_int_equal(q->cpu_latency_us, 100);
