@@ -35,7 +35,8 @@ int cmd_lab(int argc, char **argv)
 		IL_OPT_STR_FOR("up", 0, "kernel", &image, "IMAGE", "up: boot this kernel image instead of the lab's own"),
 		IL_OPT_NUM_FOR("up", 0, "timeout", &timeout, "S", "up: seconds to wait for SSH (default 180)"),
 		IL_CLI_OPT_CACHE(&dirs),
-		IL_OPT_STR_FOR("build,up", 0, "source", &src, "DIR", "idlelab's source tree (hosts/labvm, workloads; default .)"),
+		/* every action: scripts pass one instance option set (--name, --arch, --source) to each */
+		IL_OPT_STR(0, "source", &src, "DIR", "idlelab's source tree (hosts/labvm, workloads; default .)"),
 		IL_OPT_BOOL_FOR("up,status", 0, "json", &json, "JSON output (up, status)"),
 		IL_OPT_BOOL_FOR("build,up", 'q', "quiet", &quiet, "build, up: no progress output"),
 		IL_OPT_END_,
