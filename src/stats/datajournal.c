@@ -139,13 +139,78 @@ static int add_nums(struct il_dataset *ds, int var, const char *group, const cha
 }
 
 /*
+ * A percentage of two counts at keys part and rest of a JSON object:
+ * 100 x part / (part + rest), no value when the sum is 0 or a count is absent.
+ */
+struct idle_pct {
+	const char *key, *part, *rest, *unit;
+	enum il_better better;
+};
+
+static int add_pcts(struct il_dataset *ds, int var, const char *group, const char *prefix, const json_t *o,
+		    const struct idle_pct *t, size_t n, int it)
+{
+	char m[200];
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *p = json_object_get(o, t[i].part), *q = json_object_get(o, t[i].rest);
+		double sum;
+
+		if (!json_is_number(p) || !json_is_number(q) || !((sum = json_number_value(p) + json_number_value(q)) > 0))
+			continue;
+		snprintf(m, sizeof(m), "%s.%s", prefix, t[i].key);
+		if ((r = il_dataset_add_value(ds, var, group, m, t[i].unit, t[i].better, true,
+					      100 * json_number_value(p) / sum, it)))
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * A traced sample's idle.trace (docs/formats.md; the reduction is
+ * idle/trace.c): the tick decisions as compared metrics. Only the shallow
+ * share has a direction: a tick stopped before a shallow state is the
+ * governor betting on a long idle period it then spends in a state meant for
+ * short ones (the tick's wake-up would have let it pick again); the overall
+ * and per-state shares depend on the workload's idle periods as much as on
+ * the governor, so they are shown, not judged.
+ */
+static int add_trace(struct il_dataset *ds, int var, const char *group, const json_t *trace, int it)
+{
+	static const struct idle_num tot[] = {
+		{ "tick_stopped_pct", "%", IL_BETTER_NONE },
+		{ "tick_stopped_shallow_pct", "%", IL_BETTER_LOWER },
+	};
+	static const struct idle_pct state[] = {
+		{ "tick_stopped_pct", "tick_stopped", "tick_retained", "%", IL_BETTER_NONE },
+	};
+	const json_t *e;
+	char m[200];
+	size_t i;
+	int r;
+
+	if ((r = add_nums(ds, var, group, "idle.trace", trace, tot, sizeof(tot) / sizeof(tot[0]), it)))
+		return r;
+	json_array_foreach(json_object_get(trace, "states"), i, e) {
+		if (!state_key(e))
+			continue;
+		snprintf(m, sizeof(m), "idle.trace.state.%s", state_key(e));
+		if ((r = add_pcts(ds, var, group, m, e, state, sizeof(state) / sizeof(state[0]), it)))
+			return r;
+	}
+	return 0;
+}
+
+/*
  * Idle metrics of one sample (docs/report.md "Metrics"): totals, per state,
  * per cluster, energy. The idle JSON v2 (docs/formats.md) adds too-deep /
  * too-shallow / miss percentages (100 x aboves, belows, idle_miss over
  * usage, cpuidle_enter_state's meaning of above and below), rejected and
  * poll belows (a v2 journal's poll_timeouts, il_diff_json_upgrade), state keys, and clusters with labels listed only on
  * asymmetric hosts; a v1 journal's clusters (cluster_id groups) keep their
- * idle.clusterN.miss_ratio.
+ * idle.clusterN.miss_ratio. A traced sample adds its idle.trace's tick
+ * decisions (add_trace).
  */
 static int add_idle(struct il_dataset *ds, int var, const char *group, const json_t *idle, int it)
 {
@@ -230,6 +295,9 @@ static int add_idle(struct il_dataset *ds, int var, const char *group, const jso
 		    (r = il_dataset_add_value(ds, var, group, "idle.power_w", "W", IL_BETTER_LOWER, true, json_number_value(w), it)))
 			return r;
 	}
+	e = json_object_get(idle, "trace");
+	if (json_is_object(e) && (r = add_trace(ds, var, group, e, it)))
+		return r;
 	return 0;
 }
 
