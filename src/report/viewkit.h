@@ -71,7 +71,8 @@ struct il_vtab *il_view_tg_table(struct il_vout *o, const char *name, const char
 /* A new row of an il_view_tg_table, its first cells filled. */
 void il_view_tg_row(struct il_vout *o, struct il_vtab *t, const char *group, const char *variant);
 
-/* The latency view's builder (viewlatency.c), a row of views.c's views[]. */
+/* The latency and durations views' builders (viewlatency.c, viewdurations.c), rows of views.c's views[]. */
 int il_view_build_latency(const struct il_cmp *c, struct il_vout *o);
+int il_view_build_durations(const struct il_cmp *c, struct il_vout *o);
 
 #endif

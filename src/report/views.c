@@ -5,7 +5,7 @@
  * rows (one per counted sample, with the sample's idle JSON and the
  * workload's matrix) and its metric series; the comparison gives the
  * reference and the verdicts. What every builder needs is viewkit.c's;
- * the latency view is viewlatency.c's.
+ * the latency view is viewlatency.c's, the durations view viewdurations.c's.
  */
 #include "report/views.h"
 #include "report/viewkit.h"
@@ -480,6 +480,7 @@ static const struct {
 	[IL_VIEW_CLUSTERS] = { "clusters", "the Pixel 6 per-cluster residency", build_clusters },
 	[IL_VIEW_MISSES] = { "misses", "the pgbench Above/Below tables", build_misses },
 	[IL_VIEW_LATENCY] = { "latency", "the nohz_full cyclictest reply", il_view_build_latency },
+	[IL_VIEW_DURATIONS] = { "durations", "idle traces: durations and tick decisions", il_view_build_durations },
 };
 
 static const char *view_name(int i)

@@ -15,6 +15,10 @@
  *               usage and Above %/Below %/miss % (the pgbench patch)
  *   latency     cyclictest's average and maximum, and the maximum per thread
  *               (the nohz_full cyclictest reply)
+ *   durations   per state, from the traced samples' idle.trace: the idle
+ *               periods' durations and the misses' offsets as log2
+ *               histograms, and the tick decisions (issue #30); a note when
+ *               no sample was traced
  *
  * A view is built as data (report/vtable.h) from the dataset's rows (each
  * sample's idle JSON) and metric series, then rendered as text, Markdown,
@@ -25,7 +29,15 @@
 #include "report/report.h"
 #include "report/vtable.h"
 
-enum il_view { IL_VIEW_ITERATIONS, IL_VIEW_STATES, IL_VIEW_CLUSTERS, IL_VIEW_MISSES, IL_VIEW_LATENCY, IL_NVIEW };
+enum il_view {
+	IL_VIEW_ITERATIONS,
+	IL_VIEW_STATES,
+	IL_VIEW_CLUSTERS,
+	IL_VIEW_MISSES,
+	IL_VIEW_LATENCY,
+	IL_VIEW_DURATIONS,
+	IL_NVIEW
+};
 
 /* "iterations", ...; IL_EINVAL naming the views otherwise. */
 int il_view_parse(const char *s, enum il_view *out, struct il_err *err);

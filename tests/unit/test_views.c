@@ -6,7 +6,8 @@
  * against its golden file (views.list; update-golden.sh regenerates them),
  * one row per view checked against numbers computed by hand here, the
  * notes that replace a table that cannot exist, and the dataset's v2 idle
- * metrics the views stand on.
+ * metrics the views stand on; the durations view and the idle.trace metrics
+ * on a traced run (trace-durations, invented numbers).
  */
 #include "testutil.h"
 
@@ -93,8 +94,8 @@ static void test_views__golden_files(void **state)
 		unload(&r);
 	}
 	free(list);
-	/* six (run, view) pairs in four formats: the list was read */
-	assert_int_equal(checked, 6 * 4);
+	/* seven (run, view) pairs in four formats: the list was read */
+	assert_int_equal(checked, 7 * 4);
 }
 
 /* The table named tab of o, or NULL. */
@@ -270,7 +271,7 @@ static void test_views__names_and_formats(void **state)
 
 	(void)state;
 	assert_int_equal(il_view_parse("pixel", &v, &err), IL_EINVAL);
-	assert_string_equal(err.msg, "unknown view 'pixel' (iterations, states, clusters, misses or latency)");
+	assert_string_equal(err.msg, "unknown view 'pixel' (iterations, states, clusters, misses, latency or durations)");
 	for (int i = 0; i < IL_NVIEW; i++) {
 		assert_int_equal(il_view_parse(il_view_name((enum il_view)i), &v, &err), 0);
 		assert_int_equal(v, i);
@@ -344,6 +345,127 @@ static void test_dataset__idle_json_v2_metrics(void **state)
 	unload(&r);
 }
 
+/*
+ * The durations view on the traced fixture (make-journals.py's
+ * trace_durations, every number invented): teo-stop's cpu-sleep periods, 300
+ * in 4-8ms a sample x 1.00, 1.01, 1.02, 1.03 = 1218 of 12788 (3150 + 3181 +
+ * 3213 + 3244, each bucket rounded down); its belows 150 a sample in 2-4ms =
+ * 600 of 920; in each format. A run without traces: the note, no table.
+ */
+static void test_views__durations(void **state)
+{
+	struct il_vout o = { 0 };
+	struct il_buf out = IL_BUF_INIT;
+	struct il_err err = { 0 };
+	json_t *j, *t, *row;
+	size_t i;
+	struct run r;
+
+	(void)state;
+	load(&r, "views/trace-durations");
+	assert_int_equal(il_view_build(&r.c, IL_VIEW_DURATIONS, &o), 0);
+	near(cell(&o, "durations", "periodic teo-stop cpu-sleep 4-8ms", "periods"), 1218, 0);
+	near(cell(&o, "durations", "periodic teo-stop cpu-sleep 4-8ms", "%"), 100.0 * 1218 / 12788, 1e-9);
+	/* teo's cpu-sleep periods never reached 4ms, but the bucket is there beside teo-stop's */
+	near(cell(&o, "durations", "periodic teo cpu-sleep 4-8ms", "periods"), 0, 0);
+	near(cell(&o, "offsets", "periodic teo-stop cpu-sleep below 2-4ms", "count"), 600, 0);
+	near(cell(&o, "offsets", "periodic teo-stop cpu-sleep below 2-4ms", "%"), 100.0 * 600 / 920, 1e-9);
+	/*
+	 * teo's tick in cpu-sleep: of 3150, 3181, 3213, 3244 periods 1% unknown (31, 31, 32, 32), of the
+	 * known ones 5.0, 5.3, 5.6, 5.9% stopped (rounded down): 155 + 166 + 178 + 189
+	 */
+	near(cell(&o, "tick", "periodic teo cpu-sleep", "stopped"), 155 + 166 + 178 + 189, 0);
+	near(cell(&o, "tick", "periodic teo cpu-sleep", "stopped %"), 100.0 * 688 / (3150 + 3181 + 3213 + 3244 - 126),
+	     1e-9);
+	assert_string_equal(cell_s(&o, "tick", "periodic teo cpu-sleep", "shallow"), "yes");
+	assert_string_equal(cell_s(&o, "tick", "periodic teo cluster-sleep", "shallow"), "no");
+	near(cell(&o, "traced", "periodic teo-stop", "traced"), 4, 0);
+	il_vout_release(&o);
+	/* text, csv and json carry the same cells */
+	assert_int_equal(il_report_view(&r.c, IL_VIEW_DURATIONS, IL_FMT_TEXT, &out, &err), 0);
+	assert_non_null(strstr(il_buf_str(&out), "periodic teo-stop cpu-sleep     4-8ms        1218  9.5\n"));
+	il_buf_reset(&out);
+	assert_int_equal(il_report_view(&r.c, IL_VIEW_DURATIONS, IL_FMT_CSV, &out, &err), 0);
+	assert_non_null(strstr(il_buf_str(&out), "\ndurations,periodic,teo-stop,cpu-sleep,4-8ms,1218,9.524554"));
+	assert_non_null(strstr(il_buf_str(&out), "\noffsets,periodic,teo-stop,cpu-sleep,below,2-4ms,600,65.21739"));
+	il_buf_reset(&out);
+	assert_int_equal(il_report_view(&r.c, IL_VIEW_DURATIONS, IL_FMT_JSON, &out, &err), 0);
+	assert_non_null(j = json_loads(il_buf_str(&out), 0, NULL));
+	assert_string_equal(json_string_value(json_object_get(j, "view")), "durations");
+	t = NULL;
+	json_array_foreach(json_object_get(j, "tables"), i, row)
+		if (!strcmp(json_string_value(json_object_get(row, "name")), "durations"))
+			t = row;
+	assert_non_null(t);
+	row = NULL;
+	json_array_foreach(json_object_get(t, "rows"), i, row)
+		if (!strcmp(json_string_value(json_array_get(row, 1)), "teo-stop") &&
+		    !strcmp(json_string_value(json_array_get(row, 2)), "cpu-sleep") &&
+		    !strcmp(json_string_value(json_array_get(row, 3)), "4-8ms"))
+			break;
+	assert_non_null(row);
+	near(json_number_value(json_array_get(row, 4)), 1218, 0);
+	near(json_number_value(json_array_get(row, 5)), 100.0 * 1218 / 12788, 1e-7);
+	json_decref(j);
+	il_buf_release(&out);
+	unload(&r);
+
+	/* untraced: a note saying so, never an empty table */
+	load(&r, "views/pgbench-misses");
+	assert_int_equal(il_view_build(&r.c, IL_VIEW_DURATIONS, &o), 0);
+	assert_int_equal(o.ntab, 0);
+	assert_int_equal(o.notes.n, 1);
+	assert_non_null(strstr(o.notes.v[0], "no traced samples"));
+	il_vout_release(&o);
+	unload(&r);
+}
+
+/* The series of metric key for variant var; fails the test when absent. */
+static const struct il_values *series(const struct il_dataset *ds, const char *key, const char *var,
+				      enum il_better better)
+{
+	for (size_t i = 0; i < ds->nmet; i++)
+		if (!strcmp(ds->met[i].key, key)) {
+			assert_true(ds->met[i].idle);
+			assert_int_equal(ds->met[i].better, better);
+			return &ds->met[i].var[il_dataset_var(ds, var)];
+		}
+	fail_msg("no metric %s", key);
+	return NULL;
+}
+
+static void test_dataset__trace_metrics(void **state)
+{
+	const struct il_values *x;
+	struct run r;
+
+	(void)state;
+	/*
+	 * teo's iteration 0 (make-journals.py): known tick decisions WFI 3700 - 37, cpu-sleep 3150 - 31,
+	 * cluster-sleep 1600 - 16, 8366 in all; stopped 0, 3119 x 5% = 155 and 1584 x 90% = 1425; only
+	 * WFI and cpu-sleep are shallow (below the 4000 us tick of HZ=250)
+	 */
+	load(&r, "views/trace-durations");
+	x = series(&r.ds, "periodic.idle.trace.tick_stopped_pct", "teo", IL_BETTER_NONE);
+	assert_int_equal(x->n, 4);
+	near(x->v[0], 100.0 * (155 + 1425) / 8366, 1e-9);
+	x = series(&r.ds, "periodic.idle.trace.tick_stopped_shallow_pct", "teo", IL_BETTER_LOWER);
+	near(x->v[0], 100.0 * 155 / 8366, 1e-9);
+	/* per state, from its own counts: 100 x stopped / (stopped + retained) */
+	x = series(&r.ds, "periodic.idle.trace.state.cpu-sleep.tick_stopped_pct", "teo", IL_BETTER_NONE);
+	near(x->v[0], 100.0 * 155 / 3119, 1e-9);
+	x = series(&r.ds, "periodic.idle.trace.state.WFI.tick_stopped_pct", "teo", IL_BETTER_NONE);
+	near(x->v[0], 0, 0);
+	/* teo-stop stops it before shallow states far more: the metric compare judges */
+	near(metric_mean(&r.ds, "periodic.idle.trace.tick_stopped_shallow_pct", "teo-stop"), 16.18165826, 1e-6);
+	unload(&r);
+	/* an untraced run has no trace metrics, not zeros */
+	load(&r, "views/pgbench-misses");
+	for (size_t i = 0; i < r.ds.nmet; i++)
+		assert_null(strstr(r.ds.met[i].key, ".trace."));
+	unload(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,6 +473,8 @@ int main(void)
 		cmocka_unit_test(test_views__rows_by_hand),
 		cmocka_unit_test(test_views__names_and_formats),
 		cmocka_unit_test(test_dataset__idle_json_v2_metrics),
+		cmocka_unit_test(test_views__durations),
+		cmocka_unit_test(test_dataset__trace_metrics),
 	};
 
 	return cmocka_run_group_tests_name("views", tests, NULL, NULL);
