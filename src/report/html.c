@@ -2,7 +2,8 @@
 /*
  * The HTML report: one self-contained file (inline CSS and SVG, no network,
  * viewable offline) with a strip plot per metric (every sample as a dot, the
- * median as a bar, one row per variant) and stacked per-state residency bars.
+ * median as a bar, one row per variant) and stacked per-state residency bars;
+ * a run with traced samples adds htmltrace.c's duration histograms.
  * Every string from a journal goes through il_report_html_esc().
  */
 #include "report/render.h"
@@ -148,6 +149,7 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 {
 	const struct il_dataset *ds = c->ds;
 	struct il_buf text = IL_BUF_INIT, s = IL_BUF_INIT;
+	int r;
 
 	il_report_html_begin(b, ds->title ? ds->title : "comparison");
 	if (il_compare_aa_warning(c, &s))
@@ -183,6 +185,7 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 		il_buf_adds(b, "<h2>Idle residency</h2>\n");
 		residency(b, ds);
 	}
+	r = il_report_html_trace(ds, b);
 	il_buf_adds(b, "<h2>Summary</h2>\n<table><tr><th>metric</th><th>variant</th><th>n</th><th>mean</th><th>CV</th>"
 		       "<th>change</th><th>p</th><th>CI of ratio</th><th>noise</th><th>verdict</th></tr>\n");
 	for (size_t i = 0; i < c->nmet; i++) {
@@ -223,5 +226,5 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 	il_report_html_end(b);
 	il_buf_release(&text);
 	il_buf_release(&s);
-	return il_buf_error(b);
+	return r ? r : il_buf_error(b);
 }

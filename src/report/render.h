@@ -18,6 +18,13 @@ int il_report_text(const struct il_cmp *c, struct il_buf *out);
 int il_report_md(const struct il_cmp *c, struct il_buf *out);
 int il_report_csv(const struct il_cmp *c, struct il_buf *out);
 int il_report_html(const struct il_cmp *c, struct il_buf *out);
+/*
+ * The HTML report's section of the traced samples (htmltrace.c): per state
+ * the duration histograms' plot and the tick decisions table, appended to
+ * out; nothing when no sample was traced. IL_ENOMEM (out's own failures are
+ * its sticky error).
+ */
+int il_report_html_trace(const struct il_dataset *ds, struct il_buf *out);
 /* The JSON report as an object (caller owns the reference), and as indented text appended to out. */
 json_t *il_report_json(const struct il_cmp *c);
 int il_report_json_text(const struct il_cmp *c, struct il_buf *out);

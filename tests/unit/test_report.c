@@ -2,7 +2,8 @@
 /*
  * Reports from a real run journal (tests/fixtures/journal/run1, captured on
  * a haltpoll VM): every format against its golden file, the text report's
- * width, HTML escaping of hostile labels, malformed journals; the A/A check
+ * width, HTML escaping of hostile labels, the traced samples' plots (on the
+ * views' traced fixture), malformed journals; the A/A check
  * and Holm's adjustment; and Tested-by's rules on run1 (the host's own
  * kernel, a journal from before host kinds and the environment probe) and
  * on the journals derive.py makes from it (patched/: two built kernels on
@@ -187,6 +188,66 @@ static void test_report__html_escapes_everything(void **state)
 	free(jp);
 	tu_rmtree(dir);
 	free(dir);
+}
+
+/* The number of times needle occurs in hay. */
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/*
+ * A run with traced samples (tests/fixtures/views/trace-durations, invented
+ * numbers): per state a figure with the duration histograms' svg, each
+ * variant's bars in it, and the tick decisions table; run1, untraced, has no
+ * such section.
+ */
+static void test_report__html_trace_plots(void **state)
+{
+	static const char *const states[] = { "WFI", "cpu-sleep", "cluster-sleep" };
+	const char *src = getenv("IL_SRCDIR");
+	char dir[4096];
+	struct il_dataset ds;
+	struct il_cmp c;
+	struct il_buf out = IL_BUF_INIT;
+	struct il_err err = { 0 };
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/tests/fixtures/views/trace-durations", src ? src : ".");
+	load(&ds, &c, dir);
+	assert_int_equal(il_report_render(&c, IL_FMT_HTML, &out, &err), 0);
+	assert_int_equal(count_of(out.p, "<figure class=trace "), 3);
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		char fig[128];
+		const char *at, *end;
+
+		snprintf(fig, sizeof(fig), "<figure class=trace data-state=\"%s\">", states[i]);
+		assert_non_null(at = strstr(out.p, fig));
+		assert_non_null(end = strstr(at, "</svg></figure>"));
+		assert_non_null(strstr(at, "<svg "));
+		/* both variants' bars are in this state's plot, each bar titled with its bucket */
+		assert_true(strstr(at, "<title>teo ") && strstr(at, "<title>teo ") < end);
+		assert_true(strstr(at, "<title>teo-stop ") && strstr(at, "<title>teo-stop ") < end);
+	}
+	/* teo-stop's cpu-sleep periods past the tick: 1218 in 4-8ms of 12788 (test_views checks the sums) */
+	assert_non_null(strstr(out.p, "<title>teo-stop 4-8ms: 1218 periods, 9.5%</title>"));
+	assert_non_null(strstr(out.p, "<table class=tick>"));
+	assert_non_null(strstr(out.p, "<td>teo-stop</td><td>cpu-sleep</td><td>yes</td><td>5120</td>"));
+	il_buf_release(&out);
+	il_compare_release(&c);
+	il_dataset_release(&ds);
+
+	load(&ds, &c, run1(NULL));
+	assert_int_equal(il_report_render(&c, IL_FMT_HTML, &out, &err), 0);
+	assert_null(strstr(out.p, "class=trace"));
+	assert_null(strstr(out.p, "class=tick"));
+	il_buf_release(&out);
+	il_compare_release(&c);
+	il_dataset_release(&ds);
 }
 
 static void test_report__malformed_journals(void **state)
@@ -685,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_dataset__pick),
 		cmocka_unit_test(test_report__text_fits_mail),
 		cmocka_unit_test(test_report__html_escapes_everything),
+		cmocka_unit_test(test_report__html_trace_plots),
 		cmocka_unit_test(test_report__malformed_journals),
 		cmocka_unit_test(test_aa__chance_on_a_secondary_metric_is_exploratory),
 		cmocka_unit_test(test_aa__a_noisy_pair_on_a_key_metric_is_caught),
