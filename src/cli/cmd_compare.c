@@ -38,9 +38,10 @@ struct cmp_args {
 	IL_OPT_NUM(0, "resamples", &(a).resamples, "N", "bootstrap resamples (default 2000)"),                      \
 	IL_OPT_NUM(0, "seed", &(a).seed, "N", "bootstrap seed (default 1)")
 
-/* --view: one of the seed threads' table shapes instead of the report (report/views.h) */
+/* --view: one of the seed threads' table shapes, or the traced samples' durations, instead of the report (report/views.h) */
 #define VIEW_OPT(a) \
-	IL_OPT_STR(0, "view", &(a).view, "iterations|states|clusters|misses|latency", "a seed table's shape (docs/report.md)")
+	IL_OPT_STR(0, "view", &(a).view, "iterations|states|clusters|misses|latency|durations", \
+		   "a seed table's shape, or the idle traces' durations (docs/report.md)")
 
 static int make_opts(const struct cmp_args *a, struct il_cmp_opts *o, struct il_strlist *only, struct il_err *err)
 {

@@ -27,6 +27,13 @@ expect "numbers: a bad line is named" 1 "bad.txt:3: 'fast' is not a finite numbe
 	"$IDLELAB" compare "$E2E_TMP/a.txt" "$E2E_TMP/bad.txt"
 expect "unknown reference is listed" 1 "reference 'nope' is not one of the variants \\(menu, menu-again, ladder, menu-nopoll\\)" \
 	"$IDLELAB" compare "$RUN" --ref nope
+# a traced run (tests/fixtures/views/trace-durations, invented numbers): teo-stop stops the tick before
+# shallow states far more often (16.2% of the periods against 2.2%), and lower is better
+expect "idle traces: the tick stopped before shallow states is a judged metric" 0 \
+	"^periodic.idle.trace.tick_stopped_shallow_pct \\(%, lower is better\\)" \
+	"$IDLELAB" compare "$SRC/tests/fixtures/views/trace-durations"
+expect "... and teo-stop is worse on it" 0 "^  teo-stop +4 +16.182 .* worse" \
+	"$IDLELAB" compare "$SRC/tests/fixtures/views/trace-durations" --metric tick_stopped_shallow_pct
 expect "run: text report" 0 "Verdict: no key metric shown to differ beyond noise \\(8 key comparisons\\)" "$IDLELAB" compare "$RUN"
 expect "run: --metric and --ref" 0 "ladder .* ref" "$IDLELAB" compare "$RUN" --metric usec_per_loop --ref ladder
 expect "run: json" 0 '"schema": "idlelab-compare/2"' "$IDLELAB" compare "$RUN" --format json

@@ -30,9 +30,18 @@ expect "tested-by says the governor was bypassed and gives no trailer" 0 "the go
 	"$IDLELAB" tested-by "$V/cyclictest-latency"
 expect "latency: per-thread maximum with change" 0 "cyclictest +2 +9.394 +5.363 +-42.9" \
 	"$IDLELAB" compare "$V/cyclictest-latency" --view latency
+# idle traces (trace-durations: invented numbers): teo-stop's cpu-sleep periods run past the 4 ms tick
+expect "durations: per state and bucket, periods and their share" 0 "^periodic teo-stop cpu-sleep +4-8ms +1218 +9.5$" \
+	"$IDLELAB" compare "$V/trace-durations" --view durations
+expect "durations: the tick decisions per state" 0 "^periodic teo-stop cpu-sleep +yes +5120 +7542 +126 +40.4$" \
+	"$IDLELAB" compare "$V/trace-durations" --view durations
+expect "durations as csv" 0 "^durations,periodic,teo-stop,cpu-sleep,4-8ms,1218,9.52" \
+	"$IDLELAB" compare "$V/trace-durations" --view durations --format csv
+expect "durations: a run without traces says so" 0 "no traced samples: no counted sample of this run has an idle trace" \
+	"$IDLELAB" compare "$V/pgbench-misses" --view durations
 expect "a view in Markdown" 0 "^\\| pgbench \\| tps \\| patched \\| 4 \\| 536982 \\| \\+8.4 \\| better \\|" \
 	"$IDLELAB" compare "$V/pgbench-misses" --view misses --format md --no-holm
-expect "an unknown view lists the views" 2 "unknown view 'pixel' \\(iterations, states, clusters, misses or latency\\)" \
+expect "an unknown view lists the views" 2 "unknown view 'pixel' \\(iterations, states, clusters, misses, latency or durations\\)" \
 	"$IDLELAB" compare "$V/pgbench-misses" --view pixel
 expect "html has no views" 1 "the html format has no table views \\(text, md, csv or json\\)" \
 	"$IDLELAB" compare "$V/pgbench-misses" --view misses --format html
