@@ -140,7 +140,7 @@ int il_report_html_trace(const struct il_dataset *ds, struct il_buf *b)
 		}
 		for (size_t k = 0; !r && any && k < ks.k.n; k++)
 			plot(b, ds, g.v[i], ks.k.v[k], s, k);
-		if (!r && any)
+		if (!r && any && ks.k.n)
 			tick_table(b, ds, g.v[i], &ks, s);
 next:
 		for (size_t v = 0; s && v < ds->nvar; v++)
