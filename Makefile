@@ -138,7 +138,7 @@ $(BUILD)/%.o: %.c $(BUILD)/cflags
 $(BUILD)/gen/runners_data.c: $(RUNNER_SH) src/host/embed.awk
 	@mkdir -p $(dir $@)
 	$(call say,GEN,$@)
-	$(Q)awk -v sym=il_runner_srcs -f src/host/embed.awk $(RUNNER_SH) > $@
+	$(Q)awk -v sym=il_runner_srcs -v strip=1 -f src/host/embed.awk $(RUNNER_SH) > $@
 
 $(BUILD)/gen/lab_data.c: $(LAB_SH) src/host/embed.awk
 	@mkdir -p $(dir $@)

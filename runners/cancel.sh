@@ -2,7 +2,7 @@
 # Stop every process of a sample from another exec (idlelab prepends own.sh):
 # the runner, the workload's process group and the watchdog's, as recorded by
 # sample.sh in WORKDIR/run.ID; then check none is left and remove the
-# sample's files. OpenSSH does not deliver channel signals, so a closed
+# sample's files and its tracefs instance (trace.sh). OpenSSH does not deliver channel signals, so a closed
 # connection alone would leave them running as root.
 #   cancel.sh UID:WORKDIR ID        one sample
 #   cancel.sh UID:WORKDIR --all     every sample recorded there (leftovers of a killed run)
@@ -27,6 +27,7 @@ for f in "$W"/run.*; do
 		[ $i -ge 50 ] && own_fail "sample $id: processes $runner $wl $dog still alive after SIGKILL"
 		sleep 0.1
 	done
+	trdel "$id"
 	rm -rf "$W/s.$id" "$f"
 	count=$((count + 1))
 done

@@ -101,11 +101,12 @@ il_sample() {
 	nw=$(printf '%s\n' $w | grep -c .)
 	nw=$((nw / 2))
 	t0=$(cut -d' ' -f1 /proc/uptime)
-	# the nonce on the runner's stdin, its files named by the sequence number (runners/sample.sh);
+	# the nonce on the runner's stdin, its files named by the sequence number (runners/sample.sh;
+	# TRACE_KB 0: LAVA jobs take no idle traces yet);
 	# frames from a runner that did not exit 0 are not its own (a workload that killed it): none kept
 	rs=0
 	# shellcheck disable=SC2086
-	printf '%s\n' "$n" | sh "$IL/sample.sh" "$s" "" "$q" "$cpus" "$gov" "$to" "$own_uid:$IL/w" "$nw" $w -- "$@" \
+	printf '%s\n' "$n" | sh "$IL/sample.sh" "$s" "" "$q" "$cpus" "$gov" "$to" "$own_uid:$IL/w" 0 "$nw" $w -- "$@" \
 		> "$IL/out/$s" 2> "$IL/out/$s.err" || rs=$?
 	if [ "$rs" != 0 ]; then
 		echo "idlelab: the runner exited $rs" >> "$IL/out/$s.err"

@@ -4,12 +4,13 @@
 # (pinned, output to files), post-snapshot, then print everything framed.
 # Nothing is printed until the post-snapshot is taken, so no SSH traffic
 # lands inside the measured window. POSIX sh; works with busybox ash.
-# idlelab prepends snapshot.sh as the function snap() and own.sh.
+# idlelab prepends snapshot.sh as the function snap(), own.sh and trace.sh.
 #
-# args: ID ROOT QUIESCE_S CPUS GOVERNOR TIMEOUT_S UID:WORKDIR NWRITES
+# args: ID ROOT QUIESCE_S CPUS GOVERNOR TIMEOUT_S UID:WORKDIR TRACE_KB NWRITES
 #       [PATH VALUE]*NWRITES -- ARGV...
+# TRACE_KB: 0, or an idle trace (trace.sh) with that ring buffer per CPU
 # stdin: NONCE, one line
-# frames: "@@NONCE fail REASON" | "@@NONCE uname R M" | "@@NONCE <pre|post|out|err|qos> BYTES" + bytes
+# frames: "@@NONCE fail REASON" | "@@NONCE uname R M" | "@@NONCE <pre|post|out|err|qos|trace> BYTES" + bytes
 #         | "@@NONCE status N" | "@@NONCE end"
 # The NONCE tags the frames and comes on stdin only: argv, the environment
 # and the paths the workload's files have can all be read by the workload
@@ -27,8 +28,8 @@ case $n in
 	exit 2 ;;
 esac
 exec < /dev/null
-id=$1 R=$2 q=$3 cpus=$4 gov=$5 to=$6 W=$7 nw=$8
-shift 8
+id=$1 R=$2 q=$3 cpus=$4 gov=$5 to=$6 W=$7 tk=$8 nw=$9
+shift 9
 fail() { printf '@@%s fail %s\n' "$n" "$*"; exit 0; }
 own_fail() { fail "idlelab's working directory: $*"; }
 own_uid=${W%%:*} W=${W#*:}
@@ -51,14 +52,20 @@ if [ -n "$cpus" ]; then
 fi
 d=$W/s.$id
 mkdir -m 700 "$d" || fail "cannot create $d"
-trap 'rm -rf "$d" "$W/run.$id"' EXIT
+trap '[ "$tk" = 0 ] || trdel "$id"; rm -rf "$d" "$W/run.$id"' EXIT
 # the workload and the watchdog each in a process group of their own (setsid), so
 # a timeout or a cancel kills everything they started (signals as `kill -KILL -PGID`,
 # signal first and no `--`: the one form dash and busybox ash both take)
 ss=
 command -v setsid >/dev/null 2>&1 && ss=setsid
 [ "$q" = 0 ] || sleep "$q"
+# tron in this shell (its variables name the instance), its reason for failing in a file
+if [ "$tk" != 0 ]; then
+	tron "$id" "$tk" > "$d/tr" || fail "idle trace: $(cat "$d/tr")"
+	trmark pre
+fi
 snap > "$d/pre"
+[ "$tk" = 0 ] || trmark begin
 $ss "$@" > "$d/out" 2> "$d/err" < /dev/null &
 w=$!
 # the time limit: one sleeping watchdog, not timeout(1) (busybox's polls every second,
@@ -84,10 +91,16 @@ if [ -n "$dog" ]; then
 fi
 # anything the workload left running in its group goes too
 kill -KILL "-$w" 2>/dev/null
+[ "$tk" = 0 ] || trmark end
 snap > "$d/post"
+if [ "$tk" != 0 ]; then
+	trmark post
+	troff > "$d/trace"
+	trdel "$id"
+fi
 printf '@@%s uname %s %s\n' "$n" "$(uname -r)" "$(uname -m)"
-for f in pre post out err qos; do
-	[ "$f" = qos ] && [ ! -f "$d/qos" ] && continue
+for f in pre post out err qos trace; do
+	case $f in qos | trace) [ -f "$d/$f" ] || continue ;; esac
 	printf '@@%s %s %s\n' "$n" "$f" "$(wc -c < "$d/$f")"
 	cat "$d/$f"
 done

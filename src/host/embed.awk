@@ -12,5 +12,8 @@ FNR == 1 { if (NR > 1) print "}, "; n = FILENAME; sub(/.*\//, "", n); printf "{ 
 # argument of `sh -c`, and dropbear (the lab's sshd, small targets' too) refuses a command over
 # MAX_CMD_LEN, 9000 bytes (tests/unit/test_run.c checks the sample script's size)
 /^[ \t]*#/ { next }
+# -v strip=1 (the runners): indentation goes too, for the same limit; no runner has a here-document
+# or a multi-line string where leading blanks would matter
+strip { sub(/^[ \t]+/, "") }
 { gsub(/\\/, "&&"); gsub(/"/, "\\\""); gsub(/[?]/, "\\?"); printf "\"%s\\n\"\n", $0 }
 END { print "}, { 0, 0 } };" }

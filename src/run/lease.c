@@ -148,13 +148,15 @@ static int plan_writes(const struct il_plan *p, struct il_lease *h, struct il_er
  */
 int il_lease_cancel(struct il_lease *h, const char *id, int *n, struct il_err *err)
 {
-	char *script = il_workdir_script(il_runner_script("cancel.sh"));
+	char *cancel = il_strdup_printf("%s\n%s", il_runner_script("trace.sh"), il_runner_script("cancel.sh"));
+	char *script = cancel ? il_workdir_script(cancel) : NULL;
 	char *args[] = { h->workdir, (char *)(id ? id : "--all"), NULL };
 	struct il_exec_opts o = { .privileged = true, .timeout_ms = 30000 };
 	struct il_exec_result res;
 	const char *out, *p;
 	int rc;
 
+	free(cancel);
 	if (!script)
 		return il_err_oom(err);
 	rc = il_transport_run_script(h->t, script, args, &o, &res, err);

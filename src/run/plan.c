@@ -8,6 +8,7 @@
 #include "util/jsonfile.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,7 @@ void il_plan_release(struct il_plan *p)
 		json_decref(p->wl[i].matrix);
 		il_workload_release(&p->wl[i].def);
 	}
-	IL_FREE_ALL(p->wl, p->cpus, p->reference, p->cpufreq_governor, p->idle_cpus);
+	IL_FREE_ALL(p->wl, p->cpus, p->reference, p->cpufreq_governor, p->idle_cpus, p->trace);
 	il_cpuset_release(&p->idle_cpuset);
 	json_decref(p->json);
 	memset(p, 0, sizeof(*p));
@@ -179,6 +180,21 @@ static int check_matrix(const json_t *matrix, const json_t *over, const char *na
 	return r;
 }
 
+/* A "trace" value (the plan's, or workload entry i's when i != SIZE_MAX) into *on. */
+static int trace_kind(const json_t *v, bool *on, const char *label, size_t i, struct il_err *err)
+{
+	const char *s = json_string_value(v);
+	char where[48] = "trace";
+
+	if (i != SIZE_MAX)
+		snprintf(where, sizeof(where), "workloads[%zu].trace", i);
+	if (!s || (strcmp(s, "idle") && strcmp(s, "none")))
+		return il_err_set(err, IL_EPARSE, "%s: %s: expected \"idle\" (an idle trace of each sample) or \"none\"",
+				  label, where);
+	*on = !strcmp(s, "idle");
+	return 0;
+}
+
 static int parse_workloads(struct il_plan *p, const json_t *a, const char *wl_dir, const char *label,
 			   struct il_err *err)
 {
@@ -200,14 +216,17 @@ static int parse_workloads(struct il_plan *p, const json_t *a, const char *wl_di
 		const char *name, *lab, *k;
 		const json_t *over = NULL, *matrix = NULL;
 		json_t *v;
+		bool trace = p->trace && !strcmp(p->trace, "idle");
+		size_t first = p->nwl;
 
 		if (json_is_string(e)) {
 			name = lab = json_string_value(e);
 		} else if (json_is_object(e)) {
 			json_object_foreach(e, k, v) {
-				if (strcmp(k, "workload") && strcmp(k, "label") && strcmp(k, "params") && strcmp(k, "matrix"))
-					FAIL("%s: workloads[%zu].%s: unknown field (workload, label, params, matrix)", label, i,
-					     k);
+				if (strcmp(k, "workload") && strcmp(k, "label") && strcmp(k, "params") && strcmp(k, "matrix") &&
+				    strcmp(k, "trace"))
+					FAIL("%s: workloads[%zu].%s: unknown field (workload, label, params, matrix, trace)",
+					     label, i, k);
 			}
 			name = json_string_value(json_object_get(e, "workload"));
 			if (!name)
@@ -219,12 +238,15 @@ static int parse_workloads(struct il_plan *p, const json_t *a, const char *wl_di
 				lab = name;
 			over = json_object_get(e, "params");
 			matrix = json_object_get(e, "matrix");
+			if ((v = json_object_get(e, "trace")) && (r = trace_kind(v, &trace, label, i, err)))
+				goto fail;
 		} else {
 			FAIL("%s: workloads[%zu]: expected a workload name or an object", label, i);
 		}
 		if (!matrix) {
 			if ((r = add_workload(p, i, name, lab, over, NULL, wl_dir, label, err)))
 				goto fail;
+			p->wl[first].trace = trace;
 			continue;
 		}
 		if (!plain_word(lab))
@@ -248,6 +270,7 @@ static int parse_workloads(struct il_plan *p, const json_t *a, const char *wl_di
 			il_buf_release(&wl_label);
 			if (r)
 				goto fail;
+			p->wl[p->nwl - 1].trace = trace;
 		}
 	}
 	return 0;
@@ -310,6 +333,9 @@ static const struct il_jfield plan_fields[] = {
 	  .what = "seconds in [0, 86400]", .store = true, .off = offsetof(struct il_plan, min_sample_s) },
 	IL_JF_RANGE("min_idles", IL_JF_INT64, 0, 1e15, struct il_plan, min_idles),
 	PLAN_STR("idle_cpus", idle_cpus),
+	{ .key = "trace", .type = IL_JF_STRING, .what = "\"idle\" or \"none\"", .store = true,
+	  .off = offsetof(struct il_plan, trace) },
+	PLAN_INT("trace_buffer_kb", 64, 4 << 20, trace_buffer_kb),
 	IL_JF("description", IL_JF_ANY),
 	IL_JF("build", IL_JF_ANY),
 	{ .key = "track", .type = IL_JF_OBJECT, .what = "an object (docs/nightly.md)" },
@@ -373,6 +399,14 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 	} else if (il_strlist_push(&out->kernels, "running")) {
 		OOM();
 	}
+	if (out->trace) {
+		bool on;
+
+		if ((r = trace_kind(json_object_get(j, "trace"), &on, label, SIZE_MAX, err)))
+			goto fail;
+	}
+	if (!out->trace_buffer_kb)
+		out->trace_buffer_kb = 8192;
 	if ((r = parse_govs(out, json_object_get(j, "governors"), label, err)) ||
 	    (r = parse_workloads(out, json_object_get(j, "workloads"), wl_dir, label, err)))
 		goto fail;

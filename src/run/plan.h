@@ -29,6 +29,7 @@ struct il_plan_wl {
 	json_t *params;           /* resolved: every parameter, defaults filled in */
 	struct il_workload def;   /* its pattern metrics bound to params (il_workload_bind_metrics) */
 	json_t *matrix;           /* from a matrix entry: {"base": LABEL, "params": {name: value}} (run/pmatrix.h) */
+	bool trace;               /* "trace": "idle": each sample records an idle trace (idle/trace.h) */
 };
 
 struct il_plan {
@@ -53,6 +54,8 @@ struct il_plan {
 	double min_sample_s;           /* < 0: by clock (0.1 s monotonic, 1 s uptime); shorter samples are invalid */
 	long long min_idles;           /* idle entries over the measured CPUs below this: invalid; 0: off */
 	char *idle_cpus;               /* CPU list the idle metrics cover (canonical); NULL: every CPU */
+	char *trace;                   /* "idle" or "none": the workloads' default (an entry may say otherwise) */
+	int trace_buffer_kb;           /* the trace's ring buffer per CPU (tracefs buffer_size_kb) */
 	struct il_cpuset idle_cpuset;  /* the same, parsed */
 	json_t *json;                  /* the plan as given */
 };

@@ -13,8 +13,9 @@ char *il_runner_sample_script(void)
 {
 	struct il_buf b = IL_BUF_INIT;
 
-	if (il_buf_printf(&b, "snap() {\n%s\n}\npmqos() {\n%s\n}\n%s\n%s", il_runner_script("snapshot.sh"),
-			  il_runner_script("pmqos.sh"), il_runner_script("own.sh"), il_runner_script("sample.sh")))
+	if (il_buf_printf(&b, "snap() {\n%s\n}\npmqos() {\n%s\n}\n%s\n%s\n%s", il_runner_script("snapshot.sh"),
+			  il_runner_script("pmqos.sh"), il_runner_script("own.sh"), il_runner_script("trace.sh"),
+			  il_runner_script("sample.sh")))
 		il_buf_release(&b);
 	return il_buf_detach(&b);
 }
@@ -26,13 +27,14 @@ bool il_runner_sample_input(char *buf, size_t n, const char *nonce)
 
 int il_runner_sample_argv(struct il_strlist *out, const char *id, const struct il_runner_args *a)
 {
-	char q[64], to[32], nw[32];
+	char q[64], to[32], nw[32], tk[32];
 	size_t nwrites = a->writes ? a->writes->n : 0;
 	int r = 0;
 
 	snprintf(q, sizeof(q), "%g", a->quiesce_s > 0 ? a->quiesce_s : 0.0);
 	snprintf(to, sizeof(to), "%d", a->timeout_s > 0 ? a->timeout_s : 0);
 	snprintf(nw, sizeof(nw), "%zu", nwrites / 2);
+	snprintf(tk, sizeof(tk), "%d", a->trace_kb > 0 ? a->trace_kb : 0);
 	r |= il_strlist_push(out, id);
 	r |= il_strlist_push(out, a->root ? a->root : "");
 	r |= il_strlist_push(out, q);
@@ -40,6 +42,7 @@ int il_runner_sample_argv(struct il_strlist *out, const char *id, const struct i
 	r |= il_strlist_push(out, a->governor ? a->governor : "");
 	r |= il_strlist_push(out, to);
 	r |= il_strlist_push(out, a->workdir ? a->workdir : "");
+	r |= il_strlist_push(out, tk);
 	r |= il_strlist_push(out, nw);
 	for (size_t i = 0; i + 1 < nwrites; i += 2) {
 		r |= il_strlist_push(out, a->writes->v[i]);
@@ -59,6 +62,7 @@ void il_runner_out_release(struct il_runner_out *o)
 	il_buf_release(&o->out);
 	il_buf_release(&o->err);
 	il_buf_release(&o->qos);
+	il_buf_release(&o->trace);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -67,7 +71,7 @@ int il_runner_parse(const char *text, size_t len, const char *nonce, struct il_r
 	const char *p = text, *end = text + len;
 	char tag[80];
 	size_t tl;
-	bool seen_uname = false, seen[5] = { false };
+	bool seen_uname = false, seen[6] = { false };
 
 	memset(o, 0, sizeof(*o));
 	tl = (size_t)snprintf(tag, sizeof(tag), "@@%s ", nonce);
@@ -110,11 +114,11 @@ int il_runner_parse(const char *text, size_t len, const char *nonce, struct il_r
 			if (p != end)
 				return il_err_set(err, IL_EPARSE, "runner output: text after the end frame");
 		} else {
-			static const char *const names[] = { "pre ", "post ", "out ", "err ", "qos " };
-			struct il_buf *bufs[] = { &o->pre, &o->post, &o->out, &o->err, &o->qos };
+			static const char *const names[] = { "pre ", "post ", "out ", "err ", "qos ", "trace " };
+			struct il_buf *bufs[] = { &o->pre, &o->post, &o->out, &o->err, &o->qos, &o->trace };
 			bool found = false;
 
-			for (int i = 0; i < 5 && !found; i++) {
+			for (int i = 0; i < 6 && !found; i++) {
 				size_t nl2 = strlen(names[i]);
 				uint64_t bytes;
 
@@ -125,6 +129,7 @@ int il_runner_parse(const char *text, size_t len, const char *nonce, struct il_r
 					return il_err_set(err, IL_EPARSE, "runner output: a second %.*sframe", (int)nl2, names[i]);
 				seen[i] = true;
 				o->has_qos |= i == 4;
+				o->has_trace |= i == 5;
 				if (il_parse_u64(kw + nl2, n - nl2, &bytes))
 					return il_err_set(err, IL_EPARSE, "runner output: malformed %.*sframe", (int)nl2, names[i]);
 				if (bytes > (uint64_t)(end - p))

@@ -17,6 +17,7 @@ struct il_runner_args {
 	const char *governor;    /* NULL: do not switch */
 	int timeout_s;
 	const char *workdir;     /* "UID:PATH" of idlelab's private directory on the host (host/workdir.h) */
+	int trace_kb;            /* > 0: an idle trace (runners/trace.sh) with this ring buffer per CPU, in KiB */
 	const struct il_strlist *writes; /* path, value, path, value, ... (validated by the caller) */
 	const struct il_strlist *argv;   /* the workload */
 };
@@ -41,6 +42,8 @@ struct il_runner_out {
 	struct il_buf pre, post, out, err;
 	bool has_qos;            /* a PM QoS scan (runners/pmqos.sh) ran while the workload did */
 	struct il_buf qos;       /* its dump (idle/pmqos.h) */
+	bool has_trace;          /* the sample was traced (runners/trace.sh) */
+	struct il_buf trace;     /* the trace frame (idle/trace.h) */
 	bool has_status;
 	int status;              /* workload exit status (128+sig when killed) */
 	bool complete;           /* the end frame arrived */

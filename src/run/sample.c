@@ -17,6 +17,7 @@
 #include "idle/diffjson.h"
 #include "idle/pmqos.h"
 #include "idle/snapjson.h"
+#include "idle/trace.h"
 #include "run/record.h"
 #include "run/rundir.h"
 #include "util/clock.h"
@@ -91,7 +92,8 @@ void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *s
 	{
 		struct il_runner_args ra = { .root = h->root, .quiesce_s = h->quiesce_s, .cpus = p->cpus,
 					     .governor = g->governor, .timeout_s = p->timeout_s, .workdir = h->workdir,
-					     .writes = &h->writes[s->gov], .argv = &wargv };
+					     .trace_kb = w->trace ? p->trace_buffer_kb : 0, .writes = &h->writes[s->gov],
+					     .argv = &wargv };
 
 		if (il_runner_sample_argv(&args, id, &ra) || !(av = calloc(args.n + 1, sizeof(*av))) ||
 		    !il_runner_sample_input(input, sizeof(input), nonce)) {
@@ -194,6 +196,45 @@ static int note_bypass(json_t *idle, const struct il_runner_out *ro, const struc
 	return bad ? -1 : 0;
 }
 
+/*
+ * The sample's idle trace (runners/trace.sh) reduced over the same window as
+ * its counters (idle/trace.h) into idle.trace; a disagreement with the
+ * counters is a caveat. 0; 1 with oc's reason set (a trace that lost events
+ * or cannot be read makes the sample invalid: measured again, never kept
+ * with a short trace); -1 (memory).
+ */
+static int add_trace(struct il_sample_result *oc, const struct il_diff *d, const char *host)
+{
+	struct il_err e = { 0 };
+	char *incomplete = NULL, msg[600];
+	json_t *t = NULL, *chk, *mm, *v;
+	size_t i;
+	int r;
+
+	r = il_trace_reduce(il_buf_str(&oc->ro.trace), oc->ro.trace.len, d, host, &t, &incomplete, &e);
+	if (r == IL_ENOMEM)
+		return -1;
+	if (r || !t) {
+		snprintf(msg, sizeof(msg), "idle trace: %s", r ? e.msg : incomplete ? incomplete : "empty");
+		free(incomplete);
+		set_reason(oc, "invalid", true, msg);
+		return 1;
+	}
+	chk = json_object_get(t, "check");
+	mm = json_object_get(chk, "mismatches");
+	json_array_foreach(mm, i, v) {
+		char *why = il_strdup_printf("the idle trace disagrees with the counters: %s", json_string_value(v));
+
+		if (!why || json_array_append_new(json_object_get(oc->idle, "caveats"), json_string(why))) {
+			free(why);
+			json_decref(t);
+			return -1;
+		}
+		free(why);
+	}
+	return json_object_set_new(oc->idle, "trace", t) ? -1 : 0;
+}
+
 void il_sample_judge(const struct il_run_ctx *c, const struct il_spec *s, const char *nonce, const char *host,
 		     const char *text, size_t len, int exit_code, const char *stderr_text, struct il_sample_result *oc)
 {
@@ -275,13 +316,30 @@ void il_sample_judge(const struct il_run_ctx *c, const struct il_spec *s, const 
 			il_diff_release(&d);
 			return;
 		}
+		if (w->trace && !oc->ro.has_trace) {
+			set_reason(oc, "infra_failed", true, "the runner sent no idle trace although the plan asks for one");
+			il_diff_release(&d);
+			return;
+		}
 		if (!il_snapshot_nstates(&oc->pre))
-			oc->note = strdup("no idle states on host: idle counters are absent, workload metrics only");
+			oc->note = strdup(w->trace ? "no idle states on host: idle counters are absent, workload metrics "
+						     "only; the idle trace is not used (nothing to check it against)"
+						   : "no idle states on host: idle counters are absent, workload metrics only");
 		else if (!(oc->idle = il_diff_summary_json(&d)) ||
 			 note_bypass(oc->idle, &oc->ro, &d.measured, host)) {
 			set_reason(oc, "infra_failed", true, il_strerror(IL_ENOMEM));
 			il_diff_release(&d);
 			return;
+		}
+		if (oc->idle && oc->ro.has_trace) {
+			int t = add_trace(oc, &d, host);
+
+			if (t) {
+				if (t < 0)
+					set_reason(oc, "infra_failed", true, il_strerror(IL_ENOMEM));
+				il_diff_release(&d);
+				return;
+			}
 		}
 		il_diff_release(&d);
 	}

@@ -46,9 +46,42 @@ expect "governor set menu" 0 "" "$IDLELAB" governor set menu --host $H
 cat > "$E2E_TMP/govs.json" <<JSON
 {"name": "x86-governors", "host": "$H", "governors": ["menu", "teo", "ladder"],
  "workloads": [{"workload": "sleeper", "params": {"duration": 1, "mix": "50:300,50:2400"}}],
- "iterations": 4, "warmup": 1, "quiesce_s": 0.2}
+ "iterations": 4, "warmup": 1, "quiesce_s": 0.2, "trace": "idle"}
 JSON
-expect "governors run on the x86 lab" 0 "run complete" "$IDLELAB" run "$E2E_TMP/govs.json" --out "$E2E_TMP/govs"
+expect "governors run on the x86 lab, traced" 0 "run complete" "$IDLELAB" run "$E2E_TMP/govs.json" --out "$E2E_TMP/govs"
+# every sample's trace against its own counters: per CPU and state, the idle exits and the misses
+# the trace has inside the window, and with the snapshots' edges, bound what the counters counted
+python3 - "$E2E_TMP/govs/journal.jsonl" <<'PY' && ok "traces: entries and misses per state agree with the counters; tick decisions and HZ known" ||
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+s = [r for r in recs if r.get("type") == "sample" and r.get("status") in ("ok", "warmup")]
+assert len(s) == 15, len(s)
+for r in s:
+    t = r["idle"]["trace"]
+    assert t["check"]["ok"] and not t["check"]["mismatches"], t["check"]
+    assert t["tick_source"] == "function" and t["hz"] and t["tick_period_us"] == 1e6 / t["hz"], t
+    st = {e["key"]: e for e in t["states"]}
+    assert 100 < sum(e["entries"] for e in st.values()) <= t["entries"], t["entries"]
+    assert all(sum(e["hist"]) <= e["entries"] + 2 * len(t["cpus"]) for e in st.values()), st
+    assert t["tick_stopped_shallow_pct"] is not None
+    tot = r["idle"]["total"]
+    # the trace's window is the counters' less the snapshots' own reads: close, never more
+    assert t["entries"] <= tot["idles"] + tot.get("rejected", 0), (t["entries"], tot)
+print("  traced:", len(s), "samples; e.g.", {k: (e["entries"], e["aboves"], e["belows"]) for k, e in st.items()})
+PY
+	bad "traces agree with the counters" "$(grep '"type":"sample"' "$E2E_TMP/govs/journal.jsonl" | head -2 | cut -c1-3000)"
+"$IDLELAB" compare "$E2E_TMP/govs" --metric idle.trace.tick_stopped_shallow_pct --format json > "$E2E_TMP/tick.json" 2>&1
+python3 - "$E2E_TMP/tick.json" <<'PY' && ok "compare judges the tick-stopped share in shallow states per governor" ||
+import json, sys
+c = json.load(open(sys.argv[1]))
+txt = json.dumps(c)
+assert "idle.trace.tick_stopped_shallow_pct" in txt and "teo" in txt and "ladder" in txt, txt[:2000]
+PY
+	bad "compare judges the tick-stopped share" "$(head -c 2000 "$E2E_TMP/tick.json")"
+"$IDLELAB" report "$E2E_TMP/govs" --format html > /dev/null 2>&1
+n=$(grep -o '<figure class=trace data-state="[^"]*"' "$E2E_TMP/govs/report.html" | sort -u | wc -l)
+[ "$n" -ge 4 ] && ok "the HTML report plots the duration histograms of POLL, C1, C2, C3 ($n plots)" ||
+	bad "the HTML report plots the duration histograms" "$n plots"
 "$IDLELAB" report "$E2E_TMP/govs" --view states > /dev/null 2>&1
 python3 - "$E2E_TMP/govs/view-states.json" <<'PY' && ok "decisions differ: ladder never polls, menu does; C3 shares differ" ||
 import json, sys

@@ -340,6 +340,17 @@ static void test_runner__frames(void **state)
 		il_runner_out_release(&o);
 	}
 	{
+		/* the idle trace frame (runners/trace.sh), when the sample was traced */
+		const char *q = "@@N1 uname 6.1.0 x86_64\n@@N1 pre 0\n@@N1 post 0\n@@N1 out 0\n@@N1 err 0\n"
+				"@@N1 trace 18\n#idlelab trace v1\n@@N1 status 0\n@@N1 end\n";
+
+		assert_int_equal(il_runner_parse(q, strlen(q), "N1", &o, &err), 0);
+		assert_true(o.has_trace);
+		assert_string_equal(il_buf_str(&o.trace), "#idlelab trace v1\n");
+		assert_false(o.has_qos);
+		il_runner_out_release(&o);
+	}
+	{
 		const char *f = "@@N1 fail workload program 'x' not found on the host\n";
 
 		assert_int_equal(il_runner_parse(f, strlen(f), "N1", &o, &err), 0);
@@ -592,6 +603,64 @@ static void test_sample__frames_need_the_runners_exit(void **state)
 			il_sample_result_release(&oc);
 			il_buf_release(&t);
 		}
+	}
+	/*
+	 * a traced sample (runners/trace.sh): the trace frame reduced into idle.trace; a trace whose
+	 * window has no idle exit while the counters moved disagrees with them (a caveat, the sample
+	 * stays); a trace that lost events, or has no window, is an invalid sample (measured again)
+	 */
+	{
+		static const char head[] = "#idlelab trace v1\n#idlelab hz=250\n#idlelab tick=function\n"
+					   "#idlelab cpu=0 entries=4 overrun=0 commit_overrun=0 dropped=0\n"
+					   "# tracer: function\n";
+		static const char marks[] = "  sh-1 [000] ..... 10.000001: tracing_mark_write: idlelab-pre\n"
+					    "  sh-1 [000] ..... 10.000002: tracing_mark_write: idlelab-begin\n"
+					    "  sh-1 [000] ..... 11.000002: tracing_mark_write: idlelab-end\n"
+					    "  sh-1 [000] ..... 11.000003: tracing_mark_write: idlelab-post\n";
+		static const char *const tails[] = { marks, "CPU:0 [LOST 37 EVENTS]\n", "" };
+
+		plan.wl[specs[sp].wl].trace = true;
+		for (int i = 0; i < 3; i++) {
+			struct il_sample_result oc = { 0 };
+			struct il_buf t = IL_BUF_INIT, tr = IL_BUF_INIT;
+			json_t *cav, *e;
+			size_t k;
+			bool said = false;
+
+			il_buf_printf(&tr, "%s%s%s", head, i == 1 ? marks : "", tails[i]);
+			il_buf_printf(&t, "@@N1 uname 6.1.0 aarch64\n@@N1 pre %zu\n%s@@N1 post %zu\n%s@@N1 out 8\nargs: 1\n"
+				      "@@N1 err 0\n@@N1 trace %zu\n%s@@N1 status 0\n@@N1 end\n", strlen(pre), pre, strlen(post),
+				      post, tr.len, il_buf_str(&tr));
+			il_sample_judge(&c, &specs[sp], "N1", "h", t.p, t.len, 0, "", &oc);
+			if (i == 0) {
+				if (strcmp(oc.status, "ok"))
+					fail_msg("traced: %s: %s", oc.status, oc.reason);
+				assert_non_null(json_object_get(json_object_get(oc.idle, "trace"), "states"));
+				assert_true(json_is_false(json_object_get(json_object_get(json_object_get(oc.idle, "trace"),
+											  "check"), "ok")));
+				cav = json_object_get(oc.idle, "caveats");
+				json_array_foreach(cav, k, e)
+					said |= !!strstr(json_string_value(e), "the idle trace disagrees with the counters");
+				assert_true(said);
+			} else {
+				assert_string_equal(oc.status, "invalid");
+				assert_true(oc.retryable);
+				assert_non_null(strstr(oc.reason, i == 1 ? "lost 37 events on cpu0" : "idlelab-"));
+			}
+			il_sample_result_release(&oc);
+			il_buf_release(&t);
+			il_buf_release(&tr);
+		}
+		/* the plan asks for a trace and the runner sent none */
+		{
+			struct il_sample_result oc = { 0 };
+
+			il_sample_judge(&c, &specs[sp], "N1", "h", text.p, text.len, 0, "", &oc);
+			assert_string_equal(oc.status, "infra_failed");
+			assert_non_null(strstr(oc.reason, "no idle trace"));
+			il_sample_result_release(&oc);
+		}
+		plan.wl[specs[sp].wl].trace = false;
 	}
 	free(specs);
 	il_plan_release(&plan);

@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Idle traces (docs/formats.md "idle.trace"), functions for runners/sample.sh
+# and runners/cancel.sh (idlelab prepends this file). A traced sample gets a
+# tracefs instance of its own, instances/idlelab-ID: its own ring buffers and
+# event switches, so nobody else's tracing is touched and several runs can
+# trace at once. It records power:cpu_idle (entry with the state index, exit),
+# power:cpu_idle_miss, the PM QoS events and, through the function tracer
+# filtered to tick_nohz_idle_stop_tick and tick_nohz_idle_retain_tick (one of
+# which cpuidle_idle_call() calls right after cpuidle_select()), each idle
+# entry's tick decision. trace_marker lines mark where the snapshots were read.
+#   tron ID KB   make and start the instance (KB: buffer_size_kb per CPU); on
+#                failure prints why (one line) and returns 1
+#   trmark WORD  write idlelab-WORD into the trace
+#   troff        stop it and print the trace frame (src/idle/trace.h)
+#   trdel ID     remove instance idlelab-ID (and a tracefs tron mounted)
+trfs() {
+	for T in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ -d "$T/instances" ] && return 0
+	done
+	T=/sys/kernel/tracing
+	# no tracefs mounted: mount it for the sample only (trdel unmounts it)
+	[ -n "$1" ] && [ -d $T ] && mount -t tracefs nodev $T 2>/dev/null && [ -d "$T/instances" ] && Tm=1
+}
+tron() {
+	Tm= Tk=none Te=
+	trfs 1 || { echo "no tracefs on the host (a kernel with CONFIG_TRACING; tracefs on /sys/kernel/tracing)"; return 1; }
+	I=$T/instances/idlelab-$1
+	mkdir "$I" 2> /dev/null || { echo "cannot create the tracefs instance $I"; I=; return 1; }
+	echo 0 > "$I/tracing_on"
+	echo "$2" 2> /dev/null > "$I/buffer_size_kb" || { echo "cannot make $I/buffer_size_kb $2"; return 1; }
+	for e in cpu_idle cpu_idle_miss pm_qos_update_target pm_qos_add_request pm_qos_update_request pm_qos_remove_request; do
+		# cpu_idle_miss came with 6.0: without it the misses are not traced (events= says which were)
+		[ -d "$I/events/power/$e" ] || continue
+		echo 1 > "$I/events/power/$e/enable" || { echo "cannot enable power:$e in $I"; return 1; }
+		Te=$Te${Te:+,}$e
+	done
+	case ,$Te, in *,cpu_idle,*) ;; *) echo "this kernel has no power:cpu_idle trace event"; return 1 ;; esac
+	# the function tracer only with exactly its two functions in the filter: with an empty filter
+	# (a name it refused) it would trace every function in the kernel
+	if printf 'tick_nohz_idle_stop_tick\ntick_nohz_idle_retain_tick\n' 2> /dev/null > "$I/set_ftrace_filter" &&
+		[ "$(grep -c -x -e tick_nohz_idle_stop_tick -e tick_nohz_idle_retain_tick "$I/set_ftrace_filter")" = 2 ] &&
+		echo function 2> /dev/null > "$I/current_tracer"; then
+		Tk=function
+	fi
+	echo 1 > "$I/tracing_on"
+}
+trmark() { echo "idlelab-$1" > "$I/trace_marker"; }
+troff() {
+	echo 0 > "$I/tracing_on"
+	hz=$(gzip -dc < /proc/config.gz 2> /dev/null || cat "/boot/config-$(uname -r)" 2> /dev/null)
+	hz=$(echo "$hz" | sed -n 's/^CONFIG_HZ=\([0-9]*\)$/\1/p')
+	printf '#idlelab trace v1\n#idlelab hz=%s\n#idlelab tick=%s\n#idlelab events=%s\n' "${hz:-unknown}" "$Tk" "$Te"
+	for s in "$I"/per_cpu/cpu[0-9]*/stats; do
+		c=${s%/stats}
+		awk -F': *' -v c="${c##*/cpu}" '$1 == "entries" { e = $2 } $1 == "overrun" { o = $2 }
+			$1 == "commit overrun" { co = $2 } $1 == "dropped events" { d = $2 }
+			END { printf "#idlelab cpu=%s entries=%d overrun=%d commit_overrun=%d dropped=%d\n", c, e, o, co, d }' "$s"
+	done
+	cat "$I/trace"
+}
+trdel() {
+	trfs || return 0
+	I=$T/instances/idlelab-$1
+	[ -d "$I" ] || return 0
+	echo 0 > "$I/tracing_on"
+	echo nop 2> /dev/null > "$I/current_tracer"
+	echo 0 2> /dev/null > "$I/events/enable"
+	rmdir "$I" 2> /dev/null
+	[ -z "$Tm" ] || umount "$T" 2> /dev/null
+}
