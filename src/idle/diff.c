@@ -211,7 +211,7 @@ static int cpu_delta(struct il_diff_cpu *out, const struct il_cpu *a, const stru
 		ds->poll = il_state_is_poll(sb);
 		if (((sa->info[IL_I_DISABLE].ok && sa->info[IL_I_DISABLE].v) ||
 		     (sb->info[IL_I_DISABLE].ok && sb->info[IL_I_DISABLE].v)) &&
-		    il_diff_cpuset_add(&ds->disabled, a->cpu))
+		    il_diff_cpuset_add(&ds->disabled, b->cpu))
 			return il_err_oom(err);
 		for (int c = 0; c < IL_NCOUNTERS; c++) {
 			const struct il_val zero = { 0, sb->cnt[c].ok };

@@ -181,6 +181,31 @@ static void test_diff__biglittle_clusters(void **state)
 	assert_true(m.has_miss_pct && fabs(m.miss_pct - 1400.0 / 420.0) < 1e-12);
 }
 
+/* The lifetime form of a snapshot with a disabled state: no "before" snapshot to read the CPU from. */
+static void test_diff__lifetime_disabled_state(void **state)
+{
+	char *text = tu_read(tu_fixture("arm64-biglittle-after.txt"), NULL), *at;
+	struct il_snapshot s;
+	struct il_diff l;
+	struct il_err err = { 0 };
+	bool found = false;
+
+	(void)state;
+	assert_non_null(text);
+	at = strstr(text, "/disable:0");
+	assert_non_null(at);
+	at[strlen("/disable:")] = '1';
+	assert_int_equal(il_snapshot_parse(&s, text, strlen(text), "fixture", &err), 0);
+	assert_int_equal(il_diff_lifetime(&l, &s, &err), 0);
+	for (size_t i = 0; i < l.ncpus; i++)
+		for (size_t k = 0; k < l.cpus[i].nstates; k++)
+			found |= il_cpuset_has(&l.cpus[i].states[k].disabled, l.cpus[i].cpu);
+	assert_true(found);
+	il_diff_release(&l);
+	il_snapshot_release(&s);
+	free(text);
+}
+
 /*
  * The lifetime form (what export sums): every counter as it stands, grouped
  * as a diff's; lifetime(after) - lifetime(before) is the diff, scope by scope.
@@ -937,6 +962,7 @@ int main(void)
 		cmocka_unit_test(test_diff__disabled_state_caveat),
 		cmocka_unit_test(test_diff__cluster_labels),
 		cmocka_unit_test(test_diff__lifetime),
+		cmocka_unit_test(test_diff__lifetime_disabled_state),
 		cmocka_unit_test(test_diff__energy_hwmon_beside_powercap),
 		cmocka_unit_test(test_diff__json_v2_upgrade),
 	};
