@@ -4,10 +4,12 @@
 # tracefs instance of its own, instances/idlelab-ID: its own ring buffers and
 # event switches, so nobody else's tracing is touched and several runs can
 # trace at once. It records power:cpu_idle (entry with the state index, exit),
-# power:cpu_idle_miss, the PM QoS events and, through the function tracer
-# filtered to tick_nohz_idle_stop_tick and tick_nohz_idle_retain_tick (one of
-# which cpuidle_idle_call() calls right after cpuidle_select()), each idle
-# entry's tick decision. trace_marker lines mark where the snapshots were read.
+# power:cpu_idle_miss, the PM QoS events, and the tick's state at each idle
+# entry from timer:tick_stop (the CPU's tick stopped) and sched:sched_switch
+# away from the idle task (tick_nohz_idle_exit() restarted it). Events only:
+# the function tracer on tick_nohz_idle_stop_tick would patch the idle loop's
+# code while CPUs run it, and QEMU's x86 TCG (the x86 lab) dies of that.
+# trace_marker lines mark where the snapshots were read.
 #   tron ID KB   make and start the instance (KB: buffer_size_kb per CPU); on
 #                failure prints why (one line) and returns 1
 #   trmark WORD  write idlelab-WORD into the trace
@@ -28,20 +30,15 @@ tron() {
 	mkdir "$I" 2> /dev/null || { echo "cannot create the tracefs instance $I"; I=; return 1; }
 	echo 0 > "$I/tracing_on"
 	echo "$2" 2> /dev/null > "$I/buffer_size_kb" || { echo "cannot make $I/buffer_size_kb $2"; return 1; }
-	for e in cpu_idle cpu_idle_miss pm_qos_update_target pm_qos_add_request pm_qos_update_request pm_qos_remove_request; do
-		# cpu_idle_miss came with 6.0: without it the misses are not traced (events= says which were)
-		[ -d "$I/events/power/$e" ] || continue
-		echo 1 > "$I/events/power/$e/enable" || { echo "cannot enable power:$e in $I"; return 1; }
-		Te=$Te${Te:+,}$e
+	for e in power/cpu_idle power/cpu_idle_miss power/pm_qos_update_target power/pm_qos_add_request \
+		power/pm_qos_update_request power/pm_qos_remove_request timer/tick_stop sched/sched_switch; do
+		# cpu_idle_miss came with 6.0, tick_stop needs NO_HZ: events= says which were traced
+		[ -d "$I/events/$e" ] || continue
+		echo 1 > "$I/events/$e/enable" || { echo "cannot enable $e in $I"; return 1; }
+		Te=$Te${Te:+,}${e#*/}
 	done
 	case ,$Te, in *,cpu_idle,*) ;; *) echo "this kernel has no power:cpu_idle trace event"; return 1 ;; esac
-	# the function tracer only with exactly its two functions in the filter: with an empty filter
-	# (a name it refused) it would trace every function in the kernel
-	if printf 'tick_nohz_idle_stop_tick\ntick_nohz_idle_retain_tick\n' 2> /dev/null > "$I/set_ftrace_filter" &&
-		[ "$(grep -c -x -e tick_nohz_idle_stop_tick -e tick_nohz_idle_retain_tick "$I/set_ftrace_filter")" = 2 ] &&
-		echo function 2> /dev/null > "$I/current_tracer"; then
-		Tk=function
-	fi
+	case ,$Te, in *,tick_stop,*sched_switch,*) Tk=events ;; esac
 	echo 1 > "$I/tracing_on"
 }
 trmark() { echo "idlelab-$1" > "$I/trace_marker"; }
@@ -63,7 +60,6 @@ trdel() {
 	I=$T/instances/idlelab-$1
 	[ -d "$I" ] || return 0
 	echo 0 > "$I/tracing_on"
-	echo nop 2> /dev/null > "$I/current_tracer"
 	echo 0 2> /dev/null > "$I/events/enable"
 	rmdir "$I" 2> /dev/null
 	[ -z "$Tm" ] || umount "$T" 2> /dev/null

@@ -43,7 +43,8 @@ struct walk_cpu {
 	struct acc *acc;           /* dc->nstates */
 	size_t *group;             /* per state: its index in d->states (the same key), SIZE_MAX for none */
 	uint64_t *next_res_ns;     /* per state: the next enabled deeper state's target residency, NO_NS for none */
-	int pending;               /* the tick decision made for the next entry */
+	int pending;               /* tick=function: the tick decision made for the next entry */
+	int now;                   /* tick=events: the tick's state (stopped since tick_stop, running once idle is left) */
 	bool open;                 /* a period is open: its entry was seen, its exit not yet */
 	uint64_t open_state, open_ns;
 	int open_tick;
@@ -156,6 +157,7 @@ static int walk_init(struct walk *w, const struct il_diff *d)
 
 		c->dc = dc;
 		c->pending = TICK_UNKNOWN;
+		c->now = TICK_UNKNOWN;
 		w->order[i] = (struct cpu_ref){ dc->cpu, i };
 		c->acc = calloc(dc->nstates + 1, sizeof(*c->acc));
 		c->group = calloc(dc->nstates + 1, sizeof(*c->group));
@@ -300,6 +302,15 @@ static void event(struct walk *w, const struct tp_line *l)
 		if ((c = find_cpu(w, l->cpu)))
 			c->pending = l->ev == TP_TICK_STOP ? TICK_STOPPED : TICK_RETAINED;
 		break;
+	/*
+	 * the tick stays stopped over idle periods until the CPU leaves the idle loop:
+	 * tick_nohz_idle_exit() restarts it before schedule_idle() switches away
+	 */
+	case TP_TICK_STOPPED:
+	case TP_IDLE_LEFT:
+		if ((c = find_cpu(w, l->cpu)))
+			c->now = l->ev == TP_TICK_STOPPED ? TICK_STOPPED : TICK_RETAINED;
+		break;
 	case TP_IDLE:
 		if (!(c = find_cpu(w, l->cpu)))
 			break;
@@ -311,7 +322,7 @@ static void event(struct walk *w, const struct tp_line *l)
 		c->open = true;
 		c->open_state = l->state;
 		c->open_ns = l->ts_ns;
-		c->open_tick = c->pending;
+		c->open_tick = w->f.tick_events ? c->now : c->pending;
 		c->pending = TICK_UNKNOWN;
 		c->last = false;
 		break;
@@ -546,7 +557,8 @@ static json_t *trace_json(const struct walk *w)
 	bad |= json_object_set_new(o, "events", uint_json(w->events));
 	bad |= json_object_set_new(o, "hz", w->f.has_hz ? uint_json(w->f.hz) : json_null());
 	bad |= json_object_set_new(o, "tick_period_us", w->tick_ns ? json_real((double)w->tick_ns / 1000.0) : json_null());
-	bad |= json_object_set_new(o, "tick_source", t ? json_string("function") : json_null());
+	bad |= json_object_set_new(o, "tick_source",
+				   t ? json_string(w->f.tick_events ? "events" : "function") : json_null());
 	bad |= json_object_set_new(o, "entries", uint_json(w->entries));
 	bad |= json_object_set_new(o, "tick_stopped_pct", pct_json(w->stopped, w->known, t));
 	bad |= json_object_set_new(o, "tick_stopped_shallow_pct",

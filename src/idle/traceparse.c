@@ -225,6 +225,17 @@ static int parse_payload(const char *rest, size_t rn, size_t lineno, const char 
 				out->ev = (enum tp_event)(TP_MARK_PRE + m);
 		return 0;
 	}
+	if ((p = event_payload(rest, rn, "tick_stop", &pn))) {
+		if (!kv_u64(p, pn, "success", &u))
+			return bad(err, host, lineno, "'tick_stop: success=N dependency=NAME'");
+		out->ev = u ? TP_TICK_STOPPED : TP_OTHER;
+		return 0;
+	}
+	/* sched_switch is traced in the switched-out task's context: the COMM-PID column is prev's */
+	if (event_payload(rest, rn, "sched_switch", &pn)) {
+		out->ev = out->pid == 0 ? TP_IDLE_LEFT : TP_OTHER;
+		return 0;
+	}
 	if (is_function(rest, rn, "tick_nohz_idle_stop_tick"))
 		out->ev = TP_TICK_STOP;
 	else if (is_function(rest, rn, "tick_nohz_idle_retain_tick"))
@@ -325,8 +336,10 @@ static int header_line(const char *s, size_t n, size_t lineno, const char *host,
 	if (kv(s, n, "tick", &v, &vn)) {
 		if (vn == 8 && !memcmp(v, "function", 8))
 			f->tick_traced = true;
+		else if (vn == 6 && !memcmp(v, "events", 6))
+			f->tick_traced = f->tick_events = true;
 		else if (!(vn == 4 && !memcmp(v, "none", 4)))
-			return bad(err, host, lineno, "'#idlelab tick=function' or 'tick=none'");
+			return bad(err, host, lineno, "'#idlelab tick=events', 'tick=function' or 'tick=none'");
 		return 0;
 	}
 	if (kv(s, n, "cpu", &v, &vn))

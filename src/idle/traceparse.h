@@ -31,6 +31,8 @@ enum tp_event {
 	TP_MISS,           /* cpu_idle_miss: cpu_id=N state=N type=above|below */
 	TP_TICK_STOP,      /* tick_nohz_idle_stop_tick <-CALLER (function tracer) */
 	TP_TICK_RETAIN,    /* tick_nohz_idle_retain_tick <-CALLER */
+	TP_TICK_STOPPED,   /* tick_stop: success=1 dependency=NONE (the CPU's tick stopped) */
+	TP_IDLE_LEFT,      /* sched_switch from the idle task (PID 0): the CPU left the idle loop */
 	TP_QOS_TARGET,     /* pm_qos_update_target: action=A prev_value=N curr_value=N */
 	TP_QOS_REQUEST,    /* pm_qos_{add,update,remove}_request: CPU_DMA_LATENCY value=N */
 	TP_MARK_PRE,       /* tracing_mark_write: idlelab-pre (and begin, end, post: in this order) */
@@ -56,7 +58,8 @@ struct tp_line {
 struct tp_frame {
 	bool has_hz;
 	uint64_t hz;          /* #idlelab hz=N */
-	bool tick_traced;     /* #idlelab tick=function */
+	bool tick_traced;     /* #idlelab tick=function or tick=events */
+	bool tick_events;     /* tick=events: the tick's state from timer:tick_stop and sched:sched_switch */
 	bool has_mark[4];     /* idlelab-pre, -begin, -end, -post: the first of each */
 	uint64_t mark_ns[4];
 	char *incomplete;     /* the first reason the trace cannot be used, or NULL; the caller frees */

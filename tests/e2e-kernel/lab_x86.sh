@@ -98,6 +98,25 @@ PY
 grep -q "every idle state is HLT underneath" "$E2E_TMP/govs/view-states.txt" &&
 	ok "reports say the x86 lab's caveat" || bad "reports say the x86 lab's caveat" "$(head -8 "$E2E_TMP/govs/view-states.txt")"
 
+# a deliberate regression: menu forced to stop the tick at every entry (examples/patches/menu.sh
+# force-stop-tick), built as a variant of the lab's kernel, booted, traced: the share of entries
+# into shallow states with the tick stopped must come out worse (and no state here is as deep as
+# a tick at HZ=250, so every entry counts)
+expect "the forced stop-tick patch is written" 0 "" sh "$SRC/examples/patches/menu.sh" force-stop-tick "$E2E_TMP/stoptick.mbox" "$TARBALL"
+python3 - "$SRC/examples/plans/x86-polling-override.json" "$E2E_TMP/stoptick.json" "$H" "$E2E_TMP/stoptick.mbox" "$SRC" <<'PY'
+import json, os, sys
+p = json.load(open(sys.argv[1]))
+d = os.path.dirname(sys.argv[1])
+p.update(name="x86-stop-tick", host=sys.argv[3], iterations=5, trace="idle")
+p["kernels"][1] = {"name": "stoptick-%d", "base": p["kernels"][0]["name"], "series": {"mbox": sys.argv[4]}}
+p["build"]["config_fragments"] = [os.path.normpath(os.path.join(d, f)) for f in p["build"]["config_fragments"]]
+json.dump(p, open(sys.argv[2], "w"))
+PY
+expect "the forced stop-tick variant runs, traced" 0 "run complete" "$IDLELAB" run "$E2E_TMP/stoptick.json" --out "$E2E_TMP/stoptick"
+"$IDLELAB" compare "$E2E_TMP/stoptick" --metric idle.trace.tick_stopped_shallow_pct --format json > "$E2E_TMP/st.json"
+want_verdicts "compare: forcing the tick off in menu is worse on tick-stopped shallow entries" "$E2E_TMP/st.json" \
+	pingpong.idle.trace.tick_stopped_shallow_pct menu@stoptick-1 worse
+
 # seed 002's question on the pseries-like table, by the example plan
 "$IDLELAB" lab down $L >/dev/null 2>&1
 expect "lab up --table pseries" 0 "idle table pseries" "$IDLELAB" lab up $L --table pseries

@@ -799,6 +799,54 @@ static void test_trace__hz_unknown(void **state)
 	il_diff_release(&d);
 }
 
+/*
+ * tick=events (what runners/trace.sh records): the tick's state at each entry, from
+ * timer:tick_stop (success=1: stopped) until the CPU leaves the idle loop, a
+ * sched_switch traced in the idle task's (PID 0) context; unknown before either
+ */
+static void test_trace__tick_events(void **state)
+{
+	struct sd s = { .ncpus = 1 };
+	struct il_diff d;
+	struct il_buf b = IL_BUF_INIT;
+	json_t *j, *st;
+
+	(void)state;
+	synth_diff(&d, &s);
+	tb_start(&b, "250", "events");
+	tb_mark(&b, "pre", PRE);
+	tb_mark(&b, "begin", BEGIN);
+	tb_period(&b, 0, 1, BEGIN + 10, 20);
+	tb_line(&b, NULL, 0, BEGIN + 40, "tick_stop: success=1 dependency=NONE");
+	tb_period(&b, 0, 1, BEGIN + 50, 20);
+	tb_period(&b, 0, 1, BEGIN + 80, 20);
+	/* a switch into the idle task (traced in sh's context) changes nothing; one out of it restarts the tick */
+	tb_line(&b, "sh", 0, BEGIN + 110,
+		"sched_switch: prev_comm=sh prev_pid=4242 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 "
+		"next_prio=120");
+	tb_period(&b, 0, 1, BEGIN + 115, 2);
+	tb_line(&b, NULL, 0, BEGIN + 120,
+		"sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=sh next_pid=4242 "
+		"next_prio=120");
+	tb_period(&b, 0, 1, BEGIN + 150, 20);
+	/* a tick that could not be stopped (nohz_full's dependencies) is still running */
+	tb_line(&b, NULL, 0, BEGIN + 180, "tick_stop: success=0 dependency=SCHED");
+	tb_period(&b, 0, 1, BEGIN + 200, 20);
+	tb_mark(&b, "end", END);
+	tb_mark(&b, "post", POST);
+	j = reduce_buf(&b, &d);
+	assert_string_equal(json_string_value(json_object_get(j, "tick_source")), "events");
+	st = state_of(j, "C1");
+	assert_int_equal(jint(st, "entries"), 6);
+	assert_int_equal(jint(st, "tick_unknown"), 1);
+	assert_int_equal(jint(st, "tick_stopped"), 3);
+	assert_int_equal(jint(st, "tick_retained"), 2);
+	assert_true(fabs(jreal(j, "tick_stopped_pct") - 60.0) < 1e-9);
+	json_decref(j);
+	il_buf_release(&b);
+	il_diff_release(&d);
+}
+
 /* tick=none: the decisions were not traced, so every tick field is null (never 0) */
 static void test_trace__tick_none(void **state)
 {
@@ -875,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_trace__unmeasured_cpus),
 		cmocka_unit_test(test_trace__hz_unknown),
 		cmocka_unit_test(test_trace__tick_none),
+		cmocka_unit_test(test_trace__tick_events),
 		cmocka_unit_test(test_trace__oom),
 	};
 
