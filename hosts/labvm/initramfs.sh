@@ -1,7 +1,7 @@
 # The lab's initramfs (embedded in idlelab; run by lab/lab.c as sh -c with
 # arguments): DIR SRC DEBARCH TRIPLE INTERP WLARCH HOSTSDIR. DIR has debs/ (the
 # Debian packages of DEBARCH listed in SRC/HOSTSDIR/packages) and the keys; the
-# root is made of busybox, dropbear, sftp-server, kexec and flock with the
+# root is made of busybox, dropbear, sftp-server, kexec, flock and cyclictest with the
 # libraries they need (in /lib/TRIPLE, the loader linked at INTERP), idlelab's
 # static workloads for WLARCH, and SRC/hosts/labvm/init as /init.
 set -e; d=$1; src=$2; a=$3; triple=$4; interp=$5; wl=$6; hd=$7; root=$d/root; rm -rf "$d/x" "$root"; mkdir -p "$d/x"
@@ -13,9 +13,10 @@ cp "$d/x/usr/lib/openssh/sftp-server" "$root/usr/lib/openssh/"
 ln -sf openssh/sftp-server "$root/usr/lib/sftp-server"
 cp "$d/x/sbin/kexec" "$root/sbin/"
 cp "$d/x/usr/bin/flock" "$root/usr/bin/"
+cp "$d/x/usr/bin/cyclictest" "$root/usr/bin/"
 lib=$root/lib/$triple; more=1
 while [ $more = 1 ]; do more=0
- for f in "$root/bin/busybox" "$root/usr/sbin/dropbear" "$root/usr/lib/openssh/sftp-server" "$root/sbin/kexec" "$root/usr/bin/flock" "$lib"/*; do [ -f "$f" ] || continue
+ for f in "$root/bin/busybox" "$root/usr/sbin/dropbear" "$root/usr/lib/openssh/sftp-server" "$root/sbin/kexec" "$root/usr/bin/flock" "$root/usr/bin/cyclictest" "$lib"/*; do [ -f "$f" ] || continue
   for l in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
    [ -e "$lib/$l" ] && continue; p=$(find "$d/x" -name "$l" | head -n 1)
    [ -n "$p" ] || { echo "$l (needed by ${f##*/}) is in no package of $hd/packages" >&2; exit 1; }

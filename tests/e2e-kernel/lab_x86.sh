@@ -98,6 +98,28 @@ PY
 grep -q "every idle state is HLT underneath" "$E2E_TMP/govs/view-states.txt" &&
 	ok "reports say the x86 lab's caveat" || bad "reports say the x86 lab's caveat" "$(head -8 "$E2E_TMP/govs/view-states.txt")"
 
+# cyclictest without --laptop holds /dev/cpu_dma_latency at 0: menu and teo then return state 0 (POLL)
+# whatever they would choose, so a governor comparison under it compares nothing: every sample and the
+# Tested-by say so, and the trace has the PM QoS request that did it
+cat > "$E2E_TMP/held.json" <<JSON
+{"name": "x86-held", "host": "$H", "governors": ["menu", "teo"],
+ "workloads": [{"workload": "cyclictest", "params": {"duration": 2, "hold_dma_latency": true}}],
+ "iterations": 2, "quiesce_s": 0.2, "trace": "idle"}
+JSON
+expect "cyclictest without --laptop runs on the lab, traced" 0 "run complete" "$IDLELAB" run "$E2E_TMP/held.json" --out "$E2E_TMP/held"
+python3 - "$E2E_TMP/held/journal.jsonl" <<'PY' && ok "cyclictest's samples: governor bypassed (PM QoS scan), the trace saw the limit go to 0" ||
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if '"type":"sample"' in l]
+s = [r for r in s if r["status"] == "ok"]
+assert len(s) == 4, len(s)
+for r in s:
+    assert r["idle"]["governor_bypass"]["cpu_latency_us"] == 0, r["idle"].get("governor_bypass")
+    assert r["idle"]["trace"]["cpu_latency_min_us"] == 0 and r["idle"]["trace"]["qos_updates"] >= 1, r["idle"]["trace"]
+PY
+	bad "cyclictest's samples: governor bypassed" "$(grep '"type":"sample"' "$E2E_TMP/held/journal.jsonl" | head -1 | cut -c1-2000)"
+expect "the Tested-by says the governor was bypassed" 0 "the governor was bypassed in 4 counted samples" \
+	sh -c '"$1" tested-by "$2" | tr -s "\n " "  "' sh "$IDLELAB" "$E2E_TMP/held"
+
 # a deliberate regression: menu forced to stop the tick at every entry (examples/patches/menu.sh
 # force-stop-tick), built as a variant of the lab's kernel, booted, traced: the share of entries
 # into shallow states with the tick stopped must come out worse (and no state here is as deep as
