@@ -121,8 +121,8 @@ int il_report_html_trace(const struct il_dataset *ds, struct il_buf *b)
 	if (!il_tsum_any(ds))
 		return 0;
 	il_buf_adds(b, "<h2>Idle periods (traced samples)</h2>\n<p>Per state, each variant's complete idle periods "
-		       "by duration (log2 buckets, 1ms = 1024us), summed over its traced samples; then the tick "
-		       "decision before each period (stopped % = 100 &times; stopped / (stopped + retained); shallow: "
+		       "by duration (log2 buckets, 1ms = 1024us), summed over its traced samples; then the tick's "
+		       "state when each period began (stopped % = 100 &times; stopped / (stopped + retained); shallow: "
 		       "a target residency below the tick period). <code>--view durations</code> gives the numbers.</p>\n");
 	r = il_view_groups(ds, &g);
 	for (size_t i = 0; !r && i < g.n; i++) {

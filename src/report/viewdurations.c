@@ -112,7 +112,7 @@ static void tick_rows(struct il_vout *o, struct dtabs *t, const char *g, const c
 		      const struct il_tsum *s)
 {
 	if (!t->tick) {
-		t->tick = il_view_tg_table(o, "tick", "tick decisions before the idle periods, per state (summed over "
+		t->tick = il_view_tg_table(o, "tick", "the tick when the idle periods began, per state (summed over "
 					   "the traced samples)");
 		il_vtab_col(o, t->tick, "state", IL_VK_TEXT);
 		il_vtab_col(o, t->tick, "shallow", IL_VK_TEXT);
@@ -197,12 +197,13 @@ next:
 				     "duration, below (too shallow) = the duration - the next enabled deeper state's target "
 				     "residency, as cpuidle_enter_state() judges them (cpu_idle_miss events); %%: of the "
 				     "state's misses of that kind");
-		il_vout_note(o, "tick: the decision traced before each period (tick_nohz_idle_stop_tick or "
-			     "tick_nohz_idle_retain_tick), unknown when none was; stopped %% = 100 x stopped / (stopped + "
-			     "retained); shallow: the state's target residency is below the tick period (1e6 / HZ us)");
+		il_vout_note(o, "tick: its state when each period began (timer:tick_stop, until the CPU left the idle "
+			     "loop; or the decision traced before the period with the function tracer), unknown when not "
+			     "seen; stopped %% = 100 x stopped / (stopped + retained); shallow: the state's target residency "
+			     "is below the tick period (1e6 / HZ us)");
 		if (!ticks)
-			il_vout_note(o, "the tick decisions were not traced (the kernel has no function tracer): every "
-				     "period's decision is unknown");
+			il_vout_note(o, "the tick was not traced (no timer:tick_stop or sched:sched_switch event in "
+				     "that kernel): every period's tick is unknown");
 		if (mismatched)
 			il_vout_note(o, "%zu traced samples' counts disagree with the idle counters (check.mismatches in "
 				     "the journal): their histograms are summed all the same", mismatched);

@@ -4,7 +4,11 @@
 # perturbation — idle entries per second on the guest's CPUs during a
 # `sleep 10` run by idlelab (one exec: governor write, snapshots, workload)
 # against the same `sleep 10` with the counters read by hand in one SSH
-# command. Target: idlelab adds < 1% idle entries. Then boot to SSH of each
+# command. Target: idlelab adds < 1% idle entries. The observer effect of
+# idle traces: the demo's sleeper under menu, traced and not, interleaved;
+# tracing must not move idle entries/s and miss % by more than the noise
+# (2 x the standard error of the difference), or the line says by how much
+# it does. Then boot to SSH of each
 # lab architecture, three boots each (builds cached; the x86_64 lab's when
 # qemu-system-x86 and iasl are installed).
 IL_SRCDIR=${IL_SRCDIR:-.}
@@ -43,6 +47,31 @@ i, h = statistics.median(rates), statistics.median(hand)
 print("bench lab: lab up to SSH-ready %.1f s (build cached), of which boot %.1f s" % (up["ssh_ready_s"], up["boot_to_ssh_s"]))
 print("bench lab: idle entries/s during sleep 10: idlelab %.1f (median of %d), by hand %.1f (median of %d): %+.2f%% (target < +1%%)"
       % (i, len(rates), h, len(hand), (i - h) / h * 100))
+PY
+
+# the observer effect of idle traces ("trace": "idle", runners/trace.sh): the demo's sleeper, both ways
+cat > "$E2E_TMP/trace.json" <<'JSON'
+{"name": "observer", "host": "labvm-bench", "governors": ["menu"],
+ "workloads": [{"workload": "sleeper", "label": "plain", "params": {"duration": 2, "mix": "50:300,50:2400"}},
+               {"workload": "sleeper", "label": "traced", "params": {"duration": 2, "mix": "50:300,50:2400"},
+                "trace": "idle"}],
+ "iterations": 8, "warmup": 1, "quiesce_s": 0.5}
+JSON
+"$IDLELAB" run "$E2E_TMP/trace.json" --out "$E2E_TMP/trace" -q >/dev/null || { echo "bench lab: traced run failed"; exit 1; }
+python3 - "$E2E_TMP/trace/journal.jsonl" <<'PY'
+import json, math, statistics
+import sys
+rows = [r for r in map(json.loads, open(sys.argv[1])) if r["type"] == "sample" and r["status"] == "ok"]
+def col(label, key):
+    return [r["idle"]["total"][key] for r in rows if r["workload"] == label and r["idle"]["total"].get(key) is not None]
+for key, what in (("idles_per_s", "idle entries/s"), ("miss_pct", "miss %")):
+    a, b = col("plain", key), col("traced", key)
+    ma, mb = statistics.mean(a), statistics.mean(b)
+    se = math.sqrt(statistics.variance(a) / len(a) + statistics.variance(b) / len(b))
+    d, noise = mb - ma, 2 * se
+    print("bench lab: idle trace observer effect, %s: plain %.2f, traced %.2f (means of %d, %d): %+.2f (%+.1f%%), "
+          "noise +-%.2f: %s" % (what, ma, mb, len(a), len(b), d, 100 * d / ma if ma else 0, noise,
+                                "within the noise" if abs(d) <= noise else "BEYOND the noise: tracing moves it by %+.1f%%" % (100 * d / ma)))
 PY
 
 # boot to SSH per architecture: QEMU's start to the first SSH command answered, median of 3

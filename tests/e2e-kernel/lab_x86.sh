@@ -59,7 +59,7 @@ assert len(s) == 15, len(s)
 for r in s:
     t = r["idle"]["trace"]
     assert t["check"]["ok"] and not t["check"]["mismatches"], t["check"]
-    assert t["tick_source"] == "function" and t["hz"] and t["tick_period_us"] == 1e6 / t["hz"], t
+    assert t["tick_source"] == "events" and t["hz"] and t["tick_period_us"] == 1e6 / t["hz"], t
     st = {e["key"]: e for e in t["states"]}
     assert 100 < sum(e["entries"] for e in st.values()) <= t["entries"], t["entries"]
     assert all(sum(e["hist"]) <= e["entries"] + 2 * len(t["cpus"]) for e in st.values()), st
