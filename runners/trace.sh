@@ -14,7 +14,8 @@
 #                failure prints why (one line) and returns 1
 #   trmark WORD  write idlelab-WORD into the trace
 #   troff        stop it and print the trace frame (src/idle/trace.h)
-#   trdel ID     remove instance idlelab-ID (and a tracefs tron mounted)
+#   trdel ID     remove instance idlelab-ID (and the tracefs mount tron made, when no
+#                other idlelab instance is left in it)
 trfs() {
 	for T in /sys/kernel/tracing /sys/kernel/debug/tracing; do
 		[ -d "$T/instances" ] && return 0
@@ -62,5 +63,6 @@ trdel() {
 	echo 0 > "$I/tracing_on"
 	echo 0 2> /dev/null > "$I/events/enable"
 	rmdir "$I" 2> /dev/null
-	[ -z "$Tm" ] || umount "$T" 2> /dev/null
+	# the mount tron made goes, unless another sample's instance still needs it
+	[ -z "$Tm" ] || ls -d "$T"/instances/idlelab-* > /dev/null 2>&1 || umount "$T" 2> /dev/null
 }

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "report/tracesum.h"
+
 int il_diff_by_parse(const char *s, enum il_diff_by *out, struct il_err *err)
 {
 	if (!strcmp(s, "state"))
@@ -263,5 +265,69 @@ int il_fmt_diff(struct il_buf *b, const struct il_diff *d, enum il_diff_by by)
 		break;
 	}
 	il_buf_release(&tmp);
+	return r ? IL_ENOMEM : 0;
+}
+
+/* The bucket holding the median of histogram h (JSON array), or SIZE_MAX for an empty one. */
+static size_t median_bucket(const json_t *h)
+{
+	json_int_t total = 0, run = 0;
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(h, i, v)
+		total += json_integer_value(v);
+	json_array_foreach(h, i, v) {
+		run += json_integer_value(v);
+		if (total && 2 * run >= total)
+			return i;
+	}
+	return SIZE_MAX;
+}
+
+static int tick_pct(struct il_buf *b, const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? il_buf_printf(b, "%.1f%%", json_number_value(v)) : il_buf_adds(b, "-");
+}
+
+int il_fmt_trace(struct il_buf *b, const json_t *t)
+{
+	const json_t *st, *chk = json_object_get(t, "check"), *mm, *v;
+	const char *src = json_string_value(json_object_get(t, "tick_source"));
+	size_t i;
+	int r = 0;
+
+	r |= il_buf_printf(b, "\nidle trace: %lld idle entries in %.3f s of window; tick %s",
+			   (long long)json_integer_value(json_object_get(t, "entries")),
+			   json_number_value(json_object_get(t, "window_s")), src ? src : "not traced");
+	if (json_is_integer(json_object_get(t, "hz")))
+		r |= il_buf_printf(b, " (HZ %lld)", (long long)json_integer_value(json_object_get(t, "hz")));
+	r |= il_buf_adds(b, ": stopped at ");
+	r |= tick_pct(b, t, "tick_stopped_pct");
+	r |= il_buf_adds(b, " of the entries, in a shallow state ");
+	r |= tick_pct(b, t, "tick_stopped_shallow_pct");
+	r |= il_buf_printf(b, "\n%-14s %9s %-11s %8s %8s %8s\n", "state", "entries", "median", "aboves", "belows",
+			   "stopped");
+	json_array_foreach(json_object_get(t, "states"), i, st) {
+		char lab[32];
+		size_t m = median_bucket(json_object_get(st, "hist"));
+		const json_t *ts = json_object_get(st, "tick_stopped"), *tr = json_object_get(st, "tick_retained");
+		json_int_t known = json_integer_value(ts) + json_integer_value(tr);
+
+		r |= il_buf_printf(b, "%-14.14s %9lld %-11s %8lld %8lld ", json_string_value(json_object_get(st, "key")),
+				   (long long)json_integer_value(json_object_get(st, "entries")),
+				   m == SIZE_MAX ? "-" : il_tsum_bucket(lab, sizeof(lab), m),
+				   (long long)json_integer_value(json_object_get(st, "aboves")),
+				   (long long)json_integer_value(json_object_get(st, "belows")));
+		r |= json_is_integer(ts) && known ? il_buf_printf(b, "%7.1f%%\n", 100.0 * (double)json_integer_value(ts) / (double)known)
+						  : il_buf_printf(b, "%8s\n", "-");
+	}
+	mm = json_object_get(chk, "mismatches");
+	if (json_is_true(json_object_get(chk, "ok")))
+		r |= il_buf_adds(b, "the trace agrees with the counters (docs/formats.md \"idle.trace\")\n");
+	json_array_foreach(mm, i, v)
+		r |= il_buf_printf(b, "the trace disagrees with the counters: %s\n", json_string_value(v));
 	return r ? IL_ENOMEM : 0;
 }

@@ -7,6 +7,8 @@
 #ifndef IL_REPORT_IDLETABLE_H
 #define IL_REPORT_IDLETABLE_H
 
+#include <jansson.h>
+
 #include "idle/diff.h"
 #include "util/buf.h"
 
@@ -17,5 +19,7 @@ int il_diff_by_parse(const char *s, enum il_diff_by *out, struct il_err *err);
 
 int il_fmt_snapshot(struct il_buf *out, const struct il_snapshot *s);
 int il_fmt_diff(struct il_buf *out, const struct il_diff *d, enum il_diff_by by);
+/* A sample's idle.trace object (idle/trace.h) as a short table: per state entries, median duration, misses, tick. */
+int il_fmt_trace(struct il_buf *out, const json_t *trace);
 
 #endif

@@ -56,6 +56,32 @@ else
 	[ "$(cat "$G")" = "$before" ] && ok "after the comparison the governor is $before again" ||
 		bad "after the comparison the governor is $before again" "now $(cat "$G")"
 fi
+# an idle trace of this machine's kernel (tracefs) over idle-stat's window: reduced against the
+# counters of the same window, and neither its tracefs instance nor a mount of its own left behind
+expect "idle-stat --trace with --sysfs-root is a usage error" 2 "not with --sysfs-root" \
+	"$IDLELAB" idle-stat --trace --sysfs-root "$T" -- true
+if [ "$(id -u)" = 0 ] && grep -qw tracefs /proc/filesystems; then
+	mounts=$(grep -c ' tracefs ' /proc/mounts)
+	if "$IDLELAB" idle-stat --trace --json -o "$T/t.json" -- sleep 0.3 2> "$T/t.err"; then
+		python3 - "$T/t.json" "$nstates" <<'PY' && ok "idle-stat --trace: the trace of the window, checked against its counters" ||
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = j["trace"]
+assert t["check"]["ok"] and t["window_s"] > 0.25 and t["tick_source"] in ("events", None), t
+if int(sys.argv[2]):
+    assert 0 < t["entries"] <= j["total"]["idles"] + j["total"]["rejected"], (t["entries"], j["total"])
+PY
+			bad "idle-stat --trace: the trace of the window" "$(head -c 1500 "$T/t.json")"
+	elif grep -q "^idlelab: error: idle trace: " "$T/t.err"; then
+		skip "no idle trace here: $(cat "$T/t.err")"
+	else
+		bad "idle-stat --trace" "$(cat "$T/t.err")"
+	fi
+	left=$(ls -d /sys/kernel/tracing/instances/idlelab-* /sys/kernel/debug/tracing/instances/idlelab-* 2>/dev/null)
+	[ -z "$left" ] && [ "$(grep -c ' tracefs ' /proc/mounts)" = "$mounts" ] &&
+		ok "idle-stat --trace leaves no tracefs instance or mount behind" ||
+		bad "idle-stat --trace leaves no tracefs instance or mount behind" "$left; $(grep ' tracefs ' /proc/mounts)"
+fi
 if [ -w "$G" ] && [ "$(id -u)" = 0 ]; then
 	orig=$(cat "$G")
 	other=$(tr ' ' '\n' < /sys/devices/system/cpu/cpuidle/available_governors | grep -v "^$orig\$" | grep . | head -n 1)
