@@ -130,7 +130,7 @@ COMP=$P/share/bash-completion/completions/idlelab
 complete_() { run env PATH="$P/bin:$PATH" bash -c '. "$0"; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _idlelab; echo "${COMPREPLY[*]}"' "$COMP" "$@"; }
 [ "$(complete_ idlelab com)" = compare ] && ok "completion: idlelab com<TAB>" || bad "completion: idlelab com<TAB>" "$(complete_ idlelab com)"
 [ "$(complete_ idlelab compare --vi)" = --view ] && ok "completion: idlelab compare --vi<TAB>" || bad "completion: idlelab compare --vi<TAB>" "$(complete_ idlelab compare --vi)"
-expect "completion: --view's values are the views" 0 "^iterations states clusters misses latency$" complete_ idlelab compare --view ""
+expect "completion: --view's values are the views" 0 "^iterations states clusters misses latency durations$" complete_ idlelab compare --view ""
 expect "completion: host's actions" 0 "^list show check$" complete_ idlelab host ""
 expect "completion: host show NAME from the search path" 0 "board" complete_ idlelab host show ""
 expect "completion: --host NAME" 0 "board.*sysonly" complete_ idlelab run plan.json --host ""
