@@ -4,8 +4,9 @@
 # appends every request (method, path, headers, body) as one JSON line to LOG
 # and then runs CMD... (the "power cycle"), answering 200 when it exits 0.
 # Usage: pdu.py PORTFILE LOG [CMD...]  (the chosen port is written to PORTFILE)
-# With PDU_LOG_AFTER=1 in the environment a request is logged only once its
-# answer was sent: LOG then holds the requests the server acknowledged.
+# With PDU_LOG_STATUS=1 in the environment a request is logged once CMD has
+# run, with the status it gets, just before that answer is sent: LOG then
+# holds every request a client may have seen answered (and with what).
 import http.server, json, os, subprocess, sys
 
 portfile, log, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -16,17 +17,17 @@ class Pdu(http.server.BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(n).decode("utf-8", "replace")
         rec = {"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body}
-        after = os.environ.get("PDU_LOG_AFTER") == "1"
-        if not after:
+        status = os.environ.get("PDU_LOG_STATUS") == "1"
+        if not status:
             self.log(rec)
         rc = subprocess.call(cmd) if cmd else 0
+        if status:
+            rec["status"] = 200 if rc == 0 else 500
+            self.log(rec)
         self.send_response(200 if rc == 0 else 500)
         self.end_headers()
         self.wfile.write(b"cycled\n" if rc == 0 else b"cycle command failed\n")
         self.wfile.flush()
-        if after:
-            rec["status"] = 200 if rc == 0 else 500
-            self.log(rec)
 
     def log(self, rec):
         with open(log, "a") as f:

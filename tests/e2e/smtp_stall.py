@@ -3,11 +3,13 @@
 # A hand-made SMTP server on 127.0.0.1 for the faults aiosmtpd cannot make.
 #   smtp_stall.py PORTFILE            takes every message ("250 OK" to the final ".") and never
 #                                     answers QUIT: a nightly must not wait for the goodbye
-#   smtp_stall.py PORTFILE --keep DIR answers QUIT, and writes each message to DIR/N.eml only
-#                                     once its "250 OK" was sent: DIR holds the messages the
-#                                     server acknowledged (a client killed before the answer
-#                                     reached it may rightly send again; one killed after it
-#                                     must not: RFC 1047's window is the server's, not ours)
+#   smtp_stall.py PORTFILE --keep DIR answers QUIT, and writes each message to DIR/N.eml just
+#                                     before its "250 OK" is sent: DIR holds every message a
+#                                     client may have seen acknowledged. A client killed
+#                                     between that answer and its own record of it cannot
+#                                     know the message went out (RFC 1047's window), and
+#                                     rightly sends it again; a test counts such kills by
+#                                     comparing DIR with the client's journal after each one.
 # The chosen port is written to PORTFILE.
 import os, socket, sys, threading
 
@@ -32,7 +34,6 @@ def talk(c):
         if data:
             if line == b".\r\n":
                 data = False
-                c.sendall(b"250 OK\r\n")
                 if keep:
                     with lock:
                         count[0] += 1
@@ -40,6 +41,7 @@ def talk(c):
                     with open(os.path.join(keep, "%d.eml.tmp" % n), "wb") as out:
                         out.write(b"".join(msg))
                     os.rename(os.path.join(keep, "%d.eml.tmp" % n), os.path.join(keep, "%d.eml" % n))
+                c.sendall(b"250 OK\r\n")
                 msg = []
             else:
                 msg.append(line)
