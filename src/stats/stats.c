@@ -14,14 +14,21 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void il_desc_compute(const double *x, size_t n, struct il_desc *o)
+/*
+ * n, mean, stdev and cv of x, without the sort that the median, min and max
+ * need: Welch's test and the ratio's interval take only these, and sorting a
+ * copy of each side for them again was a sixth of a large compare's time.
+ * median, min and max are left NaN.
+ */
+static void moments(const double *x, size_t n, struct il_desc *o)
 {
-	double s = 0, ss = 0, *v;
+	double s = 0, ss = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->n = n;
+	o->median = o->min = o->max = NAN;
 	if (!n) {
-		o->mean = o->median = o->stdev = o->cv = o->min = o->max = NAN;
+		o->mean = o->stdev = o->cv = NAN;
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -49,11 +56,15 @@ void il_desc_compute(const double *x, size_t n, struct il_desc *o)
 		o->stdev = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
 	}
 	o->cv = o->mean != 0 && n > 1 ? o->stdev / fabs(o->mean) : NAN;
-	v = malloc(n * sizeof(*v));
-	if (!v) {
-		o->median = o->min = o->max = NAN;
+}
+
+void il_desc_compute(const double *x, size_t n, struct il_desc *o)
+{
+	double *v;
+
+	moments(x, n, o);
+	if (!n || !(v = malloc(n * sizeof(*v))))
 		return;
-	}
 	memcpy(v, x, n * sizeof(*v));
 	qsort(v, n, sizeof(*v), cmp_double);
 	o->min = v[0];
@@ -323,8 +334,8 @@ int il_welch(const double *x, size_t n1, const double *y, size_t n2, struct il_t
 
 	if (n1 < 2 || n2 < 2)
 		return il_err_set(err, IL_EINVAL, "Welch's t-test needs at least two values on each side");
-	il_desc_compute(x, n1, &a);
-	il_desc_compute(y, n2, &b);
+	moments(x, n1, &a);
+	moments(y, n2, &b);
 	va = a.stdev * a.stdev / (double)n1;
 	vb = b.stdev * b.stdev / (double)n2;
 	se2 = va + vb;
@@ -398,8 +409,8 @@ int il_ratio_ci(const double *x, size_t n1, const double *y, size_t n2, double l
 	*lo = *hi = NAN;
 	if (!n1 || !n2 || !(level > 0 && level < 1))
 		return il_err_set(err, IL_EINVAL, "ratio CI needs values on both sides and a level in (0, 1)");
-	il_desc_compute(x, n1, &a);
-	il_desc_compute(y, n2, &c);
+	moments(x, n1, &a);
+	moments(y, n2, &c);
 	if (a.mean == 0)
 		return il_err_set(err, IL_EINVAL, "ratio CI: the reference mean is 0");
 	if (n1 > 1000 && n2 > 1000) {
