@@ -112,7 +112,6 @@ int il_dataset_add_variant(struct il_dataset *ds, const char *label)
 	return (int)ds->nvar++;
 }
 
-/* The metric group.metric, created with unit and direction on first sight; NULL on OOM. */
 /* Whether key is "group.metric" (metric alone for no group), compared in place: every value of a
  * journal looks its series up, and formatting the key each time was a tenth of a compare's load. */
 static bool key_is(const char *key, const char *group, const char *metric)
@@ -124,6 +123,7 @@ static bool key_is(const char *key, const char *group, const char *metric)
 	return !strcmp(key + (g ? g + 1 : 0), metric);
 }
 
+/* The metric group.metric, created with unit and direction on first sight; NULL on OOM. */
 static struct il_mseries *get_metric(struct il_dataset *ds, const char *group, const char *metric, const char *unit,
 				     enum il_better better, bool idle)
 {
