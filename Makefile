@@ -199,6 +199,9 @@ E2E_LAVA   := $(patsubst %,e2e:%,$(filter-out tests/e2e-lava/lava-setup.sh tests
 WORLD_UNIT := test_idle_govctl test_host_ssh test_host_probe test_run_lavajob
 WORLD_E2E  := local_host run_ssh cli_ssh run_crash host_safety kernel_cli
 WORLD_NONE := $(WORLD_UNIT:%=unit@none:$(BUILD)/tests/%) $(WORLD_E2E:%=e2e@none:tests/e2e/%.sh)
+# and once where tracing does not see CPU 1's idle entries (tests/world.sh blind1, issue #44), as on
+# a machine whose kernel enters idle there without power:cpu_idle: the trace names it and stays valid
+WORLD_NONE += e2e@blind1:tests/e2e/local_host.sh
 
 # everything: unit (plain, ASan+UBSan, valgrind), fuzz corpus replay, e2e, and the
 # real-kernel e2e (kernel builds, the lab host)

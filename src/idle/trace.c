@@ -5,9 +5,10 @@
  * (cpuidle_idle_call() in kernel/sched/idle.c stops or retains the tick
  * right after cpuidle_select(), before the entry) given to the period that
  * follows, the cpu_idle_miss events given to the period they follow, all
- * counted in the window between the idlelab-begin and idlelab-end markers;
- * then the JSON object and the cross-check against the diff's counters.
- * The lines themselves are read by idle/traceparse.c.
+ * counted in the window between the idlelab-begin and idlelab-end markers.
+ * The lines themselves are read by idle/traceparse.c; the object the walk
+ * becomes, with the cross-check against the diff's counters, is
+ * idle/tracejson.c's.
  */
 #include "idle/trace.h"
 
@@ -15,62 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "idle/snapjson.h"
-#include "idle/traceparse.h"
+#include "idle/tracewalk.h"
 #include "util/buf.h"
 #include "util/str.h"
-
-enum { TICK_STOPPED, TICK_RETAINED, TICK_UNKNOWN, NTICK };
-enum { MISS_ABOVE, MISS_BELOW, NMISS };
-enum { MARK_PRE, MARK_BEGIN, MARK_END, MARK_POST };
-
-#define NB IL_TRACE_NBUCKETS
-#define NO_NS UINT64_MAX
-
-/* What one state gathered: on one CPU, or summed over a group of them. */
-struct acc {
-	uint64_t entries;       /* exits in the window */
-	uint64_t entries_edge;  /* exits between the pre and post markers: the cross-check's upper bound */
-	uint64_t time_us;
-	uint64_t hist[NB];
-	uint64_t miss[NMISS], miss_edge[NMISS];
-	uint64_t miss_hist[NMISS][NB];
-	uint64_t tick[NTICK];
-};
-
-struct walk_cpu {
-	const struct il_diff_cpu *dc;
-	struct acc *acc;           /* dc->nstates */
-	size_t *group;             /* per state: its index in d->states (the same key), SIZE_MAX for none */
-	uint64_t *next_res_ns;     /* per state: the next enabled deeper state's target residency, NO_NS for none */
-	int pending;               /* tick=function: the tick decision made for the next entry */
-	int now;                   /* tick=events: the tick's state (stopped since tick_stop, running once idle is left) */
-	bool open;                 /* a period is open: its entry was seen, its exit not yet */
-	uint64_t open_state, open_ns;
-	int open_tick;
-	bool last;                 /* the period that just closed, for a cpu_idle_miss after its exit */
-	uint64_t last_state, last_ns;
-	uint64_t unknown_edge;     /* exits of unknown state between pre and post */
-};
-
-/* A CPU number and its index in walk.cpus. */
-struct cpu_ref {
-	int cpu;
-	size_t i;
-};
-
-struct walk {
-	const struct il_diff *d;
-	struct tp_frame f;
-	struct walk_cpu *cpus;     /* d->cpus' order */
-	struct cpu_ref *order;     /* the CPUs by number, for the lookup */
-	uint64_t tick_ns;          /* TICK_NSEC, 0 without HZ */
-	uint64_t events, entries, known, stopped, stopped_shallow, qos_updates;
-	bool has_latency;
-	int64_t latency_min;
-	bool qos_armed;            /* a CPU latency request was just made by qos_pid */
-	int64_t qos_pid;
-};
 
 int il_trace_bucket(uint64_t us)
 {
@@ -205,7 +153,7 @@ static void idle_exit(struct walk *w, struct walk_cpu *c, uint64_t ns)
 
 	if (!c->open || c->open_state >= c->dc->nstates) {
 		c->unknown_edge += edge;
-		w->entries += win;
+		c->entries += win;
 		c->open = c->last = false;
 		return;
 	}
@@ -214,15 +162,15 @@ static void idle_exit(struct walk *w, struct walk_cpu *c, uint64_t ns)
 	a->entries_edge += edge;
 	if (win) {
 		a->entries++;
-		w->entries++;
+		c->entries++;
 		a->time_us += dur / 1000;
 		a->hist[il_trace_bucket(dur / 1000)]++;
 		a->tick[c->open_tick]++;
 		if (c->open_tick != TICK_UNKNOWN) {
-			w->known++;
+			c->known++;
 			if (c->open_tick == TICK_STOPPED) {
-				w->stopped++;
-				w->stopped_shallow += shallow(w, &c->dc->states[c->open_state]);
+				c->stopped++;
+				c->stopped_shallow += shallow(w, &c->dc->states[c->open_state]);
 			}
 		}
 	}
@@ -358,221 +306,6 @@ static int walk_events(struct walk *w, const char *text, size_t len, const char 
 	return 0;
 }
 
-/* ---- The JSON object ---- */
-
-static void acc_add(struct acc *to, const struct acc *a)
-{
-	to->entries += a->entries;
-	to->entries_edge += a->entries_edge;
-	to->time_us += a->time_us;
-	for (int b = 0; b < NB; b++) {
-		to->hist[b] += a->hist[b];
-		for (int t = 0; t < NMISS; t++)
-			to->miss_hist[t][b] += a->miss_hist[t][b];
-	}
-	for (int t = 0; t < NMISS; t++) {
-		to->miss[t] += a->miss[t];
-		to->miss_edge[t] += a->miss_edge[t];
-	}
-	for (int t = 0; t < NTICK; t++)
-		to->tick[t] += a->tick[t];
-}
-
-static json_t *uint_json(uint64_t v)
-{
-	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
-}
-
-static json_t *hist_json(const uint64_t *h)
-{
-	json_t *a = json_array();
-	int bad = !a;
-
-	for (int b = 0; b < NB && a; b++)
-		bad |= json_array_append_new(a, uint_json(h[b]));
-	return il_json_whole(a, bad);
-}
-
-static json_t *state_json(const struct walk *w, const struct il_diff_state *s, const struct acc *a)
-{
-	json_t *o = json_object();
-	bool t = w->f.tick_traced;
-	int bad = !o;
-
-	if (!o)
-		return NULL;
-	bad |= json_object_set_new(o, "key", il_json_str(s->key));
-	bad |= json_object_set_new(o, "name", il_json_str(s->name));
-	bad |= json_object_set_new(o, "index", json_integer(s->index));
-	bad |= json_object_set_new(o, "residency_us", il_json_val(s->residency_us));
-	bad |= json_object_set_new(o, "poll", json_boolean(s->poll));
-	bad |= json_object_set_new(o, "entries", uint_json(a->entries));
-	bad |= json_object_set_new(o, "time_us", uint_json(a->time_us));
-	bad |= json_object_set_new(o, "hist", hist_json(a->hist));
-	bad |= json_object_set_new(o, "aboves", uint_json(a->miss[MISS_ABOVE]));
-	bad |= json_object_set_new(o, "belows", uint_json(a->miss[MISS_BELOW]));
-	bad |= json_object_set_new(o, "above_short_hist", hist_json(a->miss_hist[MISS_ABOVE]));
-	bad |= json_object_set_new(o, "below_long_hist", hist_json(a->miss_hist[MISS_BELOW]));
-	bad |= json_object_set_new(o, "tick_stopped", t ? uint_json(a->tick[TICK_STOPPED]) : json_null());
-	bad |= json_object_set_new(o, "tick_retained", t ? uint_json(a->tick[TICK_RETAINED]) : json_null());
-	bad |= json_object_set_new(o, "tick_unknown", t ? uint_json(a->tick[TICK_UNKNOWN]) : json_null());
-	return il_json_whole(o, bad);
-}
-
-/* The states of a group of CPUs (cl NULL: every measured CPU) summed by key into the groups v[0..n). */
-static json_t *group_json(const struct walk *w, const struct il_diff_state *v, size_t n, const struct il_cpuset *cl)
-{
-	json_t *a = json_array();
-	int bad = !a;
-
-	for (size_t g = 0; g < n && a; g++) {
-		struct acc sum = { 0 };
-
-		for (size_t i = 0; i < w->d->ncpus; i++) {
-			const struct walk_cpu *c = &w->cpus[i];
-
-			if (cl && !il_cpuset_has(cl, c->dc->cpu))
-				continue;
-			for (size_t k = 0; k < c->dc->nstates; k++)
-				if (c->group[k] != SIZE_MAX && v[g].key && w->d->states[c->group[k]].key &&
-				    !strcmp(w->d->states[c->group[k]].key, v[g].key))
-					acc_add(&sum, &c->acc[k]);
-		}
-		bad |= json_array_append_new(a, state_json(w, &v[g], &sum));
-	}
-	return il_json_whole(a, bad);
-}
-
-static json_t *cpus_json(const struct walk *w)
-{
-	json_t *a = json_array();
-	int bad = !a;
-
-	for (size_t i = 0; i < w->d->ncpus && a; i++) {
-		const struct walk_cpu *c = &w->cpus[i];
-		json_t *o = json_object(), *st = json_array();
-		int b = 0;
-
-		if (!il_json_all((json_t *[]){ o, st }, 2)) {
-			bad = 1;
-			break;
-		}
-		for (size_t k = 0; !b && k < c->dc->nstates; k++)
-			b |= json_array_append_new(st, state_json(w, &c->dc->states[k], &c->acc[k]));
-		b |= json_object_set_new(o, "cpu", json_integer(c->dc->cpu));
-		b |= json_object_set_new(o, "states", st);
-		bad |= json_array_append_new(a, il_json_whole(o, b));
-	}
-	return il_json_whole(a, bad);
-}
-
-static json_t *clusters_json(const struct walk *w)
-{
-	json_t *a = json_array();
-	int bad = !a;
-
-	for (size_t i = 0; i < w->d->nclusters && a; i++) {
-		const struct il_diff_cluster *cl = &w->d->clusters[i];
-		json_t *o = json_object();
-		int b = !o;
-
-		b |= json_object_set_new(o, "label", il_json_str(cl->label));
-		b |= json_object_set_new(o, "states", group_json(w, cl->states, cl->nstates, &cl->cpus));
-		bad |= json_array_append_new(a, il_json_whole(o, b));
-	}
-	return il_json_whole(a, bad);
-}
-
-/*
- * The counters were read between the pre and begin markers and between the
- * end and post markers, so what they moved lies between what the trace saw
- * in the window and what it saw between the edges (with the exits of unknown
- * state, for usage + rejected). A count outside is a trace that does not
- * describe this sample.
- */
-static int check_one(json_t *mm, const struct walk_cpu *c, size_t k, const char *what, struct il_val moved,
-		     uint64_t lo, uint64_t hi)
-{
-	char *s;
-	int r;
-
-	if (!moved.ok || (moved.v >= lo && moved.v <= hi))
-		return 0;
-	s = il_strdup_printf("cpu%d %s: %s moved %llu, the trace has %llu in the window and %llu with its edges",
-			     c->dc->cpu, c->dc->states[k].key ? c->dc->states[k].key : c->dc->states[k].name, what,
-			     (unsigned long long)moved.v, (unsigned long long)lo, (unsigned long long)hi);
-	r = json_array_append_new(mm, il_json_str(s));
-	free(s);
-	return r;
-}
-
-static json_t *check_json(const struct walk *w)
-{
-	json_t *o = json_object(), *mm = json_array();
-	int bad = 0;
-
-	if (!il_json_all((json_t *[]){ o, mm }, 2))
-		return NULL;
-	for (size_t i = 0; !bad && i < w->d->ncpus; i++) {
-		const struct walk_cpu *c = &w->cpus[i];
-
-		for (size_t k = 0; !bad && k < c->dc->nstates; k++) {
-			const struct il_counts *n = &c->dc->states[k].d;
-			const struct acc *a = &c->acc[k];
-			struct il_val exits = n->c[IL_C_USAGE];
-
-			/* each exit is one usage or one rejected: the kernel without "rejected" (before 5.9) has usage only */
-			if (n->c[IL_C_REJECTED].ok)
-				exits.v += n->c[IL_C_REJECTED].v;
-			bad |= check_one(mm, c, k, n->c[IL_C_REJECTED].ok ? "usage+rejected" : "usage", exits,
-					 a->entries, a->entries_edge + c->unknown_edge);
-			bad |= check_one(mm, c, k, "above", n->c[IL_C_ABOVE], a->miss[MISS_ABOVE],
-					 a->miss_edge[MISS_ABOVE]);
-			bad |= check_one(mm, c, k, "below", n->c[IL_C_BELOW], a->miss[MISS_BELOW],
-					 a->miss_edge[MISS_BELOW]);
-		}
-	}
-	bad |= json_object_set_new(o, "ok", json_boolean(!json_array_size(mm)));
-	bad |= json_object_set_new(o, "mismatches", mm);
-	return il_json_whole(o, bad);
-}
-
-static json_t *pct_json(uint64_t part, uint64_t whole, bool ok)
-{
-	return ok && whole ? json_real(100.0 * (double)part / (double)whole) : json_null();
-}
-
-static json_t *trace_json(const struct walk *w)
-{
-	const struct il_diff *d = w->d;
-	json_t *o = json_object();
-	bool t = w->f.tick_traced;
-	int bad = !o;
-
-	if (!o)
-		return NULL;
-	bad |= json_object_set_new(o, "version", json_integer(IL_TRACE_VERSION));
-	bad |= json_object_set_new(o, "window_s",
-				   json_real((double)(w->f.mark_ns[MARK_END] - w->f.mark_ns[MARK_BEGIN]) / 1e9));
-	bad |= json_object_set_new(o, "events", uint_json(w->events));
-	bad |= json_object_set_new(o, "hz", w->f.has_hz ? uint_json(w->f.hz) : json_null());
-	bad |= json_object_set_new(o, "tick_period_us", w->tick_ns ? json_real((double)w->tick_ns / 1000.0) : json_null());
-	bad |= json_object_set_new(o, "tick_source",
-				   t ? json_string(w->f.tick_events ? "events" : "function") : json_null());
-	bad |= json_object_set_new(o, "entries", uint_json(w->entries));
-	bad |= json_object_set_new(o, "tick_stopped_pct", pct_json(w->stopped, w->known, t));
-	bad |= json_object_set_new(o, "tick_stopped_shallow_pct",
-				   pct_json(w->stopped_shallow, w->known, t && w->tick_ns));
-	bad |= json_object_set_new(o, "cpu_latency_min_us", w->has_latency ? json_integer(w->latency_min) : json_null());
-	bad |= json_object_set_new(o, "qos_updates", uint_json(w->qos_updates));
-	bad |= json_object_set_new(o, "states", group_json(w, d->states, d->nstates, NULL));
-	bad |= json_object_set_new(o, "cpus", cpus_json(w));
-	if (d->nclusters)
-		bad |= json_object_set_new(o, "clusters", clusters_json(w));
-	bad |= json_object_set_new(o, "check", check_json(w));
-	return il_json_whole(o, bad);
-}
-
 int il_trace_reduce(const char *text, size_t len, const struct il_diff *d, const char *host, json_t **out,
 		    char **incomplete, struct il_err *err)
 {
@@ -597,7 +330,9 @@ int il_trace_reduce(const char *text, size_t len, const struct il_diff *d, const
 		return il_err_oom(err);
 	}
 	r = walk_events(&w, text, len, host, err);
-	if (!r && !(*out = trace_json(&w)))
+	if (!r)
+		tw_find_blind(&w);
+	if (!r && !(*out = tw_json(&w)))
 		r = il_err_oom(err);
 	walk_release(&w);
 	return r;

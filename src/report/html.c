@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/tracesum.h"
+
 /* A table cell of numbers: fmt with its values when ok, else "-". */
 __attribute__((format(printf, 3, 4))) static void td_num(struct il_buf *b, bool ok, const char *fmt, ...)
 {
@@ -173,6 +175,14 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 		il_report_html_esc(b, il_report_lab_caveat(ds));
 		il_buf_adds(b, "</i></p>\n");
 	}
+	il_buf_reset(&s);
+	if (il_tsum_blind_note(ds, &s)) {
+		il_buf_adds(b, "<p><i>");
+		il_report_html_esc(b, il_buf_str(&s));
+		il_buf_adds(b, "</i></p>\n");
+	}
+	il_buf_carry(b, &s);
+	il_buf_reset(&s);
 	il_buf_adds(b, "<h2>Key metrics: samples per variant</h2>\n");
 	for (size_t i = 0; i < c->nmet; i++)
 		if (c->key[i])

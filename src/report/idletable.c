@@ -324,6 +324,14 @@ int il_fmt_trace(struct il_buf *b, const json_t *t)
 		r |= json_is_integer(ts) && known ? il_buf_printf(b, "%7.1f%%\n", 100.0 * (double)json_integer_value(ts) / (double)known)
 						  : il_buf_printf(b, "%8s\n", "-");
 	}
+	json_array_foreach(json_object_get(t, "caveats"), i, v)
+		r |= il_buf_printf(b, "caveat: %s: its trace figures are left out\n", json_string_value(v));
+	if (json_array_size(json_object_get(t, "blind_cpus"))) {
+		r |= il_buf_adds(b, "the trace's figures cover CPU");
+		json_array_foreach(json_object_get(t, "traced_cpus"), i, v)
+			r |= il_buf_printf(b, "%s %lld", i ? "," : "", (long long)json_integer_value(v));
+		r |= il_buf_adds(b, json_array_size(json_object_get(t, "traced_cpus")) ? "\n" : " none\n");
+	}
 	mm = json_object_get(chk, "mismatches");
 	if (json_is_true(json_object_get(chk, "ok")))
 		r |= il_buf_adds(b, "the trace agrees with the counters (docs/formats.md \"idle.trace\")\n");

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "report/environ.h"
+#include "report/tracesum.h"
 
 /* The short block's limit: a reply's evidence, not the report (--full has everything). */
 #define IL_TB_MAX_LINES 60
@@ -270,6 +271,17 @@ static void what_and_where(const struct il_cmp *c, bool full, struct il_buf *b)
 		il_buf_printf(&note, "Note: %s", il_report_lab_caveat(ds));
 		il_buf_adds(b, "\n");
 		il_report_wrap(b, il_buf_str(&note), 100, 2);
+		il_buf_release(&note);
+	}
+	{
+		struct il_buf note = IL_BUF_INIT;
+
+		il_buf_adds(&note, "Note: ");
+		if (il_tsum_blind_note(ds, &note)) {
+			il_buf_adds(b, "\n");
+			il_report_wrap(b, il_buf_str(&note), 100, 2);
+		}
+		il_buf_carry(b, &note);
 		il_buf_release(&note);
 	}
 	il_buf_printf(b, "\nIterations: %lld per variant and workload (+%lld warmup), order %s; %zu samples counted\n\n",

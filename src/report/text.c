@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/tracesum.h"
+
 static const char *better_word(enum il_better b)
 {
 	return b == IL_BETTER_HIGHER ? "higher is better" : b == IL_BETTER_LOWER ? "lower is better" : "no direction";
@@ -53,6 +55,10 @@ static void header(const struct il_cmp *c, struct il_buf *b, const char *pre)
 			      ds->var[c->ref], ds->var[c->aa]);
 	if (il_report_lab_caveat(ds))
 		note(b, pre, il_report_lab_caveat(ds));
+	if (il_tsum_blind_note(ds, &w))
+		note(b, pre, il_buf_str(&w));
+	il_buf_carry(b, &w);
+	il_buf_reset(&w);
 	if (il_compare_dropped_note(c, &w))
 		note(b, pre, il_buf_str(&w));
 	il_buf_carry(b, &w);

@@ -104,6 +104,51 @@ int il_tsum_make(const struct il_dataset *ds, const char *group, const char *var
 	return 0;
 }
 
+/* CPU numbers in the trace's blind_cpus, for the run's note: at most this many are named */
+#define BLIND_MAX 64
+
+bool il_tsum_blind_note(const struct il_dataset *ds, struct il_buf *b)
+{
+	int cpu[BLIND_MAX];
+	size_t hits[BLIND_MAX], n = 0, traced = 0, more = 0;
+
+	for (size_t i = 0; i < ds->nrows; i++) {
+		const json_t *t = trace_of(&ds->rows[i]), *e;
+		size_t j;
+
+		if (!t)
+			continue;
+		traced++;
+		json_array_foreach(json_object_get(t, "blind_cpus"), j, e) {
+			int c = (int)json_integer_value(json_object_get(e, "cpu"));
+			size_t k = 0;
+
+			while (k < n && cpu[k] != c)
+				k++;
+			if (k == n && n == BLIND_MAX) {
+				more++;
+				continue;
+			}
+			if (k == n) {
+				cpu[n] = c;
+				hits[n++] = 0;
+			}
+			hits[k]++;
+		}
+	}
+	if (!n)
+		return false;
+	il_buf_printf(b, "tracing does not see the idle entries of CPU%s", n > 1 ? "s" : "");
+	for (size_t k = 0; k < n; k++)
+		il_buf_printf(b, "%s %d (%zu of %zu traced samples)", k ? "," : "", cpu[k], hits[k], traced);
+	if (more)
+		il_buf_printf(b, " and more");
+	il_buf_printf(b, ": %s counters moved while the trace had none or fewer than half of %s exits, so the idle "
+			 "trace figures leave %s out (idle.trace.blind_cpus); the samples are valid",
+		      n > 1 ? "their" : "its", n > 1 ? "their" : "its", n > 1 ? "them" : "it");
+	return true;
+}
+
 void il_tsum_release(struct il_tsum *s)
 {
 	free(s->st);

@@ -53,6 +53,15 @@ int il_tsum_make(const struct il_dataset *ds, const char *group, const char *var
 		 struct il_tsum *out);
 void il_tsum_release(struct il_tsum *s);
 
+/*
+ * The CPUs whose idle entries the host's tracing does not see (idle.trace's
+ * blind_cpus), once for the whole run: "tracing does not see CPU 1's idle
+ * entries (12 of 12 traced samples: its counters moved, the trace had none
+ * or fewer than half of them); the idle trace figures leave it out" into b.
+ * False (b untouched) when every traced sample saw every measured CPU.
+ */
+bool il_tsum_blind_note(const struct il_dataset *ds, struct il_buf *b);
+
 /* Widen [*lo, *hi] to hold h's nonzero buckets (start with *lo = IL_TSUM_NBUCKET, *hi = 0). */
 void il_tsum_span(const double *h, size_t *lo, size_t *hi);
 

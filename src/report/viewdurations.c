@@ -204,6 +204,15 @@ next:
 		if (!ticks)
 			il_vout_note(o, "the tick was not traced (no timer:tick_stop or sched:sched_switch event in "
 				     "that kernel): every period's tick is unknown");
+		{
+			struct il_buf bn = IL_BUF_INIT;
+
+			if (il_tsum_blind_note(ds, &bn))
+				il_vout_note(o, "%s", il_buf_str(&bn));
+			if (!il_buf_ok(&bn))
+				r = IL_ENOMEM;
+			il_buf_release(&bn);
+		}
 		if (mismatched)
 			il_vout_note(o, "%zu traced samples' counts disagree with the idle counters (check.mismatches in "
 				     "the journal): their histograms are summed all the same", mismatched);

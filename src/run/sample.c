@@ -220,6 +220,12 @@ static int add_trace(struct il_sample_result *oc, const struct il_diff *d, const
 		set_reason(oc, "invalid", true, msg);
 		return 1;
 	}
+	/* a CPU the trace does not see is the host's tracing, not this sample: its caveat, the sample valid */
+	json_array_foreach(json_object_get(t, "caveats"), i, v)
+		if (json_array_append(json_object_get(oc->idle, "caveats"), v)) {
+			json_decref(t);
+			return -1;
+		}
 	chk = json_object_get(t, "check");
 	mm = json_object_get(chk, "mismatches");
 	json_array_foreach(mm, i, v) {

@@ -250,6 +250,57 @@ static void test_report__html_trace_plots(void **state)
 	il_dataset_release(&ds);
 }
 
+/*
+ * A run whose host's tracing does not see CPU 1 (issue #44: idle.trace.blind_cpus in every traced sample):
+ * the text report, the HTML report and Tested-by say so once for the run, not once per sample.
+ */
+static void test_report__blind_cpu_once(void **state)
+{
+	static const char note[] = "tracing does not see the idle entries of CPU 1 (";
+	const char *src = getenv("IL_SRCDIR");
+	char dir[4096];
+	struct il_dataset ds;
+	struct il_cmp c;
+	struct il_buf out = IL_BUF_INIT;
+	struct il_err err = { 0 };
+	size_t traced = 0;
+	char want[96];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/tests/fixtures/views/trace-durations", src ? src : ".");
+	load(&ds, &c, dir);
+	assert_int_equal(il_report_render(&c, IL_FMT_TEXT, &out, &err), 0);
+	assert_null(strstr(out.p, "tracing does not see"));
+	il_buf_release(&out);
+	for (size_t i = 0; i < ds.nrows; i++) {
+		json_t *t = json_object_get(ds.rows[i].idle, "trace");
+
+		if (!json_is_object(t))
+			continue;
+		traced++;
+		assert_int_equal(json_object_set_new(t, "blind_cpus", json_pack("[{s:i, s:i, s:i}]", "cpu", 1, "moved", 27,
+										   "traced", 0)), 0);
+	}
+	assert_true(traced > 1);
+	snprintf(want, sizeof(want), "%s%zu of %zu traced samples)", note, traced, traced);
+	assert_int_equal(il_report_render(&c, IL_FMT_TEXT, &out, &err), 0);
+	assert_int_equal(count_of(out.p, note), 1);
+	assert_non_null(strstr(out.p, want));
+	assert_non_null(strstr(out.p, "traced samples): its counters moved"));
+	il_buf_release(&out);
+	/* the page's own paragraph, and the mailing-list text it embeds */
+	assert_int_equal(il_report_render(&c, IL_FMT_HTML, &out, &err), 0);
+	assert_int_equal(count_of(out.p, "<p><i>tracing does not see the idle entries of CPU 1 ("), 1);
+	assert_int_equal(count_of(out.p, note), 2);
+	il_buf_release(&out);
+	assert_int_equal(il_report_tested_by(&c, &(struct il_tb_opts){ .as = "T <t@e.org>" }, &out, &err), 0);
+	/* wrapped at 100 columns: the note's first words are on one line */
+	assert_int_equal(count_of(out.p, "tracing does not see the idle entries of CPU 1"), 1);
+	il_buf_release(&out);
+	il_compare_release(&c);
+	il_dataset_release(&ds);
+}
+
 static void test_report__malformed_journals(void **state)
 {
 	static const struct {
@@ -747,6 +798,7 @@ int main(void)
 		cmocka_unit_test(test_report__text_fits_mail),
 		cmocka_unit_test(test_report__html_escapes_everything),
 		cmocka_unit_test(test_report__html_trace_plots),
+		cmocka_unit_test(test_report__blind_cpu_once),
 		cmocka_unit_test(test_report__malformed_journals),
 		cmocka_unit_test(test_aa__chance_on_a_secondary_metric_is_exploratory),
 		cmocka_unit_test(test_aa__a_noisy_pair_on_a_key_metric_is_caught),

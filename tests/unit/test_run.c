@@ -606,7 +606,8 @@ static void test_sample__frames_need_the_runners_exit(void **state)
 	}
 	/*
 	 * a traced sample (runners/trace.sh): the trace frame reduced into idle.trace; a trace whose
-	 * window has no idle exit while the counters moved disagrees with them (a caveat, the sample
+	 * window has more of cpu0's WFI exits than its counters moved disagrees with them, and one that
+	 * has none of cpu1's while its counters moved does not see cpu1 (caveats both, the sample
 	 * stays); a trace that lost events, or has no window, is an invalid sample (measured again)
 	 */
 	{
@@ -627,7 +628,18 @@ static void test_sample__frames_need_the_runners_exit(void **state)
 			size_t k;
 			bool said = false;
 
-			il_buf_printf(&tr, "%s%s%s", head, i == 1 ? marks : "", tails[i]);
+			il_buf_printf(&tr, "%s%s", head, i == 1 ? marks : "");
+			if (i == 0) {
+				/* the markers with 500 WFI periods of cpu0 between begin and end (its WFI moved 24) */
+				il_buf_add(&tr, marks, (size_t)(strstr(marks, "  sh-1 [000] ..... 11.000002") - marks));
+				for (int x = 0; x < 500; x++)
+					il_buf_printf(&tr, "  <idle>-0 [000] d..1. 10.%06d: cpu_idle: state=0 cpu_id=0\n"
+							   "  <idle>-0 [000] d..1. 10.%06d: cpu_idle: state=4294967295 cpu_id=0\n",
+						      1000 + 2 * x, 1001 + 2 * x);
+				il_buf_adds(&tr, strstr(marks, "  sh-1 [000] ..... 11.000002"));
+			} else {
+				il_buf_adds(&tr, tails[i]);
+			}
 			il_buf_printf(&t, "@@N1 uname 6.1.0 aarch64\n@@N1 pre %zu\n%s@@N1 post %zu\n%s@@N1 out 8\nargs: 1\n"
 				      "@@N1 err 0\n@@N1 trace %zu\n%s@@N1 status 0\n@@N1 end\n", strlen(pre), pre, strlen(post),
 				      post, tr.len, il_buf_str(&tr));
@@ -640,7 +652,12 @@ static void test_sample__frames_need_the_runners_exit(void **state)
 											  "check"), "ok")));
 				cav = json_object_get(oc.idle, "caveats");
 				json_array_foreach(cav, k, e)
-					said |= !!strstr(json_string_value(e), "the idle trace disagrees with the counters");
+					said |= !!strstr(json_string_value(e), "the idle trace disagrees with the counters: cpu0 ");
+				assert_true(said);
+				said = false;
+				json_array_foreach(cav, k, e)
+					said |= !strcmp(json_string_value(e), "tracing does not see CPU 1's idle entries (its "
+									      "counters moved 406, the trace has none)");
 				assert_true(said);
 			} else {
 				assert_string_equal(oc.status, "invalid");
