@@ -147,7 +147,7 @@ for g in $goals; do
 		# sed '16,$d' reads to the end: head would exit early and, under
 		# pipefail, sort's SIGPIPE (141) would fail a passing run.
 		echo "fresh-root: the slowest tests of make $g:"
-		sed -n 's/^\(ok  \|FAIL\) \([^ ]*\) .*; \([0-9][0-9]*\) s).*/\3 \2/p' "$work/$g.log" | sort -rn | sed '16,$d' |
+		sed -n 's/^\(ok  \|FAIL\) \([^ ]*\) .*; \([0-9][0-9]*\) s[;)].*/\3 \2/p' "$work/$g.log" | sort -rn | sed '16,$d' |
 			sed 's/^/  /'
 		;;
 	esac

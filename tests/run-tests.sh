@@ -8,11 +8,22 @@
 # cmocka programs count their cases; an e2e script counts its own
 # "N passed, N failed, N skipped" line if it prints one, else 1 (exit 0 pass,
 # 77 skip, other fail). Skips always show their reason ("skipped: ...").
+# Each e2e script has a time budget in tests/budget (one table): its line
+# shows its time beside the budget, a script over its budget (or without
+# one) is a failure in the closing count, and the slowest ten are listed
+# before it. A budget is a summary's judgment, never a timeout: the script
+# runs to its end.
 set -u
 passed=0 failed=0 skipped=0
 logdir=${TEST_LOGDIR:-build/test-logs}
 mkdir -p "$logdir"
 failed_names=""
+budgets="$(dirname "$0")/budget"
+times="$logdir/times.$$"
+: > "$times"
+over=""
+
+budget_of() { awk -v n="$1" '$1 == n { print $2; exit }' "$budgets" 2>/dev/null; }
 
 num() { sed -n "s/.*$1 *\] *\([0-9][0-9]*\) test.*/\1/p" "$2" | tail -n 1; }
 
@@ -55,15 +66,39 @@ for spec in "$@"; do
 	# a crash, a leak or a sanitizer report fails the program even if cases passed
 	if [ $rc -ne 0 ] && [ $rc -ne 77 ] && [ "$f" -eq 0 ]; then f=1; fi
 	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+	tb=""
+	if [ "$mode" = e2e ]; then
+		b=$(budget_of "$name")
+		tb="; budget ${b:-none}"
+		echo "$secs ${b:--} $name" >> "$times"
+		if [ -z "$b" ]; then
+			over="$over
+  $name: no budget in tests/budget (add one: 1.5 x its time in CI, at least 60 s)"
+		elif [ "$secs" -gt "$b" ]; then
+			over="$over
+  $name: ${secs} s, over its budget of $b s"
+		fi
+	fi
 	if [ "$f" -gt 0 ]; then
-		echo "FAIL $name ($p passed, $f failed; exit $rc; ${secs} s) — log: $log"
+		echo "FAIL $name ($p passed, $f failed; exit $rc; ${secs} s$tb) — log: $log"
 		tail -n 30 "$log" | sed 's/^/    /'
 		failed_names="$failed_names $name"
 	else
-		if [ "$s" -gt 0 ]; then echo "ok   $name ($p passed, $s skipped; ${secs} s)"; else echo "ok   $name ($p passed; ${secs} s)"; fi
+		if [ "$s" -gt 0 ]; then echo "ok   $name ($p passed, $s skipped; ${secs} s$tb)"; else echo "ok   $name ($p passed; ${secs} s$tb)"; fi
 	fi
 	grep -h '^skipped: ' "$log" | sort -u | sed 's/^/     /'
 done
+if [ -s "$times" ]; then
+	echo "run-tests: the slowest e2e scripts (seconds, budget):"
+	# sed reads to the end (head would close the pipe early: SIGPIPE under a caller's pipefail)
+	sort -rn "$times" | sed '11,$d' | awk '{ printf "  %6d %6s  %s\n", $1, $2, $3 }'
+fi
+rm -f "$times"
+if [ -n "$over" ]; then
+	echo "run-tests: over budget (tests/budget):$over"
+	failed=$((failed + $(echo "$over" | grep -c .)))
+	failed_names="$failed_names (over budget)"
+fi
 [ -n "$failed_names" ] && echo "failed:$failed_names"
 echo "run-tests: ${total_s:-0} s in all"
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -17,6 +17,15 @@ kernel_lab_needs qemu-system-x86_64 iasl dropbearkey cpio git python3
 L="--arch x86_64 --name t --source $SRC"
 H=labvm-x86-t
 t0=$(date +%s)
+# make check starts this build at its beginning (tests/prebuild.sh), so that it fills the core the
+# single-threaded tests leave idle: the same command into the same cache, so the step below is then cached
+sh "$SRC/tests/prebuild.sh" wait lab-x86_64
+pb=$?
+if [ $pb != 3 ]; then
+	[ $pb = 0 ] && ok "lab build --arch x86_64 (in the background since make check began)" ||
+		bad "lab build --arch x86_64 (in the background)" "$(tail -n 20 "${TEST_LOGDIR:-$SRC/build/test-logs}/lab-x86_64.prebuild.log" 2>&1)"
+	echo "  (waited $(( $(date +%s) - t0 )) s for it)"
+fi
 expect "lab build --arch x86_64" 0 "lab: done" "$IDLELAB" lab build --arch x86_64 --source "$SRC"
 echo "  (x86_64 lab build: $(( $(date +%s) - t0 )) s)"
 expect "lab build --arch x86_64 again is cached" 0 "lab: lab cached" "$IDLELAB" lab build --arch x86_64 --source "$SRC"
