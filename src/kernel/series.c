@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* mbox → ordered patch series, with GMime doing all the MIME work. */
 #include "kernel/series.h"
+#include "kernel/patchdiff.h"
 #include "util/jfields.h"
 #include "util/str.h"
 
@@ -12,6 +13,7 @@
 #include <strings.h>
 
 #include "util/buf.h"
+#include "util/mailbox.h"
 
 void il_series_release(struct il_series *s)
 {
@@ -47,10 +49,40 @@ static void msg_free(struct msg *m)
 	free(m->references);
 }
 
-/* Append the decoded text of every text part (the body, and patches sent as text/x-patch attachments). */
+/* A part that is a patch whatever its type says: an attachment named *.patch or *.diff (Outlook sends them as octets). */
+static bool patch_attachment(GMimePart *part)
+{
+	const char *f = g_mime_part_get_filename(part);
+	size_t n = f ? strlen(f) : 0;
+
+	return n > 6 && (!strcasecmp(f + n - 6, ".patch") || !strcasecmp(f + n - 5, ".diff"));
+}
+
+/* The decoded content of a part as text into b (its transfer encoding undone; the bytes as sent). */
+static void part_bytes(GMimePart *part, struct il_buf *b)
+{
+	GMimeDataWrapper *dw = g_mime_part_get_content(part);
+	GMimeStream *ms;
+	GByteArray *ba;
+
+	if (!dw || !(ms = g_mime_stream_mem_new()))
+		return;
+	if (g_mime_data_wrapper_write_to_stream(dw, ms) >= 0 && (ba = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(ms))))
+		il_buf_add(b, ba->data, ba->len);
+	g_object_unref(ms);
+}
+
+/*
+ * Append the decoded text of every text part (the body, and patches sent as
+ * text/x-patch attachments) and of every attachment named as a patch.
+ */
 static void collect_text(GMimeObject *obj, struct il_buf *b)
 {
-	if (GMIME_IS_MULTIPART(obj)) {
+	if (GMIME_IS_PART(obj) && !GMIME_IS_TEXT_PART(obj) && patch_attachment(GMIME_PART(obj))) {
+		if (b->len && b->p[b->len - 1] != '\n')
+			il_buf_adds(b, "\n");
+		part_bytes(GMIME_PART(obj), b);
+	} else if (GMIME_IS_MULTIPART(obj)) {
 		GMimeMultipart *mp = GMIME_MULTIPART(obj);
 
 		for (int i = 0; i < g_mime_multipart_get_count(mp); i++)
@@ -101,7 +133,7 @@ static void read_msg(GMimeMessage *gm, struct msg *m)
 		/* "<id@host>" -> "id@host", like GMime's own Message-ID */
 		const char *lt = strchr(irt, '<'), *gt = lt ? strchr(lt, '>') : NULL;
 
-		m->in_reply_to = lt && gt ? il_strndup(lt + 1, (size_t)(gt - lt - 1)) : dup0(irt);
+		m->in_reply_to = il_str_sanitize(lt && gt ? il_strndup(lt + 1, (size_t)(gt - lt - 1)) : dup0(irt), false);
 	}
 	if (refs)
 		m->references = strdup(refs);
@@ -111,10 +143,6 @@ static void read_msg(GMimeMessage *gm, struct msg *m)
 		m->body = dup0(NULL);
 }
 
-/*
- * "[PATCH v2 3/4] foo" -> version 2, 3 of 4, "foo". Returns false for
- * subjects without a PATCH tag (plain mail) and for replies ("Re: ...").
- */
 /* A series number: digits only, at most 9999 (larger is no series anyone mails). */
 static bool series_num(const char *s, char end, int *out)
 {
@@ -129,19 +157,22 @@ static bool series_num(const char *s, char end, int *out)
 	return *s == end;
 }
 
-static bool parse_subject(const char *s, int *version, int *index, int *total, const char **rest)
+/* "Re:", "AW:", "Fwd:" and their kin (any case) at s: a reply or a forward, never a patch. */
+static bool reply_prefix(const char *s)
 {
-	const char *lb, *rb;
+	static const char *const pre[] = { "re:", "aw:", "fwd:", "fw:", "sv:", "vs:", "antw:", "wg:", "tr:", NULL };
+
+	for (const char *const *k = pre; *k; k++)
+		if (!strncasecmp(s, *k, strlen(*k)))
+			return true;
+	return false;
+}
+
+/* The tag group [lb, rb] ("[PATCH v2 3/4]", "[RFC PATCH]"): whether it names a PATCH, with its numbers. */
+static bool patch_tag(const char *lb, const char *rb, int *version, int *index, int *total, bool *bad)
+{
 	bool patch = false;
 
-	while (isspace((unsigned char)*s))
-		s++;
-	if (!strncasecmp(s, "re:", 3) || !strncasecmp(s, "aw:", 3) || !strncasecmp(s, "fwd:", 4))
-		return false;
-	*version = 1, *index = 1, *total = 1;
-	lb = strchr(s, '[');
-	if (!lb || !(rb = strchr(lb, ']')))
-		return false;
 	for (const char *t = lb + 1; t < rb;) {
 		const char *e = t;
 		char tok[64];
@@ -152,22 +183,50 @@ static bool parse_subject(const char *s, int *version, int *index, int *total, c
 		n = (size_t)(e - t) < sizeof(tok) - 1 ? (size_t)(e - t) : sizeof(tok) - 1;
 		memcpy(tok, t, n);
 		tok[n] = 0;
-		if (!strcasecmp(tok, "PATCH") || !strcasecmp(tok, "RFC") || !strncasecmp(tok, "PATCH", 5))
-			patch |= !strncasecmp(tok, "PATCH", 5);
+		patch |= !strncasecmp(tok, "PATCH", 5);
 		/* a number out of range makes the mail no patch of a series (not a wrapped-around index) */
 		if ((tok[0] == 'v' || tok[0] == 'V') && isdigit((unsigned char)tok[1])) {
-			if (!series_num(tok + 1, 0, version))
-				return false;
+			*bad |= !series_num(tok + 1, 0, version);
 		} else if (isdigit((unsigned char)tok[0]) && strchr(tok, '/')) {
-			if (!series_num(tok, '/', index) || !series_num(strchr(tok, '/') + 1, 0, total))
-				return false;
+			*bad |= !series_num(tok, '/', index) || !series_num(strchr(tok, '/') + 1, 0, total);
 		}
 		t = e;
 		while (t < rb && (isspace((unsigned char)*t) || *t == ','))
 			t++;
 	}
-	if (!patch)
-		return false;
+	return patch;
+}
+
+/*
+ * "[PATCH v2 3/4] foo" -> version 2, 3 of 4, "foo". The tag groups are read
+ * in turn, so a gateway's tag before the PATCH one ("[EXTERNAL] [PATCH
+ * 1/1] foo") is passed over. Returns false for subjects without a PATCH tag
+ * (plain mail) and for replies and forwards ("Re: [PATCH ...]", also behind
+ * such a tag).
+ */
+static bool parse_subject(const char *s, int *version, int *index, int *total, const char **rest)
+{
+	const char *lb, *rb;
+
+	*version = 1, *index = 1, *total = 1;
+	for (;;) {
+		bool bad = false;
+
+		while (isspace((unsigned char)*s))
+			s++;
+		if (reply_prefix(s))
+			return false;
+		if (*s != '[' || !(rb = strchr(s, ']')))
+			return false;
+		lb = s;
+		if (patch_tag(lb, rb, version, index, total, &bad)) {
+			if (bad)
+				return false;
+			break;
+		}
+		*version = 1, *index = 1, *total = 1;
+		s = rb + 1;
+	}
 	for (*rest = rb + 1; isspace((unsigned char)**rest); (*rest)++)
 		;
 	return true;
@@ -185,12 +244,19 @@ static bool is_trailer(const char *line, size_t n)
 	return false;
 }
 
-/* Split a patch mail body into commit message body, diff, files, trailers. */
+/*
+ * Split a patch mail body into commit message body, diff, files, trailers.
+ * The message ends at the first "---" line (what follows, up to the diff,
+ * is the diffstat and the notes a sender keeps out of the commit: "v1 -> v2"
+ * between two "---" lines); the diff starts where git mailinfo would break
+ * the mail (kernel/patchdiff.h), in whichever form it was sent.
+ */
 static int split_body(struct il_patch *p, const char *subject, const char *body)
 {
 	struct il_buf msg = IL_BUF_INIT, diff = IL_BUF_INIT;
-	const char *s = body;
-	bool in_diff = false, past_sep = false;
+	const char *s = body, *end = body + strlen(body);
+	bool past_sep = false;
+	int r = 0;
 
 	il_buf_printf(&msg, "%s\n\n", subject);
 	while (*s) {
@@ -199,26 +265,11 @@ static int split_body(struct il_patch *p, const char *subject, const char *body)
 
 		if (n && s[n - 1] == '\r')
 			n--;
-		if (!in_diff && n > 11 && !strncmp(s, "diff --git ", 11))
-			in_diff = true;
-		if (in_diff) {
-			/* the mail signature ends the diff */
-			if (n == 3 && !strncmp(s, "-- ", 3))
-				break;
-			il_buf_add(&diff, s, n);
-			il_buf_adds(&diff, "\n");
-			if (n > 11 && !strncmp(s, "diff --git ", 11)) {
-				const char *b = strstr(s, " b/");
-
-				if (b && b < s + n) {
-					char *f = il_strndup(b + 3, (size_t)(s + n - b - 3));
-
-					if (f && !il_strlist_has(&p->files, f))
-						il_strlist_push(&p->files, f);
-					free(f);
-				}
-			}
-		} else if (n == 3 && !strncmp(s, "---", 3)) {
+		if (il_patchdiff_starts(s, end)) {
+			r = il_patchdiff_normalize(s, (size_t)(end - s), &diff, &p->files);
+			break;
+		}
+		if (n == 3 && !strncmp(s, "---", 3)) {
 			past_sep = true;
 		} else if (!past_sep) {
 			il_buf_add(&msg, s, n);
@@ -227,7 +278,7 @@ static int split_body(struct il_patch *p, const char *subject, const char *body)
 				char *t = il_strndup(s, n);
 
 				if (t && il_str_sanitize(t, false) && !il_strlist_has(&p->trailers, t))
-					il_strlist_push(&p->trailers, t);
+					r |= il_strlist_push(&p->trailers, t);
 				free(t);
 			}
 		}
@@ -238,7 +289,9 @@ static int split_body(struct il_patch *p, const char *subject, const char *body)
 	il_buf_adds(&msg, "\n");
 	p->message = il_buf_detach(&msg);
 	p->diff = il_buf_detach(&diff);
-	return p->message && p->diff ? 0 : IL_ENOMEM;
+	if (!p->diff)
+		p->diff = strdup("");
+	return !r && p->message && p->diff ? 0 : IL_ENOMEM;
 }
 
 static int cmp_patch(const void *a, const void *b)
@@ -293,8 +346,6 @@ static char *find_base_commit(const char *body)
 	return NULL;
 }
 
-static bool gmime_ready;
-
 int il_series_parse(const char *mbox, size_t len, int want_version, const char *label, struct il_series *out,
 		    struct il_err *err)
 {
@@ -307,11 +358,7 @@ int il_series_parse(const char *mbox, size_t len, int want_version, const char *
 	memset(out, 0, sizeof(*out));
 	if (len < 5 || strncmp(mbox, "From ", 5))
 		return il_err_set(err, IL_EPARSE, "%s: not an mbox (it does not start with a \"From \" line)", label);
-	/* once per process: GMime's global tables do not survive init/shutdown cycles */
-	if (!gmime_ready) {
-		g_mime_init();
-		gmime_ready = true;
-	}
+	il_mailbox_gmime_init();
 	stream = g_mime_stream_mem_new_with_buffer(mbox, len);
 	parser = g_mime_parser_new_with_stream(stream);
 	g_mime_parser_set_format(parser, GMIME_FORMAT_MBOX);
@@ -390,7 +437,7 @@ int il_series_parse(const char *mbox, size_t len, int want_version, const char *
 			free(out->cover_author_email);
 			il_strlist_release(&out->cover_references);
 			out->cover_subject = il_str_sanitize(strdup(rest), false);
-			out->cover_message_id = strdup(msgs[i].msgid);
+			out->cover_message_id = il_str_sanitize(strdup(msgs[i].msgid), false);
 			out->cover_sent_subject = il_str_sanitize(strdup(msgs[i].subject), false);
 			out->cover_body = strdup(msgs[i].body);
 			out->cover_author_email = il_str_sanitize(strdup(msgs[i].email), false);
@@ -414,7 +461,7 @@ int il_series_parse(const char *mbox, size_t len, int want_version, const char *
 		p->subject = il_str_sanitize(strdup(rest), false);
 		p->author_name = il_str_sanitize(strdup(msgs[i].name), false);
 		p->author_email = il_str_sanitize(strdup(msgs[i].email), false);
-		p->message_id = strdup(msgs[i].msgid);
+		p->message_id = il_str_sanitize(strdup(msgs[i].msgid), false);
 		p->sent_subject = il_str_sanitize(strdup(msgs[i].subject), false);
 		if (!p->sent_subject || push_refs(&p->references, msgs[i].references)) {
 			r = il_err_oom(err);
@@ -462,7 +509,7 @@ int il_series_parse(const char *mbox, size_t len, int want_version, const char *
 		for (size_t k = 0; k < out->n; k++)
 			if (!strcmp(out->p[k].message_id, msgs[i].in_reply_to))
 				target = &out->p[k];
-		if (!target || !strncasecmp(msgs[i].subject, "[PATCH", 6))
+		if (!target || parse_subject(msgs[i].subject, &(int){ 0 }, &(int){ 0 }, &(int){ 0 }, &(const char *){ NULL }))
 			continue;
 		while (*s) {
 			const char *nl = strchr(s, '\n');

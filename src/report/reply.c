@@ -12,7 +12,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-static bool gmime_ready;
+#include "util/mailbox.h"
 
 /* "Name <a@b>" -> a GMime mailbox list of one; NULL when it does not parse as one mailbox. */
 static InternetAddressList *one_address(const char *s)
@@ -25,6 +25,42 @@ static InternetAddressList *one_address(const char *s)
 	if (l)
 		g_object_unref(l);
 	return NULL;
+}
+
+/*
+ * The message raw into out with a References header of our own, folded
+ * between ids: GMime parses the value it is given and drops every id after
+ * one without an '@' (GMime 3.2), which would lose the parent and the patch
+ * itself from the thread. The header goes last among the headers, before
+ * the blank line that ends them. IL_ENOMEM.
+ */
+static int add_with_references(struct il_buf *out, const char *raw, const struct il_buf *refs)
+{
+	const char *body = strstr(raw, "\n\n"), *p = il_buf_str(refs);
+	size_t col;
+
+	if (!refs->len || !body)
+		return il_buf_adds(out, raw);
+	il_buf_add(out, raw, (size_t)(body - raw) + 1);
+	il_buf_adds(out, "References:");
+	col = 11;
+	while (*p) {
+		const char *e = strchr(p, ' ');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (col > 11 && col + 1 + n > 78) {
+			il_buf_adds(out, "\n");
+			col = 0;
+		}
+		il_buf_adds(out, " ");
+		il_buf_add(out, p, n);
+		col += 1 + n;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	il_buf_adds(out, body);
+	return il_buf_error(out) == IL_ENOMEM ? IL_ENOMEM : 0;
 }
 
 int il_reply_compose(const struct il_cmp *c, const struct il_reply_opts *o, struct il_buf *out, struct il_err *err)
@@ -40,13 +76,10 @@ int il_reply_compose(const struct il_cmp *c, const struct il_reply_opts *o, stru
 	unsigned char bytes[8];
 	int r;
 
-	/* once per process: GMime's global tables do not survive init/shutdown cycles */
-	if (!gmime_ready) {
-		g_mime_init();
-		gmime_ready = true;
-	}
-	if (!o->from || !(from = one_address(o->from)))
-		return il_err_set(err, IL_EINVAL, "the sender: expected \"Name <email>\", got '%s'", o->from ? o->from : "");
+	if ((r = il_mailbox_check(o->from, "the sender", err)))
+		return r;
+	if (!(from = one_address(o->from)))
+		return il_err_set(err, IL_EINVAL, "the sender: expected \"Name <email>\", got '%s'", o->from);
 	if ((r = il_report_tested_by(c, &tb, &block, err))) {
 		g_object_unref(from);
 		return r;
@@ -91,8 +124,6 @@ int il_reply_compose(const struct il_cmp *c, const struct il_reply_opts *o, stru
 		g_mime_object_set_header(GMIME_OBJECT(msg), "In-Reply-To", irt, NULL);
 		g_free(irt);
 	}
-	if (refs.len)
-		g_mime_object_set_header(GMIME_OBJECT(msg), "References", il_buf_str(&refs), NULL);
 	part = g_mime_text_part_new_with_subtype("plain");
 	g_mime_text_part_set_text(part, il_buf_str(&text));
 	/* plain text a maintainer's tools read as is: 8bit when it is not ASCII, never base64 */
@@ -104,7 +135,7 @@ int il_reply_compose(const struct il_cmp *c, const struct il_reply_opts *o, stru
 		}
 	g_mime_message_set_mime_part(msg, GMIME_OBJECT(part));
 	raw = g_mime_object_to_string(GMIME_OBJECT(msg), NULL);
-	if (!raw || il_buf_adds(out, raw))
+	if (!raw || add_with_references(out, raw, &refs))
 		r = il_err_oom(err);
 out:
 	g_free(raw);

@@ -16,6 +16,7 @@
 
 #include "kernel/fetch.h"
 #include "kernel/repo.h"
+#include "util/mailbox.h"
 
 void il_try_src_release(struct il_try_src *s)
 {
@@ -285,7 +286,8 @@ void il_try_answer_of(const struct il_series *s, struct il_try_answer *out)
 	const struct il_patch *last = s->n ? &s->p[s->n - 1] : NULL;
 
 	memset(out, 0, sizeof(*out));
-	if (s->cover_message_id) {
+	/* a cover letter without a Message-ID cannot be threaded to: its series is answered on its last patch */
+	if (s->cover_message_id && *s->cover_message_id) {
 		out->message_id = s->cover_message_id;
 		out->subject = s->cover_sent_subject;
 		out->author_email = s->cover_author_email;
@@ -326,15 +328,6 @@ int il_try_first_line(const char *body, struct il_buf *out)
 	return 0;
 }
 
-static int check_as(const char *as, struct il_err *err)
-{
-	const char *lt = strchr(as, '<'), *at = lt ? strchr(lt, '@') : NULL, *gt = at ? strchr(at, '>') : NULL;
-
-	if (!lt || lt == as || !at || !gt || gt[1] || strpbrk(as, "\r\n"))
-		return il_err_set(err, IL_EINVAL, "--as: expected \"Name <email>\", got '%s'", as);
-	return 0;
-}
-
 int il_try_identity(const char *repo_path, const char *as, struct il_buf *out, struct il_err *err)
 {
 	git_repository *repo = NULL;
@@ -342,8 +335,9 @@ int il_try_identity(const char *repo_path, const char *as, struct il_buf *out, s
 	const char *name = NULL, *mail = NULL;
 	int r = 0;
 
+	/* the very test the reply's composition makes (util/mailbox.h): what passes here passes there */
 	if (as)
-		return check_as(as, err) ? IL_EINVAL : il_buf_adds(out, as) ? il_err_oom(err) : 0;
+		return il_mailbox_check(as, "--as", err) ? IL_EINVAL : il_buf_adds(out, as) ? il_err_oom(err) : 0;
 	il_git_init();
 	if (git_repository_open(&repo, repo_path) < 0 || git_repository_config(&cfg, repo) < 0 ||
 	    git_config_snapshot(&snap, cfg) < 0 || git_config_get_string(&name, snap, "user.name") < 0 ||
@@ -351,8 +345,12 @@ int il_try_identity(const char *repo_path, const char *as, struct il_buf *out, s
 		r = il_err_set(err, IL_ENOTFOUND,
 			       "no user.name/user.email in the git config of %s: set them, or give --as \"Name <email>\"",
 			       repo_path);
-	else if (il_buf_printf(out, "%s <%s>", name, mail))
-		r = il_err_oom(err);
+	else {
+		char what[600];
+
+		snprintf(what, sizeof(what), "the sender (user.name/user.email of %s)", repo_path);
+		r = il_mailbox_make(name, mail, what, out, err);
+	}
 	git_config_free(snap);
 	git_config_free(cfg);
 	git_repository_free(repo);

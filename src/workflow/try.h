@@ -96,7 +96,7 @@ struct il_try_req {
 int il_try_plan(const struct il_try_req *q, const struct il_series *s, const char *base_sha, json_t **out,
 		struct il_err *err);
 
-/* The message a reply answers: the cover letter when there is one, else the last patch. Borrowed from s. */
+/* The message a reply answers: the cover letter when there is one with a Message-ID, else the last patch. Borrowed from s. */
 struct il_try_answer {
 	const char *message_id, *subject, *author_email; /* author_email: "" when unknown */
 	const char *body;         /* the text the quoted line comes from */

@@ -21,6 +21,7 @@
 #include "kernel/build.h"
 #include "kernel/fetch.h"
 #include "kernel/kplan.h"
+#include "kernel/patchdiff.h"
 #include "kernel/repo.h"
 #include "kernel/series.h"
 
@@ -160,6 +161,124 @@ static char *make_tarball(const char *dir)
 		 out, fx(""));
 	assert_int_equal(system(cmd), 0);
 	return out;
+}
+
+/*
+ * The series of thread.mbox's v2 as it reaches a user by other roads (tests/fixtures/series/gen-posted.sh):
+ * plain "--- a/" diffs with notes between two "---" lines, a cover letter without a Message-ID, lore's
+ * quoted-printable and CRLF lines; quilt mail and `diff -up`; a gateway's "[EXTERNAL]" tag with the patch
+ * as an octet-stream attachment and an "RE:" reply. Each parses to the same three patches, and each
+ * applies to the tiny tree to the very tree that git format-patch's own mail gives.
+ */
+static void test_series__as_posted(void **state)
+{
+	static const char *const shapes[] = { "series/plain.mbox", "series/quilt.mbox", "series/exchange.mbox" };
+	char *dir = tu_tmpdir(), *tgz = make_tarball(dir), *rp = NULL;
+	struct il_err err = { 0 };
+	struct il_series ref, s;
+	git_repository *repo;
+	git_oid base, want[3], got[3];
+	int sel[] = { 1, 2, 3 };
+
+	(void)state;
+	il_git_init();
+	assert_int_equal(il_repo_import_tarball(tgz, dir, &rp, &base, &err), 0);
+	assert_int_equal(il_repo_open(&repo, rp, &err), 0);
+	parse_ok("series/thread.mbox", 2, &ref);
+	assert_int_equal(il_repo_apply_series(repo, &base, &ref, sel, 3, want, &err), 0);
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		parse_ok(shapes[i], 0, &s);
+		assert_int_equal(s.version, 2);
+		assert_int_equal(s.n, 3);
+		assert_string_equal(s.cover_subject, "teo and friends, take 2");
+		for (size_t k = 0; k < 3; k++) {
+			assert_string_equal(s.p[k].subject, ref.p[k].subject);
+			assert_int_equal(s.p[k].files.n, 1);
+			assert_string_equal(s.p[k].files.v[0], ref.p[k].files.v[0]);
+			/* the notes between the "---" lines are no part of the commit */
+			assert_null(strstr(s.p[k].message, "v1 -> v2"));
+			assert_null(strstr(s.p[k].message, "\r"));
+			assert_non_null(strstr(s.p[k].message, "Signed-off-by: Rafael Wysocki <rafael@example.org>"));
+			assert_null(strstr(s.p[k].diff, "Index:"));
+			assert_null(strstr(s.p[k].diff, "tiny.orig"));
+		}
+		if (il_repo_apply_series(repo, &base, &s, sel, 3, got, &err))
+			fail_msg("%s: %s", shapes[i], err.msg);
+		for (size_t k = 0; k < 3; k++) {
+			git_commit *a, *b;
+
+			assert_int_equal(git_commit_lookup(&a, repo, &want[k]), 0);
+			assert_int_equal(git_commit_lookup(&b, repo, &got[k]), 0);
+			if (!git_oid_equal(git_commit_tree_id(a), git_commit_tree_id(b)))
+				fail_msg("%s: patch %zu gives another tree than git format-patch's mail", shapes[i], k + 1);
+			git_commit_free(a);
+			git_commit_free(b);
+		}
+		if (i == 0)
+			assert_string_equal(s.cover_message_id, ""); /* the cover letter had none */
+		if (i == 2) {
+			/* the gateway's reply ("RE: [EXTERNAL] [PATCH ...]") is a reply: its trailer joins patch 1 */
+			assert_int_equal(s.replies, 1);
+			assert_true(il_strlist_has(&s.p[0].trailers, "Reviewed-by: Rev Iewer <rev@example.org>"));
+		}
+		il_series_release(&s);
+	}
+	il_series_release(&ref);
+	git_repository_free(repo);
+	il_git_shutdown();
+	free(rp), free(tgz);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static bool starts(const char *s)
+{
+	return il_patchdiff_starts(s, s + strlen(s));
+}
+
+/* Diffs in the shapes git am takes, line by line: the git form they become. */
+static void test_series__diff_shapes(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		/* plain, with a new file (/dev/null) and a deleted one */
+		{ "--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/new.c\n@@ -0,0 +1 @@\n+n\n"
+		  "--- a/old.c\n+++ /dev/null\n@@ -1 +0,0 @@\n-o\n",
+		  "diff --git a/x.c b/x.c\n--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-a\n+b\n"
+		  "diff --git a/new.c b/new.c\nnew file mode 100644\n--- /dev/null\n+++ b/new.c\n@@ -0,0 +1 @@\n+n\n"
+		  "diff --git a/old.c b/old.c\ndeleted file mode 100644\n--- a/old.c\n+++ /dev/null\n@@ -1 +0,0 @@\n-o\n" },
+		/* a removed line that reads like a file header is counted as the hunk's, not taken for one */
+		{ "--- a/x.c\n+++ b/x.c\n@@ -1,3 +1,1 @@\n--- a/y\n-+++ b/y\n x\n-- \n2.43.0\n",
+		  "diff --git a/x.c b/x.c\n--- a/x.c\n+++ b/x.c\n@@ -1,3 +1,1 @@\n--- a/y\n-+++ b/y\n x\n" },
+		/* an empty context line (its space lost in the mail), CRLF, and "\ No newline" */
+		{ "--- a/x.c\r\n+++ b/x.c\r\n@@ -1,2 +1,2 @@\r\n\r\n-a\r\n\\ No newline at end of file\r\n+b\r\n",
+		  "diff --git a/x.c b/x.c\n--- a/x.c\n+++ b/x.c\n@@ -1,2 +1,2 @@\n \n-a\n\\ No newline at end of file\n+b\n" },
+		/* git's own form passes as it is, its extended headers too */
+		{ "diff --git a/x.c b/y.c\nsimilarity index 90%\nrename from x.c\nrename to y.c\nindex 1..2 100644\n"
+		  "--- a/x.c\n+++ b/y.c\n@@ -1 +1 @@\n-a\n+b\n",
+		  "diff --git a/x.c b/y.c\nsimilarity index 90%\nrename from x.c\nrename to y.c\nindex 1..2 100644\n"
+		  "--- a/x.c\n+++ b/y.c\n@@ -1 +1 @@\n-a\n+b\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct il_buf out = IL_BUF_INIT;
+		struct il_strlist files = { 0 };
+
+		assert_true(il_patchdiff_starts(cases[i].in, cases[i].in + strlen(cases[i].in)));
+		assert_int_equal(il_patchdiff_normalize(cases[i].in, strlen(cases[i].in), &out, &files), 0);
+		if (strcmp(il_buf_str(&out), cases[i].want))
+			fail_msg("case %zu:\n%s\nwanted\n%s", i, il_buf_str(&out), cases[i].want);
+		il_buf_release(&out);
+		il_strlist_release(&files);
+	}
+	/* where git mailinfo would not break a mail: prose that mentions diff(1), a "---" separator */
+	assert_false(starts("diff -u shows it\nnothing more\n"));
+	assert_false(starts("---\n drivers/x.c | 2 +-\n"));
+	assert_false(starts("--- a/x.c\n+++ b/x.c\nno hunk\n"));
+	assert_true(starts("Index: k/x.c\n====\n--- k.orig/x.c\t2025\n+++ k/x.c\t2025\n@@ -1 +1 @@\n"));
+	assert_true(starts("diff -Naur k.orig/x.c k/x.c\n--- k.orig/x.c\n+++ k/x.c\n@@ -1 +1 @@\n"));
 }
 
 static void test_repo__import_apply_stable_ids(void **state)
@@ -543,6 +662,8 @@ int main(void)
 		cmocka_unit_test(test_series__thread_with_versions_and_replies),
 		cmocka_unit_test(test_series__quoted_printable_and_rfc2047),
 		cmocka_unit_test(test_series__errors),
+		cmocka_unit_test(test_series__as_posted),
+		cmocka_unit_test(test_series__diff_shapes),
 		cmocka_unit_test(test_repo__import_apply_stable_ids),
 		cmocka_unit_test(test_fetch__public_inbox_layout),
 		cmocka_unit_test(test_fetch__cache_dir_without_home),

@@ -7,6 +7,7 @@
 #include "testutil.h"
 
 #include <gmime/gmime.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "report/reply.h"
@@ -58,6 +59,36 @@ static void test_reply__compose(void **state)
 	g_object_unref(m);
 	g_object_unref(p);
 	g_object_unref(st);
+	/*
+	 * a thread whose ids are not all addr-spec (a Message-ID without '@', as some tools send): GMime would
+	 * drop every id after it from References; the header is written whole, folded between ids
+	 */
+	{
+		static const char *const ids[] = { "root@b.org", "noat", "v1-cover.1764662400.git.someone@long.example.org",
+						   "v2-cover.1764662400.git.someone@long.example.org" };
+		struct il_strlist many = { 0 };
+		const char *h, *e;
+
+		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+			il_strlist_push(&many, ids[i]);
+		o.references = &many;
+		il_buf_reset(&mail);
+		assert_int_equal(il_reply_compose(&c, &o, &mail, &err), 0);
+		assert_non_null(h = strstr(mail.p, "\nReferences: <root@b.org> <noat>"));
+		e = strstr(h, "\n\n");
+		assert_non_null(e);
+		for (size_t i = 2; i < sizeof(ids) / sizeof(ids[0]); i++) {
+			char want[128];
+
+			snprintf(want, sizeof(want), "<%s>", ids[i]);
+			assert_true(strstr(h, want) && strstr(h, want) < e);
+		}
+		assert_true(strstr(h, "<cover@b.org>") && strstr(h, "<cover@b.org>") < e);
+		for (const char *l = h + 1; l < e; l = strchr(l, '\n') + 1)
+			assert_true(strchr(l, '\n') - l <= 78);
+		o.references = &refs;
+		il_strlist_release(&many);
+	}
 	/* a sender that is no mailbox is refused */
 	o.from = "nobody";
 	il_buf_reset(&mail);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/mailbox.h"
 #include "workflow/try.h"
 
 static void one(struct il_series *s, struct il_patch *p, const char *const *files)
@@ -103,6 +104,37 @@ static void test_try__base(void **state)
 	assert_int_not_equal(il_try_base(dir, &s, "v9.9", &b, &err), 0);
 	assert_non_null(strstr(err.msg, "the base v9.9 (from --base)"));
 	assert_non_null(strstr(err.msg, dir));
+	tu_rmtree(dir);
+	free(dir);
+	free(sha);
+}
+
+/*
+ * The sender, checked in full before anything is built: a git user.name with RFC 5322 specials
+ * ("Intel: Jo" reads as a group) is quoted, so the reply composed hours later takes it; an --as
+ * that is no single mailbox, or that carries control bytes, is refused at once.
+ */
+static void test_try__identity(void **state)
+{
+	char *sha, *dir = repo_with_commit(&sha), cmd[1024];
+	struct il_buf who = IL_BUF_INIT;
+	struct il_err err = { 0 };
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "git -C %s config user.name 'Intel: Jo' && git -C %s config user.email jo@example.org",
+		 dir, dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(il_try_identity(dir, NULL, &who, &err), 0);
+	assert_string_equal(il_buf_str(&who), "\"Intel: Jo\" <jo@example.org>");
+	assert_int_equal(il_mailbox_check(il_buf_str(&who), "the sender", &err), 0);
+	il_buf_reset(&who);
+	assert_int_equal(il_try_identity(dir, "Intel: Jo <jo@example.org>", &who, &err), IL_EINVAL);
+	assert_non_null(strstr(err.msg, "--as: expected \"Name <email>\""));
+	assert_int_equal(il_try_identity(dir, "Jo <jo@example.org>\r\nBcc: x@y.org", &who, &err), IL_EINVAL);
+	assert_int_equal(il_try_identity(dir, "<jo@example.org>", &who, &err), IL_EINVAL);
+	assert_int_equal(il_try_identity(dir, "Jo <jo@example.org>", &who, &err), 0);
+	assert_string_equal(il_buf_str(&who), "Jo <jo@example.org>");
+	il_buf_release(&who);
 	tu_rmtree(dir);
 	free(dir);
 	free(sha);
@@ -205,6 +237,10 @@ static void test_try__answer(void **state)
 	assert_string_equal(il_buf_str(&q), "  Makes teo better.");
 	assert_int_equal(s.p[0].references.n, 2);
 	assert_string_equal(s.p[0].references.v[1], "cover@b.org");
+	/* a cover letter without a Message-ID (the parser keeps ""): answered on the last patch, as b4 does */
+	s.cover_message_id[0] = 0;
+	il_try_answer_of(&s, &a);
+	assert_string_equal(a.message_id, "p1@b.org");
 	/* without a cover letter: the last patch */
 	free(s.cover_message_id);
 	s.cover_message_id = NULL;
@@ -219,6 +255,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_try__governors), cmocka_unit_test(test_try__base),
+		cmocka_unit_test(test_try__identity),
 		cmocka_unit_test(test_try__plan),      cmocka_unit_test(test_try__source),
 		cmocka_unit_test(test_try__answer),
 	};
