@@ -28,15 +28,18 @@
 #include "workflow/try.h"
 
 struct try_args {
-	const char *host, *repo, *base, *server, *govs, *wls, *iters, *as, *reply, *out, *build;
+	const char *host, *repo, *base, *server, *govs, *wls, *iters, *as, *reply, *out, *build, *patches;
 	bool whole, dry, quiet, force;
 };
 
 static void print_dry(const struct il_try_src *src, const struct il_series *s, const struct il_try_base *b,
-		      const struct il_try_answer *a, const json_t *plan, bool whole)
+		      const struct il_try_answer *a, const json_t *plan, bool whole, const char *patches)
 {
+	struct il_cpuset sel = { 0 };
+	struct il_err e = { 0 };
 	const json_t *g;
 	size_t i;
+	char all[32];
 
 	if (src->mbox)
 		printf("series: %s (read)\n", src->mbox);
@@ -48,11 +51,15 @@ static void print_dry(const struct il_try_src *src, const struct il_series *s, c
 	printf("base: %s (%s%s%s)\n", b->sha, il_try_base_from_name(b->from), b->from == IL_TRY_BASE_HEAD ? "" : ": ",
 	       b->from == IL_TRY_BASE_HEAD ? "" : b->rev);
 	printf("would build: base (%.12s)", b->sha);
+	snprintf(all, sizeof(all), "1-%zu", s->n);
+	if (il_series_select(patches ? patches : all, s->n, &sel, &e))
+		sel.n = 0; /* il_try_check refused it already */
 	if (whole)
-		printf(", series (base + patches 1-%zu)", s->n);
+		printf(", series (base + patches %s)", patches ? patches : all);
 	else
-		for (i = 0; i < s->n; i++)
-			printf(", patch-%zu (+ '%s')", i + 1, s->p[i].subject);
+		for (i = 0; i < sel.n; i++)
+			printf(", patch-%d (+ '%s')", sel.cpu[i], s->p[sel.cpu[i] - 1].subject);
+	il_cpuset_release(&sel);
 	printf("; base-aa (the base again, from the cache: the A/A pair)\n");
 	printf("governors:");
 	json_array_foreach(json_object_get(plan, "governors"), i, g)
@@ -121,6 +128,7 @@ int cmd_try(int argc, char **argv)
 		IL_OPT_STR(0, "workload", &a.wls, "W[,W]", "these workloads (default: sleeper, periodic, pingpong)"),
 		IL_OPT_STR(0, "iterations", &a.iters, "N|auto", "samples per variant and workload (default 5)"),
 		IL_OPT_BOOL(0, "whole", &a.whole, "the base and the whole series, not one variant per patch"),
+		IL_OPT_STR(0, "patches", &a.patches, "SPEC", "only these patches, as b4 takes them (\"1-2\": a prefix)"),
 		IL_OPT_STR(0, "build", &a.build, "FILE", "the plan's build section, a JSON object (docs/kernels.md; default on a lab host: the lab's)"),
 		IL_OPT_STR(0, "as", &a.as, "\"NAME <EMAIL>\"", "the sender (default: user.name/user.email of --repo)"),
 		IL_OPT_BOOL(0, "force", &a.force, "the Tested-by trailer even where the rules say evidence only (said)"),
@@ -134,7 +142,8 @@ int cmd_try(int argc, char **argv)
 	};
 	static const char *const usage[] = {
 		"idlelab try MSGID|URL|MBOX [--host H] [--repo DIR] [--base REV] [--server URL] [--governor G[,G]]",
-		"            [--workload W[,W]] [--iterations N] [--whole] [--as \"Name <email>\"] [-o reply.eml] [--dry-run]",
+		"            [--workload W[,W]] [--iterations N] [--patches SPEC] [--whole] [--as \"Name <email>\"] [-o reply.eml]",
+		"            [--dry-run]",
 		"  build, boot and measure the base, each cumulative patch and an A/A copy of the base; write the reply",
 		NULL
 	};
@@ -197,10 +206,13 @@ int cmd_try(int argc, char **argv)
 	    il_try_load(&src, paths.cache_dir, a.quiet || a.dry ? NULL : il_cli_progress, NULL, &s, &err) ||
 	    il_try_base(repo, &s, a.base, &b, &err))
 		goto fail;
+	/* every patch on its base in memory, in seconds: what does not apply is said before anything is built */
+	if (il_try_check(repo, b.sha, &s, a.patches, &err))
+		goto fail;
 	{
 		struct il_try_req q = { .name = "try", .repo = repo, .host = a.host, .src = &src, .version = s.version,
 					.governors = &govs, .workloads = &wls, .iterations = (int)iters, .whole = a.whole,
-					.build = build };
+					.build = build, .patches = a.patches };
 
 		if (il_try_plan(&q, &s, b.sha, &plan, &err))
 			goto fail;
@@ -221,7 +233,7 @@ int cmd_try(int argc, char **argv)
 		goto fail;
 	}
 	if (a.dry) {
-		print_dry(&src, &s, &b, &ans, plan, a.whole);
+		print_dry(&src, &s, &b, &ans, plan, a.whole, a.patches);
 		printf("%s\n", txt);
 		goto done;
 	}

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kernel/applycheck.h"
 #include "util/buf.h"
 #include "util/proc.h"
 #include "util/sha256.h"
@@ -234,14 +235,36 @@ done:
 	return r;
 }
 
+/*
+ * One problem of a series into probs: "patch K/N 'S' does not apply on base
+ * SHA12 (RELEASE)[ + 1/N..]: WHY" (kernel/applycheck.h says why).
+ */
+static int apply_problem(git_repository *repo, git_tree *tree, const git_oid *base, const char *release,
+			 const struct il_patch *p, const int *sel, size_t i, struct il_buf *probs)
+{
+	struct il_buf why = IL_BUF_INIT;
+	int r = il_applycheck_explain(repo, tree, p->diff, &why);
+
+	il_buf_printf(probs, "%spatch %d/%d '%s' does not apply on base %.12s%s%s%s", probs->len ? "\n  " : "", p->index,
+		      p->total, p->subject, git_oid_tostr_s(base), *release ? " (" : "", release, *release ? ")" : "");
+	for (size_t k = 0; k < i; k++)
+		il_buf_printf(probs, "%s%d/%d", k ? "," : " + ", sel[k], p->total);
+	il_buf_printf(probs, ": %s", il_buf_str(&why));
+	il_buf_release(&why);
+	return r;
+}
+
 int il_repo_apply_series(git_repository *repo, const git_oid *base, const struct il_series *s, const int *sel,
 			 size_t nsel, git_oid *out, struct il_err *err)
 {
+	struct il_buf probs = IL_BUF_INIT, release = IL_BUF_INIT;
+	git_commit *bc = NULL;
+	git_tree *bt = NULL;
 	git_oid cur;
 	int r = 0;
 
 	git_oid_cpy(&cur, base);
-	for (size_t i = 0; i < nsel; i++) {
+	for (size_t i = 0; !r && i < nsel; i++) {
 		const struct il_patch *p = &s->p[sel[i] - 1];
 		git_commit *parent = NULL;
 		git_tree *tree = NULL, *newtree = NULL;
@@ -256,12 +279,15 @@ int il_repo_apply_series(git_repository *repo, const git_oid *base, const struct
 			r = il_err_set(err, IL_EPARSE, "patch %d/%d '%s': its diff does not parse: %s", p->index, p->total,
 				       p->subject, gerr());
 		} else if (git_apply_to_tree(&index, repo, tree, diff, NULL) < 0) {
-			struct il_buf files = IL_BUF_INIT;
-
-			il_strlist_join(&p->files, &files);
-			r = il_err_set(err, IL_EINVAL, "patch %d/%d '%s' does not apply (files: %s): %s", p->index, p->total,
-				       p->subject, il_buf_str(&files), gerr());
-			il_buf_release(&files);
+			/*
+			 * said with the others, each checked on the tree the patches before it made (one that does not
+			 * apply is left out), so that one try names every problem of the series
+			 */
+			if (!release.len && !bc && git_commit_lookup(&bc, repo, base) >= 0 && git_commit_tree(&bt, bc) >= 0)
+				r = il_applycheck_kernelversion(repo, bt, &release);
+			if (!r && apply_problem(repo, tree, base, il_buf_str(&release), p, sel, i, &probs))
+				r = il_err_oom(err);
+			git_oid_cpy(&out[i], &cur);
 		} else if (git_index_write_tree_to(&tree_oid, index, repo) < 0 || git_tree_lookup(&newtree, repo, &tree_oid) < 0 ||
 			   git_signature_new(&author, p->author_name[0] ? p->author_name : p->author_email,
 					     p->author_email[0] ? p->author_email : "unknown", (git_time_t)p->date,
@@ -281,10 +307,14 @@ int il_repo_apply_series(git_repository *repo, const git_oid *base, const struct
 		git_tree_free(newtree);
 		git_tree_free(tree);
 		git_commit_free(parent);
-		if (r)
-			return r;
 	}
-	return 0;
+	if (!r && probs.len)
+		r = il_err_set(err, IL_EINVAL, "%s", il_buf_str(&probs));
+	git_tree_free(bt);
+	git_commit_free(bc);
+	il_buf_release(&probs);
+	il_buf_release(&release);
+	return r;
 }
 
 int il_repo_checkout_to(git_repository *repo, const git_oid *commit, const char *dir, struct il_err *err)

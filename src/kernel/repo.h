@@ -35,10 +35,13 @@ int il_repo_import_tarball(const char *tarball, const char *cache_dir, char **re
 
 /*
  * Apply patches sel[0..nsel) (1-based indices into s) on top of base, one
- * commit each; out[i] receives the commit after patch sel[i]. A patch that
- * does not apply is an error naming it (number, subject) and libgit2's
- * reason (file, hunk); nothing is left half-applied (commits are only
- * objects until refs are written by the caller).
+ * commit each; out[i] receives the commit after patch sel[i]. Patches that
+ * do not apply are one IL_EINVAL naming each, a line a patch (number,
+ * subject, the base's commit and release, and why: per file libgit2's
+ * reason with the hunk, or that the base already has its change: see
+ * kernel/applycheck.h), every later patch still checked on what the ones
+ * before it made; nothing is left half-applied (commits are only objects
+ * until refs are written by the caller).
  */
 int il_repo_apply_series(git_repository *repo, const git_oid *base, const struct il_series *s, const int *sel,
 			 size_t nsel, git_oid *out, struct il_err *err);

@@ -72,6 +72,18 @@ int il_lab_build_json_of(const char *cache_dir, const char *instance, json_t **o
 		src = realpath(".", NULL);
 	if (!r && !(*out = il_lab_build_json(il_lab_arch_of_instance(instance), src)))
 		r = il_err_oom(err);
+	/* a plan that names a fragment that is not there fails at its build, an hour later: said now */
+	if (!r) {
+		const char *frag = json_string_value(json_array_get(json_object_get(*out, "config_fragments"), 0));
+
+		if (frag && !il_lab_exists(frag)) {
+			r = il_err_set(err, IL_ENOTFOUND, "the lab's kernel configuration %s is not there: lab '%s' was not "
+				       "brought up from an idlelab source tree (idlelab lab up --source DIR) and %s is none; "
+				       "give --build FILE or run from the source tree", frag, instance, src ? src : ".");
+			json_decref(*out);
+			*out = NULL;
+		}
+	}
 	json_decref(st);
 	free(rd), free(sp), free(src);
 	return r;

@@ -256,10 +256,12 @@ int il_try_plan(const struct il_try_req *q, const struct il_series *s, const cha
 		    json_object_set_new(series, "server", json_string(q->src->server));
 	if (r || json_object_set_new(series, "version", json_integer(q->version ? q->version : s->version)))
 		goto oom;
+	r = 0;
 	/* the base, the patches (or the whole series), the base again last: an A/A pair across the run */
 	if (json_array_append_new(ks, json_pack("{s:s,s:s,s:s}", "name", "base", "repo", q->repo, "commit", base_sha)) ||
 	    json_array_append_new(ks, json_pack("{s:s,s:s,s:O,s:b}", "name", q->whole ? "series" : "patch-%d", "base", "base",
 						"series", series, "cumulative", !q->whole)) ||
+	    (q->patches && json_object_set_new(json_array_get(ks, 1), "patches", json_string(q->patches))) ||
 	    json_array_append_new(ks, json_pack("{s:s,s:s,s:s}", "name", "base-aa", "repo", q->repo, "commit", base_sha)))
 		goto oom;
 	if (json_object_set_new(p, "name", json_string(q->name ? q->name : "try")) ||
@@ -278,6 +280,40 @@ fail:
 done:
 	json_decref(p), json_decref(ks), json_decref(gs), json_decref(ws), json_decref(series);
 	il_strlist_release(&auto_govs);
+	return r;
+}
+
+int il_try_check(const char *repo_path, const char *base_sha, const struct il_series *s, const char *patches,
+		 struct il_err *err)
+{
+	git_repository *repo = NULL;
+	struct il_cpuset sel = { 0 };
+	git_oid base, *out = NULL;
+	int *idx = NULL, r;
+	char all[32];
+
+	snprintf(all, sizeof(all), "1-%zu", s->n);
+	if (!s->n)
+		return il_err_set(err, IL_EINVAL, "the series has no patches");
+	if ((r = il_series_select(patches ? patches : all, s->n, &sel, err)))
+		return r;
+	il_git_init();
+	if (!(idx = calloc(sel.n + 1, sizeof(*idx))) || !(out = calloc(sel.n + 1, sizeof(*out)))) {
+		r = il_err_oom(err);
+		goto out;
+	}
+	for (size_t k = 0; k < sel.n; k++)
+		idx[k] = sel.cpu[k];
+	if (git_oid_fromstr(&base, base_sha) < 0)
+		r = il_err_set(err, IL_EINVAL, "the base '%s' is no commit id", base_sha);
+	else if (!(r = il_repo_open(&repo, repo_path, err)))
+		r = il_repo_apply_series(repo, &base, s, idx, sel.n, out, err);
+out:
+	git_repository_free(repo);
+	il_git_shutdown();
+	il_cpuset_release(&sel);
+	free(idx);
+	free(out);
 	return r;
 }
 

@@ -85,6 +85,7 @@ struct il_try_req {
 	const struct il_strlist *workloads; /* NULL or empty: the default table */
 	int iterations;            /* 0: 5 */
 	bool whole;                /* base + the whole series instead of one variant per patch */
+	const char *patches;       /* a prefix or selection ("1-2", b4's habit), or NULL: every patch */
 	const json_t *build;       /* the plan's build section, or NULL */
 };
 
@@ -95,6 +96,16 @@ struct il_try_req {
  */
 int il_try_plan(const struct il_try_req *q, const struct il_series *s, const char *base_sha, json_t **out,
 		struct il_err *err);
+
+/*
+ * The series' patches (patches: a selection as "1-2", NULL: all) applied to
+ * base_sha of repo_path in turn, in memory, before anything is fetched or
+ * built: IL_EINVAL naming each patch that does not apply, its file and hunk,
+ * the base (commit, release) and a change the base already has
+ * (kernel/repo.h); IL_EINVAL for a selection that is not of the series.
+ */
+int il_try_check(const char *repo_path, const char *base_sha, const struct il_series *s, const char *patches,
+		 struct il_err *err);
 
 /* The message a reply answers: the cover letter when there is one with a Message-ID, else the last patch. Borrowed from s. */
 struct il_try_answer {

@@ -56,6 +56,27 @@ out=$("$IDLELAB" try "$T/series.mbox" --repo "$FB_REPO" --host fb --workload lev
 	ok "--dry-run: no build directory, no artifact, no variant ref" ||
 	bad "--dry-run: no build directory, no artifact, no variant ref" "$(ls -R "$T/cache" 2>&1 | head; $G show-ref)"
 
+# the same series as plain diffs (no "diff --git" or "index" line, as many maintainers' tools send
+# it), its 2/2 made not to apply: said in seconds, with the patch, its file and the base, nothing
+# built; --patches 1 (b4's habit) takes the prefix that applies
+sed -e '/^diff --git /d' -e '/^index [0-9a-f]*\.\.[0-9a-f]*/d' "$T/p/0001-"*.patch > "$T/plain.mbox"
+sed -e '/^diff --git /d' -e '/^index [0-9a-f]*\.\.[0-9a-f]*/d' -e 's|^-/\* teo: tick \*/$|-/* teo: tock */|' \
+	"$T/p/0002-"*.patch >> "$T/plain.mbox"
+t0=$(date +%s)
+out=$("$IDLELAB" try "$T/plain.mbox" --repo "$FB_REPO" --host fb --workload level --iterations 3 \
+	--workloads-dir "$FB_WL" --dry-run 2>&1); rc=$?
+[ $rc != 0 ] && printf '%s\n' "$out" | grep -q "patch 2/2 'cpuidle: teo: two' does not apply on base ${base%"${base#????????????}"} + 1/2: drivers/cpuidle/governors/teo.c: " &&
+	! printf '%s\n' "$out" | grep -q "patch 1/2" && [ $(($(date +%s) - t0)) -lt 10 ] &&
+	ok "plain diffs: the patch that does not apply is named with its file and base, in seconds" ||
+	bad "plain diffs: the patch that does not apply is named with its file and base" "exit $rc: $out"
+out=$("$IDLELAB" try "$T/plain.mbox" --repo "$FB_REPO" --host fb --workload level --iterations 3 \
+	--workloads-dir "$FB_WL" --dry-run --patches 1 2>&1); rc=$?
+[ $rc = 0 ] && printf '%s\n' "$out" | grep -q "would build: base .*patch-1 (+ 'cpuidle: teo: one'); base-aa" &&
+	printf '%s\n' "$out" | grep -q '"patches": "1"' &&
+	ok "--patches 1: the prefix that applies is planned" || bad "--patches 1: the prefix that applies is planned" "exit $rc: $out"
+expect "--patches out of the series" 1 "patches: 3 is not in 1-2" \
+	"$IDLELAB" try "$T/plain.mbox" --repo "$FB_REPO" --host fb --workload level --workloads-dir "$FB_WL" --dry-run --patches 1-3
+
 # the run and the reply
 R=$T/run
 out=$("$IDLELAB" try "$T/series.mbox" --repo "$FB_REPO" --host fb --workload level --iterations 3 \

@@ -18,6 +18,7 @@
 #include <zlib.h>
 
 #include "cli/paths.h"
+#include "kernel/applycheck.h"
 #include "kernel/build.h"
 #include "kernel/fetch.h"
 #include "kernel/kplan.h"
@@ -279,6 +280,81 @@ static void test_series__diff_shapes(void **state)
 	assert_false(starts("--- a/x.c\n+++ b/x.c\nno hunk\n"));
 	assert_true(starts("Index: k/x.c\n====\n--- k.orig/x.c\t2025\n+++ k/x.c\t2025\n@@ -1 +1 @@\n"));
 	assert_true(starts("diff -Naur k.orig/x.c k/x.c\n--- k.orig/x.c\n+++ k/x.c\n@@ -1 +1 @@\n"));
+}
+
+/*
+ * A series checked against its base before anything is built: every patch that does not apply is named
+ * (k/N, subject, the base), each later one still checked on what the ones before it made, with why: the
+ * file and libgit2's hunk, a change the base already has (its reverse applies), or added lines that the
+ * base already has in a later form (as a stable tree carries a backport).
+ */
+static void test_repo__apply_check(void **state)
+{
+	static const char later[] =
+		"From x Mon Sep 17 00:00:00 2001\nFrom: A <a@b.org>\nSubject: [PATCH] cpuidle: menu: Start at 0\n"
+		"Message-ID: <l@b.org>\n\nSigned-off-by: A <a@b.org>\n---\n"
+		"--- a/drivers/cpuidle/governors/menu.c\n+++ b/drivers/cpuidle/governors/menu.c\n@@ -6,3 +6,3 @@\n"
+		" {\n-\tint idx = 7;\n+\tint idx = 0;\n an old context line\n";
+	char *dir = tu_tmpdir(), *tgz = make_tarball(dir), *rp = NULL, want[160], cmd[1200];
+	struct il_err err = { 0 };
+	struct il_series v1, v2, l;
+	struct il_buf rel = IL_BUF_INIT;
+	git_repository *repo, *mk;
+	git_oid base, o2[3], o1[3], head;
+	git_commit *c;
+	git_tree *t;
+	int sel[] = { 1, 2, 3 }, one[] = { 1 };
+
+	(void)state;
+	il_git_init();
+	assert_int_equal(il_repo_import_tarball(tgz, dir, &rp, &base, &err), 0);
+	assert_int_equal(il_repo_open(&repo, rp, &err), 0);
+	parse_ok("series/thread.mbox", 2, &v2);
+	parse_ok("series/thread.mbox", 1, &v1);
+	assert_int_equal(il_repo_apply_series(repo, &base, &v2, sel, 3, o2, &err), 0);
+	/* v2's 1/3 again on top of itself: its change is there */
+	assert_int_equal(il_repo_apply_series(repo, &o2[0], &v2, one, 1, o1, &err), IL_EINVAL);
+	snprintf(want, sizeof(want), "patch 1/3 'cpuidle: menu: Use a longer step' does not apply on base %.12s: ",
+		 git_oid_tostr_s(&o2[0]));
+	if (!strstr(err.msg, want) || !strstr(err.msg, "its change is already in the base (its reverse applies)"))
+		fail_msg("%s", err.msg);
+	/* v1 on v2: 1/3 and 2/3 conflict (their files named), 3/3 is v2's own 3/3 (already there); all three said */
+	assert_int_equal(il_repo_apply_series(repo, &o2[2], &v1, sel, 3, o1, &err), IL_EINVAL);
+	assert_non_null(strstr(err.msg, "patch 1/3 'cpuidle: menu: Use a longer step' does not apply"));
+	assert_non_null(strstr(err.msg, ": drivers/cpuidle/governors/menu.c: "));
+	assert_non_null(strstr(err.msg, "\n  patch 2/3 'cpuidle: teo: Annotate the start index' does not apply"));
+	assert_non_null(strstr(err.msg, ": drivers/cpuidle/governors/teo.c: "));
+	assert_non_null(strstr(err.msg, "\n  patch 3/3 'cpuidle: ladder: Promote on equal prediction' does not apply"));
+	assert_non_null(strstr(strstr(err.msg, "patch 3/3"), "already in the base (its reverse applies)"));
+	/* a change whose context is gone but whose added line is there: a later form */
+	assert_int_equal(il_series_parse(later, strlen(later), 0, "later", &l, &err), 0);
+	assert_int_equal(il_repo_apply_series(repo, &base, &l, one, 1, o1, &err), IL_EINVAL);
+	if (!strstr(err.msg, "the lines it adds are already in the base (a later form of it?)"))
+		fail_msg("%s", err.msg);
+	il_series_release(&l);
+	il_series_release(&v1);
+	il_series_release(&v2);
+	git_repository_free(repo);
+	/* the base's release as make kernelversion prints it, from the tree's Makefile */
+	snprintf(cmd, sizeof(cmd), "cd %s && mkdir mk && cd mk && git -c init.defaultBranch=main init -q && "
+		 "printf '# SPDX\\nVERSION = 6\\nPATCHLEVEL = 12\\nSUBLEVEL = 118\\nEXTRAVERSION =\\nNAME = Baby Opossum Posse\\n' "
+		 "> Makefile && git add Makefile && git -c user.name=T -c user.email=t@e.org commit -q -m mk", dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/mk", dir);
+	assert_int_equal(il_repo_open(&mk, cmd, &err), 0);
+	assert_int_equal(il_repo_resolve(mk, "HEAD", &head, &err), 0);
+	assert_int_equal(git_commit_lookup(&c, mk, &head), 0);
+	assert_int_equal(git_commit_tree(&t, c), 0);
+	assert_int_equal(il_applycheck_kernelversion(mk, t, &rel), 0);
+	assert_string_equal(il_buf_str(&rel), "6.12.118");
+	git_tree_free(t);
+	git_commit_free(c);
+	git_repository_free(mk);
+	il_buf_release(&rel);
+	il_git_shutdown();
+	free(rp), free(tgz);
+	tu_rmtree(dir);
+	free(dir);
 }
 
 static void test_repo__import_apply_stable_ids(void **state)
@@ -665,6 +741,7 @@ int main(void)
 		cmocka_unit_test(test_series__as_posted),
 		cmocka_unit_test(test_series__diff_shapes),
 		cmocka_unit_test(test_repo__import_apply_stable_ids),
+		cmocka_unit_test(test_repo__apply_check),
 		cmocka_unit_test(test_fetch__public_inbox_layout),
 		cmocka_unit_test(test_fetch__cache_dir_without_home),
 		cmocka_unit_test(test_build__variants_cached_incremental),
