@@ -100,7 +100,7 @@ static int reply(const char *run_dir, const struct il_series *s, const char *fro
 	if (il_try_first_line(a.body, &quote))
 		return il_err_oom(err);
 	if (!(r = il_dataset_add_run(&ds, run_dir, NULL, err)) && !(r = il_compare(&c, &ds, &co, err))) {
-		struct il_reply_opts o = { .from = from, .to = a.author_email, .subject = a.subject,
+		struct il_reply_opts o = { .from = from, .to = a.author_email, .cc = a.recipients, .subject = a.subject,
 					   .in_reply_to = a.message_id, .references = a.references,
 					   .quote = il_buf_str(&quote), .date = (int64_t)time(NULL), .force = force };
 

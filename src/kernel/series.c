@@ -26,12 +26,14 @@ void il_series_release(struct il_series *s)
 		il_strlist_release(&p->trailers);
 		free(p->sent_subject);
 		il_strlist_release(&p->references);
+		il_strlist_release(&p->recipients);
 	}
 	free(s->p);
 	free(s->cover_subject);
 	free(s->cover_message_id), free(s->cover_sent_subject), free(s->cover_body), free(s->base_commit);
 	free(s->cover_author_email);
 	il_strlist_release(&s->cover_references);
+	il_strlist_release(&s->cover_recipients);
 	il_strlist_release(&s->versions);
 	memset(s, 0, sizeof(*s));
 }
@@ -39,6 +41,7 @@ void il_series_release(struct il_series *s)
 /* One message as GMime gives it, before we know if it is a patch. */
 struct msg {
 	char *subject, *name, *email, *msgid, *in_reply_to, *body, *references;
+	struct il_strlist rcpt;  /* To and Cc, one mailbox each, as GMime formats them */
 	int64_t date;
 	int tz;
 };
@@ -47,6 +50,7 @@ static void msg_free(struct msg *m)
 {
 	free(m->subject), free(m->name), free(m->email), free(m->msgid), free(m->in_reply_to), free(m->body);
 	free(m->references);
+	il_strlist_release(&m->rcpt);
 }
 
 /* A part that is a patch whatever its type says: an attachment named *.patch or *.diff (Outlook sends them as octets). */
@@ -137,6 +141,22 @@ static void read_msg(GMimeMessage *gm, struct msg *m)
 	}
 	if (refs)
 		m->references = strdup(refs);
+	/* To and Cc, for the reply-all that b4 and every maintainer's client make */
+	for (int k = 0; k < 2; k++) {
+		InternetAddressList *l = g_mime_message_get_addresses(gm, k ? GMIME_ADDRESS_TYPE_CC : GMIME_ADDRESS_TYPE_TO);
+
+		for (int i = 0; l && i < internet_address_list_length(l); i++) {
+			InternetAddress *ia = internet_address_list_get_address(l, i);
+			char *t;
+
+			if (!INTERNET_ADDRESS_IS_MAILBOX(ia) || !(t = internet_address_to_string(ia, NULL, FALSE)))
+				continue;
+			il_str_sanitize(t, false);
+			if (!il_strlist_has(&m->rcpt, t))
+				il_strlist_push(&m->rcpt, t);
+			g_free(t);
+		}
+	}
 	collect_text(g_mime_message_get_mime_part(gm), &body);
 	m->body = il_buf_detach(&body);
 	if (!m->body)
@@ -294,6 +314,15 @@ static int split_body(struct il_patch *p, const char *subject, const char *body)
 	return !r && p->message && p->diff ? 0 : IL_ENOMEM;
 }
 
+/* dst gets each string of src (dst empty or not); IL_ENOMEM. */
+static int list_copy(struct il_strlist *dst, const struct il_strlist *src)
+{
+	for (size_t i = 0; i < src->n; i++)
+		if (il_strlist_push(dst, src->v[i]))
+			return IL_ENOMEM;
+	return 0;
+}
+
 static int cmp_patch(const void *a, const void *b)
 {
 	const struct il_patch *x = a, *y = b;
@@ -441,8 +470,10 @@ int il_series_parse(const char *mbox, size_t len, int want_version, const char *
 			out->cover_sent_subject = il_str_sanitize(strdup(msgs[i].subject), false);
 			out->cover_body = strdup(msgs[i].body);
 			out->cover_author_email = il_str_sanitize(strdup(msgs[i].email), false);
+			il_strlist_release(&out->cover_recipients);
 			if (!out->cover_author_email || !out->cover_subject || !out->cover_message_id || !out->cover_sent_subject || !out->cover_body ||
-			    push_refs(&out->cover_references, msgs[i].references)) {
+			    push_refs(&out->cover_references, msgs[i].references) ||
+			    list_copy(&out->cover_recipients, &msgs[i].rcpt)) {
 				r = il_err_oom(err);
 				goto out;
 			}
@@ -463,7 +494,8 @@ int il_series_parse(const char *mbox, size_t len, int want_version, const char *
 		p->author_email = il_str_sanitize(strdup(msgs[i].email), false);
 		p->message_id = il_str_sanitize(strdup(msgs[i].msgid), false);
 		p->sent_subject = il_str_sanitize(strdup(msgs[i].subject), false);
-		if (!p->sent_subject || push_refs(&p->references, msgs[i].references)) {
+		if (!p->sent_subject || push_refs(&p->references, msgs[i].references) ||
+		    list_copy(&p->recipients, &msgs[i].rcpt)) {
 			r = il_err_oom(err);
 			goto out;
 		}

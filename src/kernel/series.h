@@ -26,6 +26,7 @@ struct il_patch {
 	struct il_strlist trailers; /* "Reviewed-by: A <a@b>", in the patch and from replies */
 	char *sent_subject;         /* the Subject as sent ("[PATCH v2 3/4] foo"), sanitized */
 	struct il_strlist references; /* its References, oldest (the thread's root) first, without <> */
+	struct il_strlist recipients; /* its To and Cc as sent ("Name <a@b>" or "a@b"), sanitized: what a reply-all Ccs */
 };
 
 struct il_series {
@@ -36,6 +37,7 @@ struct il_series {
 	/* the cover letter as sent (all NULL/empty when there is none): what a reply answers */
 	char *cover_message_id, *cover_sent_subject, *cover_body, *cover_author_email;
 	struct il_strlist cover_references; /* oldest (the thread's root) first, without <> */
+	struct il_strlist cover_recipients; /* its To and Cc, as a patch's recipients */
 	char *base_commit;          /* "base-commit: SHA" (git format-patch --base) of this version, or NULL */
 	size_t messages, replies;   /* what the mbox held */
 	struct il_strlist versions; /* versions seen, e.g. "1 2" */

@@ -27,6 +27,32 @@ static InternetAddressList *one_address(const char *s)
 	return NULL;
 }
 
+/* Whether address a is b's (addresses compare without case: their domains do, and lists' local parts in practice). */
+static bool same_addr(const char *a, const char *b)
+{
+	const char *lt = b ? strchr(b, '<') : NULL;
+
+	if (!a || !b)
+		return false;
+	if (lt) {
+		const char *gt = strchr(lt, '>');
+
+		return gt && (size_t)(gt - lt - 1) == strlen(a) && !strncasecmp(lt + 1, a, strlen(a));
+	}
+	return !strcasecmp(a, b);
+}
+
+static bool in_list(InternetAddressList *l, const char *a)
+{
+	for (int i = 0; l && i < internet_address_list_length(l); i++) {
+		InternetAddress *ia = internet_address_list_get_address(l, i);
+
+		if (INTERNET_ADDRESS_IS_MAILBOX(ia) && same_addr(a, internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(ia))))
+			return true;
+	}
+	return false;
+}
+
 /*
  * The message raw into out with a References header of our own, folded
  * between ids: GMime parses the value it is given and drops every id after
@@ -114,6 +140,19 @@ int il_reply_compose(const struct il_cmp *c, const struct il_reply_opts *o, stru
 	internet_address_list_add(g_mime_message_get_from(msg), internet_address_list_get_address(from, 0));
 	if (o->to && *o->to && (to = one_address(o->to)))
 		internet_address_list_add(g_mime_message_get_to(msg), internet_address_list_get_address(to, 0));
+	/* reply-all, as b4 and a maintainer's client do: the message's To and Cc (the list) in Cc, less the author and us */
+	for (size_t i = 0; o->cc && i < o->cc->n; i++) {
+		InternetAddressList *one = one_address(o->cc->v[i]);
+		const char *a = one ? internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(
+						internet_address_list_get_address(one, 0))) : NULL;
+
+		if (a && !same_addr(a, o->to) && !same_addr(a, internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(
+								      internet_address_list_get_address(from, 0)))) &&
+		    !in_list(g_mime_message_get_cc(msg), a))
+			internet_address_list_add(g_mime_message_get_cc(msg), internet_address_list_get_address(one, 0));
+		if (one)
+			g_object_unref(one);
+	}
 	g_mime_message_set_subject(msg, il_buf_str(&subj), "utf-8");
 	date = g_date_time_new_from_unix_utc(o->date);
 	g_mime_message_set_date(msg, date);

@@ -17,6 +17,7 @@
 struct il_reply_opts {
 	const char *from;              /* "Name <email>": the sender, and the Tested-by's identity */
 	const char *to;                /* the answered message's author's address, or NULL/"" */
+	const struct il_strlist *cc;   /* the answered message's To and Cc (reply-all: the list), or NULL */
 	const char *subject;           /* the answered message's Subject as sent */
 	const char *in_reply_to;       /* its Message-ID, without <> */
 	const struct il_strlist *references; /* its References (root first, without <>), or NULL */

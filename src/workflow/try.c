@@ -329,6 +329,7 @@ void il_try_answer_of(const struct il_series *s, struct il_try_answer *out)
 		out->author_email = s->cover_author_email;
 		out->body = s->cover_body;
 		out->references = &s->cover_references;
+		out->recipients = &s->cover_recipients;
 	} else if (last) {
 		out->message_id = last->message_id;
 		out->subject = last->sent_subject;
@@ -336,6 +337,7 @@ void il_try_answer_of(const struct il_series *s, struct il_try_answer *out)
 		/* the commit message without its subject line: "subject\n\nbody" */
 		out->body = strstr(last->message, "\n\n") ? strstr(last->message, "\n\n") + 2 : last->message;
 		out->references = &last->references;
+		out->recipients = &last->recipients;
 	}
 }
 

@@ -112,6 +112,7 @@ struct il_try_answer {
 	const char *message_id, *subject, *author_email; /* author_email: "" when unknown */
 	const char *body;         /* the text the quoted line comes from */
 	const struct il_strlist *references;
+	const struct il_strlist *recipients; /* its To and Cc: the reply's Cc (reply-all) */
 };
 void il_try_answer_of(const struct il_series *s, struct il_try_answer *out);
 

@@ -38,7 +38,7 @@ echo "/* teo: tick, two */" > "$FB_REPO/drivers/cpuidle/governors/teo.c"
 $G commit -q -am "cpuidle: teo: two"
 mkdir -p "$T/p"
 $G format-patch -q --cover-letter --base="$base" --thread --in-reply-to="<rfc-root@example.org>" \
-	-o "$T/p" "$base..series"
+	--to=linux-pm@vger.kernel.org --cc="Re Viewer <rev@example.org>" -o "$T/p" "$base..series"
 $G checkout -q main
 sed -i 's/\*\*\* SUBJECT HERE \*\*\*/teo: two small things/; s/\*\*\* BLURB HERE \*\*\*/This makes teo tick less often./' "$T/p/0000-"*.patch
 cat "$T/p"/*.patch > "$T/series.mbox"
@@ -108,6 +108,8 @@ checks = [
     ("References", m["References"].split() == ["<rfc-root@example.org>", "<%s>" % cover]),
     ("Subject", m["Subject"] == "Re: [PATCH 0/2] teo: two small things"),
     ("From", m["From"].addresses[0].addr_spec == "tester@example.org"),
+    ("To", [a.addr_spec for a in m["To"].addresses] == ["tester@example.org"]),
+    ("Cc: reply-all", m["Cc"] is not None and [a.addr_spec for a in m["Cc"].addresses] == ["linux-pm@vger.kernel.org", "rev@example.org"]),
     ("Message-ID", m["Message-ID"].startswith("<idlelab-try.")),
     ("Date", m["Date"] is not None),
     ("quote", "> This makes teo tick less often." in body),
@@ -116,7 +118,7 @@ checks = [
     ("no trailer on a lab-less fake? (command host: due)", body.rstrip().endswith("Tested-by: Tester <tester@example.org>")),
 ]
 bad = [n for n, c in checks if not c]
-print("bad:", bad, m["In-Reply-To"], m["References"], m["Subject"]) if bad else print("all good")
+print("bad:", bad, m["In-Reply-To"], m["References"], m["Subject"], m["To"], m["Cc"]) if bad else print("all good")
 PY
 grep -q "all good" "$T/check.txt" &&
 	ok "reply.eml: In-Reply-To the cover, References root first, Re: subject, the quote, the tested-by block and trailer" ||

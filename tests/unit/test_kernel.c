@@ -218,6 +218,9 @@ static void test_series__as_posted(void **state)
 		if (i == 0)
 			assert_string_equal(s.cover_message_id, ""); /* the cover letter had none */
 		if (i == 2) {
+			/* To and Cc kept for the reply-all */
+			assert_int_equal(s.p[0].recipients.n, 1);
+			assert_string_equal(s.p[0].recipients.v[0], "linux-pm@vger.kernel.org");
 			/* the gateway's reply ("RE: [EXTERNAL] [PATCH ...]") is a reply: its trailer joins patch 1 */
 			assert_int_equal(s.replies, 1);
 			assert_true(il_strlist_has(&s.p[0].trailers, "Reviewed-by: Rev Iewer <rev@example.org>"));

@@ -89,6 +89,33 @@ static void test_reply__compose(void **state)
 		o.references = &refs;
 		il_strlist_release(&many);
 	}
+	/* reply-all: the answered message's To and Cc in Cc, once each, less its author (To) and the sender */
+	{
+		struct il_strlist cc = { 0 };
+
+		il_strlist_push(&cc, "linux-pm@vger.kernel.org");
+		il_strlist_push(&cc, "Au Thor <A@b.org>");
+		il_strlist_push(&cc, "Tess Ter <tess@example.org>");
+		il_strlist_push(&cc, "Linux PM <linux-pm@vger.kernel.org>");
+		il_strlist_push(&cc, "\"Intel: Jo\" <jo@example.org>");
+		o.cc = &cc;
+		il_buf_reset(&mail);
+		assert_int_equal(il_reply_compose(&c, &o, &mail, &err), 0);
+		st = g_mime_stream_mem_new_with_buffer(mail.p, mail.len);
+		p = g_mime_parser_new_with_stream(st);
+		assert_non_null(m = g_mime_parser_construct_message(p, NULL));
+		text = internet_address_list_to_string(g_mime_message_get_cc(m), NULL, FALSE);
+		assert_string_equal(text, "linux-pm@vger.kernel.org, \"Intel: Jo\" <jo@example.org>");
+		g_free(text);
+		text = internet_address_list_to_string(g_mime_message_get_to(m), NULL, FALSE);
+		assert_string_equal(text, "a@b.org");
+		g_free(text);
+		g_object_unref(m);
+		g_object_unref(p);
+		g_object_unref(st);
+		o.cc = NULL;
+		il_strlist_release(&cc);
+	}
 	/* a sender that is no mailbox is refused */
 	o.from = "nobody";
 	il_buf_reset(&mail);
