@@ -85,30 +85,33 @@ static int judge(void *ctx, const char *run_dir, struct il_buf *why, struct il_e
 	return il_compare_run_decided(run_dir, why, err);
 }
 
-/* The run's comparison and the reply, written to path. */
+/* The run's comparisons (each governor against itself on the base) and the reply, written to path. */
 static int reply(const char *run_dir, const struct il_series *s, const char *from, bool force, const char *path,
 		 struct il_err *err)
 {
-	struct il_dataset ds = { 0 };
-	struct il_cmp_opts co = IL_CMP_OPTS_INIT;
-	struct il_cmp c = { 0 };
+	struct il_try_compare tc;
 	struct il_try_answer a;
 	struct il_buf quote = IL_BUF_INIT, mail = IL_BUF_INIT;
+	struct il_reply_part *parts = NULL;
 	int r;
 
 	il_try_answer_of(s, &a);
 	if (il_try_first_line(a.body, &quote))
 		return il_err_oom(err);
-	if (!(r = il_dataset_add_run(&ds, run_dir, NULL, err)) && !(r = il_compare(&c, &ds, &co, err))) {
+	if (!(r = il_try_compare(run_dir, &tc, err))) {
 		struct il_reply_opts o = { .from = from, .to = a.author_email, .cc = a.recipients, .subject = a.subject,
 					   .in_reply_to = a.message_id, .references = a.references,
 					   .quote = il_buf_str(&quote), .date = (int64_t)time(NULL), .force = force };
 
-		if (!(r = il_reply_compose(&c, &o, &mail, err)))
+		if (!(parts = calloc(tc.n, sizeof(*parts))))
+			r = il_err_oom(err);
+		for (size_t i = 0; parts && i < tc.n; i++)
+			parts[i] = (struct il_reply_part){ tc.title[i], &tc.cmp[i] };
+		if (!r && !(r = il_reply_compose(parts, tc.n, &o, &mail, err)))
 			r = il_write_file_atomic(path, mail.p, mail.len, err);
-		il_compare_release(&c);
+		free(parts);
+		il_try_compare_release(&tc);
 	}
-	il_dataset_release(&ds);
 	il_buf_release(&quote);
 	il_buf_release(&mail);
 	return r;

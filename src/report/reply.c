@@ -89,9 +89,29 @@ static int add_with_references(struct il_buf *out, const char *raw, const struct
 	return il_buf_error(out) == IL_ENOMEM ? IL_ENOMEM : 0;
 }
 
-int il_reply_compose(const struct il_cmp *c, const struct il_reply_opts *o, struct il_buf *out, struct il_err *err)
+/*
+ * The evidence: one Tested-by block, or one a part (a governor against
+ * itself on the base), each under its title; the rules and the platform in
+ * the first, the trailer once, at the end of the last.
+ */
+static int blocks(const struct il_reply_part *parts, size_t n, const struct il_reply_opts *o, struct il_buf *b,
+		  struct il_err *err)
 {
-	struct il_tb_opts tb = { .as = o->from, .force = o->force };
+	int r = 0;
+
+	for (size_t i = 0; !r && i < n; i++) {
+		struct il_tb_opts tb = { .as = o->from, .force = o->force, .no_header = i > 0, .no_trailer = i + 1 < n };
+
+		if (parts[i].title)
+			il_buf_printf(b, "%s%s\n\n", i ? "\n" : "", parts[i].title);
+		r = il_report_tested_by(parts[i].c, &tb, b, err);
+	}
+	return r;
+}
+
+int il_reply_compose(const struct il_reply_part *parts, size_t nparts, const struct il_reply_opts *o, struct il_buf *out,
+		     struct il_err *err)
+{
 	struct il_buf block = IL_BUF_INIT, text = IL_BUF_INIT, subj = IL_BUF_INIT, refs = IL_BUF_INIT, mid = IL_BUF_INIT;
 	InternetAddressList *from = NULL, *to = NULL;
 	GMimeMessage *msg = NULL;
@@ -106,7 +126,7 @@ int il_reply_compose(const struct il_cmp *c, const struct il_reply_opts *o, stru
 		return r;
 	if (!(from = one_address(o->from)))
 		return il_err_set(err, IL_EINVAL, "the sender: expected \"Name <email>\", got '%s'", o->from);
-	if ((r = il_report_tested_by(c, &tb, &block, err))) {
+	if ((r = blocks(parts, nparts, o, &block, err))) {
 		g_object_unref(from);
 		return r;
 	}

@@ -27,7 +27,18 @@ struct il_reply_opts {
 	bool force;                    /* as tested-by --force */
 };
 
-/* Append the whole message (headers and body, LF line ends) to out. */
-int il_reply_compose(const struct il_cmp *c, const struct il_reply_opts *o, struct il_buf *out, struct il_err *err);
+/* One part of the evidence: a comparison, and the line that says what it compares (NULL: none). */
+struct il_reply_part {
+	const char *title;             /* "menu: each kernel against menu on the base (patch 1/2: menu@patch-1)" */
+	const struct il_cmp *c;
+};
+
+/*
+ * Append the whole message (headers and body, LF line ends) to out; its
+ * evidence the Tested-by block of each part in turn (report/testedby.c), the
+ * rules and platform once, the trailer once at the end.
+ */
+int il_reply_compose(const struct il_reply_part *parts, size_t nparts, const struct il_reply_opts *o, struct il_buf *out,
+		     struct il_err *err);
 
 #endif

@@ -29,6 +29,8 @@ struct il_tb_opts {
 	const char *as;   /* "Name <email>", or NULL for user.name/user.email from git config */
 	bool force;       /* the trailer even where the rules say evidence only (the output says so and why) */
 	bool full;        /* everything: the whole text report and command line, not the <= 60-line block */
+	bool no_header;   /* without the rules and the platform (a later part of a reply that has said them) */
+	bool no_trailer;  /* without the Tested-by line (an earlier part of a reply: the trailer goes once, last) */
 };
 
 /*

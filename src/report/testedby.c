@@ -374,7 +374,7 @@ int il_report_tested_by(const struct il_cmp *c, const struct il_tb_opts *o, stru
 		il_strlist_release(&why);
 		return il_err_oom(err);
 	}
-	trailer = !why.n || o->force;
+	trailer = (!why.n || o->force) && !o->no_trailer;
 	if (trailer && (r = identity(o->as, &who, err))) {
 		il_strlist_release(&why);
 		return r;
@@ -392,8 +392,10 @@ int il_report_tested_by(const struct il_cmp *c, const struct il_tb_opts *o, stru
 		il_buf_adds(&head, "\n\n");
 	}
 	il_buf_carry(&head, &s);
-	rules_block(&why, o->force, &head);
-	what_and_where(c, o->full, &head);
+	if (!o->no_header) {
+		rules_block(&why, o->force, &head);
+		what_and_where(c, o->full, &head);
+	}
 	il_buf_reset(&s);
 	il_buf_adds(&s, "Verdict: ");
 	il_compare_sentence(c, &s);

@@ -306,7 +306,7 @@ static int add_idle(struct il_dataset *ds, int var, const char *group, const jso
  * built kernels of the same commit (idlelab try's base and its A/A copy
  * base-aa: the same build, booted again).
  */
-static bool same_kernel(const json_t *run_start, const json_t *a, const json_t *b)
+bool il_dataset_same_kernel(const json_t *run_start, const json_t *a, const json_t *b)
 {
 	const json_t *e, *ca = NULL, *cb = NULL;
 	size_t i;
@@ -375,7 +375,7 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 					continue;
 				if (json_equal(json_object_get(e, "governor"), json_object_get(rv, "governor")) &&
 				    json_equal(json_object_get(e, "disable"), json_object_get(rv, "disable")) &&
-				    same_kernel(rec, json_object_get(e, "kernel"), json_object_get(rv, "kernel"))) {
+				    il_dataset_same_kernel(rec, json_object_get(e, "kernel"), json_object_get(rv, "kernel"))) {
 					snprintf(label, sizeof(label), "%s%s", c->prefix,
 						 json_string_value(json_object_get(e, "label")));
 					ds->aa = strdup(label);

@@ -104,6 +104,13 @@ bool il_dataset_metric_selected(const char *key, const char *metric, const struc
  */
 int il_dataset_pick(struct il_dataset *out, const struct il_dataset *src, const char *label, const char *as);
 
+/*
+ * Whether two run-start variants' kernels (their "kernel" values) are one
+ * kernel: the same name, or two built kernels of the same commit (idlelab
+ * try's base and its A/A copy base-aa: the same build, booted again).
+ */
+bool il_dataset_same_kernel(const json_t *run_start, const json_t *a, const json_t *b);
+
 /* Index of a variant label, or -1. */
 int il_dataset_var(const struct il_dataset *ds, const char *label);
 

@@ -317,6 +317,70 @@ out:
 	return r;
 }
 
+/* "menu: menu@patch-1, menu@base-aa (A/A) against menu@base": what one governor's part compares. */
+static char *part_title(const struct il_dataset_part *g)
+{
+	struct il_buf b = IL_BUF_INIT;
+	bool first = true;
+
+	il_buf_printf(&b, "%s, each kernel against %s on the base:", g->governor, g->governor);
+	for (size_t v = 0; v < g->ds.nvar; v++) {
+		if (!strcmp(g->ds.var[v], g->ds.reference))
+			continue;
+		il_buf_printf(&b, "%s %s%s", first ? "" : ",", g->ds.var[v],
+			      g->ds.aa && !strcmp(g->ds.var[v], g->ds.aa) ? " (A/A)" : "");
+		first = false;
+	}
+	il_buf_printf(&b, " against %s", g->ds.reference);
+	return il_buf_detach(&b);
+}
+
+int il_try_compare(const char *run_dir, struct il_try_compare *out, struct il_err *err)
+{
+	struct il_cmp_opts co = IL_CMP_OPTS_INIT;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if ((r = il_dataset_add_run(&out->ds, run_dir, NULL, err)) ||
+	    (r = il_dataset_by_governor(&out->ds, &out->gov, &out->ngov, err)))
+		goto fail;
+	out->n = out->ngov ? out->ngov : 1;
+	out->cmp = calloc(out->n, sizeof(*out->cmp));
+	out->title = calloc(out->n, sizeof(*out->title));
+	if (!out->cmp || !out->title) {
+		r = il_err_oom(err);
+		goto fail;
+	}
+	for (size_t i = 0; i < out->n; i++) {
+		if ((r = il_compare(&out->cmp[i], out->ngov ? &out->gov[i].ds : &out->ds, &co, err))) {
+			out->n = i; /* the ones made are released */
+			goto fail;
+		}
+		if (out->ngov && !(out->title[i] = part_title(&out->gov[i]))) {
+			out->n = i + 1;
+			r = il_err_oom(err);
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	il_try_compare_release(out);
+	return r;
+}
+
+void il_try_compare_release(struct il_try_compare *t)
+{
+	for (size_t i = 0; t->cmp && i < t->n; i++)
+		il_compare_release(&t->cmp[i]);
+	for (size_t i = 0; t->title && i < t->n; i++)
+		free(t->title[i]);
+	free(t->cmp);
+	free(t->title);
+	il_dataset_parts_release(t->gov, t->ngov);
+	il_dataset_release(&t->ds);
+	memset(t, 0, sizeof(*t));
+}
+
 void il_try_answer_of(const struct il_series *s, struct il_try_answer *out)
 {
 	const struct il_patch *last = s->n ? &s->p[s->n - 1] : NULL;

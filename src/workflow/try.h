@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <jansson.h>
 #include "kernel/series.h"
+#include "stats/compare.h"
+#include "stats/datasplit.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/progress.h"
@@ -106,6 +108,22 @@ int il_try_plan(const struct il_try_req *q, const struct il_series *s, const cha
  */
 int il_try_check(const char *repo_path, const char *base_sha, const struct il_series *s, const char *patches,
 		 struct il_err *err);
+
+/*
+ * A try run compared as its question asks: each governor's kernels against
+ * that governor on the base (stats/datasplit.h), its A/A copy beside, never
+ * one governor against another; a run of one governor whole. parts[i].title
+ * says what each compares. il_try_compare_release frees.
+ */
+struct il_try_compare {
+	struct il_dataset ds;              /* the run */
+	struct il_dataset_part *gov;       /* per governor (ngov), or NULL */
+	size_t ngov, n;
+	struct il_cmp *cmp;                /* [n]: one per governor, or the run's one */
+	char **title;                      /* [n]: NULL for the run's one */
+};
+int il_try_compare(const char *run_dir, struct il_try_compare *out, struct il_err *err);
+void il_try_compare_release(struct il_try_compare *t);
 
 /* The message a reply answers: the cover letter when there is one with a Message-ID, else the last patch. Borrowed from s. */
 struct il_try_answer {

@@ -34,7 +34,7 @@ static void test_reply__compose(void **state)
 	il_strlist_push(&refs, "root@b.org");
 	assert_int_equal(il_dataset_add_run(&ds, tu_srcpath("tests/fixtures/journal/patched"), NULL, &err), 0);
 	assert_int_equal(il_compare(&c, &ds, &co, &err), 0);
-	assert_int_equal(il_reply_compose(&c, &o, &mail, &err), 0);
+	assert_int_equal(il_reply_compose(&(struct il_reply_part){ NULL, &c }, 1, &o, &mail, &err), 0);
 	assert_int_equal(il_report_tested_by(&c, &tb, &block, &err), 0);
 	st = g_mime_stream_mem_new_with_buffer(mail.p, mail.len);
 	p = g_mime_parser_new_with_stream(st);
@@ -73,7 +73,7 @@ static void test_reply__compose(void **state)
 			il_strlist_push(&many, ids[i]);
 		o.references = &many;
 		il_buf_reset(&mail);
-		assert_int_equal(il_reply_compose(&c, &o, &mail, &err), 0);
+		assert_int_equal(il_reply_compose(&(struct il_reply_part){ NULL, &c }, 1, &o, &mail, &err), 0);
 		assert_non_null(h = strstr(mail.p, "\nReferences: <root@b.org> <noat>"));
 		e = strstr(h, "\n\n");
 		assert_non_null(e);
@@ -100,7 +100,7 @@ static void test_reply__compose(void **state)
 		il_strlist_push(&cc, "\"Intel: Jo\" <jo@example.org>");
 		o.cc = &cc;
 		il_buf_reset(&mail);
-		assert_int_equal(il_reply_compose(&c, &o, &mail, &err), 0);
+		assert_int_equal(il_reply_compose(&(struct il_reply_part){ NULL, &c }, 1, &o, &mail, &err), 0);
 		st = g_mime_stream_mem_new_with_buffer(mail.p, mail.len);
 		p = g_mime_parser_new_with_stream(st);
 		assert_non_null(m = g_mime_parser_construct_message(p, NULL));
@@ -119,7 +119,7 @@ static void test_reply__compose(void **state)
 	/* a sender that is no mailbox is refused */
 	o.from = "nobody";
 	il_buf_reset(&mail);
-	assert_int_not_equal(il_reply_compose(&c, &o, &mail, &err), 0);
+	assert_int_not_equal(il_reply_compose(&(struct il_reply_part){ NULL, &c }, 1, &o, &mail, &err), 0);
 	assert_non_null(strstr(err.msg, "'nobody'"));
 	il_compare_release(&c);
 	il_dataset_release(&ds);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/reply.h"
 #include "util/mailbox.h"
 #include "workflow/try.h"
 
@@ -140,6 +141,60 @@ static void test_try__identity(void **state)
 	free(sha);
 }
 
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/*
+ * A try run of two governors (tests/fixtures/journal/trygov: menu and teo on base, patch-1 and
+ * base-aa): each governor's kernels against that governor on the base, never across governors; the
+ * reply says what each part compares, the platform once, a verdict per governor, the trailer once.
+ */
+static void test_try__compare_per_governor(void **state)
+{
+	struct il_try_compare tc;
+	struct il_reply_part parts[2];
+	struct il_reply_opts o = { .from = "Tess Ter <tess@example.org>", .to = "a@b.org", .subject = "[PATCH 0/1] x",
+				   .in_reply_to = "c@b.org", .date = 1764662400 };
+	struct il_buf mail = IL_BUF_INIT;
+	struct il_err err = { 0 };
+	const char *tb;
+
+	(void)state;
+	assert_int_equal(il_try_compare(tu_srcpath("tests/fixtures/journal/trygov"), &tc, &err), 0);
+	assert_int_equal(tc.n, 2);
+	assert_string_equal(tc.title[0], "menu, each kernel against menu on the base: menu@patch-1, menu@base-aa (A/A) "
+					 "against menu@base");
+	assert_string_equal(tc.title[1], "teo, each kernel against teo on the base: teo@patch-1, teo@base-aa (A/A) "
+					 "against teo@base");
+	for (size_t i = 0; i < 2; i++)
+		parts[i] = (struct il_reply_part){ tc.title[i], &tc.cmp[i] };
+	assert_int_equal(il_reply_compose(parts, 2, &o, &mail, &err), 0);
+	assert_int_equal(count_of(mail.p, "\nmenu, each kernel against menu on the base: "), 1);
+	assert_int_equal(count_of(mail.p, "\nteo, each kernel against teo on the base: "), 1);
+	assert_int_equal(count_of(mail.p, "\nPlatform: "), 1);
+	assert_int_equal(count_of(mail.p, "\nVerdict: "), 2);
+	/* the verdicts never set one governor against the other */
+	assert_null(strstr(strstr(mail.p, "\nteo, each kernel"), "menu@"));
+	assert_true(strstr(mail.p, "\nteo, each kernel") > strstr(mail.p, "\nmenu, each kernel"));
+	assert_int_equal(count_of(mail.p, "\nTested-by: "), 1);
+	tb = strstr(mail.p, "\nTested-by: Tess Ter <tess@example.org>\n");
+	assert_non_null(tb);
+	assert_true(tb > strstr(mail.p, "\nteo, each kernel"));
+	il_buf_release(&mail);
+	il_try_compare_release(&tc);
+	/* one governor: the run whole, no titles */
+	assert_int_equal(il_try_compare(tu_srcpath("tests/fixtures/journal/patched"), &tc, &err), 0);
+	assert_int_equal(tc.n, 1);
+	assert_null(tc.title[0]);
+	il_try_compare_release(&tc);
+}
+
 static void test_try__plan(void **state)
 {
 	struct il_series s;
@@ -256,6 +311,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_try__governors), cmocka_unit_test(test_try__base),
 		cmocka_unit_test(test_try__identity),
+		cmocka_unit_test(test_try__compare_per_governor),
 		cmocka_unit_test(test_try__plan),      cmocka_unit_test(test_try__source),
 		cmocka_unit_test(test_try__answer),
 	};
