@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "stats/decide.h"
 #include "cli/opt.h"
 #include "cli/paths.h"
 #include "cli/progress.h"
@@ -153,8 +154,8 @@ int cmd_bisect(int argc, char **argv)
 		return il_opt_error(opts, usage, "--rev is for --step");
 	if (!resume && !step && (!good || !bad))
 		return il_opt_error(opts, usage, "--good and --bad are required");
-	if (n0 < 0 || max_n < 0 || (!isnan(alpha) && !(alpha > 0 && alpha < 1)))
-		return il_opt_error(opts, usage, "--samples and --max-samples are counts, --alpha is in (0, 1)");
+	if (n0 < 0 || max_n < 0 || (!isnan(alpha) && !il_decide_alpha_ok(alpha)))
+		return il_opt_error(opts, usage, "--samples and --max-samples are counts, --alpha is in (0, 0.5)");
 	if (!isnan(alpha))
 		bo.alpha = alpha;
 	prog.quiet = quiet;

@@ -13,6 +13,7 @@
 #include "report/report.h"
 #include "report/views.h"
 #include "stats/compare.h"
+#include "stats/decide.h"
 #include "stats/dataset.h"
 
 struct cmp_args {
@@ -48,6 +49,8 @@ static int make_opts(const struct cmp_args *a, struct il_cmp_opts *o, struct il_
 	*o = (struct il_cmp_opts)IL_CMP_OPTS_INIT;
 	o->ref = a->ref;
 	/* the option parser read the numbers (IL_OPT_DBL/PCT); NAN: not given, the default stays */
+	if (!isnan(a->alpha) && !il_decide_alpha_ok(a->alpha))
+		return il_err_set(err, IL_EINVAL, "--alpha %g: expected a significance level in (0, 0.5)", a->alpha);
 	if (!isnan(a->alpha))
 		o->alpha = a->alpha;
 	if (!isnan(a->min_change))

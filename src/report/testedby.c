@@ -325,11 +325,40 @@ static void key_metric(const struct il_cmp *c, size_t i, struct il_buf *b)
 	}
 }
 
+/* One key metric in one (wrapped) line: "key (unit): ref 21.0 [reference]; ladder 50.1 +138.4% p=2.6e-14 worse; ...". */
+static void key_metric_short(const struct il_cmp *c, size_t i, struct il_buf *b)
+{
+	const struct il_dataset *ds = c->ds;
+	const struct il_mseries *m = &ds->met[c->met[i]];
+	struct il_buf line = IL_BUF_INIT;
+	char n1[32];
+
+	il_buf_printf(&line, "%s (%s): %s %s [reference]", m->key, m->unit, ds->var[c->ref],
+		      il_fmt_num(n1, sizeof(n1), il_cmp_res(c, i, (size_t)c->ref)->d.mean));
+	for (size_t v = 0; v < ds->nvar; v++) {
+		const struct il_mres *x = il_cmp_res(c, i, v);
+
+		if ((int)v == c->ref)
+			continue;
+		il_buf_printf(&line, "; %s %s", ds->var[v], il_fmt_num(n1, sizeof(n1), x->d.mean));
+		if (isfinite(x->change_pct))
+			il_buf_printf(&line, " %+.1f%%", x->change_pct);
+		if (isfinite(x->p))
+			il_buf_printf(&line, " p=%.2g", x->p);
+		il_buf_printf(&line, " %s%s", x->verdict, (int)v == c->aa ? " (A/A)" : "");
+	}
+	il_report_wrap(b, il_buf_str(&line), 100, 2);
+	il_buf_adds(b, "\n");
+	il_buf_carry(b, &line);
+	il_buf_release(&line);
+}
+
 /*
- * The key metrics within budget lines: the decision family (each workload's
- * key_metrics, or --metric's), then the secondary metrics that differ
- * (exploratory: BH q-values); whole blocks only, and a line saying what
- * --full adds when some did not fit.
+ * The key metrics within budget lines: every one of the decision family
+ * (each workload's key_metrics, or --metric's), a block each, or a line each
+ * when the blocks do not fit (the lines are shortened, never the family);
+ * then the secondary metrics that differ (exploratory: BH q-values) as far
+ * as the budget goes, and a line saying what --full adds.
  */
 static void key_metrics(const struct il_cmp *c, size_t budget, struct il_buf *b)
 {
@@ -337,11 +366,22 @@ static void key_metrics(const struct il_cmp *c, size_t budget, struct il_buf *b)
 	size_t block = ds->nvar, used = 1, left = 0; /* a block: its name line and one per other variant */
 	bool said = false;
 
+	size_t nkey = 0;
+	bool compact;
+
+	for (size_t i = 0; i < c->nmet; i++)
+		nkey += c->key[i];
+	compact = used + nkey * block > budget;
 	il_buf_adds(b, "Key metrics (the decision family; --full for every metric):\n");
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < c->nmet; i++) {
 			if (pass == 0 ? !c->key[i] : c->key[i] || !finding(c, i))
 				continue;
+			if (pass == 0 && compact) {
+				key_metric_short(c, i, b);
+				used += 2;
+				continue;
+			}
 			if (used + block + 1 + (pass && !said) > budget) {
 				left++;
 				continue;

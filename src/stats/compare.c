@@ -12,6 +12,7 @@ void il_compare_release(struct il_cmp *c)
 	free(c->met);
 	free(c->r);
 	free(c->unreliable);
+	free(c->aa_floor);
 	free(c->key);
 	free(c->aa_secondary);
 	free(c->dropped);
@@ -136,7 +137,8 @@ static int adjust(struct il_cmp *c, int v, bool key, bool bh, size_t *family)
 		return IL_ENOMEM;
 	}
 	for (size_t i = 0; i < c->nmet; i++) {
-		if (c->key[i] != key || (key && v != c->aa && c->unreliable[i]))
+		/* a metric with a raised A/A floor stays in the family: a change beyond the floor is a finding */
+		if (c->key[i] != key)
 			continue;
 		for (size_t w = 0; w < nv; w++) {
 			struct il_mres *x = &c->r[i * nv + w];
@@ -186,7 +188,7 @@ static void decide(struct il_cmp *c, const struct il_mseries *m, const struct il
 	struct il_decide_in in = { .r = rv->v, .nr = rv->n, .x = xv->v, .nx = xv->n,
 				   .p = c->o.holm || !isfinite(x->p) ? x->p : x->p_raw, .alpha = c->alpha_look,
 				   .family = fam, .change_pct = x->change_pct, .threshold_pct = x->threshold_pct,
-				   .better = m->better, .n_min = 2, .governor_metric = m->idle,
+				   .better = m->better, .n_min = 2, .governor_metric = m->idle, .abs_floor = m->abs_floor,
 				   .bypassed = bypassed(c, m->group, (size_t)c->ref) || bypassed(c, m->group, v) };
 	struct il_decision d;
 
@@ -200,6 +202,38 @@ static void decide(struct il_cmp *c, const struct il_mseries *m, const struct il
 	x->eq_hi = d.eq_hi;
 	x->n_needed = d.n_needed;
 	memcpy(x->why, d.why, sizeof(x->why));
+}
+
+/*
+ * x on key metric i, on which the A/A pair differs: decided against the A/A
+ * floor (the noise threshold raised to it). A change beyond it keeps its
+ * verdict, the why saying so; one within it, or none measurable, is
+ * unreliable: that much the host does by itself today.
+ */
+static void decide_beyond_aa(struct il_cmp *c, const struct il_mseries *m, const struct il_mres *rr, struct il_mres *x,
+			     size_t v, size_t i)
+{
+	const struct il_mres *a = &c->r[i * c->ds->nvar + (size_t)c->aa];
+	double floor = c->aa_floor[i];
+	char why[sizeof(x->why)];
+
+	if (!(x->threshold_pct >= floor))
+		x->threshold_pct = floor;
+	decide(c, m, rr, x, v);
+	if (il_verdict_differs(x->vk) && isfinite(floor)) {
+		snprintf(why, sizeof(why), "%s; beyond the A/A floor %.1f%% (the A/A pair differs by %+.1f%%)", x->why, floor,
+			 a->change_pct);
+		memcpy(x->why, why, sizeof(why));
+	} else if (!il_verdict_differs(x->vk) && (!isfinite(x->change_pct) || fabs(x->change_pct) < floor)) {
+		x->vk = IL_VERDICT_UNRELIABLE;
+		x->n_needed = 0;
+		if (isfinite(floor))
+			snprintf(x->why, sizeof(x->why), "within the A/A floor %.1f%%: the A/A pair differs by %+.1f%% on "
+				 "this metric, the host is not quiet", floor, a->change_pct);
+		else
+			snprintf(x->why, sizeof(x->why), "the A/A pair differs on this metric and its change has no interval: "
+				 "the host is not quiet");
+	}
 }
 
 /* The key flag of every kept metric: --metric's list, else the workloads' declared key metrics. */
@@ -304,8 +338,14 @@ static int aa_check(struct il_cmp *c)
 		if (!il_verdict_differs(x->vk))
 			continue;
 		if (c->key[i]) {
+			const struct il_values *rv = &m->var[c->ref], *av = &m->var[c->aa];
+			double a_fam = c->alpha_look / (double)(c->o.holm && x->family ? x->family : 1), lo, hi;
+
 			c->unreliable[i] = true;
 			c->nunreliable++;
+			/* the A/A floor: the largest change the A/A change's interval allows (no interval: all of it) */
+			c->aa_floor[i] = il_change_interval(rv->v, rv->n, av->v, av->n, 1 - 2 * a_fam, &lo, &hi) ?
+						 fmax(fabs(lo), fabs(hi)) : INFINITY;
 			x->vk = IL_VERDICT_UNRELIABLE;
 		} else {
 			c->aa_secondary[i] = true;
@@ -337,8 +377,10 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 		il_buf_release(&b);
 		return r;
 	}
-	if (!(o->alpha > 0 && o->alpha < 1) || !(o->floor_pct >= 0) || !(o->k >= 0) || !(o->level > 0 && o->level < 1))
-		return il_err_set(err, IL_EINVAL, "alpha and level must be in (0, 1), min-change and k >= 0");
+	if (!il_decide_alpha_ok(o->alpha))
+		return il_err_set(err, IL_EINVAL, "alpha %g: expected a significance level in (0, 0.5)", o->alpha);
+	if (!(o->floor_pct >= 0) || !(o->k >= 0) || !(o->level > 0 && o->level < 1))
+		return il_err_set(err, IL_EINVAL, "level must be in (0, 1), min-change and k >= 0");
 	c->looks = o->looks ? o->looks : ds->looks ? ds->looks : 1;
 	c->iter_max = o->iter_max ? o->iter_max : ds->iter_max;
 	c->alpha_look = il_decide_look_alpha(o->alpha, c->looks);
@@ -347,11 +389,12 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 	c->met = calloc(ds->nmet, sizeof(*c->met));
 	c->r = calloc(ds->nmet * nv, sizeof(*c->r));
 	c->unreliable = calloc(ds->nmet, sizeof(*c->unreliable));
+	c->aa_floor = calloc(ds->nmet, sizeof(*c->aa_floor));
 	c->key = calloc(ds->nmet, sizeof(*c->key));
 	c->aa_secondary = calloc(ds->nmet, sizeof(*c->aa_secondary));
 	c->dropped = calloc(ds->nmet, sizeof(*c->dropped));
 	c->nbypass = calloc(nv, sizeof(*c->nbypass));
-	if (!c->met || !c->r || !c->unreliable || !c->key || !c->aa_secondary || !c->dropped || !c->nbypass) {
+	if (!c->met || !c->r || !c->unreliable || !c->aa_floor || !c->key || !c->aa_secondary || !c->dropped || !c->nbypass) {
 		il_compare_release(c);
 		return il_err_oom(err);
 	}
@@ -408,13 +451,10 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 				x->verdict = il_verdict_name(x->vk);
 				continue;
 			}
-			if (c->unreliable[i]) {
-				/* not a finding either way: the A/A pair showed the host drifts on this metric */
-				x->vk = IL_VERDICT_UNRELIABLE;
-				snprintf(x->why, sizeof(x->why), "the A/A pair differs on this metric: the host is not quiet");
-			} else {
+			if (c->unreliable[i])
+				decide_beyond_aa(c, m, rr, x, v, i);
+			else
 				decide(c, m, rr, x, v);
-			}
 			x->verdict = il_verdict_name(x->vk);
 			if (c->key[i]) {
 				c->n[x->vk]++;
@@ -525,8 +565,11 @@ listed:
 			il_buf_printf(b, " (up to %zu samples per side would tell)", c->n_needed_max);
 	}
 	if (c->nunreliable)
-		il_buf_printf(b, "; %zu key metric%s unreliable (the A/A pair %s / %s differs: host not quiet)",
-			      c->nunreliable, c->nunreliable > 1 ? "s" : "", ds->var[c->ref], ds->var[c->aa]);
+		il_buf_printf(b, "; the A/A pair %s / %s differs on %zu key metric%s (host not quiet): %s floor raised to "
+				 "the A/A floor, %zu comparison%s within it unreliable",
+			      ds->var[c->ref], ds->var[c->aa], c->nunreliable, c->nunreliable > 1 ? "s" : "",
+			      c->nunreliable > 1 ? "their" : "its", c->n[IL_VERDICT_UNRELIABLE],
+			      c->n[IL_VERDICT_UNRELIABLE] == 1 ? "" : "s");
 	if (c->nbypass_all)
 		il_buf_printf(b, "; governor bypassed (CPU latency limit 0) in %zu sample%s: %zu idle metric comparison%s "
 				 "marked bypassed, neither better nor worse (a governor comparison there compares nothing)",
@@ -563,10 +606,11 @@ bool il_compare_aa_warning(const struct il_cmp *c, struct il_buf *b)
 			il_buf_printf(b, " and %zu more", c->nunreliable - 6);
 			break;
 		}
-		il_buf_printf(b, "%s %s (%+.1f%%, p=%.2g)", listed > 1 ? "," : "", ds->met[c->met[i]].key,
-			      il_cmp_res(c, i, (size_t)c->aa)->change_pct, il_cmp_res(c, i, (size_t)c->aa)->p);
+		il_buf_printf(b, "%s %s (%+.1f%%, p=%.2g; A/A floor %.1f%%)", listed > 1 ? "," : "", ds->met[c->met[i]].key,
+			      il_cmp_res(c, i, (size_t)c->aa)->change_pct, il_cmp_res(c, i, (size_t)c->aa)->p, c->aa_floor[i]);
 	}
-	il_buf_printf(b, "; %s marked unreliable", c->nunreliable > 1 ? "those metrics are" : "that metric is");
+	il_buf_printf(b, ": %s noise floor is raised to the A/A floor; changes within it are unreliable, larger ones "
+			 "keep their verdict", c->nunreliable > 1 ? "each one's" : "its");
 	return true;
 }
 

@@ -20,8 +20,12 @@
  * an A/A pair (the reference measured twice) showed for that metric.
  *
  * The A/A pair is a check of the host: its key metrics are decided with the
- * same family adjustment, and one that differs makes that metric
- * `unreliable` for every variant ("host not quiet"); its secondary
+ * same family adjustment. Where it differs on one ("host not quiet"), that
+ * metric's noise threshold is raised for every variant to the A/A floor:
+ * the largest change the A/A change's (1 - 2 alpha') interval allows. A
+ * variant's change beyond the floor keeps its verdict (with the A/A
+ * difference and the floor in its why); one within it is `unreliable` (a
+ * change of that size is what the host does by itself today). Its secondary
  * differences (BH) are listed as exploratory.
  *
  * An adaptive run (iterations {min, max}) spends alpha over its planned
@@ -90,6 +94,7 @@ struct il_cmp {
 	bool *key;                    /* [nmet]: a key metric (the decision family) */
 	size_t nkey;                  /* key metrics kept */
 	bool *unreliable;             /* [nmet]: the A/A pair differs on this key metric (host not quiet) */
+	double *aa_floor;             /* [nmet]: there, the raised threshold in % (the A/A floor); NaN elsewhere */
 	size_t nunreliable;           /* metrics that are */
 	bool *aa_secondary;           /* [nmet]: the A/A pair differs on this secondary metric (exploratory) */
 	size_t naa_secondary;
@@ -151,9 +156,11 @@ int il_compare_run_decided(const char *run_dir, struct il_buf *why, struct il_er
 
 /*
  * When the A/A pair differs on a key metric: "host not quiet: menu /
- * menu-again differ on pingpong.usec_per_loop (p=0.013); that metric is
- * marked unreliable" (no newline) into b, and true; nothing and false when
- * the host was quiet on the key metrics or there is no A/A pair.
+ * menu-again differ on the key metric pingpong.usec_per_loop (-7.5%,
+ * p=0.024): its noise floor is raised to the A/A floor 13.1%; changes within
+ * it are unreliable, larger ones keep their verdict" (no newline) into b,
+ * and true; nothing and false when the host was quiet on the key metrics or
+ * there is no A/A pair.
  */
 bool il_compare_aa_warning(const struct il_cmp *c, struct il_buf *b);
 

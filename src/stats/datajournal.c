@@ -121,6 +121,32 @@ struct idle_num {
 	enum il_better better;
 };
 
+/*
+ * The absolute floor of an idle metric, by its unit (stats/decide.h): the
+ * smallest change that can be a finding, whatever it is relative to a
+ * reference near 0. A tenth of a percentage point of misses or shares of
+ * entries, one event a sample, a thousandth of a ratio or share, one entry a
+ * second; energy and power have none (their readings are not near 0).
+ */
+static const struct {
+	const char *unit;
+	double floor;
+} idle_floors[] = {
+	{ "%", 0.1 }, { "count", 1 }, { "ratio", 0.001 }, { "share", 0.001 }, { "1/s", 1 },
+};
+
+/* An idle metric's value, with its unit's absolute floor on its series. */
+static int add_idle_value(struct il_dataset *ds, int var, const char *group, const char *metric, const char *unit,
+			  enum il_better better, double v, int it)
+{
+	int r = il_dataset_add_value(ds, var, group, metric, unit, better, true, v, it);
+
+	for (size_t i = 0; !r && i < sizeof(idle_floors) / sizeof(idle_floors[0]); i++)
+		if (!strcmp(unit, idle_floors[i].unit))
+			il_dataset_set_floor(ds, group, metric, idle_floors[i].floor);
+	return r;
+}
+
 static int add_nums(struct il_dataset *ds, int var, const char *group, const char *prefix, const json_t *o,
 		    const struct idle_num *t, size_t n, int it)
 {
@@ -132,7 +158,7 @@ static int add_nums(struct il_dataset *ds, int var, const char *group, const cha
 
 		snprintf(m, sizeof(m), "%s.%s", prefix, t[i].key);
 		if (json_is_number(v) &&
-		    (r = il_dataset_add_value(ds, var, group, m, t[i].unit, t[i].better, true, json_number_value(v), it)))
+		    (r = add_idle_value(ds, var, group, m, t[i].unit, t[i].better, json_number_value(v), it)))
 			return r;
 	}
 	return 0;
@@ -160,8 +186,7 @@ static int add_pcts(struct il_dataset *ds, int var, const char *group, const cha
 		if (!json_is_number(p) || !json_is_number(q) || !((sum = json_number_value(p) + json_number_value(q)) > 0))
 			continue;
 		snprintf(m, sizeof(m), "%s.%s", prefix, t[i].key);
-		if ((r = il_dataset_add_value(ds, var, group, m, t[i].unit, t[i].better, true,
-					      100 * json_number_value(p) / sum, it)))
+		if ((r = add_idle_value(ds, var, group, m, t[i].unit, t[i].better, 100 * json_number_value(p) / sum, it)))
 			return r;
 	}
 	return 0;
@@ -267,7 +292,7 @@ static int add_idle(struct il_dataset *ds, int var, const char *group, const jso
 			if (json_array_size(a) < 2 || !json_is_integer(cl) || !json_is_number(mr))
 				continue;
 			snprintf(m, sizeof(m), "idle.cluster%lld.miss_ratio", (long long)json_integer_value(cl));
-			if ((r = il_dataset_add_value(ds, var, group, m, "ratio", IL_BETTER_LOWER, true, json_number_value(mr), it)))
+			if ((r = add_idle_value(ds, var, group, m, "ratio", IL_BETTER_LOWER, json_number_value(mr), it)))
 				return r;
 			continue;
 		}
@@ -280,7 +305,7 @@ static int add_idle(struct il_dataset *ds, int var, const char *group, const jso
 			if (!state_key(st) || !json_is_number(ts))
 				continue;
 			snprintf(m, sizeof(m), "idle.cluster.%s.state.%s.time_share", label, state_key(st));
-			if ((r = il_dataset_add_value(ds, var, group, m, "share", IL_BETTER_NONE, true, json_number_value(ts), it)))
+			if ((r = add_idle_value(ds, var, group, m, "share", IL_BETTER_NONE, json_number_value(ts), it)))
 				return r;
 		}
 	}

@@ -167,6 +167,13 @@ int il_dataset_add_value(struct il_dataset *ds, int var, const char *group, cons
 	return m ? push_value(&m->var[var], v, it) : IL_ENOMEM;
 }
 
+void il_dataset_set_floor(struct il_dataset *ds, const char *group, const char *metric, double abs_floor)
+{
+	for (size_t i = 0; i < ds->nmet; i++)
+		if (key_is(ds->met[i].key, group, metric))
+			ds->met[i].abs_floor = abs_floor;
+}
+
 int il_dataset_pick(struct il_dataset *out, const struct il_dataset *src, const char *label, const char *as)
 {
 	int from = il_dataset_var(src, label), to;
@@ -184,9 +191,11 @@ int il_dataset_pick(struct il_dataset *out, const struct il_dataset *src, const 
 		for (size_t j = 0; j < v->n; j++)
 			if (il_dataset_add_value(out, to, m->group, m->metric, m->unit, m->better, m->idle, v->v[j], v->it[j]))
 				return IL_ENOMEM;
-		/* the family travels with the metric (a nightly's baseline and tip) */
-		if (m->key_metric && v->n && (o = get_metric(out, m->group, m->metric, m->unit, m->better, m->idle)))
-			o->key_metric = true;
+		/* the family and the floor travel with the metric (a nightly's baseline and tip) */
+		if (v->n && (o = get_metric(out, m->group, m->metric, m->unit, m->better, m->idle))) {
+			o->key_metric |= m->key_metric;
+			o->abs_floor = m->abs_floor;
+		}
 	}
 	if (src->looks > out->looks)
 		out->looks = src->looks, out->iter_max = src->iter_max;

@@ -33,6 +33,7 @@ struct il_mseries {
 	enum il_better better;
 	bool idle;          /* an idle-counter metric (not the workload's own) */
 	bool key_metric;    /* in the decision family: its workload's key_metrics (stats/compare.h) */
+	double abs_floor;   /* the absolute minimum change that can be a finding, in unit (0: none; stats/decide.h) */
 	struct il_values *var; /* [nvar] */
 };
 
@@ -110,6 +111,9 @@ int il_dataset_pick(struct il_dataset *out, const struct il_dataset *src, const 
  * try's base and its A/A copy base-aa: the same build, booted again).
  */
 bool il_dataset_same_kernel(const json_t *run_start, const json_t *a, const json_t *b);
+
+/* The absolute floor of metric group.metric (an existing series; nothing when there is none). */
+void il_dataset_set_floor(struct il_dataset *ds, const char *group, const char *metric, double abs_floor);
 
 /* Index of a variant label, or -1. */
 int il_dataset_var(const struct il_dataset *ds, const char *label);

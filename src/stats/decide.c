@@ -26,6 +26,11 @@ bool il_verdict_decided(enum il_verdict v)
 	return il_verdict_differs(v) || v == IL_VERDICT_SAME;
 }
 
+bool il_decide_alpha_ok(double alpha)
+{
+	return alpha > 0 && alpha < 0.5;
+}
+
 double il_decide_look_alpha(double alpha, size_t looks)
 {
 	return alpha / (double)(looks ? looks : 1);
@@ -89,6 +94,28 @@ bool il_change_interval(const double *r, size_t nr, const double *x, size_t nx, 
 	return isfinite(*lo) && isfinite(*hi);
 }
 
+/* The Welch interval of mean(x) - mean(r) at level, in the metric's own unit (a reference mean of 0 allowed). */
+static bool abs_interval(const double *r, size_t nr, const double *x, size_t nx, double level, double *lo, double *hi)
+{
+	double mr, vr, mx, vx, se2, df, t;
+
+	*lo = *hi = NAN;
+	if (nr < 2 || nx < 2 || !(level > 0 && level < 1))
+		return false;
+	mean_var(r, nr, &mr, &vr);
+	mean_var(x, nx, &mx, &vx);
+	se2 = vr / (double)nr + vx / (double)nx;
+	if (se2 == 0) {
+		*lo = *hi = mx - mr;
+		return true;
+	}
+	df = se2 * se2 / ((vr / nr) * (vr / nr) / (double)(nr - 1) + (vx / nx) * (vx / nx) / (double)(nx - 1));
+	t = il_t_isf((1 - level) / 2, df);
+	*lo = mx - mr - t * sqrt(se2);
+	*hi = mx - mr + t * sqrt(se2);
+	return isfinite(*lo) && isfinite(*hi);
+}
+
 /*
  * Per side, for 80% power at level a, a normal approximation of the t-test:
  * n = 2 (z + z_b)^2 s^2 / delta^2, s and delta in % of the reference; for a
@@ -132,8 +159,17 @@ void il_decide(const struct il_decide_in *in, struct il_decision *out)
 		out->n_needed = in->n_min > 2 ? in->n_min : 2;
 		return;
 	}
+	mean_var(in->r, in->nr, &mr, &vr);
+	mean_var(in->x, in->nx, &mx, &vx);
+	/*
+	 * the absolute floor: in relative terms, what it is of this reference (a reference below it makes any
+	 * relative change look large); a change of 0 or below the floor is no finding, whatever its p
+	 */
+	if (in->abs_floor > 0 && mr != 0 && 100 * in->abs_floor / fabs(mr) > thr)
+		thr = 100 * in->abs_floor / fabs(mr);
 	/* an infinite change (the reference's mean is 0) is beyond any noise threshold */
-	if (isfinite(in->p) && in->p < in->alpha && !isnan(ch) && fabs(ch) >= thr) {
+	if (isfinite(in->p) && in->p < in->alpha && !isnan(ch) && ch != 0 && fabs(ch) >= thr &&
+	    !(in->abs_floor > 0 && fabs(mx - mr) < in->abs_floor)) {
 		bool up = ch > 0;
 
 		out->v = in->better == IL_BETTER_NONE			      ? IL_VERDICT_CHANGED :
@@ -143,8 +179,6 @@ void il_decide(const struct il_decide_in *in, struct il_decision *out)
 			 thr);
 		return;
 	}
-	mean_var(in->r, in->nr, &mr, &vr);
-	mean_var(in->x, in->nx, &mx, &vx);
 	if (vr == 0 && vx == 0 && mr == mx) {
 		/* both sides one and the same constant (no idle misses at all, say): nothing to tell apart */
 		out->v = IL_VERDICT_SAME;
@@ -157,11 +191,26 @@ void il_decide(const struct il_decide_in *in, struct il_decision *out)
 		out->v = IL_VERDICT_SAME;
 		snprintf(out->why, sizeof(out->why), "the change's %.4g%% interval [%+.1f%%, %+.1f%%] lies within noise +-%.1f%%",
 			 100 * (1 - 2 * a_fam), out->eq_lo, out->eq_hi, thr);
+		if (in->abs_floor > 0 && fabs(mx - mr) < in->abs_floor)
+			snprintf(out->why, sizeof(out->why), "a change of %+.3g (%+.1f%% of a reference of %.3g) is below the "
+				 "metric's absolute floor %g", mx - mr, ch, mr, in->abs_floor);
 		return;
+	}
+	{
+		double lo, hi;
+
+		/* the same in the metric's own unit: the interval of the difference within the absolute floor */
+		if (in->abs_floor > 0 && abs_interval(in->r, in->nr, in->x, in->nx, 1 - 2 * a_fam, &lo, &hi) &&
+		    lo > -in->abs_floor && hi < in->abs_floor) {
+			out->v = IL_VERDICT_SAME;
+			snprintf(out->why, sizeof(out->why), "the difference's %.4g%% interval [%+.3g, %+.3g] lies within the "
+				 "metric's absolute floor +-%g", 100 * (1 - 2 * a_fam), lo, hi, in->abs_floor);
+			return;
+		}
 	}
 	out->v = IL_VERDICT_UNKNOWN;
 	s_pct = mr != 0 ? sqrt((vr + vx) / 2) / fabs(mr) * 100 : NAN;
-	if (!isnan(ch) && fabs(ch) >= thr) {
+	if (!isnan(ch) && fabs(ch) >= thr && !(in->abs_floor > 0 && fabs(mx - mr) < in->abs_floor)) {
 		/* a difference that this n could not confirm */
 		snprintf(out->why, sizeof(out->why), "p=%.3g >= %.3g: |%+.1f%%| beyond noise %.1f%% not confirmed",
 			 in->p, in->alpha, ch, thr);

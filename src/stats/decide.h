@@ -62,6 +62,7 @@ struct il_decide_in {
 	size_t n_min;           /* the smallest n a side at which the test can reach alpha / family (MWU's limit) */
 	bool governor_metric;   /* a metric of the governor's choices: the idle counters (idle.*) */
 	bool bypassed;          /* a side has samples whose CPU latency limit was 0 (idle.governor_bypass) */
+	double abs_floor;       /* the metric's absolute minimum change, in its unit (0: none): below it, never a finding */
 };
 
 struct il_decision {
@@ -73,7 +74,11 @@ struct il_decision {
 
 /*
  * The verdict of one comparison (never REF or UNRELIABLE: those are the
- * caller's). A governor metric with a bypassed side is BYPASSED, neither a
+ * caller's). A change of 0, or one smaller than the metric's absolute floor
+ * (a hundredth of a percent of misses is nothing, whatever it is relative to
+ * a reference near 0), is never better, worse or changed: it is the same
+ * when its interval lies within the floor (or the relative threshold), else
+ * unknown. A governor metric with a bypassed side is BYPASSED, neither a
  * finding nor a decision: under a CPU latency limit of 0 menu returns state
  * 0 without a prediction (drivers/cpuidle/governors/menu.c), so its idle
  * counters say nothing of the governor; the workload's own metrics are
@@ -87,6 +92,9 @@ void il_decide(const struct il_decide_in *in, struct il_decision *out);
  * a side, a reference mean of 0).
  */
 bool il_change_interval(const double *r, size_t nr, const double *x, size_t nx, double level, double *lo, double *hi);
+
+/* Whether alpha is a significance level idlelab decides at: 0 < alpha < 0.5 (beyond, its intervals mean nothing). */
+bool il_decide_alpha_ok(double alpha);
 
 /* The Student t quantile: t with P(T > t) = p for df degrees of freedom (0 < p < 1). */
 double il_t_isf(double p, double df);

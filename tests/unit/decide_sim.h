@@ -71,6 +71,7 @@ static enum il_verdict sim_judge(struct sim *s, size_t n, size_t looks, size_t i
 
 struct rates {
 	double differ, right, same, unknown, mean_n;
+	double differ_drift;  /* simulate_aa: of the runs whose A/A pair differed, those that called the variant */
 };
 
 /*
@@ -109,6 +110,62 @@ static struct rates simulate(size_t runs, double shift_pct, size_t n_min, size_t
 	}
 	out.differ /= (double)runs, out.right /= (double)runs, out.same /= (double)runs, out.unknown /= (double)runs;
 	out.mean_n /= (double)runs;
+	return out;
+}
+
+/*
+ * Runs with an A/A pair: the reference, its A/A copy aa_pct off it (the
+ * host drifting between them) and a variant shift_pct off the reference, one
+ * key metric at cv_pct, n samples a side (fixed). What the A/A-aware floor
+ * must give: a large change still found when the A/A pair differs, and no
+ * more false alarms than without it. *host_not_quiet: the share of runs in
+ * which the A/A pair differed.
+ */
+static struct rates simulate_aa(size_t runs, double aa_pct, double shift_pct, double cv_pct, size_t n, uint64_t seed,
+				double *host_not_quiet)
+{
+	struct il_mseries m;
+	struct il_values vals[3];
+	char *var[3] = { "ref", "x", "ref-again" };
+	double r[64], x[64], a[64];
+	struct il_dataset ds = { .title = "sim", .nvar = 3, .var = var, .reference = "ref", .aa = "ref-again", .nmet = 1,
+				 .met = &m };
+	struct rates out = { 0 };
+
+	*host_not_quiet = 0;
+	m = (struct il_mseries){ .key = "w.score", .group = "w", .metric = "score", .unit = "us",
+				 .better = IL_BETTER_LOWER, .key_metric = true, .var = vals };
+	for (size_t k = 0; k < runs; k++) {
+		struct il_cmp_opts o = IL_CMP_OPTS_INIT;
+		struct il_cmp c;
+		struct il_err err = { 0 };
+		enum il_verdict v = IL_VERDICT_UNKNOWN;
+
+		for (size_t i = 0; i < n; i++) {
+			r[i] = 100 * (1 + cv_pct / 100 * gauss(&seed));
+			x[i] = 100 * (1 + shift_pct / 100) * (1 + cv_pct / 100 * gauss(&seed));
+			a[i] = 100 * (1 + aa_pct / 100) * (1 + cv_pct / 100 * gauss(&seed));
+		}
+		vals[0] = (struct il_values){ .n = n, .v = r };
+		vals[1] = (struct il_values){ .n = n, .v = x };
+		vals[2] = (struct il_values){ .n = n, .v = a };
+		o.resamples = 20;
+		if (!il_compare(&c, &ds, &o, &err)) {
+			v = il_cmp_res(&c, 0, 1)->vk;
+			*host_not_quiet += c.nunreliable > 0;
+			out.differ_drift += c.nunreliable > 0 && il_verdict_differs(v);
+			il_compare_release(&c);
+		}
+		out.differ += il_verdict_differs(v);
+		out.right += v == (shift_pct < 0 ? IL_VERDICT_BETTER : IL_VERDICT_WORSE);
+		out.same += v == IL_VERDICT_SAME;
+		out.unknown += v == IL_VERDICT_UNKNOWN || v == IL_VERDICT_UNRELIABLE;
+		out.mean_n += (double)n;
+	}
+	out.differ /= (double)runs, out.right /= (double)runs, out.same /= (double)runs, out.unknown /= (double)runs;
+	out.mean_n /= (double)runs;
+	out.differ_drift = *host_not_quiet > 0 ? out.differ_drift / *host_not_quiet : 0;
+	*host_not_quiet /= (double)runs;
 	return out;
 }
 

@@ -301,6 +301,48 @@ static void test_report__blind_cpu_once(void **state)
 	il_dataset_release(&ds);
 }
 
+static double many_vals(size_t v, size_t m, int i, void *ctx)
+{
+	(void)ctx;
+	return 100 + 10 * (double)v + (double)m + 0.3 * (double)(i % 3);
+}
+
+/*
+ * Tested-by lists every key metric (the decision family, issue #41): twelve key metrics of four variants
+ * do not fit the block's 60 lines as blocks, so each is one line; none is left to --full.
+ */
+static void test_report__tested_by_lists_the_whole_family(void **state)
+{
+	static const char *const vars[] = { "ref", "ref-again", "b", "c" },
+			  *const mets[] = { "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9", "k10", "k11", "k12" };
+	char *dir = tu_tmpdir(), want[32];
+	struct il_dataset ds = { 0 };
+	struct il_cmp c;
+	struct il_cmp_opts o = IL_CMP_OPTS_INIT;
+	struct il_buf out = IL_BUF_INIT;
+	struct il_err err = { 0 };
+
+	(void)state;
+	tu_journal(dir, vars, 4, true, mets, 12,
+		   "[\"k1\", \"k2\", \"k3\", \"k4\", \"k5\", \"k6\", \"k7\", \"k8\", \"k9\", \"k10\", \"k11\", \"k12\"]", 6,
+		   NULL, many_vals, NULL);
+	assert_int_equal(il_dataset_add_run(&ds, dir, NULL, &err), 0);
+	assert_int_equal(il_compare(&c, &ds, &o, &err), 0);
+	assert_int_equal(il_report_tested_by(&c, &(struct il_tb_opts){ .as = "T <t@e.org>" }, &out, &err), 0);
+	for (size_t i = 0; i < 12; i++) {
+		snprintf(want, sizeof(want), "\nw.k%zu (", i + 1);
+		if (!strstr(out.p, want))
+			fail_msg("%s missing from:\n%s", want, out.p);
+	}
+	assert_null(strstr(out.p, "more metric"));
+	assert_non_null(strstr(out.p, "\nw.k1 (us): ref "));
+	il_buf_release(&out);
+	il_compare_release(&c);
+	il_dataset_release(&ds);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static void test_report__malformed_journals(void **state)
 {
 	static const struct {
@@ -799,6 +841,7 @@ int main(void)
 		cmocka_unit_test(test_report__html_escapes_everything),
 		cmocka_unit_test(test_report__html_trace_plots),
 		cmocka_unit_test(test_report__blind_cpu_once),
+		cmocka_unit_test(test_report__tested_by_lists_the_whole_family),
 		cmocka_unit_test(test_report__malformed_journals),
 		cmocka_unit_test(test_aa__chance_on_a_secondary_metric_is_exploratory),
 		cmocka_unit_test(test_aa__a_noisy_pair_on_a_key_metric_is_caught),

@@ -72,6 +72,104 @@ static void test_decide__three_ways(void **state)
 	assert_string_equal(il_verdict_name(IL_VERDICT_UNKNOWN), "unknown");
 }
 
+/*
+ * Findings that a reader does not believe are not findings (issue #41): a change of exactly 0 with no
+ * threshold at all; the haltpoll guest's miss_pct 0.0116 % -> 0 (a hundredth of a percentage point of
+ * misses, "-100%" of a reference near 0) under the 0.1-point floor of a percentage; a real change of
+ * 5 points beyond it still is one.
+ */
+static void test_decide__zero_and_absolute_floor(void **state)
+{
+	static const double a[] = { 10, 12, 11, 13, 9, 11 }, b[] = { 11, 11, 12, 12, 10, 10 };
+	static const double ref[] = { 0.0116, 0.0139, 0.0093, 0.0116, 0.0162, 0.0070 }, zero[] = { 0, 0, 0, 0, 0, 0 };
+	static const double big[] = { 5.0116, 5.0139, 5.0093, 5.0116, 5.0162, 5.0070 };
+	struct il_decision d;
+	struct il_decide_in in = { .r = a, .nr = 6, .x = b, .nx = 6, .p = 0.001, .alpha = 0.05, .family = 1,
+				   .change_pct = 0, .threshold_pct = 0, .better = IL_BETTER_LOWER, .n_min = 2 };
+
+	(void)state;
+	/* --min-change 0 --k 0 and a (made-up) tiny p: a change of 0.0% is neither better nor worse */
+	il_decide(&in, &d);
+	assert_false(il_verdict_differs(d.v));
+	/* 0.0116 % -> 0: significant (p = 0.025 as on the guest) and -100%, but below the floor: the same */
+	in = (struct il_decide_in){ .r = ref, .nr = 6, .x = zero, .nx = 6, .p = 0.025, .alpha = 0.05, .family = 1,
+				    .change_pct = -100, .threshold_pct = 2, .better = IL_BETTER_LOWER, .n_min = 2,
+				    .governor_metric = true, .abs_floor = 0.1 };
+	il_decide(&in, &d);
+	assert_int_equal(d.v, IL_VERDICT_SAME);
+	assert_non_null(strstr(d.why, "absolute floor 0.1"));
+	/* without the floor it would have been called: what the floor is for */
+	in.abs_floor = 0;
+	il_decide(&in, &d);
+	assert_int_equal(d.v, IL_VERDICT_BETTER);
+	/* a 5-point rise is a finding with the floor too */
+	in = (struct il_decide_in){ .r = ref, .nr = 6, .x = big, .nx = 6, .p = 1e-9, .alpha = 0.05, .family = 1,
+				    .change_pct = 43100, .threshold_pct = 2, .better = IL_BETTER_LOWER, .n_min = 2,
+				    .abs_floor = 0.1 };
+	il_decide(&in, &d);
+	assert_int_equal(d.v, IL_VERDICT_WORSE);
+	/* a reference of exactly 0: an infinite relative change below the floor is no finding either */
+	in = (struct il_decide_in){ .r = zero, .nr = 6, .x = ref, .nx = 6, .p = 0.025, .alpha = 0.05, .family = 1,
+				    .change_pct = INFINITY, .threshold_pct = 2, .better = IL_BETTER_LOWER, .n_min = 2,
+				    .abs_floor = 0.1 };
+	il_decide(&in, &d);
+	assert_int_equal(d.v, IL_VERDICT_SAME);
+	assert_non_null(strstr(d.why, "absolute floor"));
+	/* significance levels: (0, 0.5) */
+	assert_true(il_decide_alpha_ok(0.05));
+	assert_false(il_decide_alpha_ok(0.6));
+	assert_false(il_decide_alpha_ok(0.5));
+	assert_false(il_decide_alpha_ok(0));
+	assert_false(il_decide_alpha_ok(NAN));
+}
+
+/*
+ * The A/A-aware floor on a demo-like run (issue #41): menu / menu-again 7.5% apart on the key metric
+ * (significant), ladder +124% and teo -46%: both keep their verdict, the why naming the A/A floor; a
+ * variant 5% off, within what the A/A pair shows, is unreliable; the warning names the 7.5%.
+ */
+static void test_decide__aa_floor_keeps_large_changes(void **state)
+{
+	static double ref[] = { 21.0, 21.3, 20.8, 21.1, 20.9, 21.2 }, aa[] = { 19.42, 19.72, 19.32, 19.52, 19.22, 19.62 },
+		      lad[] = { 47.1, 47.5, 46.9, 47.3, 46.8, 47.4 }, teo[] = { 11.4, 11.5, 11.2, 11.6, 11.3, 11.5 },
+		      near[] = { 20.0, 20.2, 19.8, 20.1, 19.9, 19.7 };
+	struct il_values vals[5] = { { .n = 6, .v = ref }, { .n = 6, .v = lad }, { .n = 6, .v = teo },
+				     { .n = 6, .v = near }, { .n = 6, .v = aa } };
+	char *var[5] = { "menu", "ladder", "teo", "near", "menu-again" };
+	struct il_mseries m = { .key = "sleeper-bimodal.idle.miss_pct", .group = "sleeper-bimodal", .metric = "idle.miss_pct",
+				.unit = "%", .better = IL_BETTER_LOWER, .idle = true, .key_metric = true, .abs_floor = 0.1,
+				.var = vals };
+	struct il_dataset ds = { .title = "demo", .nvar = 5, .var = var, .reference = "menu", .aa = "menu-again",
+				 .nmet = 1, .met = &m };
+	struct il_cmp_opts o = IL_CMP_OPTS_INIT;
+	struct il_buf w = IL_BUF_INIT;
+	struct il_cmp c;
+	struct il_err err = { 0 };
+
+	(void)state;
+	o.resamples = 50;
+	assert_int_equal(il_compare(&c, &ds, &o, &err), 0);
+	assert_int_equal(c.nunreliable, 1);
+	assert_int_equal(il_cmp_res(&c, 0, 1)->vk, IL_VERDICT_WORSE);
+	assert_int_equal(il_cmp_res(&c, 0, 2)->vk, IL_VERDICT_BETTER);
+	assert_non_null(strstr(il_cmp_res(&c, 0, 1)->why, "beyond the A/A floor"));
+	assert_int_equal(il_cmp_res(&c, 0, 3)->vk, IL_VERDICT_UNRELIABLE);
+	assert_non_null(strstr(il_cmp_res(&c, 0, 3)->why, "within the A/A floor"));
+	assert_true(il_compare_aa_warning(&c, &w));
+	assert_non_null(strstr(il_buf_str(&w), "sleeper-bimodal.idle.miss_pct (-7.5%"));
+	assert_non_null(strstr(il_buf_str(&w), "larger ones keep their verdict"));
+	il_buf_reset(&w);
+	il_compare_sentence(&c, &w);
+	assert_non_null(strstr(il_buf_str(&w), "ladder worse on sleeper-bimodal.idle.miss_pct"));
+	assert_non_null(strstr(il_buf_str(&w), "teo better on sleeper-bimodal.idle.miss_pct"));
+	il_buf_release(&w);
+	il_compare_release(&c);
+	/* --alpha 0.6 is refused by compare itself, naming it */
+	o.alpha = 0.6;
+	assert_int_equal(il_compare(&c, &ds, &o, &err), IL_EINVAL);
+	assert_non_null(strstr(err.msg, "alpha 0.6: expected a significance level in (0, 0.5)"));
+}
+
 /* Under a CPU latency limit of 0 a governor metric compares nothing; the workload's own is decided as ever. */
 static void test_decide__governor_bypassed(void **state)
 {
@@ -144,6 +242,33 @@ static void test_decide__error_rates_by_simulation(void **state)
 	/* never the wrong direction */
 	assert_true(pw_adapt.differ - pw_adapt.right < 1e-12);
 	assert_true(pw_adapt.mean_n < 10);
+}
+
+/*
+ * The A/A-aware floor, by simulation (1,000 runs each, one key metric at 5% CV, n = 6): with the A/A
+ * pair 7.5% apart (the host drifting, as on the demo of issue #41), a 2x change (-50%) is still found
+ * in at least 90% of runs, and a 5% change (within what the host does by itself) is called in at most
+ * alpha of the runs whose A/A pair differed (where the host was quiet, a real 5% change may be found);
+ * without a drift and without a change, false alarms stay at alpha (the rate of the fixed runs above).
+ */
+static void test_decide__aa_floor_by_simulation(void **state)
+{
+	double nq_drift, nq_big, nq_null;
+	struct rates big, small, null;
+
+	(void)state;
+	big = simulate_aa(1000, 7.5, -50, 5, 6, 21, &nq_big);
+	small = simulate_aa(1000, 7.5, -5, 5, 6, 22, &nq_drift);
+	null = simulate_aa(1000, 0, 0, 5, 6, 23, &nq_null);
+	print_message("A/A 7.5%% apart (host not quiet in %.1f%% of runs): a 2x change found in %.1f%%, a 5%% one called "
+		      "in %.1f%% of the runs the A/A pair differed in; no drift, no change: false alarms %.2f%%\n",
+		      100 * nq_big, 100 * big.right, 100 * small.differ_drift, 100 * null.differ);
+	assert_true(nq_big > 0.3);
+	assert_true(big.right >= 0.90);
+	assert_true(big.differ - big.right < 1e-12);
+	assert_true(nq_drift > 0.3);
+	assert_true(small.differ_drift <= 0.05);
+	assert_true(null.differ <= 0.05 + 3 * 0.0069);
 }
 
 /* ---- the A/A check of a real run under random relabeling ---- */
@@ -317,9 +442,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decide__three_ways),
+		cmocka_unit_test(test_decide__zero_and_absolute_floor),
+		cmocka_unit_test(test_decide__aa_floor_keeps_large_changes),
 		cmocka_unit_test(test_decide__governor_bypassed),
 		cmocka_unit_test(test_decide__t_quantiles_and_bh),
 		cmocka_unit_test(test_decide__error_rates_by_simulation),
+		cmocka_unit_test(test_decide__aa_floor_by_simulation),
 		cmocka_unit_test(test_decide__aa_relabeling_of_a_real_run),
 		cmocka_unit_test(test_decide__loehle_published_numbers),
 	};
