@@ -129,7 +129,7 @@ static void walk_release(struct walk *w)
 {
 	for (size_t i = 0; w->cpus && i < w->d->ncpus; i++)
 		IL_FREE_ALL(w->cpus[i].acc, w->cpus[i].group, w->cpus[i].next_res_ns);
-	IL_FREE_ALL(w->cpus, w->order, w->f.incomplete);
+	IL_FREE_ALL(w->cpus, w->order, w->f.incomplete, w->f.skipped_first);
 }
 
 /* ---- The walk over the events ---- */
@@ -298,7 +298,11 @@ static int walk_events(struct walk *w, const char *text, size_t len, const char 
 	int r;
 
 	while (il_next_line(&p, end, &s, &n)) {
-		if ((r = tp_parse_line(s, n, ++lineno, host, &l, err)))
+		if ((r = tp_parse_line(s, n, ++lineno, host, &l, err)) == IL_EPARSE) {
+			memset(err, 0, sizeof(*err));
+			continue; /* counted by the first pass (tp_scan), said in the trace's caveats */
+		}
+		if (r)
 			return r;
 		if (l.kind == TP_EVENT)
 			event(w, &l);
@@ -320,6 +324,7 @@ int il_trace_reduce(const char *text, size_t len, const struct il_diff *d, const
 		return r;
 	if (w.f.incomplete) {
 		*incomplete = w.f.incomplete;
+		free(w.f.skipped_first);
 		return 0;
 	}
 	/* TICK_NSEC (include/vdso/jiffies.h): NSEC_PER_SEC / HZ, rounded */

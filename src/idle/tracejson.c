@@ -87,7 +87,7 @@ static json_t *hist_json(const uint64_t *h)
 static json_t *state_json(const struct walk *w, const struct il_diff_state *s, const struct acc *a)
 {
 	json_t *o = json_object();
-	bool t = w->f.tick_traced;
+	bool t = w->f.tick_traced, m = !w->f.misses_untraced;
 	int bad = !o;
 
 	if (!o)
@@ -100,10 +100,11 @@ static json_t *state_json(const struct walk *w, const struct il_diff_state *s, c
 	bad |= json_object_set_new(o, "entries", uint_json(a->entries));
 	bad |= json_object_set_new(o, "time_us", uint_json(a->time_us));
 	bad |= json_object_set_new(o, "hist", hist_json(a->hist));
-	bad |= json_object_set_new(o, "aboves", uint_json(a->miss[MISS_ABOVE]));
-	bad |= json_object_set_new(o, "belows", uint_json(a->miss[MISS_BELOW]));
-	bad |= json_object_set_new(o, "above_short_hist", hist_json(a->miss_hist[MISS_ABOVE]));
-	bad |= json_object_set_new(o, "below_long_hist", hist_json(a->miss_hist[MISS_BELOW]));
+	/* a kernel without cpu_idle_miss (before 5.20): its misses are unknown, not 0 */
+	bad |= json_object_set_new(o, "aboves", m ? uint_json(a->miss[MISS_ABOVE]) : json_null());
+	bad |= json_object_set_new(o, "belows", m ? uint_json(a->miss[MISS_BELOW]) : json_null());
+	bad |= json_object_set_new(o, "above_short_hist", m ? hist_json(a->miss_hist[MISS_ABOVE]) : json_null());
+	bad |= json_object_set_new(o, "below_long_hist", m ? hist_json(a->miss_hist[MISS_BELOW]) : json_null());
 	bad |= json_object_set_new(o, "tick_stopped", t ? uint_json(a->tick[TICK_STOPPED]) : json_null());
 	bad |= json_object_set_new(o, "tick_retained", t ? uint_json(a->tick[TICK_RETAINED]) : json_null());
 	bad |= json_object_set_new(o, "tick_unknown", t ? uint_json(a->tick[TICK_UNKNOWN]) : json_null());
@@ -222,6 +223,8 @@ static json_t *check_json(const struct walk *w)
 				exits.v += n->c[IL_C_REJECTED].v;
 			bad |= check_one(mm, c, k, n->c[IL_C_REJECTED].ok ? "usage+rejected" : "usage", exits,
 					 a->entries, a->entries_edge + c->unknown_edge);
+			if (w->f.misses_untraced)
+				continue; /* no cpu_idle_miss in this kernel: nothing to hold above and below against */
 			bad |= check_one(mm, c, k, "above", n->c[IL_C_ABOVE], a->miss[MISS_ABOVE],
 					 a->miss_edge[MISS_ABOVE]);
 			bad |= check_one(mm, c, k, "below", n->c[IL_C_BELOW], a->miss[MISS_BELOW],
@@ -271,8 +274,21 @@ static int cover_json(const struct walk *w, json_t *o)
 		bad |= !s || json_array_append_new(cav, il_json_str(s));
 		free(s);
 	}
+	if (!bad && w->f.skipped) {
+		char *s = il_strdup_printf("%zu trace line%s could not be read and %s skipped (the first: %s)",
+					   w->f.skipped, w->f.skipped > 1 ? "s" : "", w->f.skipped > 1 ? "were" : "was",
+					   w->f.skipped_first ? w->f.skipped_first : "?");
+
+		bad |= !s || json_array_append_new(cav, il_json_str(s));
+		free(s);
+	}
+	if (!bad && w->f.misses_untraced)
+		bad |= json_array_append_new(cav, json_string("this kernel has no power:cpu_idle_miss event (it came with "
+							      "5.20): the trace's misses are unknown, the counters' "
+							      "above and below stand alone"));
 	bad |= json_object_set_new(o, "traced_cpus", tr);
 	bad |= json_object_set_new(o, "blind_cpus", bl);
+	bad |= json_object_set_new(o, "skipped_lines", uint_json(w->f.skipped));
 	bad |= json_object_set_new(o, "caveats", cav);
 	return bad;
 }

@@ -94,13 +94,14 @@ static bool parse_ts(const char *s, size_t n, uint64_t *ns)
 }
 
 /*
- * The CPU column: the first " [digits] " group (a task name may hold
- * blanks, dashes, digits and brackets, but not this group before the real
- * one: tracefs pads the name on its left). *after is where the rest starts.
+ * A " [digits] " group at or after from: a candidate for the CPU column.
+ * *after is where the rest starts. A task name may hold such a group too
+ * ("a [7] b": any process can name itself so with prctl), so the caller
+ * takes the first candidate that the FLAGS and TIMESTAMP columns follow.
  */
-static bool cpu_group(const char *s, size_t n, size_t *at, size_t *after, uint64_t *cpu)
+static bool cpu_group(const char *s, size_t n, size_t from, size_t *at, size_t *after, uint64_t *cpu)
 {
-	for (size_t i = 0; i + 3 < n; i++) {
+	for (size_t i = from; i + 3 < n; i++) {
 		size_t k = i + 2;
 
 		if (s[i] != ' ' || s[i + 1] != '[')
@@ -265,16 +266,25 @@ int tp_parse_line(const char *s, size_t n, size_t lineno, const char *host, stru
 		out->kind = TP_LOST;
 		return 0;
 	}
-	if (!cpu_group(s, n, &at, &i, &out->cpu))
-		return bad(err, host, lineno, "'COMM-PID [CPU] FLAGS TIMESTAMP: EVENT' (no [CPU] column)");
+	{
+		size_t from = 0, j;
+		bool found = false, col = false;
+
+		/* the first " [CPU] " group that FLAGS (one word never ending in ':') and TIMESTAMP: follow */
+		while (!found && cpu_group(s, n, from, &at, &j, &out->cpu)) {
+			col = true;
+			i = j;
+			from = at + 1;
+			if (!word(s, n, &i, &w, &wn) || (w[wn - 1] != ':' && !word(s, n, &i, &w, &wn)))
+				continue;
+			found = w[wn - 1] == ':' && parse_ts(w, wn - 1, &out->ts_ns);
+		}
+		if (!col)
+			return bad(err, host, lineno, "'COMM-PID [CPU] FLAGS TIMESTAMP: EVENT' (no [CPU] column)");
+		if (!found)
+			return bad(err, host, lineno, "a timestamp SECONDS.MICROSECONDS: after the [CPU] column");
+	}
 	out->pid = comm_pid(s, at);
-	/* FLAGS is one word that never ends in ':'; the TIMESTAMP word does */
-	if (!word(s, n, &i, &w, &wn))
-		return bad(err, host, lineno, "a timestamp after the [CPU] column");
-	if (w[wn - 1] != ':' && !word(s, n, &i, &w, &wn))
-		return bad(err, host, lineno, "a timestamp after the [CPU] column");
-	if (w[wn - 1] != ':' || !parse_ts(w, wn - 1, &out->ts_ns))
-		return bad(err, host, lineno, "a timestamp SECONDS.MICROSECONDS: after the [CPU] column");
 	while (i < n && s[i] == ' ')
 		i++;
 	if (i >= n)
@@ -344,6 +354,22 @@ static int header_line(const char *s, size_t n, size_t lineno, const char *host,
 	}
 	if (kv(s, n, "cpu", &v, &vn))
 		return header_cpu(s, n, lineno, host, f, err);
+	if (kv(s, n, "events", &v, &vn)) {
+		/* the events tron enabled, as runners/trace.sh lists them: cpu_idle_miss came with 5.20 (6.0) */
+		const char *e = v + vn;
+		bool miss = false;
+
+		for (const char *q = v; q < e;) {
+			const char *c = memchr(q, ',', (size_t)(e - q));
+			size_t k = (size_t)((c ? c : e) - q);
+
+			miss |= k == 13 && !memcmp(q, "cpu_idle_miss", 13);
+			q = c ? c + 1 : e;
+		}
+		f->has_events = true;
+		f->misses_untraced = !miss;
+		return 0;
+	}
 	return 0; /* a header line of a later version: not ours to judge */
 }
 
@@ -411,7 +437,14 @@ static int scan_lines(const char *text, size_t len, const char *host, struct tp_
 				return r;
 			continue;
 		}
-		if ((r = tp_parse_line(s, n, lineno, host, &l, err)))
+		if ((r = tp_parse_line(s, n, lineno, host, &l, err)) == IL_EPARSE && !starts(s, n, "CPU:")) {
+			/* a line this parser cannot read (a task name with a newline, a tracer of a later kernel): skipped */
+			if (!f->skipped++ && !(f->skipped_first = strdup(err->msg)))
+				return il_err_oom(err);
+			memset(err, 0, sizeof(*err));
+			continue;
+		}
+		if (r)
 			return r;
 		if (l.kind == TP_LOST &&
 		    incomplete(f, il_strdup_printf("the trace lost %llu events on cpu%llu (the ring buffer overwrote "
@@ -438,7 +471,8 @@ int tp_scan(const char *text, size_t len, const char *host, struct tp_frame *f, 
 		r = il_err_oom(err);
 	if (r) {
 		free(f->incomplete);
-		f->incomplete = NULL;
+		free(f->skipped_first);
+		f->incomplete = f->skipped_first = NULL;
 	}
 	return r;
 }

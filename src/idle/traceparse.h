@@ -63,6 +63,10 @@ struct tp_frame {
 	bool has_mark[4];     /* idlelab-pre, -begin, -end, -post: the first of each */
 	uint64_t mark_ns[4];
 	char *incomplete;     /* the first reason the trace cannot be used, or NULL; the caller frees */
+	bool has_events;      /* #idlelab events=...: the events the runner enabled */
+	bool misses_untraced; /* ... and cpu_idle_miss is not among them (kernels before 5.20): misses unknown */
+	size_t skipped;       /* event lines that could not be read, skipped */
+	char *skipped_first;  /* the first one's reason ("host H: trace line N: expected ..."); the caller frees */
 };
 
 /*
@@ -73,11 +77,13 @@ int tp_parse_line(const char *s, size_t n, size_t lineno, const char *host, stru
 		  struct il_err *err);
 
 /*
- * The first pass: every line parsed (the first malformed one is the error),
- * the #idlelab header read, the markers found, and what makes the trace
- * incomplete (lost events, overruns, entries written but not kept, a missing
- * or misplaced marker) said in f->incomplete. 0, IL_EPARSE or IL_ENOMEM; on
- * error f->incomplete is freed.
+ * The first pass: every line parsed, the #idlelab header read, the markers
+ * found, and what makes the trace incomplete (lost events, overruns, entries
+ * written but not kept, a missing or misplaced marker) said in
+ * f->incomplete. An event line that cannot be read is counted and skipped
+ * (f->skipped, f->skipped_first): one odd line must not cost the sample; a
+ * malformed header, first line or LOST line is the error. 0, IL_EPARSE or
+ * IL_ENOMEM; on error f->incomplete and f->skipped_first are freed.
  */
 int tp_scan(const char *text, size_t len, const char *host, struct tp_frame *f, struct il_err *err);
 

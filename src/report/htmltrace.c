@@ -20,6 +20,10 @@
 #define W 700.0
 #define Y0 20.0
 #define H 170.0
+/* the legend: entries LEGEND_W apart, LEGEND_COLS a line (X0 + 4 x 170 + a label stays inside 800), lines LEGEND_LINE apart */
+#define LEGEND_W 170.0
+#define LEGEND_COLS 4
+#define LEGEND_LINE 16
 
 static void plot(struct il_buf *b, const struct il_dataset *ds, const char *g, const char *key,
 		 const struct il_tsum *s, size_t k)
@@ -37,6 +41,8 @@ static void plot(struct il_buf *b, const struct il_dataset *ds, const char *g, c
 		}
 	if (!nv)
 		return; /* no variant has a complete period in this state: nothing to plot */
+	/* the legend: four entries a line under the bucket labels (try makes six variants and more) */
+	h += LEGEND_LINE * ((nv + LEGEND_COLS - 1) / LEGEND_COLS - 1);
 	/* the y axis to the next 10% above the highest bar, so plots of one page read alike */
 	top = fmin(1, ceil(top * 10) / 10);
 	slot = W / (double)(hi - lo + 1);
@@ -76,9 +82,11 @@ static void plot(struct il_buf *b, const struct il_dataset *ds, const char *g, c
 			il_buf_printf(b, " %s: %.0f periods, %.1f%%</title></rect>", il_tsum_bucket(label, sizeof(label), x),
 				      st->hist[x], 100 * share);
 		}
-		/* the legend under the bucket labels, one entry per plotted variant */
-		il_buf_printf(b, "<rect x=%g y=%zu width=10 height=10 fill=\"%s\" /><text x=%g y=%zu class=t>",
-			      X0 + 150 * (double)row, h - 14, il_report_palette(v), X0 + 150 * (double)row + 14, h - 5);
+		/* the legend under the bucket labels, one entry per plotted variant, LEGEND_COLS a line */
+		il_buf_printf(b, "<rect x=%g y=%g width=10 height=10 fill=\"%s\" /><text x=%g y=%g class=t>",
+			      X0 + LEGEND_W * (double)(row % LEGEND_COLS), Y0 + H + 76 + LEGEND_LINE * (double)(row / LEGEND_COLS),
+			      il_report_palette(v), X0 + LEGEND_W * (double)(row % LEGEND_COLS) + 14,
+			      Y0 + H + 85 + LEGEND_LINE * (double)(row / LEGEND_COLS));
 		il_report_html_esc(b, ds->var[v]);
 		il_buf_adds(b, "</text>");
 		row++, i++;

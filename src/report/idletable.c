@@ -306,7 +306,7 @@ int il_fmt_trace(struct il_buf *b, const json_t *t)
 		r |= il_buf_printf(b, " (HZ %lld)", (long long)json_integer_value(json_object_get(t, "hz")));
 	r |= il_buf_adds(b, ": stopped at ");
 	r |= tick_pct(b, t, "tick_stopped_pct");
-	r |= il_buf_adds(b, " of the entries, in a shallow state ");
+	r |= il_buf_adds(b, " of the entries whose tick state is known, in a shallow state ");
 	r |= tick_pct(b, t, "tick_stopped_shallow_pct");
 	r |= il_buf_printf(b, "\n%-14s %9s %-11s %8s %8s %8s\n", "state", "entries", "median", "aboves", "belows",
 			   "stopped");
@@ -325,7 +325,8 @@ int il_fmt_trace(struct il_buf *b, const json_t *t)
 						  : il_buf_printf(b, "%8s\n", "-");
 	}
 	json_array_foreach(json_object_get(t, "caveats"), i, v)
-		r |= il_buf_printf(b, "caveat: %s: its trace figures are left out\n", json_string_value(v));
+		r |= il_buf_printf(b, "caveat: %s%s\n", json_string_value(v),
+				   !strncmp(json_string_value(v), "tracing does not see CPU", 24) ? ": its trace figures are left out" : "");
 	if (json_array_size(json_object_get(t, "blind_cpus"))) {
 		r |= il_buf_adds(b, "the trace's figures cover CPU");
 		json_array_foreach(json_object_get(t, "traced_cpus"), i, v)

@@ -77,9 +77,9 @@ assert not set(blind) & set(t["traced_cpus"]), t["traced_cpus"]
 w = os.environ.get("WORLD_BLIND_CPU")
 if w is not None and int(sys.argv[2]) and int(w) in t["traced_cpus"] + blind:
     assert int(w) in blind, ("world blind1: cpu %s not named" % w, t["blind_cpus"], t["check"])
-assert len(t["caveats"]) == len(blind), t["caveats"]
-for b, cav in zip(t["blind_cpus"], t["caveats"]):
-    assert cav.startswith("tracing does not see CPU %d's idle entries (its counters moved %d, " % (b["cpu"], b["moved"])), cav
+for b in t["blind_cpus"]:
+    said = "tracing does not see CPU %d's idle entries (its counters moved %d, " % (b["cpu"], b["moved"])
+    assert [c for c in t["caveats"] if c.startswith(said)], (said, t["caveats"])
     assert b["moved"] > 0 and 2 * b["traced"] < b["moved"], b
 if int(sys.argv[2]) and t["traced_cpus"]:
     assert 0 < t["entries"] <= j["total"]["idles"] + j["total"]["rejected"], (t["entries"], j["total"])
