@@ -189,9 +189,10 @@ $(BUILD)/tests/bench_%: tests/bench/bench_%.c $(LIB_A)
 unit-bins: $(UNIT_BIN) $(FUZZ_REPLAY)
 
 E2E_FAST   := $(patsubst %,e2e:%,$(filter-out tests/e2e/lib.sh tests/e2e/sshd.sh tests/e2e/fleet.sh tests/e2e/fakeboot.sh,$(wildcard tests/e2e/*.sh)))
-# lab_x86 last: its lab is built in the background from the start of make check (tests/prebuild.sh)
-E2E_KERNEL := $(patsubst %,e2e:%,$(filter-out tests/e2e-kernel/lab_x86.sh,$(wildcard tests/e2e-kernel/*.sh)) \
-                $(wildcard tests/e2e-kernel/lab_x86.sh))
+# the labs are built in the background from the start of make check (tests/prebuild.sh); each
+# group of kernel tests starts once its lab is there (wait:NAME), lab_x86 last
+E2E_KERNEL := wait:lab-arm64 $(patsubst %,e2e:%,$(filter-out tests/e2e-kernel/lab_x86.sh,$(wildcard tests/e2e-kernel/*.sh))) \
+              wait:lab-x86_64 $(patsubst %,e2e:%,$(wildcard tests/e2e-kernel/lab_x86.sh))
 E2E_LAVA   := $(patsubst %,e2e:%,$(filter-out tests/e2e-lava/lava-setup.sh tests/e2e-lava/lava-stop.sh,$(wildcard tests/e2e-lava/*.sh)))
 
 # the tests that measure this machine (its sysfs, over SSH or locally): make check and
@@ -208,14 +209,16 @@ WORLD_NONE += e2e@blind1:tests/e2e/local_host.sh
 # everything: unit (plain, ASan+UBSan, valgrind), fuzz corpus replay, e2e, and the
 # real-kernel e2e (kernel builds, the lab host)
 check check-fast e2e-kernel e2e-lava: DEVELOPER = 1
-# The x86_64 lab's build (its kernel: ten minutes on 2 cores) starts first, in the background at
-# nice 19, and fills the core that the single-threaded phases leave idle; lab_x86 waits for it.
-# Whatever ends the recipe (a test binary that does not compile, a signal) stops that build.
+# The labs' builds (their kernels: minutes each on 2 cores; the arm64 one cached after the demo)
+# start first, in the background at nice 19, and fill the core that the single-threaded phases
+# leave idle; the kernel tests wait for them. Whatever ends the recipe (a test binary that does
+# not compile, a signal) stops the builds.
+# (No $(MAKE) in the last line: `make -n check` must not run it.)
 check: all
-	@export IDLELAB=$(CURDIR)/idlelab; tests/prebuild.sh start lab-x86_64; \
-	trap 'tests/prebuild.sh stop lab-x86_64' EXIT; trap 'exit 130' INT TERM HUP; \
-	$(MAKE) --no-print-directory DEVELOPER=1 unit-bins && \
-	$(MAKE) --no-print-directory DEVELOPER=1 BUILD=build/asan SAN=1 unit-bins && \
+	$(MAKE) --no-print-directory DEVELOPER=1 unit-bins
+	$(MAKE) --no-print-directory DEVELOPER=1 BUILD=build/asan SAN=1 unit-bins
+	@export IDLELAB=$(CURDIR)/idlelab; tests/prebuild.sh start lab-arm64 lab-x86_64; \
+	trap 'tests/prebuild.sh stop' EXIT; trap 'exit 130' INT TERM HUP; \
 	tests/run-tests.sh \
 		$(UNIT_BIN:%=unit:%) $(FUZZ_REPLAY:%=unit:%) \
 		$(UNIT_BIN:$(BUILD)/%=asan:build/asan/%) $(FUZZ_REPLAY:$(BUILD)/%=asan:build/asan/%) \
@@ -229,7 +232,7 @@ check-fast: all
 
 # the real-kernel e2e alone (also part of check): linux-source-6.1, arm64, cached in build/e2e-kernel-cache
 e2e-kernel: all
-	IDLELAB=$(CURDIR)/idlelab tests/run-tests.sh $(E2E_KERNEL)
+	IDLELAB=$(CURDIR)/idlelab tests/run-tests.sh $(filter e2e:%,$(E2E_KERNEL))
 
 # a plan on a real LAVA lab (Debian's lava-server and lava-dispatcher in a root of their own under the
 # e2e kernel cache; not part of check: the first run downloads ~260 MB and takes ~4 min to set up)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Run test programs and e2e scripts; print one line per program and, last,
 # "N passed, N failed, N skipped" over all test cases.
-#   run-tests.sh MODE[@WORLD]:PATH...    MODE: unit | asan | valgrind | e2e
+#   run-tests.sh MODE[@WORLD]:PATH...    MODE: unit | asan | valgrind | e2e; or wait:NAME (tests/prebuild.sh)
 # @WORLD runs the program in that cpuidle world (tests/world.sh: none, ...)
 # instead of this machine as it is; a world that cannot be made here is a skip.
 # cmocka programs count their cases; an e2e script counts its own
@@ -18,7 +18,7 @@ passed=0 failed=0 skipped=0
 logdir=${TEST_LOGDIR:-build/test-logs}
 mkdir -p "$logdir"
 failed_names=""
-budgets="$(dirname "$0")/budget"
+budgets=${RUN_TESTS_BUDGET:-$(dirname "$0")/budget}
 times="$logdir/times.$$"
 : > "$times"
 over=""
@@ -30,6 +30,21 @@ num() { sed -n "s/.*$1 *\] *\([0-9][0-9]*\) test.*/\1/p" "$2" | tail -n 1; }
 for spec in "$@"; do
 	mode=${spec%%:*}
 	prog=${spec#*:}
+	# wait:NAME: a build tests/prebuild.sh started, before the tests that need it (its wait is no test's time)
+	if [ "$mode" = wait ]; then
+		t0=$(date +%s)
+		"$(dirname "$0")/prebuild.sh" wait "$prog" > "$logdir/prebuild_$prog.log" 2>&1
+		rc=$?
+		if [ $rc = 0 ]; then
+			echo "     prebuild $prog ready (waited $(($(date +%s) - t0)) s)"
+		elif [ $rc != 3 ]; then
+			echo "FAIL prebuild $prog (exit $rc) — log: $logdir/$prog.prebuild.log"
+			sed 's/^/    /' "$logdir/prebuild_$prog.log"
+			failed=$((failed + 1))
+			failed_names="$failed_names prebuild:$prog"
+		fi
+		continue
+	fi
 	name="$mode:$(basename "$prog")"
 	log="$logdir/$(echo "$name" | tr ':/@' '___').log"
 	world=real
