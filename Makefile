@@ -42,7 +42,7 @@ DEB_PKGS := build-essential pkg-config bc clang libclang-rt-14-dev valgrind \
             linux-source-6.1 xz-utils gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu \
             bison flex libelf-dev kmod rsync \
             qemu-system-arm qemu-system-x86 acpica-tools device-tree-compiler cpio gzip dropbear-bin fonts-dejavu-core \
-            openssh-server openssh-client pssh pdsh python3 python3-aiosmtpd ca-certificates chromium procps psmisc iproute2 util-linux \
+            openssh-server openssh-client pssh pdsh python3 python3-aiosmtpd python3-jsonschema ca-certificates chromium procps psmisc iproute2 util-linux \
             prometheus prometheus-node-exporter debootstrap
 
 NODEP_GOALS := deps clean help check-fresh uninstall
