@@ -69,51 +69,46 @@ static void mean_var(const double *x, size_t n, double *m, double *v)
 	*v = n > 1 ? ss / (double)(n - 1) : NAN;
 }
 
-bool il_change_interval(const double *r, size_t nr, const double *x, size_t nx, double level, double *lo, double *hi)
+/*
+ * The Welch interval of mean(x) - mean(r) at level, in the metric's own
+ * unit, and *mr the reference's mean; false (NaN) with fewer than 2 values a
+ * side or a level outside (0, 1).
+ */
+static bool abs_interval(const double *r, size_t nr, const double *x, size_t nx, double level, double *lo, double *hi,
+			 double *mr)
 {
-	double mr, vr, mx, vx, se2, df, t;
+	double vr, mx, vx, se2, df, t;
 
-	*lo = *hi = NAN;
+	*lo = *hi = *mr = NAN;
 	if (nr < 2 || nx < 2 || !(level > 0 && level < 1))
 		return false;
-	mean_var(r, nr, &mr, &vr);
+	mean_var(r, nr, mr, &vr);
 	mean_var(x, nx, &mx, &vx);
-	if (mr == 0)
-		return false;
 	se2 = vr / (double)nr + vx / (double)nx;
 	if (se2 == 0) {
 		/* both sides constant: the difference is known exactly */
-		*lo = *hi = (mx - mr) / fabs(mr) * 100;
+		*lo = *hi = mx - *mr;
 		return true;
 	}
 	/* Welch-Satterthwaite degrees of freedom */
 	df = se2 * se2 / ((vr / nr) * (vr / nr) / (double)(nr - 1) + (vx / nx) * (vx / nx) / (double)(nx - 1));
 	t = il_t_isf((1 - level) / 2, df);
-	*lo = (mx - mr - t * sqrt(se2)) / fabs(mr) * 100;
-	*hi = (mx - mr + t * sqrt(se2)) / fabs(mr) * 100;
+	*lo = mx - *mr - t * sqrt(se2);
+	*hi = mx - *mr + t * sqrt(se2);
 	return isfinite(*lo) && isfinite(*hi);
 }
 
-/* The Welch interval of mean(x) - mean(r) at level, in the metric's own unit (a reference mean of 0 allowed). */
-static bool abs_interval(const double *r, size_t nr, const double *x, size_t nx, double level, double *lo, double *hi)
+bool il_change_interval(const double *r, size_t nr, const double *x, size_t nx, double level, double *lo, double *hi)
 {
-	double mr, vr, mx, vx, se2, df, t;
+	double mr;
 
-	*lo = *hi = NAN;
-	if (nr < 2 || nx < 2 || !(level > 0 && level < 1))
+	if (!abs_interval(r, nr, x, nx, level, lo, hi, &mr) || mr == 0) {
+		*lo = *hi = NAN;
 		return false;
-	mean_var(r, nr, &mr, &vr);
-	mean_var(x, nx, &mx, &vx);
-	se2 = vr / (double)nr + vx / (double)nx;
-	if (se2 == 0) {
-		*lo = *hi = mx - mr;
-		return true;
 	}
-	df = se2 * se2 / ((vr / nr) * (vr / nr) / (double)(nr - 1) + (vx / nx) * (vx / nx) / (double)(nx - 1));
-	t = il_t_isf((1 - level) / 2, df);
-	*lo = mx - mr - t * sqrt(se2);
-	*hi = mx - mr + t * sqrt(se2);
-	return isfinite(*lo) && isfinite(*hi);
+	*lo = *lo / fabs(mr) * 100;
+	*hi = *hi / fabs(mr) * 100;
+	return true;
 }
 
 /*
@@ -197,10 +192,10 @@ void il_decide(const struct il_decide_in *in, struct il_decision *out)
 		return;
 	}
 	{
-		double lo, hi;
+		double lo, hi, m0;
 
 		/* the same in the metric's own unit: the interval of the difference within the absolute floor */
-		if (in->abs_floor > 0 && abs_interval(in->r, in->nr, in->x, in->nx, 1 - 2 * a_fam, &lo, &hi) &&
+		if (in->abs_floor > 0 && abs_interval(in->r, in->nr, in->x, in->nx, 1 - 2 * a_fam, &lo, &hi, &m0) &&
 		    lo > -in->abs_floor && hi < in->abs_floor) {
 			out->v = IL_VERDICT_SAME;
 			snprintf(out->why, sizeof(out->why), "the difference's %.4g%% interval [%+.3g, %+.3g] lies within the "
