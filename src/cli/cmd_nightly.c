@@ -17,7 +17,9 @@
 #include "cli/progress.h"
 #include "kernel/repo.h"
 #include "report/alert.h"
+#include "report/kcidb.h"
 #include "report/nightly.h"
+#include "util/kcidbrest.h"
 #include "workflow/nightly.h"
 #include "util/buf.h"
 
@@ -36,6 +38,25 @@ static void on_accepted(void *ctx)
 
 	a->accepted = true;
 	a->journaled = !il_nightly_delivery_done(&a->dv, NULL, &a->jerr);
+}
+
+/* The KCIDB document of the owed night e (its verdict record and run), submitted to $KCIDB_REST. */
+static int submit_night(const struct il_nightly_opts *no, const json_t *e, const struct il_cli_dest *dest,
+			struct il_buf *sid, struct il_err *err)
+{
+	const char *origin = dest->kcidb_origin;
+	struct il_kcidb_rest rest = { .url = getenv("KCIDB_REST"), .deadline_s = dest->kcidb_deadline };
+	json_t *doc = NULL;
+	char *txt = NULL;
+	int r = il_kcidb_night(no->dir, json_object_get(e, "record"), origin, &doc, err);
+
+	if (!r && !(txt = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER)))
+		r = il_err_oom(err);
+	if (!r)
+		r = il_kcidb_submit(&rest, txt, sid, err);
+	free(txt);
+	json_decref(doc);
+	return r;
 }
 
 /*
@@ -86,8 +107,18 @@ static bool deliver_owed(const struct il_nightly_opts *no, const struct il_night
 				ok = false;
 				continue;
 			}
-			if (!r)
+			if (d == IL_NIGHTLY_KCIDB) {
+				/* the night's results, a regression or not: taken once KCIDB has processed them */
+				struct il_buf sid = IL_BUF_INIT;
+
+				if (!submit_night(no, e, dest, &sid, &err)) {
+					on_accepted(&a);
+					printf("kcidb: the results of %s submitted to KCIDB (submission %s)\n", base, il_buf_str(&sid));
+				}
+				il_buf_release(&sid);
+			} else if (!r) {
 				il_cli_dest_send_one(dest, d, subject, body, hook, id, on_accepted, &a, &err);
+			}
 			if (a.accepted && a.journaled) {
 				/* taken by the destination and recorded: what came after (the rest of an answer) is not a failure */
 				json_array_append_new(done, json_pack("{s:s,s:s,s:b}", "run", base, "destination",
@@ -126,6 +157,7 @@ int cmd_nightly(int argc, char **argv)
 		IL_OPT_BOOL(0, "force", &force, "measure the tip even when it was measured"),
 		IL_OPT_BOOL(0, "rebaseline", &rebaseline, "take this nightly as the new baseline (accept a known change)"),
 		IL_CLI_OPT_DEST(&dest),
+		IL_CLI_OPT_KCIDB(&dest),
 		IL_CLI_OPTS_MEASURE(&dirs),
 		IL_CLI_OPT_CACHE(&dirs),
 		IL_OPT_BOOL(0, "json", &json, "JSON output (idlelab-nightly/1)"),
@@ -136,6 +168,7 @@ int cmd_nightly(int argc, char **argv)
 	static const char *const usage[] = {
 		"idlelab nightly PLAN [--dir DIR] [--host H] [--force] [--rebaseline]",
 		"                     [--smtp URL --to ADDR[,ADDR] [--starttls] [--auth-file F] [--from ADDR]] [--webhook URL]",
+		"                     [--kcidb [--kcidb-origin NAME]]",
 		"  build, boot and measure the tip of the plan's track.branch when it is new, compare it with the last",
 		"  good nightly; exit 0 nothing new or no regression, 3 regression (alerted once), 1 failure", NULL
 	};

@@ -2,6 +2,8 @@
 /* A regression alert's destinations from the command line, and its delivery (see deliver.h). */
 #include "cli/deliver.h"
 
+#include "report/kcidb.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -18,6 +20,16 @@ const char *il_cli_dest_check(struct il_cli_dest *d, bool dry_run)
 		return "--to, --from, --starttls and --auth-file go with --smtp";
 	if (d->to_arg && il_strlist_split_on(&d->to, d->to_arg, ','))
 		return il_strerror(IL_ENOMEM);
+	if ((d->kcidb_origin || d->kcidb_deadline) && !d->kcidb)
+		return "--kcidb-origin and --kcidb-deadline go with --kcidb";
+	if (d->kcidb_deadline < 0 || d->kcidb_deadline > 86400)
+		return "--kcidb-deadline: expected 1 to 86400 seconds";
+	if (!d->kcidb_origin)
+		d->kcidb_origin = "idlelab";
+	if (d->kcidb && !il_kcidb_origin_ok(d->kcidb_origin))
+		return "--kcidb-origin: expected lower-case letters, digits and '_' (KCIDB's ^[a-z0-9_]+$)";
+	if (d->kcidb && !getenv("KCIDB_REST"))
+		return "--kcidb needs KCIDB_REST (https://TOKEN@host: the service and the token KernelCI gave)";
 	if (!d->from) {
 		char host[256] = "";
 
@@ -43,7 +55,8 @@ struct il_mail il_cli_dest_mail(const struct il_cli_dest *d, const char *subject
 
 bool il_cli_dest_has(const struct il_cli_dest *d, enum il_nightly_dest which)
 {
-	return which == IL_NIGHTLY_MAIL ? d->smtp != NULL : which == IL_NIGHTLY_WEBHOOK ? d->webhook != NULL : false;
+	return which == IL_NIGHTLY_MAIL ? d->smtp != NULL : which == IL_NIGHTLY_WEBHOOK ? d->webhook != NULL :
+	       which == IL_NIGHTLY_KCIDB ? d->kcidb : false;
 }
 
 int il_cli_dest_send_one(const struct il_cli_dest *d, enum il_nightly_dest which, const char *subject,

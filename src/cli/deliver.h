@@ -18,6 +18,9 @@
 struct il_cli_dest {
 	const char *smtp, *auth_file, *from, *webhook, *to_arg;
 	bool starttls;
+	bool kcidb;             /* nightly --kcidb: each measured night's results to $KCIDB_REST */
+	const char *kcidb_origin;
+	long kcidb_deadline;    /* seconds for one night's submission (0: 300) */
 	struct il_strlist to;   /* from to_arg, by il_cli_dest_check */
 	char from_buf[300];
 };
@@ -29,6 +32,12 @@ struct il_cli_dest {
 	IL_OPT_STR(0, "from", &(d)->from, "ADDR", "the sender (default idlelab@HOSTNAME)"),                             \
 	IL_OPT_STR(0, "to", &(d)->to_arg, "ADDR[,ADDR]", "the recipients"),                                              \
 	IL_OPT_STR(0, "webhook", &(d)->webhook, "URL", "POST the alert's JSON (idlelab-alert/1) to URL")
+
+/* nightly's: every measured night's results to KernelCI's database, owed until processed */
+#define IL_CLI_OPT_KCIDB(d)                                                                                            \
+	IL_OPT_BOOL(0, "kcidb", &(d)->kcidb, "submit each measured night to $KCIDB_REST (https://TOKEN@host; docs/export.md)"), \
+	IL_OPT_STR(0, "kcidb-origin", &(d)->kcidb_origin, "NAME", "the KCIDB origin KernelCI gave this lab (default idlelab)"), \
+	IL_OPT_NUM(0, "kcidb-deadline", &(d)->kcidb_deadline, "S", "one night's submission within S seconds (default 300)")
 
 /* The options' combination (NULL: fine, else what is wrong); fills to and the default sender. */
 const char *il_cli_dest_check(struct il_cli_dest *d, bool dry_run);

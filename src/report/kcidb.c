@@ -289,7 +289,7 @@ static json_t *environment(const struct run *u)
 		return json_decref(env), json_decref(misc), json_decref(states), NULL;
 	ci = json_object_get(fp, "cpuidle");
 	json_array_foreach(json_object_get(json_array_get(json_object_get(ci, "state_tables"), 0), "states"), i, e)
-		bad |= json_array_append_new(states, json_pack("{s:s?,s:O?,s:O?}", "name", str(e, "name"), "latency_us",
+		bad |= json_array_append_new(states, json_pack("{s:s*,s:O*,s:O*}", "name", str(e, "name"), "latency_us",
 							       json_object_get(e, "latency_us"), "residency_us",
 							       json_object_get(e, "residency_us")));
 	il_buf_printf(&c, "host %s (%s), cpuidle driver %s", host ? host : "?",
@@ -338,7 +338,9 @@ static int one_test(struct kctx *k, const struct run *u, const struct il_cmp *c,
 	char *gov = gov_label(ds->var[v]), *id;
 	struct il_buf path = IL_BUF_INIT;
 	json_t *t = json_object(), *num = json_object(), *misc = json_object();
-	bool night = u->night != NULL, reg = regressed(u, ds->var[v], m->key);
+	const char *nv = u->night ? str(u->night, "verdict") : NULL;
+	/* a nightly compared with its baseline (good or regression) makes a pass/fail claim; its first (baseline) does not */
+	bool night = nv && (!strcmp(nv, "good") || !strcmp(nv, "regression")), reg = regressed(u, ds->var[v], m->key);
 	int bad = !gov || !made(t, num, misc);
 
 	id = make_id(k, "test", (const char *[]){ str(u->rs, "time"), u->name, ds->var[v], m->key }, 4);
@@ -387,8 +389,8 @@ static int one_test(struct kctx *k, const struct run *u, const struct il_cmp *c,
 			bad |= json_object_set(misc, "params", json_object_get(wl, "params"));
 		bad |= set_str(misc, "metric", m->key);
 		bad |= set_str(misc, "run", u->name);
-		if (night)
-			bad |= set_str(misc, "nightly", str(u->night, "verdict"));
+		if (u->night)
+			bad |= set_str(misc, "nightly", nv);
 		bad |= json_object_set_new(t, "misc", misc);
 		misc = NULL;
 		if (reg)
@@ -499,6 +501,12 @@ out:
 	return r;
 }
 
+/* A nightly record's run: as written (the nightly writes its path), or in the nightly directory when relative. */
+static char *run_path(const char *dir, const char *run)
+{
+	return run[0] == '/' ? strdup(run) : il_strdup_printf("%s/%s", dir, run);
+}
+
 /* A nightly directory: each run its nightly.jsonl records a verdict for, with that record. */
 static int export_nightly(struct kctx *k, const char *dir, const char *journal, struct il_err *err)
 {
@@ -516,7 +524,7 @@ static int export_nightly(struct kctx *k, const char *dir, const char *journal, 
 			json_decref(rec);
 			continue;
 		}
-		if (!(rd = il_strdup_printf("%s/%s", dir, str(rec, "run"))))
+		if (!(rd = run_path(dir, str(rec, "run"))))
 			r = il_err_oom(err);
 		else
 			r = export_run(k, rd, rec, err);
@@ -530,20 +538,53 @@ static int export_nightly(struct kctx *k, const char *dir, const char *journal, 
 	return r;
 }
 
-int il_kcidb_document(const char *const *dirs, size_t n, const char *origin, json_t **out, struct il_err *err)
+/* The context of one document: origin checked, its arrays made. */
+static int kctx_init(struct kctx *k, const char *origin, struct il_err *err)
 {
-	struct kctx k = { .origin = origin };
-	json_t *doc = NULL;
-	int r = 0;
-
-	*out = NULL;
+	*k = (struct kctx){ .origin = origin };
 	if (!il_kcidb_origin_ok(origin))
 		return il_err_set(err, IL_EINVAL, "origin '%s': expected lower-case letters, digits and '_' (KCIDB's "
 				  "^[a-z0-9_]+$; KernelCI gives each submitter one)", origin ? origin : "");
-	k.checkouts = json_array(), k.builds = json_array(), k.tests = json_array();
-	k.issues = json_array(), k.incidents = json_array(), k.seen = json_object();
-	if (!made(k.checkouts, k.builds, k.tests) || !made(k.issues, k.incidents, k.seen))
+	k->checkouts = json_array(), k->builds = json_array(), k->tests = json_array();
+	k->issues = json_array(), k->incidents = json_array(), k->seen = json_object();
+	return made(k->checkouts, k->builds, k->tests) && made(k->issues, k->incidents, k->seen) ? 0 : il_err_oom(err);
+}
+
+/* The document of what k gathered into *out (when r is 0), k released; r or IL_ENOMEM. */
+static int kctx_finish(struct kctx *k, int r, json_t **out, struct il_err *err)
+{
+	*out = NULL;
+	if (!r && !(*out = json_pack("{s:{s:i,s:i},s:O,s:O,s:O,s:O,s:O}", "version", "major", IL_KCIDB_MAJOR, "minor",
+				     IL_KCIDB_MINOR, "checkouts", k->checkouts, "builds", k->builds, "tests", k->tests,
+				     "issues", k->issues, "incidents", k->incidents)))
 		r = il_err_oom(err);
+	json_decref(k->checkouts), json_decref(k->builds), json_decref(k->tests);
+	json_decref(k->issues), json_decref(k->incidents), json_decref(k->seen);
+	return r;
+}
+
+int il_kcidb_night(const char *nightly_dir, const json_t *record, const char *origin, json_t **out, struct il_err *err)
+{
+	struct kctx k;
+	char *rd = NULL;
+	int r = kctx_init(&k, origin, err);
+
+	if (!r && !json_is_string(json_object_get(record, "run")))
+		r = il_err_set(err, IL_EINVAL, "%s: a nightly record without its run", nightly_dir);
+	if (!r && !(rd = run_path(nightly_dir, str(record, "run"))))
+		r = il_err_oom(err);
+	if (!r)
+		r = export_run(&k, rd, record, err);
+	free(rd);
+	return kctx_finish(&k, r, out, err);
+}
+
+int il_kcidb_document(const char *const *dirs, size_t n, const char *origin, json_t **out, struct il_err *err)
+{
+	struct kctx k;
+	int r = kctx_init(&k, origin, err);
+
+	*out = NULL;
 	for (size_t i = 0; !r && i < n; i++) {
 		char *nj = il_strdup_printf("%s/nightly.jsonl", dirs[i]);
 		struct stat st;
@@ -556,12 +597,5 @@ int il_kcidb_document(const char *const *dirs, size_t n, const char *origin, jso
 			r = export_run(&k, dirs[i], NULL, err);
 		free(nj);
 	}
-	if (!r && !(doc = json_pack("{s:{s:i,s:i},s:O,s:O,s:O,s:O,s:O}", "version", "major", IL_KCIDB_MAJOR, "minor",
-				    IL_KCIDB_MINOR, "checkouts", k.checkouts, "builds", k.builds, "tests", k.tests, "issues",
-				    k.issues, "incidents", k.incidents)))
-		r = il_err_oom(err);
-	json_decref(k.checkouts), json_decref(k.builds), json_decref(k.tests);
-	json_decref(k.issues), json_decref(k.incidents), json_decref(k.seen);
-	*out = doc;
-	return r;
+	return kctx_finish(&k, r, out, err);
 }

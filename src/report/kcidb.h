@@ -37,4 +37,11 @@ bool il_kcidb_origin_ok(const char *name);
  */
 int il_kcidb_document(const char *const *dirs, size_t n, const char *origin, json_t **out, struct il_err *err);
 
+/*
+ * The document of one nightly: its verdict record (a "nightly" record of
+ * DIR/nightly.jsonl) and the run it names, as il_kcidb_document exports a
+ * nightly directory's runs. What `idlelab nightly --kcidb` submits each night.
+ */
+int il_kcidb_night(const char *nightly_dir, const json_t *record, const char *origin, json_t **out, struct il_err *err);
+
 #endif

@@ -578,17 +578,21 @@ static int record_verdict(struct nt *n, struct il_err *err)
 		json_object_set_new(rec, "drift_note", json_string(res->drift_note));
 	if (res->verdict == IL_NIGHTLY_FAILED)
 		json_object_set_new(rec, "build_failed", json_boolean(res->build_failed));
+	/* every measured night is owed to KCIDB (its results, a regression or not) */
+	if (res->verdict != IL_NIGHTLY_FAILED && n->o->dest[IL_NIGHTLY_KCIDB])
+		json_array_append_new(owed, json_string(il_nightly_dest_name(IL_NIGHTLY_KCIDB)));
 	if (res->verdict == IL_NIGHTLY_REGRESSION) {
 		json_object_set_new(rec, "repeat", json_boolean(res->repeat));
 		json_object_set(rec, "reported", res->reported);
 		if (!res->repeat) {
 			for (int d = 0; d < IL_NIGHTLY_NDESTS; d++)
-				if (n->o->dest[d])
+				if (n->o->dest[d] && d != IL_NIGHTLY_KCIDB)
 					json_array_append_new(owed, json_string(il_nightly_dest_name((enum il_nightly_dest)d)));
 			json_object_set(rec, "alert", res->alert);
-			json_object_set(rec, "owed", owed);
 		}
 	}
+	if (json_array_size(owed))
+		json_object_set(rec, "owed", owed);
 	json_decref(owed);
 	json_array_append(n->past, rec);
 	return journal_append(n, rec, err);

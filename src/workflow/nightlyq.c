@@ -14,6 +14,7 @@
 static const char *const dest_names[IL_NIGHTLY_NDESTS] = {
 	[IL_NIGHTLY_MAIL] = "mail",
 	[IL_NIGHTLY_WEBHOOK] = "webhook",
+	[IL_NIGHTLY_KCIDB] = "kcidb",
 };
 
 const char *il_nightly_dest_name(enum il_nightly_dest d)
@@ -71,15 +72,18 @@ json_t *il_nightlyq_owed(const json_t *past)
 			/* a verdict journaled again for the same run (a resumed night) replaces the promise */
 			if ((e = entry_of(q, run)))
 				remove_entry(q, e);
+			/* mail and webhook send the alert: without one (not a new regression) they have nothing to send */
 			json_array_foreach(owed, k, d)
-				if (json_is_string(d))
+				if (json_is_string(d) && (json_is_object(json_object_get(rec, "alert")) ||
+							  !strcmp(json_string_value(d), il_nightly_dest_name(IL_NIGHTLY_KCIDB))))
 					json_array_append(list, d);
-			if (!list || !json_array_size(list) || !json_is_object(json_object_get(rec, "alert"))) {
+			if (!list || !json_array_size(list)) {
 				json_decref(list);
 				continue;
 			}
-			e = json_pack("{s:s,s:s?,s:s?,s:O,s:o}", "run", run, "commit", str(rec, "commit"), "time",
-				      str(rec, "time"), "alert", json_object_get(rec, "alert"), "owed", list);
+			/* the alert goes with a regression's entry; KCIDB's document is made from the record */
+			e = json_pack("{s:s,s:s?,s:s?,s:O*,s:O,s:o}", "run", run, "commit", str(rec, "commit"), "time",
+				      str(rec, "time"), "alert", json_object_get(rec, "alert"), "record", rec, "owed", list);
 			if (!e || json_array_append_new(q, e)) {
 				json_decref(q);
 				return NULL;

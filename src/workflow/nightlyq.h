@@ -19,6 +19,7 @@
 enum il_nightly_dest {
 	IL_NIGHTLY_MAIL,
 	IL_NIGHTLY_WEBHOOK,
+	IL_NIGHTLY_KCIDB,        /* every measured night's results, to KernelCI's database (not only a regression) */
 	IL_NIGHTLY_NDESTS
 };
 const char *il_nightly_dest_name(enum il_nightly_dest d);
@@ -26,8 +27,8 @@ const char *il_nightly_dest_name(enum il_nightly_dest d);
 /*
  * The alerts still owed by the records of one plan and host (past: their
  * nightly.jsonl records in order, "nightly" and "nightly-alert"), oldest
- * first: [{"run", "commit", "time", "alert", "owed": [DEST...]}] with the
- * destinations not delivered yet. A new reference the caller decrefs; NULL
+ * first: [{"run", "commit", "time", "alert" (a regression's), "record" (the
+ * verdict record), "owed": [DEST...]}] with the destinations not delivered yet. A new reference the caller decrefs; NULL
  * only when memory ran out.
  */
 json_t *il_nightlyq_owed(const json_t *past);

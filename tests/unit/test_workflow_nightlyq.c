@@ -50,14 +50,26 @@ static void test_nightlyq__owed(void **state)
 		"  \"alert\":{\"a\":4},\"owed\":[\"mail\"]},"
 		" {\"type\":\"nightly\",\"run\":\"r/5\",\"commit\":\"c5\",\"verdict\":\"regression\","
 		"  \"alert\":{\"a\":5},\"owed\":[]},"
-		" {\"type\":\"nightly\",\"run\":\"r/6\",\"commit\":\"c6\",\"verdict\":\"regression\",\"owed\":[\"mail\"]}]");
+		" {\"type\":\"nightly\",\"run\":\"r/6\",\"commit\":\"c6\",\"verdict\":\"regression\",\"owed\":[\"mail\"]},"
+		" {\"type\":\"nightly\",\"run\":\"r/7\",\"commit\":\"c7\",\"verdict\":\"good\",\"owed\":[\"kcidb\",\"mail\"]},"
+		" {\"type\":\"nightly\",\"run\":\"r/8\",\"commit\":\"c8\",\"verdict\":\"good\",\"owed\":[\"kcidb\"]},"
+		" {\"type\":\"nightly-alert\",\"run\":\"r/8\",\"destination\":\"kcidb\",\"delivered\":true}]");
 	json_t *q;
 
 	(void)state;
 	q = il_nightlyq_owed(past);
 	assert_non_null(q);
-	/* r/2's mail (its webhook went out), r/4's mail; r/3 a repeat, r/5 owed nowhere, r/6 has no alert to send */
-	assert_int_equal(json_array_size(q), 2);
+	/*
+	 * r/2's mail (its webhook went out), r/4's mail, r/7's KCIDB submission (a good night: its results, no
+	 * alert, so not its mail); r/3 a repeat, r/5 owed nowhere, r/6 has no alert to send, r/8 was submitted
+	 */
+	assert_int_equal(json_array_size(q), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(q, 2), "run")), "r/7");
+	assert_string_equal(owed_str(json_array_get(q, 2)), "kcidb");
+	assert_true(il_nightlyq_owes(json_array_get(q, 2), IL_NIGHTLY_KCIDB));
+	assert_null(json_object_get(json_array_get(q, 2), "alert"));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(json_array_get(q, 2), "record"), "verdict")),
+			    "good");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(q, 0), "run")), "r/2");
 	assert_string_equal(owed_str(json_array_get(q, 0)), "mail");
 	assert_true(il_nightlyq_owes(json_array_get(q, 0), IL_NIGHTLY_MAIL));
@@ -72,6 +84,8 @@ static void test_nightlyq__owed(void **state)
 					      "mail", "delivered", 1));
 	json_array_append_new(past, json_pack("{s:s,s:s,s:s,s:b}", "type", "nightly-alert", "run", "r/2", "destination",
 					      "mail", "delivered", 1));
+	json_array_append_new(past, json_pack("{s:s,s:s,s:s,s:b}", "type", "nightly-alert", "run", "r/7", "destination",
+					      "kcidb", "delivered", 1));
 	q = il_nightlyq_owed(past);
 	assert_int_equal(json_array_size(q), 1);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(q, 0), "run")), "r/4");
