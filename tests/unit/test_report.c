@@ -191,15 +191,6 @@ static void test_report__html_escapes_everything(void **state)
 }
 
 /* The number of times needle occurs in hay. */
-static size_t count_of(const char *hay, const char *needle)
-{
-	size_t n = 0;
-
-	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	return n;
-}
-
 /*
  * A run with traced samples (tests/fixtures/views/trace-durations, invented
  * numbers): per state a figure with the duration histograms' svg, each
@@ -220,7 +211,7 @@ static void test_report__html_trace_plots(void **state)
 	snprintf(dir, sizeof(dir), "%s/tests/fixtures/views/trace-durations", src ? src : ".");
 	load(&ds, &c, dir);
 	assert_int_equal(il_report_render(&c, IL_FMT_HTML, &out, &err), 0);
-	assert_int_equal(count_of(out.p, "<figure class=trace "), 3);
+	assert_int_equal(tu_count(out.p, "<figure class=trace "), 3);
 	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
 		char fig[128];
 		const char *at, *end;
@@ -284,18 +275,18 @@ static void test_report__blind_cpu_once(void **state)
 	assert_true(traced > 1);
 	snprintf(want, sizeof(want), "%s%zu of %zu traced samples)", note, traced, traced);
 	assert_int_equal(il_report_render(&c, IL_FMT_TEXT, &out, &err), 0);
-	assert_int_equal(count_of(out.p, note), 1);
+	assert_int_equal(tu_count(out.p, note), 1);
 	assert_non_null(strstr(out.p, want));
 	assert_non_null(strstr(out.p, "traced samples): its counters moved"));
 	il_buf_release(&out);
 	/* the page's own paragraph, and the mailing-list text it embeds */
 	assert_int_equal(il_report_render(&c, IL_FMT_HTML, &out, &err), 0);
-	assert_int_equal(count_of(out.p, "<p><i>tracing does not see the idle entries of CPU 1 ("), 1);
-	assert_int_equal(count_of(out.p, note), 2);
+	assert_int_equal(tu_count(out.p, "<p><i>tracing does not see the idle entries of CPU 1 ("), 1);
+	assert_int_equal(tu_count(out.p, note), 2);
 	il_buf_release(&out);
 	assert_int_equal(il_report_tested_by(&c, &(struct il_tb_opts){ .as = "T <t@e.org>" }, &out, &err), 0);
 	/* wrapped at 100 columns: the note's first words are on one line */
-	assert_int_equal(count_of(out.p, "tracing does not see the idle entries of CPU 1"), 1);
+	assert_int_equal(tu_count(out.p, "tracing does not see the idle entries of CPU 1"), 1);
 	il_buf_release(&out);
 	il_compare_release(&c);
 	il_dataset_release(&ds);

@@ -141,15 +141,6 @@ static void test_try__identity(void **state)
 	free(sha);
 }
 
-static size_t count_of(const char *hay, const char *needle)
-{
-	size_t n = 0;
-
-	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	return n;
-}
-
 /*
  * A try run of two governors (tests/fixtures/journal/trygov: menu and teo on base, patch-1 and
  * base-aa): each governor's kernels against that governor on the base, never across governors; the
@@ -175,14 +166,14 @@ static void test_try__compare_per_governor(void **state)
 	for (size_t i = 0; i < 2; i++)
 		parts[i] = (struct il_reply_part){ tc.title[i], &tc.cmp[i] };
 	assert_int_equal(il_reply_compose(parts, 2, &o, &mail, &err), 0);
-	assert_int_equal(count_of(mail.p, "\nmenu, each kernel against menu on the base: "), 1);
-	assert_int_equal(count_of(mail.p, "\nteo, each kernel against teo on the base: "), 1);
-	assert_int_equal(count_of(mail.p, "\nPlatform: "), 1);
-	assert_int_equal(count_of(mail.p, "\nVerdict: "), 2);
+	assert_int_equal(tu_count(mail.p, "\nmenu, each kernel against menu on the base: "), 1);
+	assert_int_equal(tu_count(mail.p, "\nteo, each kernel against teo on the base: "), 1);
+	assert_int_equal(tu_count(mail.p, "\nPlatform: "), 1);
+	assert_int_equal(tu_count(mail.p, "\nVerdict: "), 2);
 	/* the verdicts never set one governor against the other */
 	assert_null(strstr(strstr(mail.p, "\nteo, each kernel"), "menu@"));
 	assert_true(strstr(mail.p, "\nteo, each kernel") > strstr(mail.p, "\nmenu, each kernel"));
-	assert_int_equal(count_of(mail.p, "\nTested-by: "), 1);
+	assert_int_equal(tu_count(mail.p, "\nTested-by: "), 1);
 	tb = strstr(mail.p, "\nTested-by: Tess Ter <tess@example.org>\n");
 	assert_non_null(tb);
 	assert_true(tb > strstr(mail.p, "\nteo, each kernel"));

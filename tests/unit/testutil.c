@@ -420,3 +420,12 @@ bool tu_json_oom_end(void)
 	oom_left = -1;
 	return oom_hit;
 }
+
+size_t tu_count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}

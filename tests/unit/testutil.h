@@ -41,6 +41,8 @@ void tu_write(const char *root, const char *path, const char *text);
 void tu_journal(const char *dir, const char *const *vars, size_t nv, bool aa, const char *const *mets, size_t nm,
 		const char *keys, int iterations, const char *iterations_json,
 		double (*val)(size_t v, size_t m, int i, void *ctx), void *ctx);
+/* How many times needle occurs in hay, without overlap. */
+size_t tu_count(const char *hay, const char *needle);
 /* Parse a fixture dump; fails the test if it does not parse. */
 void tu_parse_fixture(struct il_snapshot *out, const char *name);
 
