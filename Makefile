@@ -39,7 +39,7 @@ PC_LIBS  := libgit2 libssh jansson libcurl libcrypto gmime-3.0 zlib sqlite3 yaml
 DEB_PKGS := build-essential pkg-config bc clang libclang-rt-14-dev valgrind \
             libgit2-dev libssh-dev libjansson-dev libcurl4-openssl-dev libcmocka-dev libssl-dev \
             libgmime-3.0-dev zlib1g-dev libsqlite3-dev libyaml-dev git \
-            linux-source-6.1 xz-utils gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu \
+            linux-source-6.1 linux-source-6.12 xz-utils gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu \
             bison flex libelf-dev kmod rsync \
             qemu-system-arm qemu-system-x86 acpica-tools device-tree-compiler cpio gzip dropbear-bin fonts-dejavu-core \
             openssh-server openssh-client pssh pdsh python3 python3-aiosmtpd python3-jsonschema ca-certificates chromium procps psmisc iproute2 util-linux \

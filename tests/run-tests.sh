@@ -22,6 +22,7 @@ budgets=${RUN_TESTS_BUDGET:-$(dirname "$0")/budget}
 times="$logdir/times.$$"
 : > "$times"
 over=""
+over_names=""
 
 budget_of() { awk -v n="$1" '$1 == n { print $2; exit }' "$budgets" 2>/dev/null; }
 
@@ -89,9 +90,11 @@ for spec in "$@"; do
 		if [ -z "$b" ]; then
 			over="$over
   $name: no budget in tests/budget (add one: 1.5 x its time in CI, at least 60 s)"
+			over_names="$over_names $name (no budget)"
 		elif [ "$secs" -gt "$b" ]; then
 			over="$over
   $name: ${secs} s, over its budget of $b s"
+			over_names="$over_names $name (over budget)"
 		fi
 	fi
 	if [ "$f" -gt 0 ]; then
@@ -112,7 +115,7 @@ rm -f "$times"
 if [ -n "$over" ]; then
 	echo "run-tests: over budget (tests/budget):$over"
 	failed=$((failed + $(echo "$over" | grep -c .)))
-	failed_names="$failed_names (over budget)"
+	failed_names="$failed_names$over_names"
 fi
 [ -n "$failed_names" ] && echo "failed:$failed_names"
 echo "run-tests: ${total_s:-0} s in all"

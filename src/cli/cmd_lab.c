@@ -11,6 +11,7 @@
 #include "cli/opt.h"
 #include "cli/progress.h"
 #include "lab/lab.h"
+#include "lab/labtree.h"
 #include "kernel/fetch.h"
 
 static void on_step(const char *what, double t, void *ctx)
@@ -19,11 +20,21 @@ static void on_step(const char *what, double t, void *ctx)
 	fprintf(stderr, "lab: %s (%.1f s)\n", what, t);
 }
 
+/* ", kernel 6.12.118-il1a2b3c4d (Debian linux-source-6.12 (...))": the lab's own tree */
+static void print_tree(const json_t *j)
+{
+	const json_t *k = json_object_get(j, "kernel");
+
+	if (json_is_string(json_object_get(k, "release")))
+		printf(", kernel %s from %s", json_string_value(json_object_get(k, "release")),
+		       json_string_value(json_object_get(k, "origin")) ?: "?");
+}
+
 int cmd_lab(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };
-	const char *name = NULL, *image = NULL, *src = NULL, *arch = NULL, *table = NULL;
+	const char *name = NULL, *image = NULL, *src = NULL, *arch = NULL, *table = NULL, *tree = NULL;
 	long cpus = 0, mem = 0, timeout = 0;
 	bool json = false, quiet = false;
 	const struct il_opt opts[] = {
@@ -32,6 +43,8 @@ int cmd_lab(int argc, char **argv)
 		IL_OPT_STR(0, "arch", &arch, "ARCH", "arm64 (default) or x86_64 (hosts labvm-x86, labvm-x86-NAME)"),
 		IL_OPT_STR(0, "name", &name, "NAME", "lab instance (default labvm; host name labvm-NAME)"),
 		IL_OPT_STR_FOR("up", 0, "table", &table, "TABLE", "up, x86_64: idle table of hosts/labvm-x86/idle-tables.json (default, pseries)"),
+		IL_OPT_STR_FOR("build,up", 0, "tree", &tree, "SPEC", "build, up: the kernel tree: a Debian linux-source version "
+			       "(6.1, 6.12), a tarball, or a git repository DIR[@REV] (default " IL_LAB_TREE_DEFAULT ")"),
 		IL_OPT_STR_FOR("up", 0, "kernel", &image, "IMAGE", "up: boot this kernel image instead of the lab's own"),
 		IL_OPT_NUM_FOR("up", 0, "timeout", &timeout, "S", "up: seconds to wait for SSH (default 180)"),
 		IL_CLI_OPT_CACHE(&dirs),
@@ -41,8 +54,8 @@ int cmd_lab(int argc, char **argv)
 		IL_OPT_BOOL_FOR("build,up", 'q', "quiet", &quiet, "build, up: no progress output"),
 		IL_OPT_END_,
 	};
-	static const char *const usage[] = { "idlelab lab build [--arch ARCH] [--cpus N]",
-					     "idlelab lab up [--arch ARCH] [--cpus N] [--name NAME] [--table TABLE] [--kernel IMAGE]",
+	static const char *const usage[] = { "idlelab lab build [--arch ARCH] [--cpus N] [--tree SPEC]",
+					     "idlelab lab up [--arch ARCH] [--cpus N] [--name NAME] [--tree SPEC] [--table TABLE] [--kernel IMAGE]",
 					     "idlelab lab status|down|console [--arch ARCH] [--name NAME]",
 					     "idlelab lab ssh [--arch ARCH] [--name NAME] [-- CMD...]", NULL };
 	struct il_lab_opts o = { 0 };
@@ -58,7 +71,7 @@ int cmd_lab(int argc, char **argv)
 	if (cpus < 0 || cpus > 64 || mem < 0 || timeout < 0)
 		return il_opt_error(opts, usage, "--cpus, --mem and --timeout must be positive");
 	o = (struct il_lab_opts){ .cache_dir = paths.cache_dir, .src_dir = src, .arch = arch, .name = name,
-				  .table = table, .cpus = (int)cpus, .mem_mb = (int)mem, .image = image,
+				  .table = table, .tree = tree, .cpus = (int)cpus, .mem_mb = (int)mem, .image = image,
 				  .timeout_s = (int)timeout, .progress = quiet ? NULL : il_cli_progress };
 	if (il_lab_resolve(&o, NULL, &instance, &err))
 		return il_cli_fail(&err);
@@ -85,6 +98,7 @@ int cmd_lab(int argc, char **argv)
 			       json_real_value(json_object_get(j, "ssh_ready_s")));
 			if (json_is_string(json_object_get(j, "table")))
 				printf(", idle table %s", json_string_value(json_object_get(j, "table")));
+			print_tree(j);
 			printf("\n");
 			free(host);
 		}
@@ -107,6 +121,7 @@ int cmd_lab(int argc, char **argv)
 			       (long long)json_integer_value(json_object_get(j, "pid")));
 		if (json_is_string(json_object_get(j, "table")))
 			printf(", idle table %s", json_string_value(json_object_get(j, "table")));
+		print_tree(j);
 		printf("\n");
 		if (!strcmp(json_string_value(json_object_get(j, "state")), "crashed"))
 			printf("QEMU is gone; the console ended with:\n%s", json_string_value(json_object_get(j, "console_tail")));

@@ -19,6 +19,7 @@
 #include "cli/progress.h"
 #include "host/inventory.h"
 #include "lab/lab.h"
+#include "lab/labtree.h"
 #include "report/reply.h"
 #include "run/engine.h"
 #include "run/plan.h"
@@ -121,10 +122,11 @@ int cmd_try(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };
-	struct try_args a = { .repo = "." };
+	struct try_args a = { 0 };
 	const struct il_opt opts[] = {
 		IL_OPT_STR(0, "host", &a.host, "NAME", "measure on this host (default: the plan's default, labvm)"),
-		IL_OPT_STR(0, "repo", &a.repo, "DIR", "the kernel repository the series applies to (default .)"),
+		IL_OPT_STR(0, "repo", &a.repo, "DIR", "the kernel repository the series applies to (default: a lab host's "
+			   "own tree, lab up --tree; else .)"),
 		IL_OPT_STR(0, "base", &a.base, "REV", "the base when the series has no base-commit: trailer (default HEAD)"),
 		IL_OPT_STR(0, "server", &a.server, "URL", "public-inbox server for a Message-ID (default https://lore.kernel.org)"),
 		IL_OPT_STR(0, "governor", &a.govs, "G[,G]", "these governors (default: from the files the patches touch)"),
@@ -160,7 +162,9 @@ int cmd_try(int argc, char **argv)
 	struct il_plan pl = { 0 };
 	struct il_err err = { 0 };
 	json_t *plan = NULL, *build = NULL;
-	char *repo = NULL, *dir = NULL, *txt = NULL, tmpl[PATH_MAX];
+	char *repo = NULL, *dir = NULL, *txt = NULL, *lab = NULL, tmpl[PATH_MAX];
+	const char *origin = NULL;
+	json_t *tree = NULL;
 	long iters = 0;
 	int nargs, r, fd = -1;
 
@@ -181,29 +185,38 @@ int cmd_try(int argc, char **argv)
 	}
 	if (split(&govs, a.govs, "governor", &err) || split(&wls, a.wls, "workload", &err))
 		return il_opt_error(opts, usage, "%s", err.msg);
-	if (!(repo = realpath(a.repo, NULL))) {
-		il_err_set(&err, IL_ENOTFOUND, "--repo %s: %s", a.repo, strerror(errno));
-		goto fail;
+	{
+		/* a lab host: its instance, whose build (arch, config, target) and tree are the defaults */
+		const char *host = a.host ? a.host : "labvm";
+		struct il_host_cfg h;
+
+		if (!il_host_load(&h, &paths, host, NULL)) {
+			/* a host file: a lab's when it names one ("labvm": instance) */
+			lab = h.boot.lab ? strdup(h.boot.lab) : NULL;
+			il_host_release(&h);
+		} else if (il_lab_instance_of_host(host)) {
+			lab = strdup(il_lab_instance_of_host(host));
+		}
 	}
 	if (a.build && ((r = il_json_load(a.build, &build, &err)) ||
 			(!json_is_object(build) && il_err_set(&err, IL_EPARSE, "%s: expected the plan's build object", a.build))))
 		goto fail;
-	if (!build) {
-		/* on a lab host, the lab's own kernel build (its architecture, config and target) unless --build says */
-		const char *host = a.host ? a.host : "labvm";
-		struct il_host_cfg h;
-
-		r = 0;
-		if (!il_host_load(&h, &paths, host, NULL)) {
-			/* a host file: a lab's when it names one ("labvm": instance) */
-			if (h.boot.lab)
-				r = il_lab_build_json_of(paths.cache_dir, h.boot.lab, &build, &err);
-			il_host_release(&h);
-		} else if (il_lab_instance_of_host(host)) {
-			r = il_lab_build_json_of(paths.cache_dir, il_lab_instance_of_host(host), &build, &err);
-		}
-		if (r)
+	if (!build && lab && il_lab_build_json_of(paths.cache_dir, lab, &build, &err))
+		goto fail;
+	if (!a.repo && lab) {
+		/* the lab's own tree (an imported tarball's repository in the kernel cache), as it was brought up */
+		if (il_lab_tree_of(paths.cache_dir, lab, &tree, &err))
 			goto fail;
+		if (json_is_string(json_object_get(tree, "repo")) && json_is_string(json_object_get(tree, "commit"))) {
+			a.repo = json_string_value(json_object_get(tree, "repo"));
+			if (!a.base)
+				a.base = json_string_value(json_object_get(tree, "commit"));
+			origin = json_string_value(json_object_get(tree, "origin"));
+		}
+	}
+	if (!(repo = realpath(a.repo ? a.repo : ".", NULL))) {
+		il_err_set(&err, IL_ENOTFOUND, "--repo %s: %s", a.repo ? a.repo : ".", strerror(errno));
+		goto fail;
 	}
 	if (il_try_source(argv[1], a.server, &src, &err) ||
 	    il_try_load(&src, paths.cache_dir, a.quiet || a.dry ? NULL : il_cli_progress, NULL, &s, &err) ||
@@ -213,7 +226,7 @@ int cmd_try(int argc, char **argv)
 	if (il_try_check(repo, b.sha, &s, a.patches, &err))
 		goto fail;
 	{
-		struct il_try_req q = { .name = "try", .repo = repo, .host = a.host, .src = &src, .version = s.version,
+		struct il_try_req q = { .name = "try", .repo = repo, .origin = origin, .host = a.host, .src = &src, .version = s.version,
 					.governors = &govs, .workloads = &wls, .iterations = (int)iters, .whole = a.whole,
 					.build = build, .patches = a.patches };
 
@@ -292,7 +305,8 @@ fail:
 out:
 	il_plan_release(&pl);
 	json_decref(plan), json_decref(build);
-	free(txt), free(dir), free(repo), free(b.rev);
+	free(txt), free(dir), free(repo), free(b.rev), free(lab);
+	json_decref(tree);
 	il_series_release(&s);
 	il_try_src_release(&src);
 	il_strlist_release(&govs), il_strlist_release(&wls);

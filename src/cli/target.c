@@ -22,6 +22,7 @@ int il_target_open(struct il_target *tg, const char *host, const char *root, con
 	if ((r = il_cli_paths(&paths, hosts_dir, NULL, NULL, err)) || (r = il_lab_host_load(&tg->cfg, &paths, host, err)))
 		return r;
 	if ((r = il_transport_open(&tg->t, &tg->cfg, err))) {
+		il_lab_host_explain(&tg->cfg, paths.cache_dir, r, err);
 		il_host_release(&tg->cfg);
 		return r;
 	}

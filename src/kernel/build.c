@@ -11,9 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel/kconfig.h"
 #include "kernel/kprogress.h"
 #include "kernel/repo.h"
 #include "util/buf.h"
+#include "util/jfields.h"
 #include "util/proc.h"
 #include "util/sha256.h"
 
@@ -23,6 +25,7 @@ void il_kbuild_res_release(struct il_kbuild_res *r)
 	free(r->release);
 	free(r->log_tail);
 	json_decref(r->manifest);
+	il_strlist_release(&r->config_skipped);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -132,56 +135,6 @@ static int run_make(const struct il_kvar *v, const char *src, const char *obj, c
 	il_buf_release(&errb);
 	free(argv);
 	il_strlist_release(&av);
-	return r;
-}
-
-/* Every option a fragment sets must be in the final .config with that value. */
-static int verify_config(const char *config_path, const struct il_strlist *fragments, struct il_err *err)
-{
-	struct il_buf cfg = IL_BUF_INIT;
-	int r;
-
-	if ((r = il_buf_read_file(&cfg, config_path, (size_t)16 << 20, err)))
-		return r;
-	for (size_t f = 0; f < fragments->n && !r; f++) {
-		struct il_buf frag = IL_BUF_INIT;
-		const char *p;
-
-		if ((r = il_buf_read_file(&frag, fragments->v[f], (size_t)4 << 20, err)))
-			break;
-		for (p = il_buf_str(&frag); *p && !r;) {
-			const char *nl = strchr(p, '\n');
-			size_t n = nl ? (size_t)(nl - p) : strlen(p);
-			char *line = il_strndup(p, n), *want;
-
-			p += n + (nl ? 1 : 0);
-			if (!strncmp(line, "CONFIG_", 7) && strchr(line, '=')) {
-				/* the exact line, at a line start */
-				want = cat("\n", line);
-				if (strncmp(il_buf_str(&cfg), line, strlen(line)) && !strstr(il_buf_str(&cfg), want)) {
-					*strchr(line, '=') = 0;
-					r = il_err_set(err, IL_EINVAL,
-						       "config fragment %s: %s is not set as asked in the final .config (a "
-						       "dependency is missing, or the option does not exist for this arch)",
-						       fragments->v[f], line);
-				}
-				free(want);
-			} else if (!strncmp(line, "# CONFIG_", 9) && strstr(line, " is not set")) {
-				char *opt = il_strndup(line + 2, (size_t)(strstr(line, " is not set") - line - 2));
-
-				want = cat(opt, "=");
-				if (strstr(il_buf_str(&cfg), want) &&
-				    (strstr(il_buf_str(&cfg), want) == il_buf_str(&cfg) || strstr(il_buf_str(&cfg), want)[-1] == '\n'))
-					r = il_err_set(err, IL_EINVAL, "config fragment %s: %s should be unset but the final .config "
-						       "sets it", fragments->v[f], opt);
-				free(want);
-				free(opt);
-			}
-			free(line);
-		}
-		il_buf_release(&frag);
-	}
-	il_buf_release(&cfg);
 	return r;
 }
 
@@ -340,7 +293,7 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 			free(t);
 		}
 		if (!r)
-			r = verify_config(cfgpath, &v->cfg.fragments, err);
+			r = il_kconfig_verify(cfgpath, src.p, &v->cfg.fragments, &res->config_skipped, err);
 		if (!r)
 			r = il_sha256_file(cfgpath, cfg_hex, err);
 		il_buf_release(&frag);
@@ -552,6 +505,7 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 						  res->release ? res->release : "", "files", files, "build_s", res->seconds,
 						  "incremental", incremental, "created", (json_int_t)time(NULL));
 			json_object_set_new(res->manifest, "proc_version", pv ? json_string(pv) : json_null());
+			json_object_set_new(res->manifest, "config_skipped", il_jf_strlist_json(&res->config_skipped));
 			free(pv);
 			txt = json_dumps(res->manifest, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 			if (!(r = il_write_file_atomic(lp, log.p ? log.p : "", log.len, err)) &&

@@ -22,6 +22,8 @@ struct il_kbuild_res {
 	char *release;         /* kernel release (uname -r of the built kernel) */
 	char *log_tail;        /* last 40 log lines (failed builds) */
 	json_t *manifest;
+	/* fragment options the tree does not have, skipped (kernel/kconfig.h): "CONFIG_X=y (FRAGMENT)" */
+	struct il_strlist config_skipped;
 };
 
 enum il_kbuild_step { IL_KB_CHECKOUT, IL_KB_CONFIG, IL_KB_BUILD, IL_KB_COMPILING, IL_KB_INSTALL, IL_KB_DONE };

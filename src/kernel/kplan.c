@@ -25,6 +25,7 @@ void il_kvars_release(struct il_kvars *k)
 {
 	for (size_t i = 0; i < k->n; i++) {
 		free(k->v[i].name), free(k->v[i].repo_path), free(k->v[i].lineage), free(k->v[i].subject);
+		free(k->v[i].origin);
 		cfg_release(&k->v[i].cfg);
 	}
 	free(k->v);
@@ -259,6 +260,16 @@ int il_kernels_prepare(const json_t *plan, const char *plan_dir, const char *cac
 			if ((r = read_cfg(&v->cfg, build, e, plan_dir, path, err)))
 				break;
 			v->lineage = strdup(name);
+			/* where the tree came from, as the plan says it, else the tarball or repository it names */
+			if (json_is_string(json_object_get(e, "origin")))
+				v->origin = strdup(json_string_value(json_object_get(e, "origin")));
+			else
+				v->origin = il_strdup_printf("the %s %s", tarball ? "tarball" : "git repository",
+							     tarball ? tarball : repo_p);
+			if (!v->lineage || !v->origin) {
+				r = il_err_oom(err);
+				break;
+			}
 			if (tarball) {
 				char *tp = path_rel(plan_dir, tarball);
 
@@ -343,6 +354,7 @@ int il_kernels_prepare(const json_t *plan, const char *plan_dir, const char *cac
 				nv->commit = oids[k];
 				nv->patch = idx[k];
 				nv->subject = strdup(s.p[idx[k] - 1].subject);
+				nv->origin = bb->origin ? strdup(bb->origin) : NULL;
 				if ((r = cfg_copy(&nv->cfg, &bc)) || (r = il_repo_tree_of(repo, &nv->commit, &nv->tree, err)) ||
 				    (r = il_repo_set_ref(repo, nv->name, &nv->commit, err)))
 					break;
@@ -383,6 +395,8 @@ json_t *il_kvars_to_json(const struct il_kvars *k)
 						   "repo", v->repo_path, "patch", v->patch, "subject",
 						   v->subject ? json_string(v->subject) : json_null(), "lineage", v->lineage,
 						   "arch", v->cfg.arch));
+		if (v->origin)
+			json_object_set_new(json_array_get(a, json_array_size(a) - 1), "origin", json_string(v->origin));
 	}
 	return a;
 }

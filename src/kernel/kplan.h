@@ -31,6 +31,7 @@ struct il_kvar {
 	char *lineage;            /* variants of one lineage share one build directory, in order */
 	int patch;                /* 0 for a base, k after patch k of its series */
 	char *subject;            /* the last patch's subject, or NULL */
+	char *origin;             /* where the tree came from (the plan's "origin"; a variant its base's), or NULL */
 	struct il_kbuild_cfg cfg;
 };
 

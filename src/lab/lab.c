@@ -176,6 +176,8 @@ int il_lab_status(const struct il_lab_opts *o, json_t **out, struct il_err *err)
 		json_object_set(*out, "image", json_object_get(st, "image"));
 		if (json_object_get(st, "table"))
 			json_object_set(*out, "table", json_object_get(st, "table"));
+		if (json_object_get(st, "kernel"))
+			json_object_set(*out, "kernel", json_object_get(st, "kernel"));
 	}
 	json_decref(st);
 	il_lab_ref_release(&l), free(host), free(rd), free(pidfile), free(sp), free(tail);
@@ -344,6 +346,17 @@ int il_lab_up(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, json_t **sta
 		}
 		if (table)
 			json_object_set_new(st, "table", json_string(table));
+		/* the tree it runs (labbuild.c's kernel.json): later boots and `try` take the same */
+		{
+			char *kj = il_strdup_printf("%s/kernel.json", dir);
+			json_error_t je;
+			json_t *k = kj ? json_load_file(kj, 0, &je) : NULL;
+
+			if (json_is_object(k))
+				json_object_set(st, "kernel", k);
+			json_decref(k);
+			free(kj);
+		}
 		json_object_set_new(st, "identity", json_string(id));
 		txt = json_dumps(st, JSON_INDENT(2));
 		r = il_write_file_atomic(sp, txt, strlen(txt), err);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The built-in lab hosts: a kernel built by the kernel stage from Debian's
- * linux-source-6.1, an initramfs from Debian packages of the guest's
+ * The built-in lab hosts: a kernel built by the kernel stage from a tree
+ * (lab/labtree.h: Debian's linux-source-6.1 unless told), an initramfs from Debian packages of the guest's
  * architecture, and firmware that declares real cpuidle states, booted under
  * QEMU (TCG) with SSH on a free loopback port. arm64: QEMU's virt device tree
  * with PSCI idle states (psci_idle). x86_64: q35 with an SSDT giving the
@@ -22,6 +22,7 @@
 struct il_lab_opts {
 	const char *cache_dir;    /* struct il_paths.cache_dir */
 	const char *src_dir;      /* idlelab's source tree (hosts/labvm, workloads); NULL: "." */
+	const char *tree;         /* the kernel tree to build (lab/labtree.h); NULL: IL_LAB_TREE_DEFAULT */
 	const char *arch;         /* "arm64", "x86_64"; NULL: the instance name's (labarch.h) */
 	const char *name;         /* instance name; NULL: the architecture's default ("labvm", "x86") */
 	const char *table;        /* up, x86_64: the idle table of idle-tables.json; NULL: "default" */
@@ -62,7 +63,11 @@ int il_lab_up(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, json_t **sta
 /* Stop the instance: poweroff over SSH, then its QEMU PID. Not running is not an error. */
 int il_lab_down(const struct il_lab_opts *o, struct il_err *err);
 
-/* {"name", "host", "arch", "state": "running"|"stopped"|"crashed", "pid", "port", "run_dir", "console_tail", "image", "table"} */
+/*
+ * {"name", "host", "arch", "state": "running"|"stopped"|"crashed", "pid",
+ * "port", "run_dir", "console_tail", "image", "table", "kernel" (its tree:
+ * lab/labtree.h)}
+ */
 int il_lab_status(const struct il_lab_opts *o, json_t **out, struct il_err *err);
 
 /* The instance's directory (console.log, known_hosts, state.json); caller frees; NULL for a bad name. */

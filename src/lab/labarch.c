@@ -12,7 +12,7 @@ const struct il_lab_arch_info il_lab_archs[IL_LAB_NARCH] = {
 		.idle_file = "idle-states.dtsi", .qemu = "qemu-system-aarch64", .qemu_pkg = "qemu-system-arm",
 		.machine = "virt", .cpu = "cortex-a57", .console = "ttyAMA0", .nic = "virtio-net-device",
 		.kernel_arch = "arm64", .cross_compile = "aarch64-linux-gnu-", .target = "Image",
-		.kernel_name = "labvm-6.1", .deb_arch = "arm64", .triple = "aarch64-linux-gnu",
+		.kernel_prefix = "labvm", .deb_arch = "arm64", .triple = "aarch64-linux-gnu",
 		.interp = "/lib/ld-linux-aarch64.so.1", .wl_arch = "aarch64",
 		.firmware_tools = "qemu-system-arm, device-tree-compiler",
 		.underneath = "every idle state is WFI underneath",
@@ -24,7 +24,7 @@ const struct il_lab_arch_info il_lab_archs[IL_LAB_NARCH] = {
 		.idle_file = "idle-tables.json", .qemu = "qemu-system-x86_64", .qemu_pkg = "qemu-system-x86",
 		.machine = "q35", .cpu = "qemu64", .console = "ttyS0", .nic = "virtio-net-pci",
 		.kernel_arch = "x86_64", .cross_compile = NULL, .target = "bzImage",
-		.kernel_name = "labvm-x86-6.1", .deb_arch = "amd64", .triple = "x86_64-linux-gnu",
+		.kernel_prefix = "labvm-x86", .deb_arch = "amd64", .triple = "x86_64-linux-gnu",
 		.interp = "/lib64/ld-linux-x86-64.so.2", .wl_arch = "x86_64", .firmware_tools = "acpica-tools (iasl)",
 		.underneath = "every idle state is HLT underneath and POLL's timing is coarse",
 		.caveat = "Measured on idlelab's QEMU lab host (x86_64, TCG, acpi_idle from idlelab's SSDT): governor "

@@ -33,7 +33,7 @@ struct il_lab_arch_info {
 	const char *kernel_arch;   /* the kernel stage's build.arch, cross_compile and image target */
 	const char *cross_compile;
 	const char *target;
-	const char *kernel_name;   /* the lab kernel's name in the kernel cache */
+	const char *kernel_prefix; /* the lab kernel's name in the kernel cache: PREFIX-TAG (lab/labtree.h) */
 	const char *deb_arch;      /* dpkg architecture of the initramfs' packages */
 	const char *triple;        /* their multiarch library directory */
 	const char *interp;        /* the dynamic loader the binaries name */

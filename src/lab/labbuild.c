@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The lab's build: its kernel (the kernel stage on Debian's linux-source-6.1
- * with the lab's kernel.config), the static workloads, the Debian packages of
+ * The lab's build: its kernel (the kernel stage on the lab's tree, Debian's
+ * linux-source-6.1 unless told, with the lab's kernel.config), the static workloads, the Debian packages of
  * its architecture, keys, the initramfs and the firmware's idle states (a
  * device tree or an SSDT), all keyed by their inputs and cached.
  */
@@ -16,14 +16,14 @@
 #include "kernel/build.h"
 #include "kernel/kplan.h"
 #include "lab/labtool.h"
+#include "lab/labtree.h"
 #include "lab/ssdt.h"
 #include "util/buf.h"
+#include "util/jfields.h"
 #include "util/proc.h"
 #include "util/sha256.h"
 #include "util/str.h"
 #include "workload/own.h"
-
-#define LAB_TARBALL "/usr/src/linux-source-6.1.tar.xz"
 
 #define now_s il_mono_s
 
@@ -89,31 +89,51 @@ int il_lab_build_json_of(const char *cache_dir, const char *instance, json_t **o
 	return r;
 }
 
-/* The lab kernel: the kernel stage on Debian's tarball with the lab's kernel.config (HOSTS_DIR/kernel.config). */
-static int build_kernel(const struct il_lab_opts *o, const struct il_lab_ref *l, char **image, char **release,
-			struct il_err *err)
+/*
+ * The lab kernel: the kernel stage on the lab's tree (lab/labtree.h) with the
+ * lab's kernel.config (HOSTS_DIR/kernel.config). *tree_out (caller owns) is
+ * what the instance keeps of it: {"spec", "origin", "name", "release",
+ * "repo", "commit", "config_skipped"}.
+ */
+static int build_kernel(const struct il_lab_opts *o, const struct il_lab_ref *l, const struct il_lab_tree *t,
+			il_lab_cb cb, void *ctx, char **image, json_t **tree_out, struct il_err *err)
 {
-	json_t *plan = json_pack("{s:o,s:[{s:s,s:s}]}", "build", il_lab_build_json(l->a, il_lab_src(o)), "kernels", "name",
-				 l->A->kernel_name, "tarball", LAB_TARBALL);
+	char *name = il_strdup_printf("%s-%s", l->A->kernel_prefix, t->tag);
+	json_t *plan = name ? json_pack("{s:o,s:[o]}", "build", il_lab_build_json(l->a, il_lab_src(o)), "kernels",
+					il_lab_tree_kernel_json(t, name)) : NULL;
 	struct il_kvars kv = { 0 };
 	struct il_kbuild_res res = { 0 };
 	int r;
 
 	if (!plan)
 		r = il_err_oom(err);
-	else if (!il_lab_exists(LAB_TARBALL))
-		r = il_err_set(err, IL_ENOTFOUND, "%s is missing: apt-get install linux-source-6.1 (make deps)", LAB_TARBALL);
-	else if (!(r = il_kernels_prepare(plan, il_lab_src(o), o->cache_dir, &kv, err)) &&
+	else if (!(r = il_lab_tree_check(t, err)) && !(r = il_kernels_prepare(plan, il_lab_src(o), o->cache_dir, &kv, err)) &&
 		 !(r = il_kernel_build(&kv.v[0], o->cache_dir, o->progress ? kernel_progress : NULL, (void *)o, &res,
 				      err)) && !res.ok)
-		r = il_err_set(err, IL_ECHILD, "the lab kernel did not build:\n%s", res.log_tail ? res.log_tail : "");
+		r = il_err_set(err, IL_ECHILD, "the lab kernel (%s) did not build:\n%s", t->origin,
+			       res.log_tail ? res.log_tail : "");
 	if (!r) {
+		char hex[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), &kv.v[0].commit);
 		*image = il_strdup_printf("%s/%s", res.dir, l->A->target);
-		*release = strdup(res.release ? res.release : "");
+		*tree_out = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "spec", t->spec, "origin", t->origin, "name", name,
+				      "release", res.release ? res.release : "", "repo", kv.v[0].repo_path, "commit", hex,
+				      "config_skipped", il_jf_strlist_json(&res.config_skipped));
+		if (!*image || !*tree_out)
+			r = il_err_oom(err);
+		/* options this tree does not have, skipped: said, not hidden in a log */
+		for (size_t i = 0; !r && i < res.config_skipped.n; i++) {
+			char *w = il_strdup_printf("warning: the tree has no %s: skipped", res.config_skipped.v[i]);
+
+			il_lab_step(cb, ctx, w ? w : "warning: a config option skipped", il_mono_s());
+			free(w);
+		}
 	}
 	il_kbuild_res_release(&res);
 	il_kvars_release(&kv);
 	json_decref(plan);
+	free(name);
 	return r;
 }
 
@@ -241,16 +261,20 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
 {
 	double t0 = now_s();
 	struct il_lab_ref l = { 0 };
-	char *dir = NULL, *image = NULL, *release = NULL, *stamp = NULL, key[65];
+	char *dir = NULL, *image = NULL, *stamp = NULL, *kj = NULL, *kjtxt = NULL, *step = NULL, key[65];
+	struct il_lab_tree t = { 0 };
+	json_t *tree = NULL;
 	char *init = il_strdup_printf("%s/hosts/labvm/init", il_lab_src(o)), *pk = NULL, *idle = NULL;
 	struct il_buf have = IL_BUF_INIT;
 	struct il_sha256 h;
 	int r;
 
 	*dir_out = NULL;
-	if ((r = il_lab_ref_open(&l, o, err)))
+	if ((r = il_lab_ref_open(&l, o, err)) || (r = il_lab_tree_parse(&t, o->tree, err)))
 		goto out;
-	dir = il_strdup_printf("%s/lab/%s-%dcpu-%dm", o->cache_dir, l.A->name, il_lab_cpus(o), il_lab_mem(o));
+	/* one directory per tree: labs of two trees may run at once */
+	dir = il_strdup_printf("%s/lab/%s-%dcpu-%dm%s%s", o->cache_dir, l.A->name, il_lab_cpus(o), il_lab_mem(o),
+			       il_lab_tree_is_default(o->tree) ? "" : "-", il_lab_tree_is_default(o->tree) ? "" : t.tag);
 	pk = il_strdup_printf("%s/%s/packages", il_lab_src(o), l.A->hosts_dir);
 	idle = il_strdup_printf("%s/%s/%s", il_lab_src(o), l.A->hosts_dir, l.A->idle_file);
 	{
@@ -259,8 +283,17 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
 		if ((r = il_lab_tool(m, 0, "mkdir", err)))
 			goto out;
 	}
-	il_lab_step(cb, ctx, "kernel (linux-source-6.1 through the kernel stage; cached after the first build)", t0);
-	if ((r = build_kernel(o, &l, &image, &release, err)))
+	step = il_strdup_printf("kernel (%s through the kernel stage; cached after the first build)", t.origin);
+	il_lab_step(cb, ctx, step ? step : "kernel", t0);
+	if ((r = build_kernel(o, &l, &t, cb, ctx, &image, &tree, err)))
+		goto out;
+	/* what the instance keeps of its tree (lab.c: state.json "kernel"), for every build, cached or not */
+	kj = il_strdup_printf("%s/kernel.json", dir);
+	if (!kj || !(kjtxt = json_dumps(tree, JSON_INDENT(2) | JSON_PRESERVE_ORDER))) {
+		r = il_err_oom(err);
+		goto out;
+	}
+	if ((r = il_write_file_atomic(kj, kjtxt, strlen(kjtxt), err)))
 		goto out;
 	/* everything else is keyed by its inputs */
 	il_sha256_init(&h);
@@ -328,6 +361,7 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
 	{
 		char *img = il_strdup_printf("%s/%s", dir, l.A->target), *m[] = { (char *)"cp", image, img, NULL };
 		char *rel = il_strdup_printf("%s/release", dir);
+		const char *release = json_string_value(json_object_get(tree, "release"));
 
 		r = il_lab_tool(m, 0, "copying the kernel image", err);
 		if (!r)
@@ -344,7 +378,9 @@ done:
 	dir = NULL;
 out:
 	il_lab_ref_release(&l);
-	free(dir), free(image), free(release), free(stamp), free(init), free(pk), free(idle);
+	free(dir), free(image), free(stamp), free(init), free(pk), free(idle), free(kj), free(kjtxt), free(step);
+	il_lab_tree_release(&t);
+	json_decref(tree);
 	il_buf_release(&have);
 	return r;
 }

@@ -7,6 +7,7 @@
 
 #include "lab/lab.h"
 #include "util/buf.h"
+#include "util/str.h"
 
 /* move the connection settings of the running instance into h (a host file with "labvm") */
 static int from_instance(struct il_host_cfg *h, const char *cache_dir, struct il_err *err)
@@ -53,7 +54,35 @@ const char *il_lab_host_kind(const struct il_host_cfg *h)
 	return h->boot.lab ? "lab" : il_host_kind_name(h->kind);
 }
 
-/* the instance keeps its size, idle table and source tree */
+int il_lab_host_explain(const struct il_host_cfg *h, const char *cache_dir, int code, struct il_err *err)
+{
+	struct il_lab_opts lo = { .cache_dir = cache_dir, .name = h ? h->boot.lab : NULL };
+	json_t *st = NULL;
+	const char *tail;
+	char was[sizeof(err->msg)];
+	size_t i, end, n = 0;
+
+	if (!err || !lo.name || il_lab_status(&lo, &st, NULL))
+		return code;
+	if (strcmp(json_string_value(json_object_get(st, "state")) ?: "", "crashed")) {
+		json_decref(st);
+		return code;
+	}
+	/* the console's last 4 non-empty lines: a panic's own line is among them */
+	tail = json_string_value(json_object_get(st, "console_tail")) ?: "";
+	for (end = strlen(tail); end > 0 && (tail[end - 1] == '\n' || tail[end - 1] == '\r'); end--)
+		;
+	for (i = end; i > 0; i--)
+		if (tail[i - 1] == '\n' && tail[i] != '\n' && ++n == 4)
+			break;
+	il_strlcpy(was, err->msg, sizeof(was));
+	il_err_set(err, code, "%s; lab instance '%s' is not running: its QEMU exited (console's last lines:\n%.*s)", was,
+		   lo.name, (int)(end - i), tail + i);
+	json_decref(st);
+	return code;
+}
+
+/* the instance keeps its size, idle table, source tree and kernel tree */
 static int restart(const char *cache_dir, const char *name, const char *image, int timeout_s, struct il_err *err)
 {
 	struct il_lab_opts lo = { .cache_dir = cache_dir, .name = name, .image = image, .timeout_s = timeout_s };
@@ -61,7 +90,7 @@ static int restart(const char *cache_dir, const char *name, const char *image, i
 	struct il_buf sp = IL_BUF_INIT;
 	json_t *st = NULL;
 	json_error_t je;
-	char *table = NULL, *source = NULL;
+	char *table = NULL, *source = NULL, *tree = NULL;
 	int r;
 
 	if (rd && !il_buf_printf(&sp, "%s/state.json", rd) && (st = json_load_file(sp.p, 0, &je))) {
@@ -71,6 +100,8 @@ static int restart(const char *cache_dir, const char *name, const char *image, i
 			lo.table = table = strdup(json_string_value(json_object_get(st, "table")));
 		if (json_is_string(json_object_get(st, "source")))
 			lo.src_dir = source = strdup(json_string_value(json_object_get(st, "source")));
+		if (json_is_string(json_object_get(json_object_get(st, "kernel"), "spec")))
+			lo.tree = tree = strdup(json_string_value(json_object_get(json_object_get(st, "kernel"), "spec")));
 		json_decref(st);
 		st = NULL;
 	}
@@ -91,7 +122,7 @@ static int restart(const char *cache_dir, const char *name, const char *image, i
 		free(was);
 		json_decref(st);
 	}
-	free(table), free(source);
+	free(table), free(source), free(tree);
 	return r;
 }
 

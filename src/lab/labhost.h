@@ -27,6 +27,15 @@ int il_lab_host_load(struct il_host_cfg *out, const struct il_paths *paths, cons
  */
 const char *il_lab_host_kind(const struct il_host_cfg *h);
 
+/*
+ * After a connection to lab host h failed with code (err says how): when the
+ * instance's QEMU is no longer running, say so in err with the console's
+ * last lines (a guest panic ends QEMU, panic=-1 with -no-reboot, and then a
+ * refused port is all the connection knows). Returns code; err unchanged for
+ * a host that is no lab instance or whose QEMU still runs.
+ */
+int il_lab_host_explain(const struct il_host_cfg *h, const char *cache_dir, int code, struct il_err *err);
+
 /* Instance control for il_boot_run (il_boot_opts.lab). */
 extern const struct il_boot_lab il_lab_boot;
 

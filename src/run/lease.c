@@ -261,8 +261,10 @@ int il_lease_take(struct il_lease *h, const struct il_run_ctx *c, const char *na
 
 	h->name = name;
 	h->ngov = p->ngov;
-	if ((rc = il_lab_host_load(&h->cfg, c->o->paths, name, err)) || (rc = il_transport_open(&h->t, &h->cfg, err)))
+	if ((rc = il_lab_host_load(&h->cfg, c->o->paths, name, err)))
 		return rc;
+	if ((rc = il_transport_open(&h->t, &h->cfg, err)))
+		return il_lab_host_explain(&h->cfg, il_paths_cache_dir(c->o->paths), rc, err);
 	h->root = "";
 	if (c->o->sysfs_root && *c->o->sysfs_root && strcmp(c->o->sysfs_root, "/")) {
 		if (h->cfg.kind != IL_HOST_LOCAL)

@@ -7,6 +7,7 @@
 
 #include "kernel/kplan.h"
 #include "run/plan.h"
+#include "util/jfields.h"
 #include "version.h"
 
 static const char *const kind_names[IL_REC_NKINDS] = {
@@ -91,15 +92,6 @@ int il_rec_check(const json_t *rec, const char *path, size_t line, struct il_err
 	return 0;
 }
 
-json_t *il_rec_strings(const struct il_strlist *l)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; a && i < l->n; i++)
-		json_array_append_new(a, json_string(l->v[i]));
-	return a;
-}
-
 static json_t *variants_json(const struct il_plan *p)
 {
 	json_t *vars = json_array();
@@ -112,7 +104,7 @@ static json_t *variants_json(const struct il_plan *p)
 			json_array_append_new(vars, json_pack("{s:s,s:s,s:o,s:o}", "label", label ? label : "?", "kernel",
 							      p->kernels.v[k], "governor",
 							      p->gov[g].governor ? json_string(p->gov[g].governor) : json_null(),
-							      "disable", il_rec_strings(&p->gov[g].disable)));
+							      "disable", il_jf_strlist_json(&p->gov[g].disable)));
 			free(label);
 		}
 	return vars;
@@ -131,7 +123,7 @@ static json_t *workloads_json(const struct il_plan *p)
 							    w->metrics[m].unit, "better",
 							    w->metrics[m].higher_better ? "higher" : "lower"));
 		json_t *o = json_pack("{s:s,s:O,s:o,s:o}", "workload", w->name, "params", p->wl[i].params, "metrics", ms,
-				      "key_metrics", il_rec_strings(&w->key_metrics));
+				      "key_metrics", il_jf_strlist_json(&w->key_metrics));
 
 		/* which parameters a matrix varied: reports print them as columns */
 		if (o && p->wl[i].matrix)

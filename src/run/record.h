@@ -155,8 +155,6 @@ struct il_kvars;
  */
 json_t *il_rec_run_start(const struct il_plan *p, const char *run_dir, size_t samples, const struct il_kvars *kv);
 
-/* A string list as a JSON array (new reference; NULL: memory ran out). */
-json_t *il_rec_strings(const struct il_strlist *l);
 
 /*
  * Check that every field of rec belongs to its kind ("PATH:LINE: unknown

@@ -21,6 +21,7 @@
 #include "run/record.h"
 #include "run/rundir.h"
 #include "util/clock.h"
+#include "util/jfields.h"
 #include "version.h"
 #include "workload/parse.h"
 
@@ -416,7 +417,7 @@ json_t *il_sample_record(const struct il_run_ctx *c, const struct il_lease *h, c
 		return NULL;
 	}
 	il_rec_set(rec, IL_RF_SAMPLE_GOVERNOR_READ, oc->have_snaps ? il_json_str(oc->pre.governor) : json_null());
-	il_rec_set(rec, IL_RF_SAMPLE_DISABLE, il_rec_strings(&p->gov[s->gov].disable));
+	il_rec_set(rec, IL_RF_SAMPLE_DISABLE, il_jf_strlist_json(&p->gov[s->gov].disable));
 	record_workload(rec, p, s);
 	il_rec_set(rec, IL_RF_SAMPLE_METRICS, oc->metrics ? json_incref(oc->metrics) : json_null());
 	il_rec_set(rec, IL_RF_SAMPLE_IDLE, oc->idle ? json_incref(oc->idle) : json_null());

@@ -14,6 +14,7 @@
 #include "run/journal.h"
 #include "stats/dataset.h"
 #include "stats/stats.h"
+#include "util/jfields.h"
 #include "util/buf.h"
 
 /* Everything known so far, rebuilt from the journal: {"COMMIT": {"rounds": [rec...], "verdict": rec}} */
@@ -83,15 +84,6 @@ static int append(struct bs *s, json_t *rec, struct il_err *err)
 	return r;
 }
 
-static json_t *strlist_json(const struct il_strlist *l)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < l->n; i++)
-		json_array_append_new(a, json_string(l->v[i]));
-	return a;
-}
-
 /* The setup must be this bisection's; a new journal gets it. */
 static int setup(struct bs *s, struct il_err *err)
 {
@@ -107,7 +99,7 @@ static int setup(struct bs *s, struct il_err *err)
 		return 0;
 	}
 	return append(s, json_pack("{s:s,s:s,s:s,s:o,s:o,s:I,s:I,s:f,s:f,s:f}", "type", "setup", "good", o->good, "bad",
-				   o->bad, "commits", strlist_json(&o->commits), "metrics", strlist_json(&o->metrics),
+				   o->bad, "commits", il_jf_strlist_json(&o->commits), "metrics", il_jf_strlist_json(&o->metrics),
 				   "n0", (json_int_t)o->n0, "max_n", (json_int_t)o->max_n, "alpha", o->alpha, "floor_pct",
 				   o->floor_pct, "k", o->k),
 		      err);
@@ -659,7 +651,7 @@ json_t *il_bisect_result_json(const struct il_bisect_result *r)
 	for (size_t i = 0; i < r->nsteps; i++)
 		json_array_append_new(steps, step_json(&r->steps[i]));
 	o = json_pack("{s:s,s:s,s:s?,s:o,s:O?,s:o,s:I,s:f,s:b}", "schema", "idlelab-bisect/1", "state",
-		      r->state ? r->state : "?", "first_bad", r->first_bad, "range", strlist_json(&r->range),
+		      r->state ? r->state : "?", "first_bad", r->first_bad, "range", il_jf_strlist_json(&r->range),
 		      "endpoints", r->endpoints, "steps", steps, "samples", (json_int_t)r->samples, "p_wrong",
 		      r->p_wrong, "weak", r->weak);
 	if (o && (r->confirm || r->confirm_note))

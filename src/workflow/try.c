@@ -264,6 +264,10 @@ int il_try_plan(const struct il_try_req *q, const struct il_series *s, const cha
 	    (q->patches && json_object_set_new(json_array_get(ks, 1), "patches", json_string(q->patches))) ||
 	    json_array_append_new(ks, json_pack("{s:s,s:s,s:s}", "name", "base-aa", "repo", q->repo, "commit", base_sha)))
 		goto oom;
+	/* where the tree came from, for the reply (kernel/kplan.h: a variant inherits its base's) */
+	if (q->origin && (json_object_set_new(json_array_get(ks, 0), "origin", json_string(q->origin)) ||
+			  json_object_set_new(json_array_get(ks, 2), "origin", json_string(q->origin))))
+		goto oom;
 	if (json_object_set_new(p, "name", json_string(q->name ? q->name : "try")) ||
 	    (q->host && json_object_set_new(p, "host", json_string(q->host))) ||
 	    (q->build && json_object_set_new(p, "build", json_deep_copy(q->build))) || json_object_set(p, "kernels", ks) ||

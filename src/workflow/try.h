@@ -80,6 +80,7 @@ extern const size_t il_try_nworkloads;
 struct il_try_req {
 	const char *name;          /* the plan's name (NULL: "try") */
 	const char *repo;          /* an absolute path */
+	const char *origin;        /* where the base's tree came from ("Debian linux-source-6.12 (...)"), or NULL */
 	const char *host;          /* NULL: the plan's default */
 	const struct il_try_src *src;
 	int version;               /* the series' version to take (the newest parsed) */

@@ -24,6 +24,12 @@ expect "lab build again is cached" 0 "lab: lab cached" "$IDLELAB" lab build --so
 [ $(( $(date +%s) - t0 )) -le 20 ] && ok "cached lab build takes seconds" || bad "cached lab build takes seconds" "$(( $(date +%s) - t0 )) s"
 "$IDLELAB" lab down $L >/dev/null 2>&1
 expect "lab up" 0 "lab e2e up: ssh on 127.0.0.1:[0-9]+" "$IDLELAB" lab up $L
+expect "lab status names the lab's own tree and its release" 0 \
+	"lab e2e: running .*, kernel 6\\.1\\.[0-9]+-il[0-9a-f]{8} from Debian linux-source-6\\.1 " "$IDLELAB" lab status $L
+expect "try --dry-run without --repo takes the lab's tree" 1 "patch .* does not apply|has no diff|no patches|not apply" \
+	"$IDLELAB" try "$SRC/tests/fixtures/series/plain.mbox" --host labvm-e2e --dry-run
+expect "--tree that is nothing is refused, naming what it expected" 1 "--tree /nonexistent: expected a Debian linux-source version" \
+	"$IDLELAB" lab build --tree /nonexistent
 "$IDLELAB" snapshot --host labvm-e2e > "$E2E_TMP/snap.txt" 2>&1
 n=$(grep -cE '^ +[0-9]+ +[0-2] (WFI|ret-shallow|ret-deep) ' "$E2E_TMP/snap.txt")
 cpus=$(grep -o 'online [0-9-]*' "$E2E_TMP/snap.txt" | sed 's/online 0-//; s/online 0/0/')
@@ -88,8 +94,12 @@ fi
 # a QEMU that dies is reported, not mistaken for a running lab
 pid=$("$IDLELAB" lab status $L --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
 kill -9 "$pid"
-sleep 0.5
+# gone once init has reaped it (a zombie's cmdline is empty, which lab status counts as crashed too)
+for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 expect "a crashed QEMU is reported" 1 "lab e2e: crashed" "$IDLELAB" lab status $L
+expect "a refused connection to the crashed instance says QEMU exited" 1 \
+	"cannot connect.*lab instance 'e2e' is not running: its QEMU exited \\(console's last lines" \
+	"$IDLELAB" snapshot --host labvm-e2e
 expect "lab down after a crash" 0 "" "$IDLELAB" lab down $L
 expect "lab status: stopped" 0 "lab e2e: stopped" "$IDLELAB" lab status $L
 expect "an unknown lab instance is named" 1 "lab host 'nope' is not running" "$IDLELAB" snapshot --host labvm-nope

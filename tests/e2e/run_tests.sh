@@ -22,6 +22,7 @@ rc=$?
 grep -q "^ok   e2e:quick.sh (2 passed; [0-9]* s; budget 60)$" "$T/out" &&
 	grep -q "^  e2e:slow.sh: [0-9]* s, over its budget of 1 s$" "$T/out" &&
 	grep -q "^  e2e:nobudget.sh: no budget in tests/budget" "$T/out" &&
+	grep -qx "failed: e2e:slow.sh (over budget) e2e:nobudget.sh (no budget)" "$T/out" &&
 	ok "each script's time beside its budget; what is over said by name" ||
 	bad "each script's time beside its budget; what is over said by name" "$(cat "$T/out")"
 sed -n '/the slowest e2e scripts/,/^run-tests: over/p' "$T/out" | sed -n 2p | grep -q "^ *[2-9] *1  e2e:slow.sh$" &&

@@ -21,6 +21,7 @@
 #include "kernel/applycheck.h"
 #include "kernel/build.h"
 #include "kernel/fetch.h"
+#include "kernel/kconfig.h"
 #include "kernel/kplan.h"
 #include "kernel/patchdiff.h"
 #include "kernel/repo.h"
@@ -593,6 +594,56 @@ static int count(const char *hay, const char *needle)
 	return n;
 }
 
+/* Kconfig's own shapes (indented, menuconfig, comments, no .git), and a fragment in CRLF lines */
+static void test_kconfig__tree_and_fragment(void **state)
+{
+	char *dir = tu_tmpdir(), cfg[512], frag[512];
+	struct il_strlist names = { 0 }, frags = { 0 }, skipped = { 0 };
+	struct il_err err = { 0 };
+	bool found[5];
+
+	(void)state;
+	tu_write(dir, "/Kconfig", "source \"drivers/Kconfig\"\n");
+	tu_write(dir, "/drivers/Kconfig.idle", "if CPU_IDLE\n  config CPU_IDLE_GOV_TEO  # teo\n\tbool \"teo\"\n"
+		 "menuconfig\tCPU_IDLE_MULTIPLE_DRIVERS\nconfigX NOT_ONE\nendif\n");
+	tu_write(dir, "/.git/Kconfig", "config IN_GIT\n");
+	tu_write(dir, "/drivers/idle.c", "config NOT_A_KCONFIG\n");
+	il_strlist_split(&names, "CPU_IDLE_GOV_TEO CPU_IDLE_MULTIPLE_DRIVERS NOT_ONE IN_GIT NOT_A_KCONFIG");
+	assert_int_equal(il_kconfig_defined(dir, &names, found, &err), 0);
+	assert_true(found[0] && found[1]);
+	assert_false(found[2] || found[3] || found[4]);
+	/* the final .config has TEO and lacks the others; the fragment's "is not set" is kept too */
+	snprintf(cfg, sizeof(cfg), "%s/.config", dir);
+	snprintf(frag, sizeof(frag), "%s/lab.config", dir);
+	tu_write(dir, "/.config", "CONFIG_CPU_IDLE_GOV_TEO=y\nCONFIG_HZ=250\n");
+	tu_write(dir, "/lab.config", "# the lab\r\nCONFIG_CPU_IDLE_GOV_TEO=y\r\nCONFIG_NOT_ONE=y\r\n# CONFIG_KEXEC is not set\r\n");
+	il_strlist_push(&frags, frag);
+	assert_int_equal(il_kconfig_verify(cfg, dir, &frags, &skipped, &err), 0);
+	assert_int_equal(skipped.n, 1);
+	assert_non_null(strstr(skipped.v[0], "CONFIG_NOT_ONE=y ("));
+	il_strlist_release(&skipped);
+	/* "is not set" that the .config sets; an option the tree has at another value */
+	tu_write(dir, "/lab.config", "# CONFIG_HZ is not set\n");
+	assert_int_equal(il_kconfig_verify(cfg, dir, &frags, &skipped, &err), IL_EINVAL);
+	assert_non_null(strstr(err.msg, "CONFIG_HZ should be unset"));
+	tu_write(dir, "/lab.config", "CONFIG_CPU_IDLE_GOV_TEO=m\n");
+	assert_int_equal(il_kconfig_verify(cfg, dir, &frags, &skipped, &err), IL_EINVAL);
+	assert_non_null(strstr(err.msg, "CONFIG_CPU_IDLE_GOV_TEO=m is not set as asked"));
+	/* required, and the tree lacks it */
+	tu_write(dir, "/lab.config", "# idlelab-required: CONFIG_NOT_ONE\nCONFIG_NOT_ONE=y\n");
+	assert_int_equal(il_kconfig_verify(cfg, dir, &frags, &skipped, &err), IL_EINVAL);
+	assert_non_null(strstr(err.msg, "lab.config: CONFIG_NOT_ONE is required"));
+	assert_int_equal(skipped.n, 0);
+	/* a fragment that is not there is named */
+	tu_write(dir, "/lab.config", "");
+	unlink(frag);
+	assert_int_equal(il_kconfig_verify(cfg, dir, &frags, &skipped, &err), IL_ENOTFOUND);
+	assert_non_null(strstr(err.msg, "lab.config"));
+	il_strlist_release(&names), il_strlist_release(&frags);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static void test_build__variants_cached_incremental(void **state)
 {
 	char *dir = tu_tmpdir(), *tgz = make_tarball(dir), plan_s[4096], frag[700], cache[700];
@@ -689,7 +740,7 @@ static void test_build__variants_cached_incremental(void **state)
 	}
 	il_kvars_release(&kv);
 	json_decref(plan);
-	/* an option the arch does not have: named */
+	/* an option the tree has but cannot set (its dependency is missing): an error naming it */
 	tu_write(dir, "/frag.config", "CONFIG_CPU_IDLE_GOV_HALTPOLL=y");
 	plan = json_loads(plan_s, 0, &je);
 	assert_int_equal(il_kernels_prepare(plan, dir, cache, &kv, &err), 0);
@@ -697,7 +748,44 @@ static void test_build__variants_cached_incremental(void **state)
 		struct il_kbuild_res res;
 
 		assert_int_equal(il_kernel_build(&kv.v[1], cache, NULL, NULL, &res, &err), IL_EINVAL);
-		assert_non_null(strstr(err.msg, "CONFIG_CPU_IDLE_GOV_HALTPOLL is not set as asked"));
+		assert_non_null(strstr(err.msg, "CONFIG_CPU_IDLE_GOV_HALTPOLL=y is not set as asked"));
+		assert_non_null(strstr(err.msg, "the tree has the option"));
+		il_kbuild_res_release(&res);
+	}
+	il_kvars_release(&kv);
+	json_decref(plan);
+	/* an option the tree does not have: skipped and named, the build goes on (and says so cached too) */
+	tu_write(dir, "/frag.config", "CONFIG_SMP=y\nCONFIG_INTEL_IDLE=y\n");
+	for (int pass = 0; pass < 2; pass++) {
+		struct il_kbuild_res res;
+
+		plan = json_loads(plan_s, 0, &je);
+		assert_int_equal(il_kernels_prepare(plan, dir, cache, &kv, &err), 0);
+		assert_int_equal(il_kernel_build(&kv.v[1], cache, NULL, NULL, &res, &err), 0);
+		assert_true(res.ok);
+		assert_int_equal(res.cached, pass == 1);
+		assert_int_equal(res.config_skipped.n, 1);
+		assert_non_null(strstr(res.config_skipped.v[0], "CONFIG_INTEL_IDLE=y ("));
+		assert_non_null(strstr(res.config_skipped.v[0], "frag.config)"));
+		if (!pass) {
+			json_t *sk = json_object_get(res.manifest, "config_skipped");
+
+			assert_int_equal(json_array_size(sk), 1);
+		}
+		il_kbuild_res_release(&res);
+		il_kvars_release(&kv);
+		json_decref(plan);
+	}
+	/* unless the fragment says the build cannot work without it */
+	tu_write(dir, "/frag.config", "# idlelab-required: CONFIG_SMP CONFIG_INTEL_IDLE\nCONFIG_SMP=y\nCONFIG_INTEL_IDLE=y\n");
+	plan = json_loads(plan_s, 0, &je);
+	assert_int_equal(il_kernels_prepare(plan, dir, cache, &kv, &err), 0);
+	{
+		struct il_kbuild_res res;
+
+		assert_int_equal(il_kernel_build(&kv.v[1], cache, NULL, NULL, &res, &err), IL_EINVAL);
+		assert_non_null(strstr(err.msg, "CONFIG_INTEL_IDLE is required"));
+		assert_non_null(strstr(err.msg, "has no such option"));
 		il_kbuild_res_release(&res);
 	}
 	il_kvars_release(&kv);
@@ -747,6 +835,7 @@ int main(void)
 		cmocka_unit_test(test_repo__apply_check),
 		cmocka_unit_test(test_fetch__public_inbox_layout),
 		cmocka_unit_test(test_fetch__cache_dir_without_home),
+		cmocka_unit_test(test_kconfig__tree_and_fragment),
 		cmocka_unit_test(test_build__variants_cached_incremental),
 	};
 
