@@ -93,7 +93,7 @@ MAN_TXT  := $(sort $(wildcard src/cli/man/*.txt))
 LIB_A    := $(BUILD)/libidlelab.a
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # one libFuzzer target per parser: tests/fuzz/fuzz_NAME.c, corpus tests/fuzz/corpus/NAME
-FUZZ_NAMES  := dump snapjson plan host workload output mbox journal ssdt pmqos probe lavalog lavaapi lavaarmour alert nightly trace
+FUZZ_NAMES  := dump snapjson plan host workload output mbox hunkfit journal ssdt pmqos probe lavalog lavaapi lavaarmour alert nightly trace
 FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_%_replay)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/hunkfit.h"
+#include "util/err.h"
 #include "util/str.h"
 
 static const char *gerr(void)
@@ -24,15 +26,13 @@ static const char *gerr(void)
 /* Whether text applies to tree; the reason into why (when not NULL) when it does not. */
 static bool applies(git_repository *repo, git_tree *tree, const char *text, size_t len, struct il_buf *why)
 {
-	git_diff *diff = NULL;
 	git_index *index = NULL;
-	bool ok = git_diff_from_buffer(&diff, text, len) >= 0 && git_apply_to_tree(&index, repo, tree, diff, NULL) >= 0;
+	int r = il_hunkfit_apply(repo, tree, text, len, &index);
 
-	if (!ok && why)
-		il_buf_adds(why, gerr());
+	if (r && why)
+		il_buf_adds(why, r == IL_EINVAL ? gerr() : "out of memory");
 	git_index_free(index);
-	git_diff_free(diff);
-	return ok;
+	return !r;
 }
 
 static bool has(const char *s, size_t n, const char *prefix)

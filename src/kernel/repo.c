@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "kernel/applycheck.h"
+#include "kernel/hunkfit.h"
 #include "util/buf.h"
 #include "util/proc.h"
 #include "util/sha256.h"
@@ -125,6 +126,19 @@ static int committer(git_signature **out, int64_t when, int tz)
 	return git_signature_new(out, "idlelab", "idlelab@localhost", (git_time_t)when, tz);
 }
 
+/*
+ * The import's HEAD is its commit (detached), so the repository that the lab's tree names is one
+ * that git log, git am or try --repo read as they are (an unborn HEAD made them see no commit).
+ */
+static int head_at_import(git_repository *repo, const git_oid *commit, const char *dir, struct il_err *err)
+{
+	if (git_repository_head_unborn(repo) != 1)
+		return 0;
+	if (git_repository_set_head_detached(repo, commit) < 0)
+		return il_err_set(err, IL_EIO, "cannot point the HEAD of %s at its import: %s", dir, gerr());
+	return 0;
+}
+
 int il_repo_import_tarball(const char *tarball, const char *cache_dir, char **repo_path, git_oid *commit,
 			   struct il_err *err)
 {
@@ -153,6 +167,7 @@ int il_repo_import_tarball(const char *tarball, const char *cache_dir, char **re
 		if (!git_reference_lookup(&ref, repo, "refs/idlelab/import")) {
 			git_oid_cpy(commit, git_reference_target(ref));
 			git_reference_free(ref);
+			r = head_at_import(repo, commit, dir.p, err);
 			goto done; /* cached */
 		}
 		git_repository_free(repo);
@@ -215,6 +230,8 @@ int il_repo_import_tarball(const char *tarball, const char *cache_dir, char **re
 			goto done;
 		}
 		git_reference_free(ref);
+		if ((r = head_at_import(repo, commit, dir.p, err)))
+			goto done;
 		/* the work tree holds exactly this tree: builds check out from here */
 		il_buf_reset(&tmp);
 		il_buf_printf(&tmp, "%s/.idlelab-tree", dir.p);
@@ -278,7 +295,10 @@ int il_repo_apply_series(git_repository *repo, const git_oid *base, const struct
 		} else if (git_diff_from_buffer(&diff, p->diff, strlen(p->diff)) < 0) {
 			r = il_err_set(err, IL_EPARSE, "patch %d/%d '%s': its diff does not parse: %s", p->index, p->total,
 				       p->subject, gerr());
-		} else if (git_apply_to_tree(&index, repo, tree, diff, NULL) < 0) {
+		} else if ((r = il_hunkfit_apply(repo, tree, p->diff, strlen(p->diff), &index)) == IL_ENOMEM) {
+			r = il_err_oom(err);
+		} else if (r) {
+			r = 0;
 			/*
 			 * said with the others, each checked on the tree the patches before it made (one that does not
 			 * apply is left out), so that one try names every problem of the series

@@ -271,6 +271,81 @@ static bool is_trailer(const char *line, size_t n)
  * between two "---" lines); the diff starts where git mailinfo would break
  * the mail (kernel/patchdiff.h), in whichever form it was sent.
  */
+/* Whether the line s[0..n) is the in-body header name ("From", "Date") and its ':', any case. */
+static bool in_body_header(const char *s, size_t n, const char *name, const char **value)
+{
+	size_t k = strlen(name);
+
+	if (n <= k || strncasecmp(s, name, k) || s[k] != ':')
+		return false;
+	for (*value = s + k + 1; *value < s + n && (**value == ' ' || **value == '\t'); (*value)++)
+		;
+	return true;
+}
+
+/*
+ * The in-body "From:" and "Date:" lines at the top of a patch's body, as
+ * git mailinfo takes them (they name the author when someone else sends the
+ * mail: "From: Rafael J. Wysocki <rafael.j.wysocki@intel.com>" in a mail
+ * from rafael@kernel.org): p's author and date replaced, *body moved past
+ * them and the blank line that ends them. Lines that do not parse are left
+ * in the body. IL_ENOMEM.
+ */
+static int in_body_headers(struct il_patch *p, const char **body)
+{
+	const char *s = *body, *v;
+	bool any = false;
+
+	while (*s == '\n' || (*s == '\r' && s[1] == '\n'))
+		s += *s == '\r' ? 2 : 1;
+	for (;;) {
+		const char *nl = strchr(s, '\n'), *next;
+		size_t n = nl ? (size_t)(nl - s) : strlen(s);
+		bool ok = false;
+		char *val;
+
+		next = nl ? nl + 1 : s + n;
+		if (n && s[n - 1] == '\r')
+			n--;
+		if (!n) {
+			if (any)
+				*body = next; /* the blank line that ends them */
+			return 0;
+		}
+		if (!in_body_header(s, n, "From", &v) && !in_body_header(s, n, "Date", &v))
+			return 0;
+		if (!(val = il_strndup(v, (size_t)(s + n - v))))
+			return IL_ENOMEM;
+		if (tolower((unsigned char)s[0]) == 'f') {
+			InternetAddressList *l = internet_address_list_parse(NULL, val);
+			InternetAddress *ia = l && internet_address_list_length(l) > 0 ? internet_address_list_get_address(l, 0) : NULL;
+
+			if ((ok = ia && INTERNET_ADDRESS_IS_MAILBOX(ia))) {
+				free(p->author_name), free(p->author_email);
+				p->author_name = il_str_sanitize(dup0(internet_address_get_name(ia)), false);
+				p->author_email = il_str_sanitize(dup0(internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(ia))), false);
+			}
+			if (l)
+				g_object_unref(l);
+		} else {
+			GDateTime *d = g_mime_utils_header_decode_date(val);
+
+			if ((ok = d != NULL)) {
+				p->date = g_date_time_to_unix(d);
+				p->tz_minutes = (int)(g_date_time_get_utc_offset(d) / G_TIME_SPAN_MINUTE);
+				g_date_time_unref(d);
+			}
+		}
+		free(val);
+		if (!p->author_name || !p->author_email)
+			return IL_ENOMEM;
+		if (!ok)
+			return 0; /* not an address or a date: the body's own text */
+		any = true;
+		*body = s = next;
+	}
+}
+
 static int split_body(struct il_patch *p, const char *subject, const char *body)
 {
 	struct il_buf msg = IL_BUF_INIT, diff = IL_BUF_INIT;
@@ -452,7 +527,7 @@ int il_series_parse(const char *mbox, size_t len, int want_version, const char *
 	}
 	for (size_t i = 0; i < nmsgs; i++) {
 		int v, ix, tot;
-		const char *rest;
+		const char *rest, *body;
 		struct il_patch *p;
 
 		if (!parse_subject(msgs[i].subject, &v, &ix, &tot, &rest)) {
@@ -501,7 +576,9 @@ int il_series_parse(const char *mbox, size_t len, int want_version, const char *
 		}
 		p->date = msgs[i].date;
 		p->tz_minutes = msgs[i].tz;
-		if (!p->subject || !p->author_name || !p->author_email || !p->message_id || split_body(p, rest, msgs[i].body)) {
+		body = msgs[i].body;
+		if (!p->subject || !p->author_name || !p->author_email || !p->message_id || in_body_headers(p, &body) ||
+		    split_body(p, rest, body)) {
 			r = il_err_oom(err);
 			goto out;
 		}

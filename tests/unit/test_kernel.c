@@ -236,6 +236,38 @@ static void test_series__as_posted(void **state)
 	free(dir);
 }
 
+/*
+ * Seed 003's v2 as Rafael J. Wysocki's tools send it (tests/fixtures/series/README.md): plain
+ * "--- a/" diffs, version notes between two "---" lines, the author in an in-body From.
+ */
+static void test_series__seed003_as_sent(void **state)
+{
+	struct il_series s;
+
+	(void)state;
+	parse_ok("series/seed003.mbox", 0, &s);
+	assert_int_equal(s.version, 2);
+	assert_int_equal(s.n, 2);
+	assert_string_equal(s.cover_subject, "cpuidle: governor: Modify the handling of stopped tick");
+	assert_string_equal(s.cover_message_id, "5959849.DvuYhMxLoT@rafael.j.wysocki");
+	assert_string_equal(s.p[0].subject, "cpuidle: governors: menu: Refine stopped tick handling");
+	/* the in-body From is the author (git mailinfo's rule) and no line of the commit message */
+	assert_string_equal(s.p[0].author_email, "rafael.j.wysocki@intel.com");
+	assert_string_equal(s.p[0].author_name, "Rafael J. Wysocki");
+	assert_non_null(strstr(s.p[0].message, "handling\n\nThis change is based on the observation"));
+	assert_null(strstr(s.p[0].message, "From:"));
+	assert_int_equal(s.p[0].files.n, 2);
+	assert_string_equal(s.p[0].files.v[0], "drivers/cpuidle/governors/gov.h");
+	assert_string_equal(s.p[0].files.v[1], "drivers/cpuidle/governors/menu.c");
+	assert_null(strstr(s.p[0].message, "v1 -> v2"));
+	assert_non_null(strstr(s.p[0].diff, "diff --git a/drivers/cpuidle/governors/menu.c b/drivers/cpuidle/governors/menu.c\n"));
+	assert_string_equal(s.p[1].subject, "cpuidle: governors: teo: Rearrange stopped tick handling");
+	assert_int_equal(s.p[1].files.n, 1);
+	assert_string_equal(s.p[1].files.v[0], "drivers/cpuidle/governors/teo.c");
+	assert_int_equal(s.p[0].recipients.n, 5);
+	il_series_release(&s);
+}
+
 static bool starts(const char *s)
 {
 	return il_patchdiff_starts(s, s + strlen(s));
@@ -377,6 +409,12 @@ static void test_repo__import_apply_stable_ids(void **state)
 	assert_true(git_oid_equal(&base, &again));
 	assert_string_equal(rp, rp2);
 	assert_int_equal(il_repo_open(&repo, rp, &err), 0);
+	{ /* the import's HEAD is its commit: other tools read the repository as it is */
+		git_oid head;
+
+		assert_int_equal(git_reference_name_to_id(&head, repo, "HEAD"), 0);
+		assert_true(git_oid_equal(&head, &base));
+	}
 	parse_ok("series/thread.mbox", 0, &s);
 	assert_int_equal(il_repo_apply_series(repo, &base, &s, sel, 3, out1, &err), 0);
 	assert_int_equal(il_repo_apply_series(repo, &base, &s, sel, 3, out2, &err), 0);
@@ -830,6 +868,7 @@ int main(void)
 		cmocka_unit_test(test_series__quoted_printable_and_rfc2047),
 		cmocka_unit_test(test_series__errors),
 		cmocka_unit_test(test_series__as_posted),
+		cmocka_unit_test(test_series__seed003_as_sent),
 		cmocka_unit_test(test_series__diff_shapes),
 		cmocka_unit_test(test_repo__import_apply_stable_ids),
 		cmocka_unit_test(test_repo__apply_check),
