@@ -230,7 +230,7 @@ check-fast: all
 	$(MAKE) --no-print-directory DEVELOPER=1 unit-bins
 	IDLELAB=$(CURDIR)/idlelab tests/run-tests.sh $(UNIT_BIN:%=unit:%) $(FUZZ_REPLAY:%=unit:%) $(E2E_FAST) $(WORLD_NONE)
 
-# the real-kernel e2e alone (also part of check): linux-source-6.1, arm64, cached in build/e2e-kernel-cache
+# the real-kernel e2e alone (also part of check): linux-source-6.12, arm64, cached in build/e2e-kernel-cache
 e2e-kernel: all
 	IDLELAB=$(CURDIR)/idlelab tests/run-tests.sh $(filter e2e:%,$(E2E_KERNEL))
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # `make demo`: the main job on the built-in lab host. Builds the lab (an
-# arm64 6.1 kernel with psci_idle and ladder/menu/teo, by idlelab's kernel
+# arm64 6.12 kernel with psci_idle and ladder/menu/teo, by idlelab's kernel
 # stage; cached after the first time), boots it, runs examples/governors.json
 # (ladder vs menu vs teo, menu twice for an A/A calibration, three wakeup
 # patterns, interleaved), prints the key-metric verdicts (tested-by) and writes

@@ -42,7 +42,7 @@ tools_of() {
 }
 needs() {
 	for t in $(tools_of "$1"); do command -v "$t" > /dev/null || return 1; done
-	[ -f /usr/src/linux-source-6.1.tar.xz ]
+	[ -f /usr/src/linux-source-6.12.tar.xz ] # the labs' default tree (lab/labtree.h)
 }
 # the build, as its tests run it (IDLELAB_CACHE as kernel_lab_needs sets it)
 build() {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The built-in lab hosts: a kernel built by the kernel stage from a tree
- * (lab/labtree.h: Debian's linux-source-6.1 unless told), an initramfs from Debian packages of the guest's
+ * (lab/labtree.h: Debian's linux-source-6.12 unless told), an initramfs from Debian packages of the guest's
  * architecture, and firmware that declares real cpuidle states, booted under
  * QEMU (TCG) with SSH on a free loopback port. arm64: QEMU's virt device tree
  * with PSCI idle states (psci_idle). x86_64: q35 with an SSDT giving the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The lab's build: its kernel (the kernel stage on the lab's tree, Debian's
- * linux-source-6.1 unless told, with the lab's kernel.config), the static workloads, the Debian packages of
+ * linux-source-6.12 unless told, with the lab's kernel.config), the static workloads, the Debian packages of
  * its architecture, keys, the initramfs and the firmware's idle states (a
  * device tree or an SSDT), all keyed by their inputs and cached.
  */

@@ -15,7 +15,7 @@
 #include "util/err.h"
 
 /* The lab's default tree: Debian's linux-source package of this version. */
-#define IL_LAB_TREE_DEFAULT "6.1"
+#define IL_LAB_TREE_DEFAULT "6.12"
 
 enum il_lab_tree_kind { IL_LAB_TREE_DEBIAN, IL_LAB_TREE_TARBALL, IL_LAB_TREE_REPO };
 

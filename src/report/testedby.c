@@ -207,14 +207,29 @@ static void what_and_where(const struct il_cmp *c, bool full, struct il_buf *b)
 		il_report_environment(fp, full, b);
 	}
 	if (json_array_size(json_object_get(rs, "kernels"))) {
+		json_t *rels = json_object_get(ds->meta, "kernel_releases");
+		const char *said = NULL; /* the last origin named: a variant has its base's, said once */
+
 		il_buf_adds(&line, "Kernels:");
 		json_array_foreach(json_object_get(rs, "kernels"), i, e) {
-			if (json_is_true(json_object_get(e, "running")))
-				il_buf_printf(&line, "%s %s (the host's own)", i ? ";" : "", str(e, "name"));
-			else
-				il_buf_printf(&line, "%s %s (commit %.12s%s%s)", i ? ";" : "", str(e, "name"), str(e, "commit"),
-					      json_is_string(json_object_get(e, "subject")) ? ", " : "",
-					      json_is_string(json_object_get(e, "subject")) ? str(e, "subject") : "");
+			const char *name = str(e, "name"), *origin = json_string_value(json_object_get(e, "origin"));
+			json_t *rel = json_object_get(rels, name);
+
+			if (json_is_true(json_object_get(e, "running"))) {
+				il_buf_printf(&line, "%s %s (the host's own%s%s)", i ? ";" : "", name, rel ? ", " : "",
+					      rel ? json_string_value(rel) : "");
+				continue;
+			}
+			/* "base (6.12.118-il23ba4d05, commit 23ba4d05f1d3, from Debian linux-source-6.12 (...))" */
+			il_buf_printf(&line, "%s %s (%s%scommit %.12s", i ? ";" : "", name, rel ? json_string_value(rel) : "",
+				      rel ? ", " : "", str(e, "commit"));
+			if (origin && (!said || strcmp(said, origin)))
+				il_buf_printf(&line, ", from %s", origin);
+			if (origin)
+				said = origin;
+			if (json_is_string(json_object_get(e, "subject")))
+				il_buf_printf(&line, ": %s", str(e, "subject"));
+			il_buf_adds(&line, ")");
 		}
 		il_report_wrap(b, il_buf_str(&line), 100, 2);
 		il_buf_adds(b, "\n");

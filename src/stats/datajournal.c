@@ -454,6 +454,17 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 		return il_err_set(err, IL_EPARSE, "%s:%zu: sample before the run-start record", c->path, line);
 	if (!json_is_true(json_object_get(rec, "final")))
 		return 0;
+	/* the release each kernel of the run was measured on, as the host said it: what a Tested-by names */
+	if (json_is_string(json_object_get(rec, "kernel")) && json_is_string(json_object_get(rec, "kernel_release")) &&
+	    json_string_length(json_object_get(rec, "kernel_release"))) {
+		json_t *rels = json_object_get(ds->meta, "kernel_releases");
+		const char *k = json_string_value(json_object_get(rec, "kernel"));
+
+		if (!rels && json_object_set_new(ds->meta, "kernel_releases", rels = json_object()))
+			return il_err_oom(err);
+		if (!json_object_get(rels, k) && json_object_set(rels, k, json_object_get(rec, "kernel_release")))
+			return il_err_oom(err);
+	}
 	variant = json_string_value(json_object_get(rec, "variant"));
 	group = json_string_value(json_object_get(rec, "workload"));
 	status = json_string_value(json_object_get(rec, "status"));

@@ -74,7 +74,8 @@ struct il_dataset {
 	size_t looks;       /* an adaptive run's planned looks (max - min + 1 of its iterations); 0: a fixed run */
 	size_t iter_max;    /* an adaptive run's maximum of rounds; 0: a fixed run */
 	json_t *meta;       /* {"run_start": ..., "run_end": ... (when written), "stop": an adaptive run's stop
-			       record, "fingerprints": {host: ...}, "host_kinds": {host: kind}} or null */
+			       record, "fingerprints": {host: ...}, "host_kinds": {host: kind}, "kernel_releases":
+			       {kernel: the release its first counted sample ran on}} or null */
 };
 
 /*

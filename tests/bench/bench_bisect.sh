@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark: localizing a governor regression on the lab host (the e2e's
-# 9-commit history on the 6.1 tree: one commit that does not build, one that
+# 9-commit history on the lab's tree: one commit that does not build, one that
 # panics at boot, and menu made to always pick the deepest state), by
 # idlelab's adaptive bisection (4 samples a round, doubling up to 16 on
 # undecided commits) against a fixed-n bisection (10 samples per commit,
@@ -16,12 +16,11 @@ export IDLELAB_CACHE=${E2E_KERNEL_CACHE:-$SRC/build/e2e-kernel-cache}
 for t in qemu-system-aarch64 dtc dropbearkey aarch64-linux-gnu-gcc git python3; do
 	command -v $t >/dev/null || { echo "bench bisect: skipped ($t missing)"; exit 0; }
 done
-[ -f /usr/src/linux-source-6.1.tar.xz ] || { echo "bench bisect: skipped (linux-source-6.1 missing)"; exit 0; }
+[ -f $TARBALL ] || { echo "bench bisect: skipped (linux-source-$KVER missing)"; exit 0; }
 cd "$SRC"
 "$IDLELAB" lab down --name bb >/dev/null 2>&1
 "$IDLELAB" lab up --name bb --source "$SRC" -q >/dev/null 2>&1 || { echo "bench bisect: lab up failed"; exit 1; }
-repo=$(ls -d "$IDLELAB_CACHE"/src/*/ | head -1)
-repo=${repo%/}
+repo=$(tarball_repo "$IDLELAB_CACHE")
 trap '"$IDLELAB" lab down --name bb >/dev/null 2>&1; git -C "$repo" update-ref -d refs/idlelab/test/bisect-bench 2>/dev/null; rm -rf "$E2E_TMP"' EXIT
 base=$(git -C "$repo" rev-parse refs/idlelab/import)
 bisect_history "$E2E_TMP/hist" "$repo" refs/idlelab/test/bisect-bench >/dev/null || { echo "bench bisect: history failed"; exit 1; }

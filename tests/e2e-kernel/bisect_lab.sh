@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Bisection for real, on the lab host: a history of 9 commits on top of the
-# 6.1 tree (made here, pushed into the kernel cache's imported repository)
+# lab's tree (made here, pushed into the kernel cache's imported repository)
 # with a commit that does not build, one whose kernel panics at boot (the
 # host is lost: retried, then skipped), and one that makes menu always pick
 # the deepest state (the culprit). idlelab bisect must name the culprit from
@@ -15,8 +15,7 @@ lab_fresh bs
 trap '"$IDLELAB" lab down --name bs >/dev/null 2>&1; git -C "$repo" update-ref -d refs/idlelab/test/bisect-e2e 2>/dev/null;
       git -C "$repo" for-each-ref --format="%(refname)" refs/idlelab/confirm | xargs -r -n1 git -C "$repo" update-ref -d;
       rm -rf "$E2E_TMP"' EXIT
-repo=$(ls -d "$IDLELAB_CACHE"/src/*/ | head -1)
-repo=${repo%/}
+repo=$(tarball_repo "$IDLELAB_CACHE")
 base=$(git -C "$repo" rev-parse refs/idlelab/import)
 
 bisect_history "$E2E_TMP/hist" "$repo" refs/idlelab/test/bisect-e2e

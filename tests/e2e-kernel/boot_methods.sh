@@ -43,8 +43,8 @@ kernel_patch "$E2E_TMP/panic.mbox" init/main.c 'init: Panic before init (test)' 
 cat > "$E2E_TMP/plan.json" <<JSON
 {"name": "boot-e2e", "host": "kx",
 $(lab_build_json)
- "kernels": [{"name": "labvm-6.1", "tarball": "$TARBALL"},
-             {"name": "panics-%d", "base": "labvm-6.1", "series": {"mbox": "$E2E_TMP/panic.mbox"}}],
+ "kernels": [{"name": "labvm-$KVER", "tarball": "$TARBALL"},
+             {"name": "panics-%d", "base": "labvm-$KVER", "series": {"mbox": "$E2E_TMP/panic.mbox"}}],
  "governors": ["menu", "teo"],
  "workloads": [{"workload": "sleeper", "params": {"duration": 1, "mix": "50:300"}}],
  "iterations": 2, "quiesce_s": 0.2}
@@ -52,7 +52,7 @@ JSON
 expect "run: the failing kernel is an infra failure, the run goes on" 0 "run complete" \
 	env IDLELAB_HOSTS="$E2E_TMP/hosts" "$IDLELAB" run "$E2E_TMP/plan.json" --out "$E2E_TMP/run"
 J="$E2E_TMP/run/journal.jsonl"
-python3 - "$J" "$E2E_TMP/pdu.log" "$own" <<'PY' && ok "journal: failed boot with power cycle, kexec boot verified, own kernel back" ||
+python3 - "$J" "$E2E_TMP/pdu.log" "$own" "labvm-$KVER" <<'PY' && ok "journal: failed boot with power cycle, kexec boot verified, own kernel back" ||
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 boots = [r for r in recs if r["type"] == "boot"]
@@ -63,13 +63,13 @@ assert fail["kernel"] == "panics-1" and not fail["ok"] and fail["method"] == "ke
 for s in ("upload", "trigger", "not-up", "power-cycle", "up-after-power-cycle", "failed"):
     assert s in steps(fail), (s, steps(fail))
 assert "power-cycled (POST http://127.0.0.1:" in fail["error"] or "runs '" in fail["error"], fail["error"]
-assert good["kernel"] == "labvm-6.1" and good["ok"] and "verified" in steps(good), good
+assert good["kernel"] == sys.argv[4] and good["ok"] and "verified" in steps(good), good
 v = [s for s in good["steps"] if s["step"] == "verified"][0]["detail"]
 assert v.startswith("Linux version " + good["release"] + " (idlelab@idlelab)") and "build's /proc/version" in v, v
 assert back["kernel"] is None and back["ok"] and back["release"] == sys.argv[3], back
 samples = [r for r in recs if r["type"] == "sample" and r.get("final")]
 bad = [r for r in samples if r["kernel"] == "panics-1"]
-okk = [r for r in samples if r["kernel"] == "labvm-6.1"]
+okk = [r for r in samples if r["kernel"] == sys.argv[4]]
 assert len(bad) == 4 and all(r["status"] == "infra_failed" for r in bad), [(r["status"], r.get("reason")) for r in bad]
 assert len(okk) == 4 and all(r["status"] == "ok" and r["kernel_release"] == good["release"] for r in okk), okk
 reqs = [json.loads(l) for l in open(sys.argv[2])]

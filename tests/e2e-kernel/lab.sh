@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The built-in lab host for real: build it (the kernel via the kernel stage
-# from linux-source-6.1, Debian arm64 packages, the DT with idle states),
-# a cached second build, boot an instance, psci_idle with 3 states on every
+# from its default tree, Debian's linux-source-6.12; Debian arm64 packages;
+# the DT with idle states), a cached second build, boot an instance, psci_idle with 3 states on every
 # CPU over SSH (pinned host key, strict checking), a governor round trip, a
 # small run whose comparison must find ladder's extra aboves significant and
 # the A/A pair (menu twice) noise, a crashed QEMU reported, and down.
@@ -11,7 +11,7 @@ SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
 for t in qemu-system-aarch64 dtc dropbearkey aarch64-linux-gnu-gcc cpio; do
 	command -v $t >/dev/null || { skip "$t missing (make deps installs the lab's tools)"; finish; exit $?; }
 done
-[ -f /usr/src/linux-source-6.1.tar.xz ] || { skip "linux-source-6.1 missing (make deps)"; finish; exit $?; }
+[ -f $TARBALL ] || { skip "linux-source-$KVER missing (make deps)"; finish; exit $?; }
 dpkg --print-foreign-architectures | grep -qx arm64 || { skip "dpkg has no arm64 architecture (make deps adds it)"; finish; exit $?; }
 export IDLELAB_CACHE=${E2E_KERNEL_CACHE:-$SRC/build/e2e-kernel-cache}
 L="--name e2e --source $SRC"
@@ -25,9 +25,22 @@ expect "lab build again is cached" 0 "lab: lab cached" "$IDLELAB" lab build --so
 "$IDLELAB" lab down $L >/dev/null 2>&1
 expect "lab up" 0 "lab e2e up: ssh on 127.0.0.1:[0-9]+" "$IDLELAB" lab up $L
 expect "lab status names the lab's own tree and its release" 0 \
-	"lab e2e: running .*, kernel 6\\.1\\.[0-9]+-il[0-9a-f]{8} from Debian linux-source-6\\.1 " "$IDLELAB" lab status $L
+	"lab e2e: running .*, kernel $KVER\\.[0-9]+-il[0-9a-f]{8} from Debian linux-source-$KVER " "$IDLELAB" lab status $L
 expect "try --dry-run without --repo takes the lab's tree" 1 "patch .* does not apply|has no diff|no patches|not apply" \
 	"$IDLELAB" try "$SRC/tests/fixtures/series/plain.mbox" --host labvm-e2e --dry-run
+# seed 003's series as posted (plain diffs, an in-body From) on the lab's own tree, before anything is
+# built: 2/2 (teo.c, rewritten after 6.12) named with its file, the base's release said; 1/2 applies
+# (its menu.c hunk 6 lines off, as git am finds it) and --patches 1 plans it
+expect "seed 003 on the lab's tree: 2/2 named with its file and the base's release" 1 \
+	"patch 2/2 'cpuidle: governors: teo: Rearrange stopped tick handling' does not apply on base [0-9a-f]{12} \\($KVER\\.[0-9]+\\) \\+ 1/2: drivers/cpuidle/governors/teo.c: hunk at line [0-9]+ did not apply" \
+	"$IDLELAB" try "$SRC/tests/fixtures/series/seed003.mbox" --host labvm-e2e --dry-run
+expect "seed 003 --patches 1 on the lab's tree: base, patch-1 and the A/A base planned" 0 \
+	"would build: base \\([0-9a-f]{12}\\), patch-1 \\(\\+ 'cpuidle: governors: menu: Refine stopped tick handling'\\); base-aa" \
+	"$IDLELAB" try "$SRC/tests/fixtures/series/seed003.mbox" --host labvm-e2e --dry-run --patches 1
+# seed 002's patch as lore serves it: 6.12.118 carries it from the stable series, its comment reworded
+expect "seed 002 on the lab's tree: a later form of it is in the base, in seconds" 1 \
+	"patch 1/1 'cpuidle: menu: Use residency threshold in polling state override decisions' does not apply on base [0-9a-f]{12} \\($KVER\\.[0-9]+\\): the lines it adds are already in the base \\(a later form of it\\?\\)" \
+	"$IDLELAB" try "$SRC/tests/fixtures/series/seed002.mbox" --host labvm-e2e --dry-run
 expect "--tree that is nothing is refused, naming what it expected" 1 "--tree /nonexistent: expected a Debian linux-source version" \
 	"$IDLELAB" lab build --tree /nonexistent
 "$IDLELAB" snapshot --host labvm-e2e > "$E2E_TMP/snap.txt" 2>&1

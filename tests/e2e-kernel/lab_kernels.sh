@@ -18,9 +18,9 @@ kernel_patch "$E2E_TMP/deep.mbox" drivers/cpuidle/governors/menu.c 'cpuidle: men
 cat > "$E2E_TMP/plan.json" <<JSON
 {"name": "kernels-e2e", "host": "labvm-k",
 $(lab_build_json)
- "kernels": [{"name": "labvm-6.1", "tarball": "$TARBALL"},
+ "kernels": [{"name": "labvm-$KVER", "tarball": "$TARBALL"},
              {"name": "same", "tarball": "$TARBALL"},
-             {"name": "deep-%d", "base": "labvm-6.1", "series": {"mbox": "$E2E_TMP/deep.mbox"}}],
+             {"name": "deep-%d", "base": "labvm-$KVER", "series": {"mbox": "$E2E_TMP/deep.mbox"}}],
  "governors": ["menu"],
  "workloads": [{"workload": "sleeper", "params": {"duration": 1, "mix": "50:300,50:2400"}}],
  "iterations": 6, "warmup": 1, "quiesce_s": 0.2, "reference": "menu"}
@@ -31,17 +31,17 @@ n=$(grep -c '"type":"boot".*"ok":true' "$E2E_TMP/run/journal.jsonl")
 expect "every sample counted" 0 "21/21 samples done, complete, warmup 3, ok 18" "$IDLELAB" show "$E2E_TMP/run"
 # --metric: the two are the decision family, Holm per variant over 2 (docs/report.md); the
 # identical kernel is never better or worse: shown the same, or unknown
-"$IDLELAB" compare "$E2E_TMP/run" --ref menu@labvm-6.1 --metric idle.aboves,idle.miss_ratio --format json > "$E2E_TMP/c.json"
+"$IDLELAB" compare "$E2E_TMP/run" --ref menu@labvm-$KVER --metric idle.aboves,idle.miss_ratio --format json > "$E2E_TMP/c.json"
 want_verdicts "compare: the deepest-state patch is worse, the identical kernel is not" "$E2E_TMP/c.json" \
 	sleeper.idle.aboves menu@deep-1 worse sleeper.idle.aboves menu@same "same|unknown"
 expect "tested-by names the kernels" 0 "deep-1 \\(commit [0-9a-f]{12}," \
 	"$IDLELAB" tested-by "$E2E_TMP/run" --as "T <t@example.org>"
 # a patched kernel, but measured on the emulated lab: evidence, never a trailer unless forced
-"$IDLELAB" tested-by "$E2E_TMP/run" --ref menu@labvm-6.1 > "$E2E_TMP/tb.txt" 2>&1
+"$IDLELAB" tested-by "$E2E_TMP/run" --ref menu@labvm-$KVER > "$E2E_TMP/tb.txt" 2>&1
 grep -q '^Evidence, not a Tested-by:' "$E2E_TMP/tb.txt" && grep -q "emulated lab VM" "$E2E_TMP/tb.txt" &&
 	! grep -q '^Tested-by:' "$E2E_TMP/tb.txt" && ok "tested-by on the lab: evidence, no trailer" ||
 	bad "tested-by on the lab: evidence, no trailer" "$(cat "$E2E_TMP/tb.txt")"
-"$IDLELAB" tested-by "$E2E_TMP/run" --ref menu@labvm-6.1 --force --as "T <t@example.org>" > "$E2E_TMP/tbf.txt" 2>&1
+"$IDLELAB" tested-by "$E2E_TMP/run" --ref menu@labvm-$KVER --force --as "T <t@example.org>" > "$E2E_TMP/tbf.txt" 2>&1
 # "Forced" heads the block, after the warnings a noisy A/A pair adds ("host not quiet" comes first)
 sed -n '/^Platform: /q; /^Forced (--force)/p' "$E2E_TMP/tbf.txt" | grep -q . &&
 	[ "$(tail -1 "$E2E_TMP/tbf.txt")" = "Tested-by: T <t@example.org>" ] && [ "$(grep -c '^Tested-by:' "$E2E_TMP/tbf.txt")" = 1 ] &&

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # `idlelab nightly` for real over five simulated nights on the lab host: a
 # branch of the kernel cache's repository that moves between nights (the
-# bisection's history of test commits on the 6.1 tree; the lab kernel's own
+# bisection's history of test commits on the lab's tree; the lab kernel's own
 # work tree, so each night's build is incremental; fetching from a remote is
 # tests/e2e/nightly_cli.sh's), a real SMTP server (Debian's aiosmtpd) and an
 # HTTP webhook on 127.0.0.1. Night 1 is the baseline; night 2 (new harmless
@@ -21,8 +21,7 @@ done
 [ -n "$PY" ] || { skip "python3-aiosmtpd missing (make deps)"; finish; exit $?; }
 PIDS=
 lab_fresh nt
-repo=$(ls -d "$IDLELAB_CACHE"/src/*/ | head -1)
-repo=${repo%/}
+repo=$(tarball_repo "$IDLELAB_CACHE")
 trap 'for p in $PIDS; do kill $p 2>/dev/null; done; wait 2>/dev/null; "$IDLELAB" lab down --name nt >/dev/null 2>&1;
       git -C "$repo" update-ref -d refs/idlelab/test/nightly-e2e 2>/dev/null;
       git -C "$repo" update-ref -d refs/heads/idlelab-test-nightly 2>/dev/null; rm -rf "$E2E_TMP"' EXIT
@@ -49,10 +48,10 @@ HOOK_PORT=$(wait_port "$E2E_TMP/hook.port")
 
 # the bisection's plan (menu, the bimodal sleeper, the lab's arm64 build) with a track section
 bisect_plan "$E2E_TMP/base.json" nightly-e2e labvm-nt "$repo"
-python3 - "$E2E_TMP/base.json" "$E2E_TMP/plan.json" "$repo" <<'PY'
+python3 - "$E2E_TMP/base.json" "$E2E_TMP/plan.json" "$repo" "labvm-$KVER" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
-p["kernels"] = [{"name": "labvm-6.1"}]
+p["kernels"] = [{"name": sys.argv[4]}]
 p["iterations"] = 5
 p["track"] = {"repo": sys.argv[3], "branch": "idlelab-test-nightly", "metrics": ["idle.aboves", "idle.too_deep_pct"]}
 json.dump(p, open(sys.argv[2], "w"), indent=1)

@@ -56,12 +56,18 @@ finish() {
 	[ "$E2E_FAIL" -eq 0 ]
 }
 
+# tarball_repo CACHE: the repository the kernel stage imported $TARBALL into in CACHE (kernel/repo.c
+# names it by the tarball's SHA-256): that tree's, not whichever import the cache has first
+tarball_repo() {
+	echo "$1/src/$(sha256sum < "$TARBALL" | cut -c1-16)"
+}
+
 # kernel_patch OUT FILE SUBJECT AWK MARK: a one-patch mbox against the kernel tree imported into
 # $IDLELAB_CACHE: FILE (a path in the tree) rewritten by the awk program, committed as SUBJECT;
 # checked ("the test patch is made") by the text MARK it must carry
 kernel_patch() {
 	kp_dir="$E2E_TMP/clone-$(basename "$1")"
-	git clone -q --shared --no-checkout "$(ls -d "$IDLELAB_CACHE"/src/*/ | head -1)" "$kp_dir" 2>/dev/null &&
+	git clone -q --shared --no-checkout "$(tarball_repo "$IDLELAB_CACHE")" "$kp_dir" 2>/dev/null &&
 	(cd "$kp_dir" && git fetch -q origin refs/idlelab/import && git sparse-checkout set "$(dirname "$2")" &&
 		git checkout -q -B w FETCH_HEAD && awk "$4" "$2" > kp.tmp && mv kp.tmp "$2" &&
 		git -c user.name=Lab -c user.email=lab@example.org commit -q -am "$3" &&
@@ -94,7 +100,7 @@ PY
 }
 
 # bisect_history CLONE REPO REF: 9 commits on top of REPO's refs/idlelab/import (the kernel cache's
-# imported 6.1 tree), made in CLONE and pushed to REPO as REF: index 3 does not build, index 4
+# imported $TARBALL), made in CLONE and pushed to REPO as REF: index 3 does not build, index 4
 # panics at boot, index 6 makes menu always pick the deepest state (its id in $culprit)
 bisect_history() {
 	bh=$1
@@ -127,15 +133,17 @@ bisect_plan() {
 	cat > "$1" <<JSON
 {"name": "$2", "host": "$3",
 $(lab_build_json)
- "kernels": [{"name": "labvm-6.1", "repo": "$4"}],
+ "kernels": [{"name": "labvm-$KVER", "repo": "$4"}],
  "governors": ["menu"],
  "workloads": [{"workload": "sleeper", "params": {"duration": 1, "mix": "50:300,50:2400"}}],
  "iterations": 4, "warmup": 0, "quiesce_s": 0.2}
 JSON
 }
 
-# The kernel scripts' source tree: Debian's linux-source-6.1 tarball
-TARBALL=/usr/src/linux-source-6.1.tar.xz
+# The kernel scripts' source tree: Debian's linux-source-6.12 tarball, the lab's default tree
+# (lab/labtree.h); KVER names the plans' base kernel ("labvm-$KVER"), as the lab names its own
+KVER=6.12
+TARBALL=/usr/src/linux-source-$KVER.tar.xz
 
 # kernel_lab_needs TOOL...: skip the script (and exit) unless each TOOL and $TARBALL are here; then
 # $IDLELAB_CACHE is the kernel cache shared by the e2e-kernel scripts and the working directory is $SRC
@@ -143,7 +151,7 @@ kernel_lab_needs() {
 	for t in "$@"; do
 		command -v $t >/dev/null || { skip "$t missing (make deps)"; finish; exit $?; }
 	done
-	[ -f $TARBALL ] || { skip "linux-source-6.1 missing (make deps)"; finish; exit $?; }
+	[ -f $TARBALL ] || { skip "linux-source-$KVER missing (make deps)"; finish; exit $?; }
 	export IDLELAB_CACHE=${E2E_KERNEL_CACHE:-$SRC/build/e2e-kernel-cache}
 	cd "$SRC"
 }
@@ -155,27 +163,27 @@ lab_fresh() {
 }
 
 # kernel_plan FILE NAME [VARIANTS MBOX]: a plan NAME building the lab's arm64 Image from $TARBALL
-# (kernel labvm-6.1), and with VARIANTS (a name with %d) the cumulative variants of the series in MBOX
+# (kernel labvm-$KVER), and with VARIANTS (a name with %d) the cumulative variants of the series in MBOX
 kernel_plan() {
 	kp_series=
 	[ -z "${3:-}" ] || kp_series=",
-             {\"name\": \"$3\", \"base\": \"labvm-6.1\", \"series\": {\"mbox\": \"$4\"}}"
+             {\"name\": \"$3\", \"base\": \"labvm-$KVER\", \"series\": {\"mbox\": \"$4\"}}"
 	cat > "$1" <<JSON
 {"name": "$2", "build": {"arch": "arm64", "cross_compile": "aarch64-linux-gnu-", "config": "allnoconfig",
   "config_fragments": ["$SRC/hosts/labvm/kernel.config"], "targets": ["Image"]},
- "kernels": [{"name": "labvm-6.1", "tarball": "$TARBALL"}$kp_series]}
+ "kernels": [{"name": "labvm-$KVER", "tarball": "$TARBALL"}$kp_series]}
 JSON
 }
 
 # lab_bench NAME: a benchmark's start on the lab host: SRC (absolute), IDLELAB and the kernel cache
 # (IDLELAB_CACHE: $E2E_KERNEL_CACHE, else build/e2e-kernel-cache, shared with the kernel e2e);
-# returns 1, having said "NAME: skipped", where qemu-system-arm or linux-source-6.1 is missing
+# returns 1, having said "NAME: skipped", where qemu-system-arm or the lab's linux-source is missing
 lab_bench() {
 	SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
 	IDLELAB=${IDLELAB:-$SRC/idlelab}
 	export IDLELAB_CACHE=${E2E_KERNEL_CACHE:-$SRC/build/e2e-kernel-cache}
-	if ! command -v qemu-system-aarch64 >/dev/null || [ ! -f /usr/src/linux-source-6.1.tar.xz ]; then
-		echo "$1: skipped (qemu-system-arm or linux-source-6.1 missing)"
+	if ! command -v qemu-system-aarch64 >/dev/null || [ ! -f $TARBALL ]; then
+		echo "$1: skipped (qemu-system-arm or linux-source-$KVER missing)"
 		return 1
 	fi
 }

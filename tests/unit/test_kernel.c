@@ -268,6 +268,95 @@ static void test_series__seed003_as_sent(void **state)
 	il_series_release(&s);
 }
 
+/* A repository in dir/name whose one commit has menu.c = text (after pad filler lines); its HEAD into *base. */
+static git_repository *menu_repo(const char *dir, const char *name, int pad, const char *text, git_oid *base)
+{
+	char path[4096], cmd[8192];
+	struct il_err err = { 0 };
+	git_repository *repo;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/%s/drivers/cpuidle/governors", dir, name);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/%s/drivers/cpuidle/governors/menu.c", dir, name);
+	assert_non_null(f = fopen(path, "w"));
+	for (int i = 0; i < pad; i++)
+		fprintf(f, "/* line %d */\n", i + 1);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd), "cd %s/%s && git -c init.defaultBranch=main init -q && git add -A && "
+		 "git -c user.name=T -c user.email=t@e.org commit -qm base", dir, name);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(il_repo_open(&repo, path, &err), 0);
+	assert_int_equal(il_repo_resolve(repo, "HEAD", base, &err), 0);
+	return repo;
+}
+
+/*
+ * Seed 002's menu patch as lore serves it (quoted-printable, posted for linux-pm's pm branch): on
+ * its own preimage far from the line it names it applies (an offset); on 6.12.118's menu.c, which
+ * has it from the stable series with its comment reworded, it is a later form; on 6.1's it does
+ * not apply (named with its hunk).
+ */
+static void test_repo__seed002_later_form(void **state)
+{
+	static const char pre[] = "\t\t}\n\n\t\t/*\n"
+				  "\t\t * Use a physical idle state, not busy polling, unless a timer\n"
+				  "\t\t * is going to trigger soon enough.\n\t\t */\n"
+				  "\t\tif ((drv->states[idx].flags & CPUIDLE_FLAG_POLLING) &&\n"
+				  "\t\t    s->target_residency_ns <= data->next_timer_ns) {\n"
+				  "\t\t\tpredicted_ns = s->target_residency_ns;\n\t\t\tidx = i;\n\t\t\tbreak;\n\t\t}\n";
+	static const char v612[] = "\t\t}\n\n\t\t/*\n"
+				   "\t\t * Use a physical idle state instead of busy polling so long as\n"
+				   "\t\t * its target residency is below the residency threshold, its\n"
+				   "\t\t * exit latency is not greater than the predicted idle duration,\n"
+				   "\t\t * and the next timer doesn't expire soon.\n\t\t */\n"
+				   "\t\tif ((drv->states[idx].flags & CPUIDLE_FLAG_POLLING) &&\n"
+				   "\t\t    s->target_residency_ns < RESIDENCY_THRESHOLD_NS &&\n"
+				   "\t\t    s->target_residency_ns <= data->next_timer_ns &&\n"
+				   "\t\t    s->exit_latency_ns <= predicted_ns) {\n"
+				   "\t\t\tpredicted_ns = s->target_residency_ns;\n\t\t\tidx = i;\n\t\t\tbreak;\n\t\t}\n";
+	static const char v61[] = "\t\tif (s->target_residency_ns > predicted_ns) {\n\t\t\t/*\n"
+				  "\t\t\t * Use a physical idle state, not busy polling, unless\n"
+				  "\t\t\t * a timer is going to trigger soon enough.\n\t\t\t */\n"
+				  "\t\t\tif ((drv->states[idx].flags & CPUIDLE_FLAG_POLLING) &&\n"
+				  "\t\t\t    s->exit_latency_ns <= latency_req &&\n"
+				  "\t\t\t    s->target_residency_ns <= data->next_timer_ns) {\n"
+				  "\t\t\t\tpredicted_ns = s->target_residency_ns;\n\t\t\t\tidx = i;\n\t\t\t\tbreak;\n\t\t\t}\n";
+	char *dir = tu_tmpdir();
+	struct il_err err = { 0 };
+	struct il_series s;
+	git_repository *repo;
+	git_oid base, out[1];
+	int one[] = { 1 };
+
+	(void)state;
+	il_git_init();
+	parse_ok("series/seed002.mbox", 0, &s);
+	assert_int_equal(s.version, 4);
+	assert_int_equal(s.n, 1);
+	assert_non_null(strstr(s.p[0].diff, "+\t\t    s->target_residency_ns < RESIDENCY_THRESHOLD_NS &&\n"));
+	repo = menu_repo(dir, "pre", 12, pre, &base);
+	if (il_repo_apply_series(repo, &base, &s, one, 1, out, &err))
+		fail_msg("on its own preimage at line 13 (the hunk says 320): %s", err.msg);
+	git_repository_free(repo);
+	repo = menu_repo(dir, "v612", 318, v612, &base);
+	assert_int_equal(il_repo_apply_series(repo, &base, &s, one, 1, out, &err), IL_EINVAL);
+	if (!strstr(err.msg, ": the lines it adds are already in the base (a later form of it?)"))
+		fail_msg("%s", err.msg);
+	git_repository_free(repo);
+	repo = menu_repo(dir, "v61", 370, v61, &base);
+	assert_int_equal(il_repo_apply_series(repo, &base, &s, one, 1, out, &err), IL_EINVAL);
+	if (!strstr(err.msg, ": drivers/cpuidle/governors/menu.c: hunk at line 320 did not apply"))
+		fail_msg("%s", err.msg);
+	git_repository_free(repo);
+	il_series_release(&s);
+	il_git_shutdown();
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static bool starts(const char *s)
 {
 	return il_patchdiff_starts(s, s + strlen(s));
@@ -872,6 +961,7 @@ int main(void)
 		cmocka_unit_test(test_series__diff_shapes),
 		cmocka_unit_test(test_repo__import_apply_stable_ids),
 		cmocka_unit_test(test_repo__apply_check),
+		cmocka_unit_test(test_repo__seed002_later_form),
 		cmocka_unit_test(test_fetch__public_inbox_layout),
 		cmocka_unit_test(test_fetch__cache_dir_without_home),
 		cmocka_unit_test(test_kconfig__tree_and_fragment),

@@ -628,8 +628,52 @@ static void test_testedby__trailer_once_at_the_end(void **state)
 	assert_string_equal(last, "\nTested-by: Test Person <test@example.org>\n");
 	assert_null(strstr(tb, "Evidence, not a Tested-by"));
 	assert_null(strstr(tb, "WARNING"));
-	assert_non_null(strstr(tb, "Kernels: v6.18-rc4 (commit 6146a0f1dfae); teo-1 (commit 8f627f86062e, cpuidle: "));
+	/* what was measured: each kernel's release as it booted, its commit, the patch's subject */
+	assert_non_null(strstr(tb, "Kernels: v6.18-rc4 (6.18.0-rc4-il6146a0f1, commit 6146a0f1dfae); teo-1 (6.18.0-rc4-il8f627f86,\n"
+				   "  commit 8f627f86062e: cpuidle: "));
 	free(tb);
+}
+
+/* Where the tree came from (a plan kernel's "origin", try's from the lab's tree): said once, the variant has its base's. */
+static void test_testedby__kernels_say_where_the_tree_came_from(void **state)
+{
+	char *dir = tu_tmpdir(), *j = tu_read(fixture("patched", "journal.jsonl"), NULL), *nl = strchr(j, '\n'), *tb;
+	struct il_buf b = IL_BUF_INIT;
+	json_t *rs;
+
+	(void)state;
+	/* the run-start record with an origin on both kernels, the rest of the journal as it is */
+	assert_non_null(nl);
+	*nl = 0;
+	assert_non_null(rs = json_loads(j, 0, NULL));
+	for (size_t i = 0; i < 2; i++)
+		json_object_set_new(json_array_get(json_object_get(rs, "kernels"), i), "origin",
+				    json_string("Debian linux-source-6.12 (/usr/src/x.tar.xz)"));
+	{
+		char *line = json_dumps(rs, JSON_COMPACT);
+
+		il_buf_adds(&b, line);
+		free(line);
+	}
+	il_buf_printf(&b, "\n%s", nl + 1);
+	{
+		char *path = il_strdup_printf("%s/journal.jsonl", dir);
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		assert_int_equal(fwrite(b.p, 1, b.len, f), b.len);
+		assert_int_equal(fclose(f), 0);
+		free(path);
+	}
+	tb = tested_by(dir, &as_test);
+	if (tu_count(tb, "from Debian linux-source-6.12") != 1 ||
+	    !strstr(tb, "(6.18.0-rc4-il6146a0f1, commit 6146a0f1dfae, from Debian linux-source-6.12"))
+		fail_msg("%s", tb);
+	json_decref(rs);
+	il_buf_release(&b);
+	free(tb), free(j);
+	tu_rmtree(dir);
+	free(dir);
 }
 
 static void test_testedby__no_trailer_for_the_running_kernel(void **state)
@@ -838,6 +882,7 @@ int main(void)
 		cmocka_unit_test(test_aa__a_noisy_pair_on_a_key_metric_is_caught),
 		cmocka_unit_test(test_family__holm_per_variant_over_its_key_metrics),
 		cmocka_unit_test(test_testedby__trailer_once_at_the_end),
+		cmocka_unit_test(test_testedby__kernels_say_where_the_tree_came_from),
 		cmocka_unit_test(test_testedby__no_trailer_for_the_running_kernel),
 		cmocka_unit_test(test_testedby__no_trailer_on_the_lab),
 		cmocka_unit_test(test_testedby__short_by_default),

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The kernel stage against a real kernel: import Debian's linux-source-6.1
-# tarball (libgit2), make a real two-patch series against
+# The kernel stage against a real kernel: import Debian's linux-source
+# tarball of the lab's tree ($TARBALL, libgit2), make a real two-patch series against
 # drivers/cpuidle/governors/ with git format-patch, prepare the variants
 # (base, +1, +1..2) and build a minimal arm64 Image for each with
 # gcc-aarch64-linux-gnu and the lab host's config fragment. The variants after
@@ -12,16 +12,16 @@
 . "$(dirname "$0")/../e2e/lib.sh"
 SRC=$(cd "${IL_SRCDIR:-.}" && pwd)
 if [ ! -f "$TARBALL" ] || ! command -v aarch64-linux-gnu-gcc >/dev/null || ! command -v git >/dev/null; then
-	skip "linux-source-6.1, gcc-aarch64-linux-gnu or git missing (make deps installs them)"; finish; exit $?
+	skip "linux-source-$KVER, gcc-aarch64-linux-gnu or git missing (make deps installs them)"; finish; exit $?
 fi
 CACHE=${E2E_KERNEL_CACHE:-$SRC/build/e2e-kernel-cache}
 mkdir -p "$CACHE"
-kernel_plan "$E2E_TMP/base.json" k61
+kernel_plan "$E2E_TMP/base.json" kstage
 t0=$(date +%s)
-expect "import linux-source-6.1 and prepare the base" 0 "^labvm-6.1 +commit [0-9a-f]{12} tree" \
+expect "import linux-source-$KVER and prepare the base" 0 "^labvm-$KVER +commit [0-9a-f]{12} tree" \
 	"$IDLELAB" kernel prepare "$E2E_TMP/base.json" --cache "$CACHE"
 echo "  (import/prepare: $(( $(date +%s) - t0 )) s)"
-repo=$(ls -d "$CACHE"/src/*/ | head -1)
+repo=$(tarball_repo "$CACHE")
 # a sparse clone sharing the import's objects: only the governors are written out
 git clone -q --shared --no-checkout "$repo" "$E2E_TMP/clone" 2>/dev/null
 cd "$E2E_TMP/clone"
@@ -32,8 +32,8 @@ sed -i 's/^#define MAX_INTERESTING (50000 \* NSEC_PER_USEC)$/#define MAX_INTERES
 git -c user.name='Lab Tester' -c user.email=lab@example.org commit -q -am 'cpuidle: menu: Look at idle periods up to 60 ms
 
 Signed-off-by: Lab Tester <lab@example.org>'
-sed -i 's/^#define NR_RECENT\t9$/#define NR_RECENT\t10/' drivers/cpuidle/governors/teo.c
-git -c user.name='Lab Tester' -c user.email=lab@example.org commit -q -am 'cpuidle: teo: Keep ten recent intercepts
+sed -i 's/^#define DECAY_SHIFT\t3$/#define DECAY_SHIFT\t4/' drivers/cpuidle/governors/teo.c
+git -c user.name='Lab Tester' -c user.email=lab@example.org commit -q -am 'cpuidle: teo: Decay the metrics more slowly
 
 Signed-off-by: Lab Tester <lab@example.org>'
 [ "$(git rev-list --count HEAD~2..HEAD 2>/dev/null)" = 2 ] || { bad "make a two-patch series" "the sed edits did not apply"; finish; exit 1; }
@@ -41,23 +41,23 @@ git -c user.name='Lab Tester' -c user.email=lab@example.org format-patch -q --st
 cd - >/dev/null
 n=$(git -C "$E2E_TMP/clone" diff --stat HEAD~2 | tail -1)
 echo "  series: $n"
-kernel_plan "$E2E_TMP/plan.json" k61 gov-%d "$E2E_TMP/series.mbox"
-expect "series show: two patches" 0 "\\[2/2\\] cpuidle: teo: Keep ten recent intercepts" \
+kernel_plan "$E2E_TMP/plan.json" kstage gov-%d "$E2E_TMP/series.mbox"
+expect "series show: two patches" 0 "\\[2/2\\] cpuidle: teo: Decay the metrics more slowly" \
 	"$IDLELAB" series show "$E2E_TMP/series.mbox"
 expect "prepare: base + 2 cumulative variants" 0 "gov-2 +commit" "$IDLELAB" kernel prepare "$E2E_TMP/plan.json" --cache "$CACHE"
 t0=$(date +%s)
-expect "build all variants" 0 "gov-2 +6\\.1\\.[0-9]+-il[0-9a-f]{8}" \
+expect "build all variants" 0 "gov-2 +$KVER\\.[0-9]+-il[0-9a-f]{8}" \
 	"$IDLELAB" kernel build "$E2E_TMP/plan.json" --cache "$CACHE"
 echo "  (builds: $(( $(date +%s) - t0 )) s)"
 "$IDLELAB" kernel build "$E2E_TMP/plan.json" --cache "$CACHE" --json > "$E2E_TMP/built.json"
-python3 - "$E2E_TMP/built.json" <<'PY' && ok "incremental variants, each Image carrying its own release" || bad "incremental variants, each Image carrying its own release"
+python3 - "$E2E_TMP/built.json" "labvm-$KVER" <<'PY' && ok "incremental variants, each Image carrying its own release" || bad "incremental variants, each Image carrying its own release"
 import json, sys, os, re
 ms = {}
 for b in json.load(open(sys.argv[1])):
     m = json.load(open(os.path.join(b["dir"], "manifest.json")))
     m["dir"] = b["dir"]
     ms[b["name"]] = m
-base, g1, g2 = ms["labvm-6.1"], ms["gov-1"], ms["gov-2"]
+base, g1, g2 = ms[sys.argv[2]], ms["gov-1"], ms["gov-2"]
 for m in (base, g1, g2):
     img = open(os.path.join(m["dir"], "Image"), "rb").read()
     assert m["release"].encode() in img, ("release not in Image", m["name"])
