@@ -163,7 +163,7 @@ int cmd_try(int argc, char **argv)
 	struct il_err err = { 0 };
 	json_t *plan = NULL, *build = NULL;
 	char *repo = NULL, *dir = NULL, *txt = NULL, *lab = NULL, tmpl[PATH_MAX];
-	const char *origin = NULL;
+	const char *origin = NULL, *lineage = NULL;
 	json_t *tree = NULL;
 	long iters = 0;
 	int nargs, r, fd = -1;
@@ -212,6 +212,7 @@ int cmd_try(int argc, char **argv)
 			if (!a.base)
 				a.base = json_string_value(json_object_get(tree, "commit"));
 			origin = json_string_value(json_object_get(tree, "origin"));
+			lineage = json_string_value(json_object_get(tree, "name"));
 		}
 	}
 	if (!(repo = realpath(a.repo ? a.repo : ".", NULL))) {
@@ -226,7 +227,7 @@ int cmd_try(int argc, char **argv)
 	if (il_try_check(repo, b.sha, &s, a.patches, &err))
 		goto fail;
 	{
-		struct il_try_req q = { .name = "try", .repo = repo, .origin = origin, .host = a.host, .src = &src, .version = s.version,
+		struct il_try_req q = { .name = "try", .repo = repo, .origin = origin, .lineage = lineage, .host = a.host, .src = &src, .version = s.version,
 					.governors = &govs, .workloads = &wls, .iterations = (int)iters, .whole = a.whole,
 					.build = build, .patches = a.patches };
 

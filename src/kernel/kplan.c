@@ -259,7 +259,18 @@ int il_kernels_prepare(const json_t *plan, const char *plan_dir, const char *cac
 			}
 			if ((r = read_cfg(&v->cfg, build, e, plan_dir, path, err)))
 				break;
-			v->lineage = strdup(name);
+			/*
+			 * the object directory it builds in: its own, or that of a kernel of the same tree built under
+			 * another name (the lab's), so that its variants build incrementally there
+			 */
+			if (json_object_get(e, "lineage") && (!json_is_string(json_object_get(e, "lineage")) ||
+							      !plain_name(json_string_value(json_object_get(e, "lineage"))) ||
+							      strchr(json_string_value(json_object_get(e, "lineage")), '%'))) {
+				r = il_err_set(err, IL_EPARSE, "plan: %s.lineage: expected a name (letters, digits, -_.+)", path);
+				break;
+			}
+			v->lineage = strdup(json_is_string(json_object_get(e, "lineage")) ?
+						    json_string_value(json_object_get(e, "lineage")) : name);
 			/* where the tree came from, as the plan says it, else the tarball or repository it names */
 			if (json_is_string(json_object_get(e, "origin")))
 				v->origin = strdup(json_string_value(json_object_get(e, "origin")));

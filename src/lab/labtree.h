@@ -47,9 +47,10 @@ json_t *il_lab_tree_kernel_json(const struct il_lab_tree *t, const char *name);
 bool il_lab_tree_is_default(const char *spec);
 
 /*
- * The tree of a running lab instance, as its state.json keeps it:
- * {"spec", "origin", "release", "repo", "commit"}; *out is NULL (and 0
- * returned) for an instance brought up before labs kept it. Caller owns.
+ * The tree of a running lab instance, as its state.json keeps it: {"spec",
+ * "origin", "name" (the lab kernel's), "release", "repo", "commit",
+ * "config_skipped"}; *out is NULL (and 0 returned) for an instance brought up
+ * before labs kept it. Caller owns.
  */
 int il_lab_tree_of(const char *cache_dir, const char *instance, json_t **out, struct il_err *err);
 

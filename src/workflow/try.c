@@ -268,6 +268,10 @@ int il_try_plan(const struct il_try_req *q, const struct il_series *s, const cha
 	if (q->origin && (json_object_set_new(json_array_get(ks, 0), "origin", json_string(q->origin)) ||
 			  json_object_set_new(json_array_get(ks, 2), "origin", json_string(q->origin))))
 		goto oom;
+	/* the lab kernel's object directory: the patches build incrementally on the lab's own build */
+	if (q->lineage && (json_object_set_new(json_array_get(ks, 0), "lineage", json_string(q->lineage)) ||
+			   json_object_set_new(json_array_get(ks, 2), "lineage", json_string(q->lineage))))
+		goto oom;
 	if (json_object_set_new(p, "name", json_string(q->name ? q->name : "try")) ||
 	    (q->host && json_object_set_new(p, "host", json_string(q->host))) ||
 	    (q->build && json_object_set_new(p, "build", json_deep_copy(q->build))) || json_object_set(p, "kernels", ks) ||

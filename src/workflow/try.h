@@ -81,6 +81,7 @@ struct il_try_req {
 	const char *name;          /* the plan's name (NULL: "try") */
 	const char *repo;          /* an absolute path */
 	const char *origin;        /* where the base's tree came from ("Debian linux-source-6.12 (...)"), or NULL */
+	const char *lineage;       /* the base's object directory (kernel/kplan.h: the lab kernel's name), or NULL */
 	const char *host;          /* NULL: the plan's default */
 	const struct il_try_src *src;
 	int version;               /* the series' version to take (the newest parsed) */

@@ -34,8 +34,8 @@ expect "every sample counted" 0 "21/21 samples done, complete, warmup 3, ok 18" 
 "$IDLELAB" compare "$E2E_TMP/run" --ref menu@labvm-$KVER --metric idle.aboves,idle.miss_ratio --format json > "$E2E_TMP/c.json"
 want_verdicts "compare: the deepest-state patch is worse, the identical kernel is not" "$E2E_TMP/c.json" \
 	sleeper.idle.aboves menu@deep-1 worse sleeper.idle.aboves menu@same "same|unknown"
-expect "tested-by names the kernels" 0 "deep-1 \\(commit [0-9a-f]{12}," \
-	"$IDLELAB" tested-by "$E2E_TMP/run" --as "T <t@example.org>"
+expect "tested-by names the kernels, each with the release it booted" 0 "deep-1 \\($KVER\\.[0-9]+-il[0-9a-f]{8}, commit [0-9a-f]{12}:" \
+	sh -c '"$1" tested-by "$2" --as "T <t@example.org>" | tr -s "\n " "  "' sh "$IDLELAB" "$E2E_TMP/run"
 # a patched kernel, but measured on the emulated lab: evidence, never a trailer unless forced
 "$IDLELAB" tested-by "$E2E_TMP/run" --ref menu@labvm-$KVER > "$E2E_TMP/tb.txt" 2>&1
 grep -q '^Evidence, not a Tested-by:' "$E2E_TMP/tb.txt" && grep -q "emulated lab VM" "$E2E_TMP/tb.txt" &&

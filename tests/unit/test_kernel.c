@@ -945,6 +945,32 @@ static void test_build__variants_cached_incremental(void **state)
 	assert_int_equal(il_kernels_prepare(plan, dir, cache, &kv, &err), IL_EPARSE);
 	assert_non_null(strstr(err.msg, "give exactly one of"));
 	json_decref(plan);
+	/* lineage: the same tree under another name (try's "base" on a lab's own build) builds in that one's object
+	 * directory, so its variants are incremental there; a lineage that is no name is refused */
+	tu_write(dir, "/frag.config", "CONFIG_SMP=y");
+	snprintf(plan_s, sizeof(plan_s),
+		 "{\"kernels\": [{\"name\": \"base2\", \"lineage\": \"base\", \"tarball\": \"%s\", \"arch\": \"tiny\","
+		 " \"config\": \"defconfig\", \"config_fragments\": [\"%s\"], \"targets\": [\"Image\"], \"jobs\": 1},"
+		 " {\"name\": \"w-%%d\", \"base\": \"base2\", \"series\": {\"mbox\": \"%s\"}, \"patches\": \"1\"}]}",
+		 tgz, frag, fx("series/thread.mbox"));
+	plan = json_loads(plan_s, 0, &je);
+	assert_int_equal(il_kernels_prepare(plan, dir, cache, &kv, &err), 0);
+	assert_string_equal(kv.v[0].lineage, "base");
+	assert_string_equal(kv.v[1].lineage, "base");
+	{
+		struct il_kbuild_res res;
+
+		assert_int_equal(il_kernel_build(&kv.v[1], cache, NULL, NULL, &res, &err), 0);
+		assert_true(res.ok);
+		assert_true(json_is_true(json_object_get(res.manifest, "incremental")));
+		il_kbuild_res_release(&res);
+	}
+	il_kvars_release(&kv);
+	json_decref(plan);
+	plan = json_loads("{\"kernels\": [{\"name\": \"a\", \"lineage\": \"../x\", \"tarball\": \"x\"}]}", 0, &je);
+	assert_int_equal(il_kernels_prepare(plan, dir, cache, &kv, &err), IL_EPARSE);
+	assert_non_null(strstr(err.msg, "kernels[0].lineage: expected a name"));
+	json_decref(plan);
 	free(tgz);
 	tu_rmtree(dir);
 	free(dir);
