@@ -210,6 +210,22 @@ static int load_series(const json_t *sj, const char *plan_dir, const char *cache
 	return r;
 }
 
+/*
+ * The object directory a repo or tarball kernel builds in: its own name, or the plan's "lineage", that
+ * of a kernel of the same tree built under another name (the lab's), so that its variants build
+ * incrementally there. *out is the caller's. IL_EPARSE, IL_ENOMEM.
+ */
+static int lineage_of(const json_t *e, const char *name, const char *path, char **out, struct il_err *err)
+{
+	const json_t *l = json_object_get(e, "lineage");
+
+	if (l && (!json_is_string(l) || !plain_name(json_string_value(l)) || strchr(json_string_value(l), '%')))
+		return il_err_set(err, IL_EPARSE, "plan: %s.lineage: expected a name (letters, digits, -_.+)", path);
+	if (!(*out = strdup(l ? json_string_value(l) : name)))
+		return il_err_oom(err);
+	return 0;
+}
+
 int il_kernels_prepare(const json_t *plan, const char *plan_dir, const char *cache_dir, struct il_kvars *out,
 		       struct il_err *err)
 {
@@ -259,18 +275,8 @@ int il_kernels_prepare(const json_t *plan, const char *plan_dir, const char *cac
 			}
 			if ((r = read_cfg(&v->cfg, build, e, plan_dir, path, err)))
 				break;
-			/*
-			 * the object directory it builds in: its own, or that of a kernel of the same tree built under
-			 * another name (the lab's), so that its variants build incrementally there
-			 */
-			if (json_object_get(e, "lineage") && (!json_is_string(json_object_get(e, "lineage")) ||
-							      !plain_name(json_string_value(json_object_get(e, "lineage"))) ||
-							      strchr(json_string_value(json_object_get(e, "lineage")), '%'))) {
-				r = il_err_set(err, IL_EPARSE, "plan: %s.lineage: expected a name (letters, digits, -_.+)", path);
+			if ((r = lineage_of(e, name, path, &v->lineage, err)))
 				break;
-			}
-			v->lineage = strdup(json_is_string(json_object_get(e, "lineage")) ?
-						    json_string_value(json_object_get(e, "lineage")) : name);
 			/* where the tree came from, as the plan says it, else the tarball or repository it names */
 			if (json_is_string(json_object_get(e, "origin")))
 				v->origin = strdup(json_string_value(json_object_get(e, "origin")));

@@ -349,6 +349,21 @@ bool il_dataset_same_kernel(const json_t *run_start, const json_t *a, const json
 	return json_is_string(ca) && json_equal(ca, cb);
 }
 
+/* The release a final sample's kernel ran on, the first one seen: what a Tested-by names as measured. */
+static int note_release(struct il_dataset *ds, const json_t *rec, struct il_err *err)
+{
+	json_t *rels = json_object_get(ds->meta, "kernel_releases"), *rel = json_object_get(rec, "kernel_release");
+	const char *k = json_string_value(json_object_get(rec, "kernel"));
+
+	if (!k || !json_is_string(rel) || !json_string_length(rel))
+		return 0;
+	if (!rels && json_object_set_new(ds->meta, "kernel_releases", rels = json_object()))
+		return il_err_oom(err);
+	if (!json_object_get(rels, k) && json_object_set(rels, k, rel))
+		return il_err_oom(err);
+	return 0;
+}
+
 static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 {
 	struct jctx *c = ctx;
@@ -454,17 +469,8 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 		return il_err_set(err, IL_EPARSE, "%s:%zu: sample before the run-start record", c->path, line);
 	if (!json_is_true(json_object_get(rec, "final")))
 		return 0;
-	/* the release each kernel of the run was measured on, as the host said it: what a Tested-by names */
-	if (json_is_string(json_object_get(rec, "kernel")) && json_is_string(json_object_get(rec, "kernel_release")) &&
-	    json_string_length(json_object_get(rec, "kernel_release"))) {
-		json_t *rels = json_object_get(ds->meta, "kernel_releases");
-		const char *k = json_string_value(json_object_get(rec, "kernel"));
-
-		if (!rels && json_object_set_new(ds->meta, "kernel_releases", rels = json_object()))
-			return il_err_oom(err);
-		if (!json_object_get(rels, k) && json_object_set(rels, k, json_object_get(rec, "kernel_release")))
-			return il_err_oom(err);
-	}
+	if ((r = note_release(ds, rec, err)))
+		return r;
 	variant = json_string_value(json_object_get(rec, "variant"));
 	group = json_string_value(json_object_get(rec, "workload"));
 	status = json_string_value(json_object_get(rec, "status"));
