@@ -23,14 +23,19 @@ static const char *gerr(void)
 	return e && e->message ? e->message : "unknown libgit2 error";
 }
 
-/* Whether text applies to tree; the reason into why (when not NULL) when it does not. */
+/*
+ * Whether text applies to tree; libgit2's reason appended to why when it does not. Out of memory,
+ * why fails (sticky) so that il_applycheck_explain says IL_ENOMEM, never a reason it did not find.
+ */
 static bool applies(git_repository *repo, git_tree *tree, const char *text, size_t len, struct il_buf *why)
 {
 	git_index *index = NULL;
 	int r = il_hunkfit_apply(repo, tree, text, len, &index);
 
-	if (r && why)
-		il_buf_adds(why, r == IL_EINVAL ? gerr() : "out of memory");
+	if (r == IL_EINVAL)
+		il_buf_adds(why, gerr());
+	else if (r)
+		why->nomem = true;
 	git_index_free(index);
 	return !r;
 }
@@ -210,16 +215,18 @@ static bool adds_present(git_repository *repo, git_tree *tree, const struct sect
 
 int il_applycheck_explain(git_repository *repo, git_tree *tree, const char *diff, struct il_buf *why)
 {
-	struct il_buf rev = IL_BUF_INIT;
+	struct il_buf rev = IL_BUF_INIT, scratch = IL_BUF_INIT; /* scratch: the reverse's reason, not said */
 	struct section *x = NULL;
 	size_t nx = 0, bad = 0, present = 0;
 	int r;
 
-	if (!(r = reverse(diff, &rev)) && applies(repo, tree, rev.p, rev.len, NULL)) {
+	r = reverse(diff, &rev);
+	if (!r && applies(repo, tree, rev.p, rev.len, &scratch)) {
 		il_buf_adds(why, "its change is already in the base (its reverse applies)");
 		goto out;
 	}
-	if ((r = sections(diff, &x, &nx)))
+	il_buf_carry(why, &scratch);
+	if (r == IL_ENOMEM || (r = sections(diff, &x, &nx))) /* a reverse that does not parse: the files tell */
 		goto out;
 	for (size_t i = 0; i < nx; i++)
 		present += adds_present(repo, tree, &x[i]);
@@ -233,6 +240,7 @@ int il_applycheck_explain(git_repository *repo, git_tree *tree, const char *diff
 		if (!applies(repo, tree, x[i].s, (size_t)(x[i].e - x[i].s), &one)) {
 			il_buf_printf(why, "%s%s: %s", bad++ ? "; " : "", x[i].path, il_buf_str(&one));
 		}
+		il_buf_carry(why, &one);
 		il_buf_release(&one);
 	}
 	if (!bad)
@@ -242,6 +250,7 @@ out:
 		free(x[i].path);
 	free(x);
 	il_buf_release(&rev);
+	il_buf_release(&scratch);
 	return r == IL_ENOMEM || !il_buf_ok(why) ? IL_ENOMEM : 0;
 }
 

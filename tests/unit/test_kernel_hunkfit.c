@@ -149,6 +149,21 @@ static void hcase_release(struct hcase *c)
 	il_buf_release(&c->tree);
 }
 
+/* orig a0..a39, changed with a10 and a30 made b: a patch of two hunks */
+static void two_hunks(struct hcase *c)
+{
+	lines(&c->orig, "a", 0, 40);
+	lines(&c->changed, "a", 0, 10), lines(&c->changed, "b", 10, 11), lines(&c->changed, "a", 11, 30);
+	lines(&c->changed, "b", 30, 31), lines(&c->changed, "a", 31, 40);
+}
+
+/* orig a0..a39, changed with a20 made b: a patch of one hunk (its context a17..a23) */
+static void one_hunk(struct hcase *c)
+{
+	lines(&c->orig, "a", 0, 40);
+	lines(&c->changed, "a", 0, 20), lines(&c->changed, "b", 20, 21), lines(&c->changed, "a", 21, 40);
+}
+
 static void test_hunkfit__offsets_as_git_apply(void **state)
 {
 	char *dir = tu_tmpdir();
@@ -167,36 +182,28 @@ static void test_hunkfit__offsets_as_git_apply(void **state)
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
 		il_buf_init(&c[i].orig, 0), il_buf_init(&c[i].changed, 0), il_buf_init(&c[i].tree, 0);
 	/* above: 6 lines added at the top; both hunks (lines 10 and 30) found 6 lines down */
-	lines(&c[0].orig, "a", 0, 40);
-	lines(&c[0].changed, "a", 0, 10), lines(&c[0].changed, "b", 10, 11), lines(&c[0].changed, "a", 11, 30);
-	lines(&c[0].changed, "b", 30, 31), lines(&c[0].changed, "a", 31, 40);
+	two_hunks(&c[0]);
 	lines(&c[0].tree, "new", 0, 6), lines(&c[0].tree, "a", 0, 40);
 	/* fewer: 4 lines gone from the top; the hunk found 4 lines up */
 	lines(&c[1].orig, "a", 0, 40);
 	lines(&c[1].changed, "a", 0, 20), lines(&c[1].changed, "b", 20, 22), lines(&c[1].changed, "a", 22, 40);
 	lines(&c[1].tree, "a", 4, 40);
 	/* between: 6 above the first hunk, 3 more between the two: offsets 6 and 9 */
-	lines(&c[2].orig, "a", 0, 40);
-	lines(&c[2].changed, "a", 0, 10), lines(&c[2].changed, "b", 10, 11), lines(&c[2].changed, "a", 11, 30);
-	lines(&c[2].changed, "b", 30, 31), lines(&c[2].changed, "a", 31, 40);
+	two_hunks(&c[2]);
 	lines(&c[2].tree, "new", 0, 6), lines(&c[2].tree, "a", 0, 20), lines(&c[2].tree, "mid", 0, 3);
 	lines(&c[2].tree, "a", 20, 40);
 	/* same: the tree is the patch's own base */
-	lines(&c[3].orig, "a", 0, 40);
-	lines(&c[3].changed, "a", 0, 20), lines(&c[3].changed, "b", 20, 21), lines(&c[3].changed, "a", 21, 40);
+	one_hunk(&c[3]);
 	lines(&c[3].tree, "a", 0, 40);
 	/*
 	 * twice: the context (a 17..23) is in the tree twice, 5 lines above and
 	 * 5 below where the hunk says (line 18): git takes the one below
 	 */
-	lines(&c[4].orig, "a", 0, 40);
-	lines(&c[4].changed, "a", 0, 20), lines(&c[4].changed, "b", 20, 21), lines(&c[4].changed, "a", 21, 40);
+	one_hunk(&c[4]);
 	lines(&c[4].tree, "x", 0, 12), lines(&c[4].tree, "a", 17, 24), lines(&c[4].tree, "y", 0, 3);
 	lines(&c[4].tree, "a", 17, 24), lines(&c[4].tree, "z", 0, 20);
 	/* gone: the first hunk moved by 6, the second's context changed in the tree: git refuses, so do we */
-	lines(&c[5].orig, "a", 0, 40);
-	lines(&c[5].changed, "a", 0, 10), lines(&c[5].changed, "b", 10, 11), lines(&c[5].changed, "a", 11, 30);
-	lines(&c[5].changed, "b", 30, 31), lines(&c[5].changed, "a", 31, 40);
+	two_hunks(&c[5]);
 	lines(&c[5].tree, "new", 0, 6), lines(&c[5].tree, "a", 0, 29), lines(&c[5].tree, "edited", 29, 30);
 	lines(&c[5].tree, "a", 30, 40);
 	/* top: a hunk from line 1 must match at line 1 (git's match_beginning), though its lines are further down */
