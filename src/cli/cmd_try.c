@@ -83,7 +83,7 @@ static int split(struct il_strlist *l, const char *s, const char *what, struct i
 static int judge(void *ctx, const char *run_dir, struct il_buf *why, struct il_err *err)
 {
 	(void)ctx;
-	return il_compare_run_decided(run_dir, why, err);
+	return il_try_run_decided(run_dir, why, err);
 }
 
 /* The run's comparisons (each governor against itself on the base) and the reply, written to path. */
@@ -131,7 +131,8 @@ int cmd_try(int argc, char **argv)
 		IL_OPT_STR(0, "server", &a.server, "URL", "public-inbox server for a Message-ID (default https://lore.kernel.org)"),
 		IL_OPT_STR(0, "governor", &a.govs, "G[,G]", "these governors (default: from the files the patches touch)"),
 		IL_OPT_STR(0, "workload", &a.wls, "W[,W]", "these workloads (default: sleeper, periodic, pingpong)"),
-		IL_OPT_STR(0, "iterations", &a.iters, "N|auto", "samples per variant and workload (default 5)"),
+		IL_OPT_STR(0, "iterations", &a.iters, "N|auto", "samples per variant and workload (default 5; auto: 5, then "
+			   "5 more on each kernel until the reply's comparisons are decided, 20 at most)"),
 		IL_OPT_BOOL(0, "whole", &a.whole, "the base and the whole series, not one variant per patch"),
 		IL_OPT_STR(0, "patches", &a.patches, "SPEC", "only these patches, as b4 takes them (\"1-2\": a prefix)"),
 		IL_OPT_STR(0, "build", &a.build, "FILE", "the plan's build section, a JSON object (docs/kernels.md; default on a lab host: the lab's)"),
@@ -147,7 +148,7 @@ int cmd_try(int argc, char **argv)
 	};
 	static const char *const usage[] = {
 		"idlelab try MSGID|URL|MBOX [--host H] [--repo DIR] [--base REV] [--server URL] [--governor G[,G]]",
-		"            [--workload W[,W]] [--iterations N] [--patches SPEC] [--whole] [--as \"Name <email>\"] [-o reply.eml]",
+		"            [--workload W[,W]] [--iterations N|auto] [--patches SPEC] [--whole] [--as \"Name <email>\"] [-o reply.eml]",
 		"            [--dry-run]",
 		"  build, boot and measure the base, each cumulative patch and an A/A copy of the base; write the reply",
 		NULL
@@ -172,10 +173,9 @@ int cmd_try(int argc, char **argv)
 		return r;
 	if (nargs != 1)
 		return il_opt_error(opts, usage, "expected one Message-ID, lore URL or mbox file");
-	if (a.iters && !strcmp(a.iters, "auto"))
-		return il_opt_error(opts, usage, "--iterations auto: idlelab's adaptive runs (--until-decided) judge one "
-						 "kernel's rounds, and try measures several kernels in blocks; give a count");
-	if (a.iters) {
+	if (a.iters && !strcmp(a.iters, "auto")) {
+		iters = IL_TRY_ITER_AUTO;
+	} else if (a.iters) {
 		char *end;
 
 		errno = 0;

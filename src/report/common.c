@@ -183,9 +183,12 @@ bool il_report_stop_note(const struct il_cmp *c, struct il_buf *b)
 
 	if (c->looks < 2)
 		return false;
-	il_buf_printf(b, "adaptive run (iterations %lld-%lld, alpha %g over %zu looks: %.3g a look): ",
-		      (long long)json_integer_value(json_object_get(it, "min")),
-		      (long long)json_integer_value(json_object_get(it, "max")), c->o.alpha, c->looks, c->alpha_look);
+	il_buf_printf(b, "adaptive run (iterations %lld-%lld", (long long)json_integer_value(json_object_get(it, "min")),
+		      (long long)json_integer_value(json_object_get(it, "max")));
+	/* a stage of several kernels: each look after every kernel's block of step rounds */
+	if (json_integer_value(json_object_get(it, "step")) > 1)
+		il_buf_printf(b, " looked at every %lld", (long long)json_integer_value(json_object_get(it, "step")));
+	il_buf_printf(b, ", alpha %g over %zu looks: %.3g a look): ", c->o.alpha, c->looks, c->alpha_look);
 	if (!stop)
 		il_buf_adds(b, "not stopped yet (interrupted, or still running)");
 	else if (reason && !strcmp(reason, "decided"))

@@ -299,9 +299,28 @@ static void what_and_where(const struct il_cmp *c, bool full, struct il_buf *b)
 		il_buf_carry(b, &note);
 		il_buf_release(&note);
 	}
-	il_buf_printf(b, "\nIterations: %lld per variant and workload (+%lld warmup), order %s; %zu samples counted\n\n",
-		      (long long)json_integer_value(json_object_get(rs, "iterations")),
-		      (long long)json_integer_value(json_object_get(rs, "warmup")), str(rs, "order"), ds->counted);
+	{
+		/* an adaptive run: how far it went and why it stopped, not its maximum as if it were the count */
+		struct il_buf it = IL_BUF_INIT;
+
+		if (il_report_stop_note(c, &it))
+			il_buf_printf(&line, "Iterations: %s; +%lld warmup, order %s; %zu samples counted", il_buf_str(&it),
+				      (long long)json_integer_value(json_object_get(rs, "warmup")), str(rs, "order"),
+				      ds->counted);
+		else
+			il_buf_printf(&line, "Iterations: %lld per variant and workload (+%lld warmup), order %s; %zu samples "
+					     "counted",
+				      (long long)json_integer_value(json_object_get(rs, "iterations")),
+				      (long long)json_integer_value(json_object_get(rs, "warmup")), str(rs, "order"),
+				      ds->counted);
+		il_buf_carry(&line, &it);
+		il_buf_release(&it);
+		il_buf_adds(b, "\n");
+		il_report_wrap(b, il_buf_str(&line), 100, 2);
+		il_buf_adds(b, "\n\n");
+		il_buf_carry(b, &line);
+		il_buf_release(&line);
+	}
 }
 
 static bool finding(const struct il_cmp *c, size_t i)

@@ -173,15 +173,18 @@ static int journal_stop(struct run *r, int rounds, int judged, const char *why, 
 }
 
 /*
- * Whether spec i opens counted round k >= the plan's min with every sample
- * before it final: the moment an adaptive run judges its rounds 0..k-1.
+ * Whether spec i opens counted round k, k a look (the plan's min, every step
+ * after it: run/plan.h), with every sample before it final: the moment an
+ * adaptive run judges its rounds 0..k-1. In a stage of several kernels only
+ * the stage's first spec opens it (the one before it is of an earlier round).
  */
 static bool round_opens(const struct run *r, size_t i)
 {
 	const struct il_spec *s = &r->specs[i];
 
-	if (!r->plan.iter_min || s->warmup || s->iteration < r->plan.iter_min ||
-	    (i && !r->specs[i - 1].warmup && r->specs[i - 1].iteration == s->iteration))
+	if (!r->plan.iter_min || s->warmup ||
+	    !il_adaptive_look_at(r->plan.iter_min, r->plan.iterations, il_plan_step(&r->plan), s->iteration) ||
+	    (i && !r->specs[i - 1].warmup && r->specs[i - 1].iteration >= s->iteration))
 		return false;
 	for (size_t k = 0; k < i; k++)
 		if (!r->t.final[k])

@@ -422,26 +422,32 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 		else
 			FAIL("%s: order: expected \"interleave\", \"blocked\" or \"random\"", label);
 	}
-	/* iterations: a count, or {"min", "max"}: rounds until every key comparison is decided (docs/plan.md) */
+	/*
+	 * iterations: a count, or {"min", "max"[, "step"]}: rounds until every key comparison is
+	 * decided, looked at after min rounds and every step rounds after it (docs/plan.md)
+	 */
 	if ((v = json_object_get(j, "iterations"))) {
-		json_t *lo = json_object_get(v, "min"), *hi = json_object_get(v, "max");
+		json_t *lo = json_object_get(v, "min"), *hi = json_object_get(v, "max"), *st = json_object_get(v, "step");
 
 		if (json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= 100000) {
 			out->iterations = (int)json_integer_value(v);
-		} else if (json_is_object(v) && json_object_size(v) == 2 && json_is_integer(lo) && json_is_integer(hi) &&
+		} else if (json_is_object(v) && json_object_size(v) == 2 + !!st && json_is_integer(lo) && json_is_integer(hi) &&
 			   json_integer_value(lo) >= 2 && json_integer_value(hi) >= json_integer_value(lo) &&
 			   json_integer_value(hi) <= 100000) {
 			out->iter_min = (int)json_integer_value(lo);
 			out->iterations = (int)json_integer_value(hi);
+			if (st && (!json_is_integer(st) || json_integer_value(st) < 1 || json_integer_value(st) > 100000))
+				FAIL("%s: iterations.step: expected an integer from 1 to 100000 (rounds between looks)", label);
+			out->iter_step = st ? (int)json_integer_value(st) : 0;
 		} else {
 			FAIL("%s: iterations: expected an integer from 1 to 100000, or {\"min\": N, \"max\": M} with "
-			     "2 <= N <= M <= 100000",
+			     "2 <= N <= M <= 100000 (and optionally \"step\": rounds between looks)",
 			     label);
 		}
 	}
-	if (out->iter_min && (out->order == IL_ORDER_BLOCKED || out->hosts.n > 1 || json_array_size(json_object_get(j, "kernels")) > 1))
-		FAIL("%s: iterations: {\"min\", \"max\"} (adaptive) needs one host, one kernel and order interleave or "
-		     "random: each round is judged when it is complete",
+	if (out->iter_min && (out->order == IL_ORDER_BLOCKED || out->hosts.n > 1))
+		FAIL("%s: iterations: {\"min\", \"max\"} (adaptive) needs one host and order interleave or random: "
+		     "the run is judged when every variant's rounds of a stage are complete",
 		     label);
 	if ((v = json_object_get(j, "seed")))
 		out->seed = (uint64_t)json_integer_value(v);
@@ -490,11 +496,6 @@ void il_plan_diff_opts(const struct il_plan *p, struct il_diff_opts *o)
 
 int il_plan_set_kernels(struct il_plan *p, const struct il_strlist *names, struct il_err *err)
 {
-	if (p->iter_min && names->n > 1)
-		return il_err_set(err, IL_EINVAL,
-				  "iterations {\"min\", \"max\"} (adaptive) needs one kernel; the plan's kernels are %zu "
-				  "(a series expands to one per patch): kernels run in blocks, rounds cannot be judged",
-				  names->n);
 	il_strlist_release(&p->kernels);
 	for (size_t i = 0; i < names->n; i++)
 		if (il_strlist_push(&p->kernels, names->v[i]))
@@ -523,69 +524,114 @@ static uint64_t mix(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
+int il_plan_step(const struct il_plan *p)
+{
+	if (!p->iter_min)
+		return 0;
+	return p->iter_step ? p->iter_step : p->kernels.n > 1 ? p->iter_min : 1;
+}
+
+bool il_adaptive_look_at(int min, int max, int step, int rounds)
+{
+	return step > 0 && rounds >= min && rounds <= max && ((rounds - min) % step == 0 || rounds == max);
+}
+
+size_t il_adaptive_looks(int min, int max, int step)
+{
+	if (step < 1 || max < min)
+		return 1;
+	return 1 + (size_t)((max - min + step - 1) / step);
+}
+
+/* The matrix being written: one round (R counts warmups first) of kernel ke on host h. */
+struct matrix {
+	const struct il_plan *p;
+	struct il_spec *v;
+	size_t k;
+	int *perm;
+	uint64_t rng;
+};
+
+static void emit(struct matrix *m, size_t h, size_t ke, size_t g, size_t w, size_t R)
+{
+	size_t warm = (size_t)m->p->warmup;
+
+	m->v[m->k] = (struct il_spec){ m->k, (int)h, (int)ke, (int)g, (int)w, (int)(R < warm ? R : R - warm), R < warm };
+	m->k++;
+}
+
+/*
+ * interleave: A B C A B C ... so slow drift (thermal, background noise)
+ * spreads over every variant; random: a fresh permutation of the variants in
+ * every round (a randomised block design).
+ */
+static void emit_round(struct matrix *m, size_t h, size_t ke, size_t R)
+{
+	const struct il_plan *p = m->p;
+
+	for (size_t w = 0; w < p->nwl; w++) {
+		for (size_t g = 0; g < p->ngov; g++)
+			m->perm[g] = (int)g;
+		if (p->order == IL_ORDER_RANDOM)
+			for (size_t g = p->ngov; g > 1; g--) {
+				size_t x = (size_t)(mix(&m->rng) % g);
+				int t = m->perm[g - 1];
+
+				m->perm[g - 1] = m->perm[x];
+				m->perm[x] = t;
+			}
+		for (size_t g = 0; g < p->ngov; g++)
+			emit(m, h, ke, (size_t)m->perm[g], w, R);
+	}
+}
+
 int il_plan_matrix(const struct il_plan *p, struct il_spec **out, size_t *n, struct il_err *err)
 {
-	size_t rounds = (size_t)p->iterations + (size_t)p->warmup;
-	size_t total = p->hosts.n * p->kernels.n * p->ngov * p->nwl * rounds, k = 0;
-	struct il_spec *v;
-	int *perm;
-	uint64_t rng = p->seed;
+	size_t rounds = (size_t)p->iterations + (size_t)p->warmup, warm = (size_t)p->warmup;
+	size_t total = p->hosts.n * p->kernels.n * p->ngov * p->nwl * rounds;
+	struct matrix m = { .p = p, .rng = p->seed };
+	size_t step = (size_t)il_plan_step(p);
 
 	*out = NULL;
 	*n = 0;
 	if (!total)
 		return il_err_set(err, IL_EINVAL, "the plan has no samples (no hosts given?)");
-	v = calloc(total, sizeof(*v));
-	perm = calloc(p->ngov, sizeof(*perm));
-	if (!v || !perm) {
-		free(v);
-		free(perm);
+	m.v = calloc(total, sizeof(*m.v));
+	m.perm = calloc(p->ngov, sizeof(*m.perm));
+	if (!m.v || !m.perm) {
+		free(m.v);
+		free(m.perm);
 		return il_err_oom(err);
 	}
-#define EMIT(H, K, G, W, R)                                                               \
-	do {                                                                              \
-		v[k] = (struct il_spec){ k, (int)(H), (int)(K), (int)(G), (int)(W),       \
-					 (int)((R) < (size_t)p->warmup ? (R) : (R) - (size_t)p->warmup), \
-					 (R) < (size_t)p->warmup };                       \
-		k++;                                                                      \
-	} while (0)
 	/* hosts and kernels always run in blocks: a kernel needs a reboot */
 	for (size_t h = 0; h < p->hosts.n; h++) {
-		for (size_t ke = 0; ke < p->kernels.n; ke++) {
-			if (p->order == IL_ORDER_BLOCKED) {
+		if (p->order == IL_ORDER_BLOCKED) {
+			for (size_t ke = 0; ke < p->kernels.n; ke++)
 				for (size_t g = 0; g < p->ngov; g++)
 					for (size_t w = 0; w < p->nwl; w++)
 						for (size_t r = 0; r < rounds; r++)
-							EMIT(h, ke, g, w, r);
-				continue;
-			}
-			/*
-			 * interleave: A B C A B C ... so slow drift (thermal, background
-			 * noise) spreads over every variant; random: a fresh permutation
-			 * of the variants in every round (a randomised block design).
-			 */
-			for (size_t r = 0; r < rounds; r++) {
-				for (size_t w = 0; w < p->nwl; w++) {
-					for (size_t g = 0; g < p->ngov; g++)
-						perm[g] = (int)g;
-					if (p->order == IL_ORDER_RANDOM)
-						for (size_t g = p->ngov; g > 1; g--) {
-							size_t x = (size_t)(mix(&rng) % g);
-							int t = perm[g - 1];
-
-							perm[g - 1] = perm[x];
-							perm[x] = t;
-						}
-					for (size_t g = 0; g < p->ngov; g++)
-						EMIT(h, ke, perm[g], w, r);
-				}
-			}
+							emit(&m, h, ke, g, w, r);
+			continue;
 		}
+		if (!step) {
+			for (size_t ke = 0; ke < p->kernels.n; ke++)
+				for (size_t r = 0; r < rounds; r++)
+					emit_round(&m, h, ke, r);
+			continue;
+		}
+		/*
+		 * adaptive: in stages, each kernel's block of the stage's rounds in turn (its warmup
+		 * in the first stage), so that every variant has the rounds of a look when it is taken
+		 */
+		for (size_t lo = 0, hi = (size_t)p->iter_min; lo < (size_t)p->iterations;
+		     lo = hi, hi = hi + step < (size_t)p->iterations ? hi + step : (size_t)p->iterations)
+			for (size_t ke = 0; ke < p->kernels.n; ke++)
+				for (size_t r = lo ? lo + warm : 0; r < hi + warm; r++)
+					emit_round(&m, h, ke, r);
 	}
-#undef EMIT
-	free(perm);
-	*out = v;
-	*n = k;
+	free(m.perm);
+	*out = m.v;
+	*n = m.k;
 	return 0;
 }
 

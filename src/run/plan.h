@@ -43,6 +43,7 @@ struct il_plan {
 	struct il_plan_wl *wl;
 	int iterations, warmup;        /* adaptive: iterations is the maximum */
 	int iter_min;                  /* adaptive iterations {"min", "max"}: judged after each round from min; 0: fixed */
+	int iter_step;                 /* adaptive: the "step" given (0: the default, il_plan_step) */
 	enum il_order order;
 	uint64_t seed;
 	double quiesce_s;              /* < 0: the host's quiesce_s */
@@ -79,6 +80,21 @@ void il_plan_diff_opts(const struct il_plan *p, struct il_diff_opts *o);
 
 /* Replace the kernel names (the kernel stage's expansion of the plan's entries). */
 int il_plan_set_kernels(struct il_plan *p, const struct il_strlist *names, struct il_err *err);
+
+/*
+ * Adaptive runs (iterations {"min", "max"[, "step"]}) look at their data in
+ * stages: after min counted rounds, then every step rounds, and at max. With
+ * one kernel a stage is a round (step 1); with several, each stage runs its
+ * rounds on every kernel in turn (a boot each), so the default step is min:
+ * a look needs every kernel's rounds. The run's alpha is spent over the
+ * planned looks (stats/decide.h).
+ */
+/* The rounds between looks (0: not adaptive). */
+int il_plan_step(const struct il_plan *p);
+/* Whether a look is taken once `rounds` counted rounds of every variant are complete. */
+bool il_adaptive_look_at(int min, int max, int step, int rounds);
+/* The planned looks of an adaptive run: 1 + ceil((max - min) / step). */
+size_t il_adaptive_looks(int min, int max, int step);
 
 /* One sample in the matrix. */
 struct il_spec {

@@ -167,7 +167,11 @@ json_t *il_rec_run_start(const struct il_plan *p, const char *run_dir, size_t sa
 	il_rec_set(rec, IL_RF_RUN_START_VARIANTS, variants_json(p));
 	il_rec_set(rec, IL_RF_RUN_START_WORKLOADS, workloads_json(p));
 	il_rec_set(rec, IL_RF_RUN_START_ITERATIONS, json_integer(p->iterations));
-	if (p->iter_min)
+	/* the step only when a look is not every round: a one-kernel run's record as it always was */
+	if (p->iter_min && il_plan_step(p) > 1)
+		il_rec_set(rec, IL_RF_RUN_START_ADAPTIVE, json_pack("{s:i,s:i,s:i}", "min", p->iter_min, "max", p->iterations,
+								    "step", il_plan_step(p)));
+	else if (p->iter_min)
 		il_rec_set(rec, IL_RF_RUN_START_ADAPTIVE, json_pack("{s:i,s:i}", "min", p->iter_min, "max", p->iterations));
 	il_rec_set(rec, IL_RF_RUN_START_WARMUP, json_integer(p->warmup));
 	il_rec_set(rec, IL_RF_RUN_START_ORDER, json_string(order[p->order]));

@@ -485,6 +485,41 @@ bool il_compare_settled(const struct il_cmp *c)
 					 c->nfutile == c->n[IL_VERDICT_UNKNOWN]);
 }
 
+int il_compare_judge(const struct il_cmp *c, size_t n, struct il_buf *why)
+{
+	size_t cnt[IL_NVERDICTS] = { 0 }, needed = 0, iter_max = 0;
+	bool decided = n > 0, settled = n > 0;
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		for (int v = 0; v < IL_NVERDICTS; v++)
+			cnt[v] += c[i].n[v];
+		needed = c[i].n_needed_max > needed ? c[i].n_needed_max : needed;
+		iter_max = c[i].iter_max > iter_max ? c[i].iter_max : iter_max;
+		decided &= il_compare_decided(&c[i]);
+		settled &= il_compare_settled(&c[i]);
+	}
+	if (decided) {
+		il_buf_printf(why, "every key comparison decided (%zu better, %zu worse, %zu changed, %zu the same)",
+			      cnt[IL_VERDICT_BETTER], cnt[IL_VERDICT_WORSE], cnt[IL_VERDICT_CHANGED], cnt[IL_VERDICT_SAME]);
+		r = 1;
+	} else if (settled) {
+		il_buf_printf(why, "%zu better, %zu worse, %zu changed, %zu the same; the %zu unknown would need up to %zu "
+				   "samples a side, beyond the run's maximum of %zu",
+			      cnt[IL_VERDICT_BETTER], cnt[IL_VERDICT_WORSE], cnt[IL_VERDICT_CHANGED], cnt[IL_VERDICT_SAME],
+			      cnt[IL_VERDICT_UNKNOWN], needed, iter_max);
+		r = 2;
+	} else {
+		il_buf_printf(why, "%zu key comparison%s unknown", cnt[IL_VERDICT_UNKNOWN], cnt[IL_VERDICT_UNKNOWN] == 1 ? "" : "s");
+		if (needed)
+			il_buf_printf(why, " (up to %zu samples per side would tell)", needed);
+		if (cnt[IL_VERDICT_UNRELIABLE])
+			il_buf_printf(why, ", %zu unreliable (host not quiet)", cnt[IL_VERDICT_UNRELIABLE]);
+		r = 0;
+	}
+	return r;
+}
+
 int il_compare_run_decided(const char *run_dir, struct il_buf *why, struct il_err *err)
 {
 	struct il_cmp_opts o = IL_CMP_OPTS_INIT;
@@ -501,24 +536,8 @@ int il_compare_run_decided(const char *run_dir, struct il_buf *why, struct il_er
 		/* nothing counted yet (every sample failed, say): not decided, and why */
 		il_buf_adds(why, e.msg);
 		r = 0;
-	} else if (il_compare_decided(&c)) {
-		il_buf_printf(why, "every key comparison decided (%zu better, %zu worse, %zu changed, %zu the same)",
-			      c.n[IL_VERDICT_BETTER], c.n[IL_VERDICT_WORSE], c.n[IL_VERDICT_CHANGED], c.n[IL_VERDICT_SAME]);
-		r = 1;
-	} else if (il_compare_settled(&c)) {
-		il_buf_printf(why, "%zu better, %zu worse, %zu changed, %zu the same; the %zu unknown would need up to %zu "
-				   "samples a side, beyond the run's maximum of %zu",
-			      c.n[IL_VERDICT_BETTER], c.n[IL_VERDICT_WORSE], c.n[IL_VERDICT_CHANGED], c.n[IL_VERDICT_SAME],
-			      c.n[IL_VERDICT_UNKNOWN], c.n_needed_max, c.iter_max);
-		r = 2;
 	} else {
-		il_buf_printf(why, "%zu key comparison%s unknown", c.n[IL_VERDICT_UNKNOWN],
-			      c.n[IL_VERDICT_UNKNOWN] == 1 ? "" : "s");
-		if (c.n_needed_max)
-			il_buf_printf(why, " (up to %zu samples per side would tell)", c.n_needed_max);
-		if (c.n[IL_VERDICT_UNRELIABLE])
-			il_buf_printf(why, ", %zu unreliable (host not quiet)", c.n[IL_VERDICT_UNRELIABLE]);
-		r = 0;
+		r = il_compare_judge(&c, 1, why);
 	}
 	il_compare_release(&c);
 	il_dataset_release(&ds);

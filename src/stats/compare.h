@@ -145,6 +145,14 @@ bool il_compare_decided(const struct il_cmp *c);
 bool il_compare_settled(const struct il_cmp *c);
 
 /*
+ * The stop rule over n comparisons that are judged together (a run's one, or
+ * a try's one per governor): 1 when every key comparison of each is decided,
+ * 2 when each is settled but some are unknown (futile), else 0; why says the
+ * counts (and, not decided, what more samples would tell).
+ */
+int il_compare_judge(const struct il_cmp *c, size_t n, struct il_buf *why);
+
+/*
  * The stop rule of an adaptive run (run/engine.h's judge): the run's journal
  * compared at the defaults, as its report is, so the report's verdicts are
  * the ones the run stopped on. 1: every key comparison is decided (why says

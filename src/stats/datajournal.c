@@ -16,6 +16,7 @@
 
 #include "idle/diffjson.h"
 #include "run/journal.h"
+#include "run/plan.h"
 #include "run/record.h"
 #include "run/rundir.h"
 #include "util/buf.h"
@@ -422,14 +423,16 @@ static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 				}
 			}
 		}
-		/* adaptive iterations {"min", "max"}: every look tests at alpha / (max - min + 1) */
+		/* adaptive iterations {"min", "max"[, "step"]}: every look tests at alpha / its planned looks */
 		{
-			json_t *its = json_object_get(rec, "adaptive");
+			json_t *its = json_object_get(rec, "adaptive"), *st = json_object_get(its, "step");
 			json_int_t lo = json_integer_value(json_object_get(its, "min")),
-				   hi = json_integer_value(json_object_get(its, "max"));
+				   hi = json_integer_value(json_object_get(its, "max")), step = st ? json_integer_value(st) : 1;
+			size_t looks;
 
-			if (json_is_object(its) && lo >= 1 && hi >= lo && (size_t)(hi - lo + 1) > ds->looks)
-				ds->looks = (size_t)(hi - lo + 1), ds->iter_max = (size_t)hi;
+			if (json_is_object(its) && lo >= 1 && hi >= lo && hi <= 100000 && step >= 1 && step <= 100000 &&
+			    (looks = il_adaptive_looks((int)lo, (int)hi, (int)step)) > ds->looks)
+				ds->looks = looks, ds->iter_max = (size_t)hi;
 		}
 		if (!ds->title && json_is_string(json_object_get(rec, "plan_name")))
 			ds->title = strdup(json_string_value(json_object_get(rec, "plan_name")));

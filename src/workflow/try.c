@@ -224,7 +224,7 @@ int il_try_plan(const struct il_try_req *q, const struct il_series *s, const cha
 	*out = NULL;
 	if (!p || !ks || !gs || !ws || !series)
 		goto oom;
-	if (q->iterations < 0 || q->iterations > 100000) {
+	if ((q->iterations < 0 && q->iterations != IL_TRY_ITER_AUTO) || q->iterations > 100000) {
 		r = il_err_set(err, IL_EINVAL, "iterations: expected 1..100000, got %d", q->iterations);
 		goto fail;
 	}
@@ -276,7 +276,11 @@ int il_try_plan(const struct il_try_req *q, const struct il_series *s, const cha
 	    (q->host && json_object_set_new(p, "host", json_string(q->host))) ||
 	    (q->build && json_object_set_new(p, "build", json_deep_copy(q->build))) || json_object_set(p, "kernels", ks) ||
 	    json_object_set(p, "governors", gs) || json_object_set(p, "workloads", ws) ||
-	    json_object_set_new(p, "iterations", json_integer(q->iterations ? q->iterations : 5)) ||
+	    json_object_set_new(p, "iterations",
+				q->iterations == IL_TRY_ITER_AUTO ?
+					json_pack("{s:i,s:i,s:i}", "min", IL_TRY_AUTO_MIN, "max", IL_TRY_AUTO_MAX, "step",
+						  IL_TRY_AUTO_MIN) :
+					json_integer(q->iterations ? q->iterations : 5)) ||
 	    json_object_set_new(p, "order", json_string("interleave")))
 		goto oom;
 	*out = p;
@@ -374,6 +378,26 @@ int il_try_compare(const char *run_dir, struct il_try_compare *out, struct il_er
 fail:
 	il_try_compare_release(out);
 	return r;
+}
+
+int il_try_run_decided(const char *run_dir, struct il_buf *why, struct il_err *err)
+{
+	struct il_try_compare tc;
+	struct il_err e = { 0 };
+	int r;
+
+	if ((r = il_try_compare(run_dir, &tc, &e))) {
+		/* nothing counted yet (every sample of a kernel failed, say): not decided, and why */
+		if (r != IL_EINVAL) {
+			*err = e;
+			return r;
+		}
+		il_buf_adds(why, e.msg);
+		return il_buf_error(why) ? il_err_oom(err) : 0;
+	}
+	r = il_compare_judge(tc.cmp, tc.n, why);
+	il_try_compare_release(&tc);
+	return il_buf_error(why) ? il_err_oom(err) : r;
 }
 
 void il_try_compare_release(struct il_try_compare *t)

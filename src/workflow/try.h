@@ -87,11 +87,20 @@ struct il_try_req {
 	int version;               /* the series' version to take (the newest parsed) */
 	const struct il_strlist *governors; /* NULL or empty: il_try_governors */
 	const struct il_strlist *workloads; /* NULL or empty: the default table */
-	int iterations;            /* 0: 5 */
+	int iterations;            /* 0: 5; IL_TRY_ITER_AUTO: adaptive (il_try_plan) */
 	bool whole;                /* base + the whole series instead of one variant per patch */
 	const char *patches;       /* a prefix or selection ("1-2", b4's habit), or NULL: every patch */
 	const json_t *build;       /* the plan's build section, or NULL */
 };
+
+/*
+ * --iterations auto: the fixed run's 5 rounds are the first look, then every
+ * 5 rounds on each kernel in turn up to 20, until every comparison of the
+ * reply is decided or cannot be within 20 (alpha spent over the 4 looks).
+ */
+#define IL_TRY_ITER_AUTO (-1)
+#define IL_TRY_AUTO_MIN 5
+#define IL_TRY_AUTO_MAX 20
 
 /*
  * The plan: kernels base (the base commit), patch-%d (cumulative) or
@@ -126,6 +135,12 @@ struct il_try_compare {
 };
 int il_try_compare(const char *run_dir, struct il_try_compare *out, struct il_err *err);
 void il_try_compare_release(struct il_try_compare *t);
+/*
+ * The stop rule of a try run with adaptive iterations (run/engine.h's
+ * judge): the comparisons its reply makes (each governor against itself on
+ * the base) judged together by stats/compare.h's il_compare_judge.
+ */
+int il_try_run_decided(const char *run_dir, struct il_buf *why, struct il_err *err);
 
 /* The message a reply answers: the cover letter when there is one with a Message-ID, else the last patch. Borrowed from s. */
 struct il_try_answer {

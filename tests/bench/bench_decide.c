@@ -4,7 +4,8 @@
  * decision code (tests/unit/decide_sim.h): A/A false alarms and the power to
  * find a 5% shift at 2% CV, fixed at 5 and 10 samples a side and adaptive
  * from 5 to 40 (alpha spent over the looks), with the samples a side each
- * needed. The same simulation as test_stats_decide, more runs.
+ * needed; and try's runs in stages (several kernels, 5..20 rounds). The same
+ * simulations as test_stats_decide, more runs.
  */
 #include <stdio.h>
 #include <time.h>
@@ -58,6 +59,29 @@ int main(void)
 
 			printf("%-26s %8.2f%% %8.2f%% %11.2f%% %9.2f%%\n", aa_cases[i].name, 100 * r.differ, 100 * r.right,
 			       100 * nq, 100 * r.differ_drift);
+		}
+	}
+	/* try --iterations auto: base, patch and A/A copy looked at in stages (5..20 every 5: 4 looks) */
+	{
+		static const struct {
+			const char *name;
+			double shift;
+			size_t step;
+		} st_cases[] = { { "no change, stages of 5", 0, 5 }, { "5% change, stages of 5", -5, 5 },
+				 { "2% change, stages of 5", -2, 5 }, { "no change, every round", 0, 1 } };
+
+		printf("staged looks (try --iterations auto): %zu runs a case, 2%% CV, 5..20 rounds, 3 kernels\n", runs);
+		printf("%-26s %9s %9s %12s %8s\n", "case", "differs", "right", "A/A differs", "mean n");
+		for (size_t i = 0; i < sizeof(st_cases) / sizeof(st_cases[0]); i++) {
+			double aa;
+			struct rates r = simulate_staged(runs, st_cases[i].shift, 2, 5, 20, st_cases[i].step, 3000 + i, &aa);
+
+			printf("%-26s %8.2f%% ", st_cases[i].name, 100 * r.differ);
+			if (st_cases[i].shift)
+				printf("%8.2f%% ", 100 * r.right);
+			else
+				printf("%9s ", "-");
+			printf("%11.2f%% %8.2f\n", 100 * aa, r.mean_n);
 		}
 	}
 	return 0;

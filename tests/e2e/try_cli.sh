@@ -149,6 +149,38 @@ first=$($G rev-list --max-parents=0 HEAD)
 expect "a patch that does not apply: an error naming it" 1 "patch 1/2 'cpuidle: teo: one' does not apply" \
 	"$IDLELAB" try "$T/nobase.mbox" --repo "$FB_REPO" --base "$first" --host fb --workload level --iterations 2 \
 	--workloads-dir "$FB_WL" --out "$T/run2" -q
-expect "--iterations auto: refused with the reason" 2 "adaptive runs" \
-	"$IDLELAB" try "$T/series.mbox" --repo "$FB_REPO" --iterations auto --dry-run
+
+# --iterations auto: looked at after 5 rounds of every kernel (a stage: base, patch-1, patch-2,
+# base-aa in turn), then every 5 more up to 20; here the first look decides every comparison of
+# the reply (each patch +1% on a 0.2% noise, the A/A pair the same), so the run stops there
+out=$("$IDLELAB" try "$T/series.mbox" --repo "$FB_REPO" --host fb --workload level --iterations auto \
+	--workloads-dir "$FB_WL" --dry-run 2>&1); rc=$?
+[ $rc = 0 ] && printf '%s\n' "$out" | tr -d ' \n' | grep -q '"iterations":{"min":5,"max":20,"step":5}' &&
+	ok "--iterations auto: the plan's iterations are 5 to 20, looked at every 5" ||
+	bad "--iterations auto: the plan's iterations are 5 to 20, looked at every 5" "exit $rc: $out"
+R=$T/run-auto
+out=$("$IDLELAB" try "$T/series.mbox" --repo "$FB_REPO" --host fb --workload level --iterations auto \
+	--workloads-dir "$FB_WL" --out "$R" -q 2>&1); rc=$?
+"$PY" - "$R/journal.jsonl" > "$T/auto.txt" 2>&1 <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+start = next(r for r in recs if r["type"] == "run-start")
+assert start["adaptive"] == {"min": 5, "max": 20, "step": 5}, start["adaptive"]
+ok = [r for r in recs if r["type"] == "sample" and r.get("status") == "ok"]
+# a stage is each kernel's block of rounds in turn: base x5, patch-1 x5, patch-2 x5, base-aa x5
+order = [r["variant"] for r in ok]
+want = [v for v in ("teo@base", "teo@patch-1", "teo@patch-2", "teo@base-aa") for _ in range(5)]
+assert order == want, order
+stop = next(r for r in recs if r["type"] == "stop")
+assert stop["rounds"] == 5 and stop["reason"] == "decided" and stop["skipped"] == 60, stop
+print("all good")
+PY
+[ $rc = 0 ] && grep -q "all good" "$T/auto.txt" &&
+	ok "--iterations auto: 5 rounds of each kernel in turn, then stopped: every comparison of the reply decided" ||
+	bad "--iterations auto: 5 rounds of each kernel in turn, then stopped" "exit $rc: $out $(cat "$T/auto.txt")"
+# (the line is wrapped at 100 columns, continued with two spaces)
+sed -n '/^Iterations:/,/^$/p' "$R/reply.eml" | tr '\n' ' ' | tr -s ' ' > "$T/iter.txt"
+grep -q "^Iterations: adaptive run (iterations 5-20 looked at every 5, alpha 0.05 over 4 looks: 0.0125 a look): stopped after 5 rounds: every key comparison decided" "$T/iter.txt" &&
+	ok "--iterations auto: the reply says how far the run went and why it stopped" ||
+	bad "--iterations auto: the reply says how far the run went and why it stopped" "$(grep -A2 '^Iterations' "$R/reply.eml")"
 finish

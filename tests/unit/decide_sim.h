@@ -15,6 +15,7 @@
 #include "stats/compare.h"
 #include "stats/dataset.h"
 #include "stats/decide.h"
+#include "run/plan.h"
 #include "stats/stats.h"
 
 static double gauss(uint64_t *s)
@@ -166,6 +167,77 @@ static struct rates simulate_aa(size_t runs, double aa_pct, double shift_pct, do
 	out.mean_n /= (double)runs;
 	out.differ_drift = *host_not_quiet > 0 ? out.differ_drift / *host_not_quiet : 0;
 	*host_not_quiet /= (double)runs;
+	return out;
+}
+
+/*
+ * Runs shaped like try's (--iterations auto): the base (the reference), a
+ * patched kernel shift_pct off it and the base's A/A copy, one key metric at
+ * cv_pct, looked at in stages (n_min, every step after it, n_max: the kernels
+ * of a stage are booted in turn), stopping at the first look where the run's
+ * stop rule (il_compare_judge) would. out.differ: the patch called better or
+ * worse; *aa_differ: the A/A copy called different ("host not quiet": a
+ * false alarm by construction).
+ */
+static struct rates simulate_staged(size_t runs, double shift_pct, double cv_pct, size_t n_min, size_t n_max,
+				    size_t step, uint64_t seed, double *aa_differ)
+{
+	struct il_mseries m;
+	struct il_values vals[3];
+	char *var[3] = { "menu@base", "menu@patch-1", "menu@base-aa" };
+	double r[64], x[64], a[64];
+	struct il_dataset ds = { .title = "sim", .nvar = 3, .var = var, .reference = "menu@base", .aa = "menu@base-aa",
+				 .nmet = 1, .met = &m };
+	size_t looks = il_adaptive_looks((int)n_min, (int)n_max, (int)step);
+	struct rates out = { 0 };
+
+	*aa_differ = 0;
+	m = (struct il_mseries){ .key = "w.score", .group = "w", .metric = "score", .unit = "us",
+				 .better = IL_BETTER_LOWER, .key_metric = true, .var = vals };
+	for (size_t k = 0; k < runs; k++) {
+		enum il_verdict v = IL_VERDICT_UNKNOWN, va = IL_VERDICT_UNKNOWN;
+		size_t n = n_min;
+
+		for (size_t i = 0; i < n_max; i++) {
+			r[i] = 100 * (1 + cv_pct / 100 * gauss(&seed));
+			x[i] = 100 * (1 + shift_pct / 100) * (1 + cv_pct / 100 * gauss(&seed));
+			a[i] = 100 * (1 + cv_pct / 100 * gauss(&seed));
+		}
+		for (;;) {
+			struct il_cmp_opts o = IL_CMP_OPTS_INIT;
+			struct il_cmp c;
+			struct il_err err = { 0 };
+			struct il_buf why = IL_BUF_INIT;
+			int stop = 0;
+
+			vals[0] = (struct il_values){ .n = n, .v = r };
+			vals[1] = (struct il_values){ .n = n, .v = x };
+			vals[2] = (struct il_values){ .n = n, .v = a };
+			o.looks = looks;
+			o.iter_max = n_max;
+			o.resamples = 20;
+			if (!il_compare(&c, &ds, &o, &err)) {
+				v = il_cmp_res(&c, 0, 1)->vk;
+				va = il_cmp_res(&c, 0, 2)->vk;
+				stop = il_compare_judge(&c, 1, &why);
+				il_compare_release(&c);
+			}
+			il_buf_release(&why);
+			if (stop || n >= n_max)
+				break;
+			n = n + step < n_max ? n + step : n_max;
+		}
+		out.mean_n += (double)n;
+		out.differ += il_verdict_differs(v);
+		out.right += v == (shift_pct < 0 ? IL_VERDICT_BETTER : IL_VERDICT_WORSE);
+		out.same += v == IL_VERDICT_SAME;
+		out.unknown += v == IL_VERDICT_UNKNOWN || v == IL_VERDICT_UNRELIABLE;
+		/* the A/A copy's differing key metric is marked unreliable (host not quiet): that is its alarm */
+		*aa_differ += il_verdict_differs(va) || va == IL_VERDICT_UNRELIABLE;
+	}
+	out.differ /= (double)runs, out.right /= (double)runs, out.same /= (double)runs, out.unknown /= (double)runs;
+	out.mean_n /= (double)runs;
+	*aa_differ /= (double)runs;
 	return out;
 }
 

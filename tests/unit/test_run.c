@@ -68,7 +68,11 @@ static void test_plan__errors_name_the_path(void **state)
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":{\"min\":9,\"max\":5}}", "with 2 <= N <= M" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":{\"min\":5}}", "with 2 <= N <= M" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":{\"min\":5,\"max\":9},\"order\":\"blocked\"}",
-		  "(adaptive) needs one host, one kernel and order interleave or random" },
+		  "(adaptive) needs one host and order interleave or random" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":{\"min\":5,\"max\":9,\"step\":0}}",
+		  "iterations.step: expected an integer from 1 to 100000" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":{\"min\":5,\"max\":9,\"stride\":2}}",
+		  "with 2 <= N <= M" },
 		{ "{\"name\":\"x\",\"hosts\":[\"a\",\"b\"],\"workloads\":[\"periodic\"],\"iterations\":{\"min\":5,\"max\":9}}",
 		  "(adaptive) needs one host" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"kernels\":[{\"commit\":\"abc\"}]}",
@@ -201,6 +205,66 @@ static void test_plan__matrix_order(void **state)
 		}
 		assert_true(differs);
 	}
+}
+
+/* The run order of an adaptive plan on kernels x and y: "A0w.x ... B4.y" (w: a warmup). */
+static char *stage_string(const char *iterations, int nkernels)
+{
+	char text[512];
+	struct il_err err = { 0 };
+	struct il_plan p;
+	struct il_spec *s;
+	size_t n;
+	struct il_buf b = IL_BUF_INIT;
+
+	snprintf(text, sizeof(text),
+		 "{\"name\":\"x\",\"host\":\"local\",\"workloads\":[\"periodic\"],\"governors\":[\"A\",\"B\"],"
+		 "\"kernels\":[{\"name\":\"x\"}%s],\"iterations\":%s,\"warmup\":1}",
+		 nkernels > 1 ? ",{\"name\":\"y\"}" : "", iterations);
+	if (plan_from(text, &p, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(il_plan_matrix(&p, &s, &n, &err), 0);
+	for (size_t i = 0; i < n; i++)
+		il_buf_printf(&b, "%s%s%d%s.%s", i ? " " : "", p.gov[s[i].gov].label, s[i].iteration, s[i].warmup ? "w" : "",
+			      p.kernels.v[s[i].kernel]);
+	free(s);
+	il_plan_release(&p);
+	return il_buf_detach(&b);
+}
+
+/*
+ * Adaptive runs look in stages: with several kernels each stage is every
+ * kernel's block of the stage's rounds in turn (the warmup in the first), the
+ * default step is min, and the looks are min, every step after it, and max;
+ * with one kernel a stage is a round, the order that of a fixed plan.
+ */
+static void test_plan__adaptive_stages(void **state)
+{
+	char *a;
+
+	(void)state;
+	a = stage_string("{\"min\":2,\"max\":5}", 2);
+	assert_string_equal(a, "A0w.x B0w.x A0.x B0.x A1.x B1.x A0w.y B0w.y A0.y B0.y A1.y B1.y "
+			       "A2.x B2.x A3.x B3.x A2.y B2.y A3.y B3.y A4.x B4.x A4.y B4.y");
+	free(a);
+	a = stage_string("{\"min\":2,\"max\":4,\"step\":1}", 2);
+	assert_string_equal(a, "A0w.x B0w.x A0.x B0.x A1.x B1.x A0w.y B0w.y A0.y B0.y A1.y B1.y "
+			       "A2.x B2.x A2.y B2.y A3.x B3.x A3.y B3.y");
+	free(a);
+	a = stage_string("{\"min\":2,\"max\":3}", 1);
+	assert_string_equal(a, "A0w.x B0w.x A0.x B0.x A1.x B1.x A2.x B2.x");
+	free(a);
+	/* min 2, max 5, step 2: looks after 2, 4 and 5 rounds */
+	assert_int_equal(il_adaptive_looks(2, 5, 2), 3);
+	assert_false(il_adaptive_look_at(2, 5, 2, 1));
+	assert_true(il_adaptive_look_at(2, 5, 2, 2));
+	assert_false(il_adaptive_look_at(2, 5, 2, 3));
+	assert_true(il_adaptive_look_at(2, 5, 2, 4));
+	assert_true(il_adaptive_look_at(2, 5, 2, 5));
+	/* step 1: every round from min, as one kernel's runs always looked */
+	assert_int_equal(il_adaptive_looks(5, 40, 1), 36);
+	assert_int_equal(il_adaptive_looks(5, 20, 5), 4);
+	assert_int_equal(il_adaptive_looks(4, 4, 4), 1);
 }
 
 static int count_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
@@ -873,6 +937,25 @@ static void test_engine__adaptive_rounds_stop_when_decided(void **state)
 	assert_string_equal(json_string_value(json_object_get(stop, "reason")), "futile");
 	json_decref(stop);
 	tu_rmtree(f.out);
+	/* a step of 2: looked at after rounds 2 and 4, then the last judgement at 5; the record keeps the step */
+	j = (struct judge_ctx){ 0 };
+	tu_write(f.dir, "/stepped.json",
+		 "{\"name\":\"fx\",\"host\":\"local\",\"governors\":[\"teo\",\"menu\"],\"workloads\":[\"argc\"],"
+		 "\"iterations\":{\"min\":2,\"max\":5,\"step\":2},\"min_sample_s\":0}");
+	snprintf(plan, sizeof(plan), "%s/stepped.json", f.dir);
+	assert_int_equal(il_run_start(plan, f.out, &o, &run_dir, &err), 0);
+	free(run_dir);
+	assert_int_equal(j.calls, 3);
+	assert_int_equal(j.rounds_seen[0], 2);
+	assert_int_equal(j.rounds_seen[1], 4);
+	assert_int_equal(j.rounds_seen[2], 5);
+	{
+		char *copy = tu_read(journal, NULL);
+
+		assert_non_null(strstr(copy, "\"adaptive\":{\"min\":2,\"max\":5,\"step\":2}"));
+		free(copy);
+	}
+	tu_rmtree(f.out);
 	/* --until-decided makes a fixed plan adaptive: the plan's 3 iterations the first look */
 	j = (struct judge_ctx){ .decide_at = 3 };
 	o.until_decided = 6;
@@ -1089,6 +1172,7 @@ int main(void)
 		cmocka_unit_test(test_plan__errors_name_the_path),
 		cmocka_unit_test(test_plan__defaults_and_variants),
 		cmocka_unit_test(test_plan__matrix_order),
+		cmocka_unit_test(test_plan__adaptive_stages),
 		cmocka_unit_test(test_journal__append_reload_torn),
 		cmocka_unit_test(test_record__schema_one_list),
 		cmocka_unit_test(test_runner__frames),
