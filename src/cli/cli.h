@@ -67,8 +67,15 @@ int il_cli_output(const char *path, const char *text, size_t len, struct il_err 
 /* Serialise j (indented, keys in insertion order) and output it as above. Steals j. */
 int il_cli_output_json(const char *path, json_t *j, struct il_err *err);
 
-/* A diff as JSON or as the table broken down by `by`, to path or stdout. */
+/*
+ * A diff as JSON or as the table broken down by `by`, to path or stdout; with
+ * a trace frame (frame non-NULL, len bytes: idle/trace.h), the trace reduced
+ * over the diff's window too: "trace" in the JSON, a short table after the
+ * diff's. host names the trace's source in errors.
+ */
 int il_cli_output_diff(const char *path, const struct il_diff *d, bool json, enum il_diff_by by, struct il_err *err);
+int il_cli_output_diff_trace(const char *path, const struct il_diff *d, const char *frame, size_t len,
+			     const char *host, bool json, enum il_diff_by by, struct il_err *err);
 
 /*
  * A subcommand's start (il_cli_dirs in cli/paths.h): il_opt_parse argv with opts and usage, then

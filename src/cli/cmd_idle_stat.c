@@ -14,42 +14,6 @@
 #include "util/proc.h"
 #include "util/str.h"
 
-/*
- * The diff, with the trace reduced over it when one was taken (idle/trace.h):
- * in the JSON as "trace", in the table as a short one after it.
- */
-static int output(const char *path, const struct il_diff *d, const struct il_buf *frame, bool json,
-		  enum il_diff_by by, struct il_err *err)
-{
-	json_t *t = NULL, *o;
-	char *incomplete = NULL;
-	struct il_buf txt = IL_BUF_INIT;
-	int r;
-
-	if (!frame)
-		return il_cli_output_diff(path, d, json, by, err);
-	if ((r = il_trace_reduce(il_buf_str(frame), frame->len, d, "local", &t, &incomplete, err)))
-		return r;
-	if (!t) {
-		r = il_err_set(err, IL_EIO, "idle trace: %s", incomplete);
-		free(incomplete);
-		return r;
-	}
-	if (json) {
-		o = il_diff_to_json(d);
-		if (!o || json_object_set_new(o, "trace", t)) {
-			json_decref(o);
-			return il_err_oom(err);
-		}
-		return il_cli_output_json(path, o, err);
-	}
-	r = il_fmt_diff(&txt, d, by) || il_fmt_trace(&txt, t) ? il_err_oom(err)
-							    : il_cli_output(path, il_buf_str(&txt), txt.len, err);
-	json_decref(t);
-	il_buf_release(&txt);
-	return r;
-}
-
 int cmd_idle_stat(int argc, char **argv)
 {
 	const char *root = "/", *by_s = "state", *gov = NULL, *out = NULL;
@@ -114,7 +78,7 @@ int cmd_idle_stat(int argc, char **argv)
 	}
 	if ((r = il_diff_compute(&d, &a, &b, &err)))
 		goto cleanup;
-	r = output(out, &d, traced ? &frame : NULL, json, by, &err);
+	r = il_cli_output_diff_trace(out, &d, traced ? il_buf_str(&frame) : NULL, frame.len, "local", json, by, &err);
 cleanup:
 	if (borrowed && il_idle_restore(&fs.ops, &saved, &rerr)) {
 		fprintf(stderr, "idlelab: error: restoring the host's idle settings: %s\n", rerr.msg);

@@ -18,6 +18,8 @@
 #include "cli/describe.h"
 #include "cli/screen.h"
 #include "idle/diffjson.h"
+#include "idle/trace.h"
+#include "report/idletable.h"
 #include "util/buf.h"
 #include "util/str.h"
 #include "version.h"
@@ -162,6 +164,38 @@ int il_cli_output_diff(const char *path, const struct il_diff *d, bool json, enu
 		il_err_oom(err);
 	else
 		r = il_cli_output(path, il_buf_str(&txt), txt.len, err);
+	il_buf_release(&txt);
+	return r;
+}
+
+int il_cli_output_diff_trace(const char *path, const struct il_diff *d, const char *frame, size_t len,
+			     const char *host, bool json, enum il_diff_by by, struct il_err *err)
+{
+	json_t *t = NULL, *o;
+	char *incomplete = NULL;
+	struct il_buf txt = IL_BUF_INIT;
+	int r;
+
+	if (!frame)
+		return il_cli_output_diff(path, d, json, by, err);
+	if ((r = il_trace_reduce(frame, len, d, host, &t, &incomplete, err)))
+		return r;
+	if (!t) {
+		r = il_err_set(err, IL_EIO, "idle trace: %s", incomplete);
+		free(incomplete);
+		return r;
+	}
+	if (json) {
+		o = il_diff_to_json(d);
+		if (!o || json_object_set_new(o, "trace", t)) {
+			json_decref(o);
+			return il_err_oom(err);
+		}
+		return il_cli_output_json(path, o, err);
+	}
+	r = il_fmt_diff(&txt, d, by) || il_fmt_trace(&txt, t) ? il_err_oom(err)
+							    : il_cli_output(path, il_buf_str(&txt), txt.len, err);
+	json_decref(t);
 	il_buf_release(&txt);
 	return r;
 }

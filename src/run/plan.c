@@ -336,6 +336,7 @@ static const struct il_jfield plan_fields[] = {
 	{ .key = "trace", .type = IL_JF_STRING, .what = "\"idle\" or \"none\"", .store = true,
 	  .off = offsetof(struct il_plan, trace) },
 	PLAN_INT("trace_buffer_kb", 64, 4 << 20, trace_buffer_kb),
+	IL_JF_AT("keep_trace", IL_JF_BOOL, struct il_plan, keep_trace),
 	IL_JF("description", IL_JF_ANY),
 	IL_JF("build", IL_JF_ANY),
 	{ .key = "track", .type = IL_JF_OBJECT, .what = "an object (docs/nightly.md)" },

@@ -57,6 +57,7 @@ struct il_plan {
 	char *idle_cpus;               /* CPU list the idle metrics cover (canonical); NULL: every CPU */
 	char *trace;                   /* "idle" or "none": the workloads' default (an entry may say otherwise) */
 	int trace_buffer_kb;           /* the trace's ring buffer per CPU (tracefs buffer_size_kb) */
+	bool keep_trace;               /* each traced sample's raw frame and snapshot pair kept in samples/ */
 	struct il_cpuset idle_cpuset;  /* the same, parsed */
 	json_t *json;                  /* the plan as given */
 };

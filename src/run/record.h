@@ -86,6 +86,7 @@
 	X(SAMPLE, VERSION, "idlelab_version")         \
 	X(SAMPLE, LAVA_JOB, "lava_job")               \
 	X(SAMPLE, DEVICE, "device")                   \
+	X(SAMPLE, TRACE_FILES, "trace_files")         \
 	X(BOOT, HOST, "host")                         \
 	X(BOOT, KERNEL, "kernel")                     \
 	X(BOOT, RELEASE, "release")                   \

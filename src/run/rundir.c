@@ -66,9 +66,17 @@ char *il_rundir_host_path(const char *dir, enum il_rundir_hostfile f, const char
 	return p;
 }
 
-const char *il_rundir_sample_name(char *buf, size_t size, size_t seq, int attempt, bool errors)
+const char *il_rundir_sample_name(char *buf, size_t size, size_t seq, int attempt, enum il_rundir_sample_file f)
 {
-	snprintf(buf, size, "%s/%zu-%d.%s", names[IL_RUNDIR_SAMPLES], seq, attempt, errors ? "err" : "out");
+	static const char *const suffix[IL_RUNDIR_SAMPLE_NFILES] = {
+		[IL_RUNDIR_SAMPLE_OUT] = "out",
+		[IL_RUNDIR_SAMPLE_ERR] = "err",
+		[IL_RUNDIR_SAMPLE_TRACE] = "trace",
+		[IL_RUNDIR_SAMPLE_BEFORE] = "before.json",
+		[IL_RUNDIR_SAMPLE_AFTER] = "after.json",
+	};
+
+	snprintf(buf, size, "%s/%zu-%d.%s", names[IL_RUNDIR_SAMPLES], seq, attempt, suffix[f]);
 	return buf;
 }
 

@@ -29,8 +29,17 @@ char *il_rundir_join(const char *dir, const char *name);
 /* "host-NAME.json" / "saved-NAME.json", or DIR/that (caller frees). */
 char *il_rundir_host_name(enum il_rundir_hostfile f, const char *host);
 char *il_rundir_host_path(const char *dir, enum il_rundir_hostfile f, const char *host);
-/* "samples/SEQ-ATTEMPT.out" (errors: ".err") into buf. */
-const char *il_rundir_sample_name(char *buf, size_t size, size_t seq, int attempt, bool errors);
+/* A sample's files in samples/: the workload's output, and with keep_trace its raw trace and snapshot pair. */
+enum il_rundir_sample_file {
+	IL_RUNDIR_SAMPLE_OUT,    /* SEQ-ATTEMPT.out: the workload's stdout */
+	IL_RUNDIR_SAMPLE_ERR,    /* SEQ-ATTEMPT.err: its stderr */
+	IL_RUNDIR_SAMPLE_TRACE,  /* SEQ-ATTEMPT.trace: the trace frame (idle/trace.h) */
+	IL_RUNDIR_SAMPLE_BEFORE, /* SEQ-ATTEMPT.before.json: the snapshot the window opened with */
+	IL_RUNDIR_SAMPLE_AFTER,  /* SEQ-ATTEMPT.after.json: the one it closed with */
+	IL_RUNDIR_SAMPLE_NFILES
+};
+/* "samples/SEQ-ATTEMPT.out" (or the file f's suffix) into buf. */
+const char *il_rundir_sample_name(char *buf, size_t size, size_t seq, int attempt, enum il_rundir_sample_file f);
 /* The plan directory recorded in dir (caller frees), or NULL when none was. */
 char *il_rundir_plan_dir(const char *dir);
 

@@ -389,20 +389,63 @@ static void record_workload(json_t *rec, const struct il_plan *p, const struct i
 	il_rec_set(rec, IL_RF_SAMPLE_WARMUP, json_boolean(s->warmup));
 }
 
+/* samples/NAME (file f of the sample) written whole; its name, or NULL when it could not be (caller frees). */
+static char *sample_file(const char *dir, size_t seq, int attempt, enum il_rundir_sample_file f, const char *text,
+			 size_t len)
+{
+	char name[64], *fp = il_rundir_join(dir, il_rundir_sample_name(name, sizeof(name), seq, attempt, f));
+	struct il_err fe = { 0 };
+	int r = fp ? il_write_file_atomic(fp, text ? text : "", len, &fe) : -1;
+
+	free(fp);
+	return r ? NULL : strdup(name);
+}
+
 /* The workload's output next to the journal; the record is the commit point, so files go first. */
 static void record_output(json_t *rec, const char *dir, size_t seq, int attempt, const struct il_sample_result *oc)
 {
 	static const enum il_rec_field field[2] = { IL_RF_SAMPLE_OUTPUT, IL_RF_SAMPLE_ERRORS };
+	static const enum il_rundir_sample_file file[2] = { IL_RUNDIR_SAMPLE_OUT, IL_RUNDIR_SAMPLE_ERR };
 	const struct il_buf *text[2] = { &oc->ro.out, &oc->ro.err };
 
 	for (int i = 0; i < 2; i++) {
-		char name[64], *fp = il_rundir_join(dir, il_rundir_sample_name(name, sizeof(name), seq, attempt, i));
-		struct il_err fe = { 0 };
+		char *name = sample_file(dir, seq, attempt, file[i], text[i]->p, text[i]->len);
 
-		if (fp && !il_write_file_atomic(fp, text[i]->p ? text[i]->p : "", text[i]->len, &fe))
+		if (name)
 			il_rec_set(rec, field[i], json_string(name));
-		free(fp);
+		free(name);
 	}
+}
+
+/*
+ * keep_trace: the raw trace frame and the snapshot pair it was reduced over,
+ * so that `idlelab diff BEFORE AFTER --trace FRAME` reduces it again offline
+ * (docs/formats.md); their names in the record's trace_files. A file that
+ * cannot be written leaves trace_files out, never the sample.
+ */
+static void record_trace(json_t *rec, const char *dir, size_t seq, int attempt, const struct il_sample_result *oc)
+{
+	const struct il_snapshot *snap[2] = { &oc->pre, &oc->post };
+	char *name[3] = { NULL, NULL, NULL };
+	json_t *files = NULL;
+
+	name[0] = sample_file(dir, seq, attempt, IL_RUNDIR_SAMPLE_TRACE, oc->ro.trace.p, oc->ro.trace.len);
+	for (int i = 0; i < 2 && name[0]; i++) {
+		json_t *j = il_snapshot_to_json(snap[i]);
+		char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
+
+		if (text)
+			name[i + 1] = sample_file(dir, seq, attempt, i ? IL_RUNDIR_SAMPLE_AFTER : IL_RUNDIR_SAMPLE_BEFORE, text,
+						  strlen(text));
+		free(text);
+		json_decref(j);
+	}
+	if (name[0] && name[1] && name[2])
+		files = json_pack("{s:s, s:s, s:s}", "frame", name[0], "before", name[1], "after", name[2]);
+	if (files)
+		il_rec_set(rec, IL_RF_SAMPLE_TRACE_FILES, files);
+	for (int i = 0; i < 3; i++)
+		free(name[i]);
 }
 
 json_t *il_sample_record(const struct il_run_ctx *c, const struct il_lease *h, const struct il_spec *s,
@@ -432,6 +475,8 @@ json_t *il_sample_record(const struct il_run_ctx *c, const struct il_lease *h, c
 	il_rec_set(rec, IL_RF_SAMPLE_FINGERPRINT, h->fp_file ? json_string(h->fp_file) : json_null());
 	if (oc->ro.has_status)
 		record_output(rec, c->dir, s->seq, attempt, oc);
+	if (p->keep_trace && oc->ro.has_trace && oc->have_snaps)
+		record_trace(rec, c->dir, s->seq, attempt, oc);
 	il_rec_set(rec, IL_RF_SAMPLE_STARTED, started);
 	il_rec_set(rec, IL_RF_SAMPLE_ENDED, il_run_time_json());
 	il_rec_set(rec, IL_RF_SAMPLE_ELAPSED_S, json_real(il_mono_s() - t0));

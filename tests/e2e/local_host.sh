@@ -101,6 +101,48 @@ PY
 	else
 		bad "idle-stat --trace" "$(cat "$T/t.err")"
 	fi
+	# a traced run that keeps its raw traces (keep_trace): each sample's frame and snapshot pair in
+	# samples/, named in the record, and reduced again offline by `idlelab diff --trace` into
+	# exactly the idle.trace the run recorded
+	if [ "$nstates" -gt 0 ]; then
+		cat > "$T/traced.json" <<JSON
+{"name": "local-traced", "host": "local", "governors": ["$(cat "$G")"], "trace": "idle", "keep_trace": true,
+ "workloads": [{"workload": "periodic", "params": {"hz": 200, "duration": 0.3}}], "iterations": 2, "quiesce_s": 0}
+JSON
+		if "$IDLELAB" run "$T/traced.json" --out "$T/traced" $WL -q > "$T/traced.out" 2>&1; then
+			python3 - "$T/traced" "$IDLELAB" > "$T/traced.chk" 2>&1 <<'PY'
+import json, os, subprocess, sys
+run, idlelab = sys.argv[1:3]
+recs = [json.loads(l) for l in open(os.path.join(run, "journal.jsonl"))]
+ok = [r for r in recs if r["type"] == "sample" and r["status"] == "ok"]
+assert len(ok) == 2, [r.get("reason") for r in recs if r["type"] == "sample"]
+for r in ok:
+    f = r["trace_files"]
+    assert f["frame"] == "samples/%d-%d.trace" % (r["seq"], r["attempt"]), f
+    paths = [os.path.join(run, f[k]) for k in ("before", "after", "frame")]
+    assert all(os.path.getsize(p) > 0 for p in paths), paths
+    out = subprocess.run([idlelab, "diff", paths[0], paths[1], "--trace", paths[2], "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    again = json.loads(out)["trace"]
+    # the same object, numbers as the journal writes them (10 significant digits)
+    def same(a, b):
+        if isinstance(a, float) or isinstance(b, float):
+            return a is not None and b is not None and abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1)
+        if isinstance(a, dict) and isinstance(b, dict):
+            return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        if isinstance(a, list) and isinstance(b, list):
+            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return a == b
+    assert same(again, r["idle"]["trace"]), (again, r["idle"]["trace"])
+print("all good")
+PY
+			grep -q "all good" "$T/traced.chk" &&
+				ok "keep_trace: each traced sample's frame and snapshots kept, reduced offline by diff --trace into the run's idle.trace" ||
+				bad "keep_trace: frames kept and reduced offline as the run did" "$(tail -c 1500 "$T/traced.chk")"
+		else
+			bad "a traced run with keep_trace" "$(cat "$T/traced.out")"
+		fi
+	fi
 	left=$(ls -d /sys/kernel/tracing/instances/idlelab-* /sys/kernel/debug/tracing/instances/idlelab-* 2>/dev/null)
 	[ -z "$left" ] && [ "$(grep -c ' tracefs ' /proc/mounts)" = "$mounts" ] &&
 		ok "idle-stat --trace leaves no tracefs instance or mount behind" ||
