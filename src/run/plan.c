@@ -413,15 +413,13 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 		goto fail;
 	if ((v = json_object_get(j, "order"))) {
 		const char *o = json_string_value(v);
+		int k = IL_NORDERS;
 
-		if (o && !strcmp(o, "interleave"))
-			out->order = IL_ORDER_INTERLEAVE;
-		else if (o && !strcmp(o, "blocked"))
-			out->order = IL_ORDER_BLOCKED;
-		else if (o && !strcmp(o, "random"))
-			out->order = IL_ORDER_RANDOM;
-		else
-			FAIL("%s: order: expected \"interleave\", \"blocked\" or \"random\"", label);
+		while (o && k-- > 0 && strcmp(o, il_order_name((enum il_order)k)))
+			;
+		if (!o || k < 0)
+			FAIL("%s: order: expected \"interleave\", \"blocked\", \"random\" or \"balanced\"", label);
+		out->order = (enum il_order)k;
 	}
 	/*
 	 * iterations: a count, or {"min", "max"[, "step"]}: rounds until every key comparison is
@@ -447,7 +445,7 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 		}
 	}
 	if (out->iter_min && (out->order == IL_ORDER_BLOCKED || out->hosts.n > 1))
-		FAIL("%s: iterations: {\"min\", \"max\"} (adaptive) needs one host and order interleave or random: "
+		FAIL("%s: iterations: {\"min\", \"max\"} (adaptive) needs one host and order interleave, random or balanced: "
 		     "the run is judged when every variant's rounds of a stage are complete",
 		     label);
 	if ((v = json_object_get(j, "seed")))
@@ -525,6 +523,35 @@ static uint64_t mix(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
+const char *il_order_name(enum il_order o)
+{
+	static const char *const names[IL_NORDERS] = {
+		[IL_ORDER_INTERLEAVE] = "interleave",
+		[IL_ORDER_BLOCKED] = "blocked",
+		[IL_ORDER_RANDOM] = "random",
+		[IL_ORDER_BALANCED] = "balanced",
+	};
+
+	return (unsigned)o < IL_NORDERS ? names[o] : "?";
+}
+
+/*
+ * Position g of round row of a Williams square over n variants: row 0 is
+ * 0, 1, n-1, 2, n-2, ... and row r adds r (mod n); for an odd n the rows
+ * n..2n-1 are rows 0..n-1 reversed. Every variant is in every position, and
+ * follows every other one, once in each n (2n) rows.
+ */
+static int williams(size_t n, size_t row, size_t g)
+{
+	size_t r = row % (n % 2 ? 2 * n : n), k, first;
+
+	if (r >= n)
+		g = n - 1 - g, r -= n;
+	k = (g + 1) / 2;
+	first = g == 0 ? 0 : g % 2 ? k : n - k;
+	return (int)((first + r) % n);
+}
+
 int il_plan_step(const struct il_plan *p)
 {
 	if (!p->iter_min)
@@ -564,15 +591,18 @@ static void emit(struct matrix *m, size_t h, size_t ke, size_t g, size_t w, size
 /*
  * interleave: A B C A B C ... so slow drift (thermal, background noise)
  * spreads over every variant; random: a fresh permutation of the variants in
- * every round (a randomised block design).
+ * every round (a randomised block design); balanced: the rows of a Williams
+ * square (counted rounds from row 0), so no variant always runs first or
+ * always right after the same one (a position or carry-over effect).
  */
 static void emit_round(struct matrix *m, size_t h, size_t ke, size_t R)
 {
 	const struct il_plan *p = m->p;
+	size_t warm = (size_t)p->warmup;
 
 	for (size_t w = 0; w < p->nwl; w++) {
 		for (size_t g = 0; g < p->ngov; g++)
-			m->perm[g] = (int)g;
+			m->perm[g] = p->order == IL_ORDER_BALANCED ? williams(p->ngov, R < warm ? R : R - warm, g) : (int)g;
 		if (p->order == IL_ORDER_RANDOM)
 			for (size_t g = p->ngov; g > 1; g--) {
 				size_t x = (size_t)(mix(&m->rng) % g);

@@ -14,7 +14,16 @@
 #include "util/str.h"
 #include "workload/def.h"
 
-enum il_order { IL_ORDER_INTERLEAVE, IL_ORDER_BLOCKED, IL_ORDER_RANDOM };
+/*
+ * The order of a round's variants (docs/plan.md "order"): interleave (the
+ * same order every round), blocked (each variant's rounds together),
+ * random (a fresh permutation every round), balanced (a Williams square:
+ * over n rounds, 2n for an odd n, every variant runs in every position and
+ * right after every other variant equally often).
+ */
+enum il_order { IL_ORDER_INTERLEAVE, IL_ORDER_BLOCKED, IL_ORDER_RANDOM, IL_ORDER_BALANCED, IL_NORDERS };
+/* "interleave", "blocked", "random", "balanced" */
+const char *il_order_name(enum il_order o);
 
 /* One governor setting compared in the run ("teo", or teo with C3 disabled). */
 struct il_govcfg {

@@ -151,11 +151,6 @@ static json_t *reference_json(const struct il_plan *p)
 
 json_t *il_rec_run_start(const struct il_plan *p, const char *run_dir, size_t samples, const struct il_kvars *kv)
 {
-	static const char *const order[] = {
-		[IL_ORDER_INTERLEAVE] = "interleave",
-		[IL_ORDER_BLOCKED] = "blocked",
-		[IL_ORDER_RANDOM] = "random",
-	};
 	json_t *rec = il_rec_new(IL_REC_RUN_START);
 
 	if (!rec)
@@ -174,7 +169,7 @@ json_t *il_rec_run_start(const struct il_plan *p, const char *run_dir, size_t sa
 	else if (p->iter_min)
 		il_rec_set(rec, IL_RF_RUN_START_ADAPTIVE, json_pack("{s:i,s:i}", "min", p->iter_min, "max", p->iterations));
 	il_rec_set(rec, IL_RF_RUN_START_WARMUP, json_integer(p->warmup));
-	il_rec_set(rec, IL_RF_RUN_START_ORDER, json_string(order[p->order]));
+	il_rec_set(rec, IL_RF_RUN_START_ORDER, json_string(il_order_name(p->order)));
 	il_rec_set_copy(rec, IL_RF_RUN_START_PLAN, p->json);
 	if (kv->n)
 		il_rec_set(rec, IL_RF_RUN_START_KERNELS, il_kvars_to_json(kv));

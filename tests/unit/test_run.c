@@ -60,7 +60,8 @@ static void test_plan__errors_name_the_path(void **state)
 		{ "{\"name\":\"x\",\"workloads\":[]}", "workloads: expected a non-empty array" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"governors\":[\"menu\",\"menu\"]}", "label 'menu' is used twice" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"governors\":[\"menu;reboot\"]}", "governors[0]: 'menu;reboot' is not a governor name" },
-		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"order\":\"sideways\"}", "order: expected" },
+		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"order\":\"sideways\"}",
+		  "order: expected \"interleave\", \"blocked\", \"random\" or \"balanced\"" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":0}", "iterations: expected an integer from 1 to 100000" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":\"5\"}", "iterations: expected an integer from 1 to 100000" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"reference\":\"teo\"}", "reference: 'teo' is not one of" },
@@ -68,7 +69,7 @@ static void test_plan__errors_name_the_path(void **state)
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":{\"min\":9,\"max\":5}}", "with 2 <= N <= M" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":{\"min\":5}}", "with 2 <= N <= M" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":{\"min\":5,\"max\":9},\"order\":\"blocked\"}",
-		  "(adaptive) needs one host and order interleave or random" },
+		  "(adaptive) needs one host and order interleave, random or balanced" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":{\"min\":5,\"max\":9,\"step\":0}}",
 		  "iterations.step: expected an integer from 1 to 100000" },
 		{ "{\"name\":\"x\",\"workloads\":[\"periodic\"],\"iterations\":{\"min\":5,\"max\":9,\"stride\":2}}",
@@ -204,6 +205,50 @@ static void test_plan__matrix_order(void **state)
 			free(a);
 		}
 		assert_true(differs);
+	}
+}
+
+/*
+ * order "balanced": n governors over n rounds (2n for an odd n) put each in
+ * every position once (twice) and right after every other one once (twice):
+ * Williams squares, the rows counted from the first counted round.
+ */
+static void test_plan__balanced_order(void **state)
+{
+	(void)state;
+	for (size_t n = 2; n <= 5; n++) {
+		size_t rows = n % 2 ? 2 * n : n, pos[5][5] = { { 0 } }, after[5][5] = { { 0 } }, ns;
+		char text[512], govs[64] = "";
+		struct il_err err = { 0 };
+		struct il_plan p;
+		struct il_spec *s;
+
+		for (size_t g = 0; g < n; g++)
+			snprintf(govs + strlen(govs), sizeof(govs) - strlen(govs), "%s\"%c\"", g ? "," : "", (char)('A' + g));
+		snprintf(text, sizeof(text),
+			 "{\"name\":\"x\",\"host\":\"local\",\"workloads\":[\"periodic\"],\"governors\":[%s],"
+			 "\"iterations\":%zu,\"warmup\":1,\"order\":\"balanced\"}",
+			 govs, rows);
+		assert_int_equal(plan_from(text, &p, &err), 0);
+		assert_int_equal(il_plan_matrix(&p, &s, &ns, &err), 0);
+		assert_int_equal(ns, n * (rows + 1));
+		for (size_t i = n; i < ns; i++) {
+			size_t k = (i - n) % n;
+
+			assert_false(s[i].warmup);
+			assert_int_equal(s[i].iteration, (int)((i - n) / n));
+			pos[s[i].gov][k]++;
+			if (k)
+				after[s[i - 1].gov][s[i].gov]++;
+		}
+		for (size_t a = 0; a < n; a++)
+			for (size_t b = 0; b < n; b++) {
+				assert_int_equal(pos[a][b], rows / n);
+				if (a != b)
+					assert_int_equal(after[a][b], rows / n);
+			}
+		free(s);
+		il_plan_release(&p);
 	}
 }
 
@@ -1173,6 +1218,7 @@ int main(void)
 		cmocka_unit_test(test_plan__defaults_and_variants),
 		cmocka_unit_test(test_plan__matrix_order),
 		cmocka_unit_test(test_plan__adaptive_stages),
+		cmocka_unit_test(test_plan__balanced_order),
 		cmocka_unit_test(test_journal__append_reload_torn),
 		cmocka_unit_test(test_record__schema_one_list),
 		cmocka_unit_test(test_runner__frames),
