@@ -138,30 +138,38 @@ static void test_plan__defaults_and_variants(void **state)
 	il_plan_release(&p);
 }
 
-static char *order_string(const char *extra)
+/* The run order of the plan text: "A0 B0 ..." (w: a warmup; with_kernel: ".KERNEL" after each). */
+static char *matrix_string(const char *text, bool with_kernel)
 {
-	char text[512];
 	struct il_err err = { 0 };
 	struct il_plan p;
 	struct il_spec *s;
 	size_t n;
 	struct il_buf b = IL_BUF_INIT;
 
-	snprintf(text, sizeof(text),
-		 "{\"name\":\"x\",\"host\":\"local\",\"workloads\":[\"periodic\"],\"governors\":[\"A\",\"B\",\"C\"],"
-		 "\"iterations\":2%s}",
-		 extra);
-	assert_int_equal(plan_from(text, &p, &err), 0);
+	if (plan_from(text, &p, &err))
+		fail_msg("%s", err.msg);
 	assert_int_equal(il_plan_matrix(&p, &s, &n, &err), 0);
 	for (size_t i = 0; i < n; i++) {
 		assert_int_equal(s[i].seq, i);
-		il_buf_printf(&b, "%s%s%d", i ? " " : "", p.gov[s[i].gov].label, s[i].iteration);
-		if (s[i].warmup)
-			il_buf_adds(&b, "w");
+		il_buf_printf(&b, "%s%s%d%s", i ? " " : "", p.gov[s[i].gov].label, s[i].iteration, s[i].warmup ? "w" : "");
+		if (with_kernel)
+			il_buf_printf(&b, ".%s", p.kernels.v[s[i].kernel]);
 	}
 	free(s);
 	il_plan_release(&p);
 	return il_buf_detach(&b);
+}
+
+static char *order_string(const char *extra)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text),
+		 "{\"name\":\"x\",\"host\":\"local\",\"workloads\":[\"periodic\"],\"governors\":[\"A\",\"B\",\"C\"],"
+		 "\"iterations\":2%s}",
+		 extra);
+	return matrix_string(text, false);
 }
 
 static void test_plan__matrix_order(void **state)
@@ -256,25 +264,12 @@ static void test_plan__balanced_order(void **state)
 static char *stage_string(const char *iterations, int nkernels)
 {
 	char text[512];
-	struct il_err err = { 0 };
-	struct il_plan p;
-	struct il_spec *s;
-	size_t n;
-	struct il_buf b = IL_BUF_INIT;
 
 	snprintf(text, sizeof(text),
 		 "{\"name\":\"x\",\"host\":\"local\",\"workloads\":[\"periodic\"],\"governors\":[\"A\",\"B\"],"
 		 "\"kernels\":[{\"name\":\"x\"}%s],\"iterations\":%s,\"warmup\":1}",
 		 nkernels > 1 ? ",{\"name\":\"y\"}" : "", iterations);
-	if (plan_from(text, &p, &err))
-		fail_msg("%s", err.msg);
-	assert_int_equal(il_plan_matrix(&p, &s, &n, &err), 0);
-	for (size_t i = 0; i < n; i++)
-		il_buf_printf(&b, "%s%s%d%s.%s", i ? " " : "", p.gov[s[i].gov].label, s[i].iteration, s[i].warmup ? "w" : "",
-			      p.kernels.v[s[i].kernel]);
-	free(s);
-	il_plan_release(&p);
-	return il_buf_detach(&b);
+	return matrix_string(text, true);
 }
 
 /*
