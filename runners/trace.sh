@@ -48,6 +48,8 @@ troff() {
 	hz=$(gzip -dc < /proc/config.gz 2> /dev/null || cat "/boot/config-$(uname -r)" 2> /dev/null)
 	hz=$(echo "$hz" | sed -n 's/^CONFIG_HZ=\([0-9]*\)$/\1/p')
 	printf '#idlelab trace v1\n#idlelab hz=%s\n#idlelab tick=%s\n#idlelab events=%s\n' "${hz:-unknown}" "$Tk" "$Te"
+	# nohz_full CPUs keep the tick stopped over a task (src/idle/trace.c reads their tick so)
+	[ -r /sys/devices/system/cpu/nohz_full ] && echo "#idlelab nohz_full=$(cat /sys/devices/system/cpu/nohz_full)"
 	for s in "$I"/per_cpu/cpu[0-9]*/stats; do
 		c=${s%/stats}
 		awk -F': *' -v c="${c##*/cpu}" '$1 == "entries" { e = $2 } $1 == "overrun" { o = $2 }

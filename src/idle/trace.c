@@ -129,7 +129,8 @@ static void walk_release(struct walk *w)
 {
 	for (size_t i = 0; w->cpus && i < w->d->ncpus; i++)
 		IL_FREE_ALL(w->cpus[i].acc, w->cpus[i].group, w->cpus[i].next_res_ns);
-	IL_FREE_ALL(w->cpus, w->order, w->f.incomplete, w->f.skipped_first);
+	IL_FREE_ALL(w->cpus, w->order);
+	tp_frame_release(&w->f);
 }
 
 /* ---- The walk over the events ---- */
@@ -252,12 +253,20 @@ static void event(struct walk *w, const struct tp_line *l)
 		break;
 	/*
 	 * the tick stays stopped over idle periods until the CPU leaves the idle loop:
-	 * tick_nohz_idle_exit() restarts it before schedule_idle() switches away
+	 * tick_nohz_idle_exit() restarts it before schedule_idle() switches away. Not on a
+	 * nohz_full CPU (kernel/time/tick-sched.c, tick_nohz_idle_update_tick): there the
+	 * tick stays stopped over the task unless a dependency needs it, which
+	 * can_stop_full_tick() says as tick_stop: success=0 (TP_TICK_KEPT); a later
+	 * success=1 while the task runs is the tick stopped again.
 	 */
 	case TP_TICK_STOPPED:
-	case TP_IDLE_LEFT:
+	case TP_TICK_KEPT:
 		if ((c = find_cpu(w, l->cpu)))
 			c->now = l->ev == TP_TICK_STOPPED ? TICK_STOPPED : TICK_RETAINED;
+		break;
+	case TP_IDLE_LEFT:
+		if ((c = find_cpu(w, l->cpu)) && !il_cpuset_has(&w->f.nohz_full, (int)l->cpu))
+			c->now = TICK_RETAINED;
 		break;
 	case TP_IDLE:
 		if (!(c = find_cpu(w, l->cpu)))
@@ -324,7 +333,8 @@ int il_trace_reduce(const char *text, size_t len, const struct il_diff *d, const
 		return r;
 	if (w.f.incomplete) {
 		*incomplete = w.f.incomplete;
-		free(w.f.skipped_first);
+		w.f.incomplete = NULL;
+		tp_frame_release(&w.f);
 		return 0;
 	}
 	/* TICK_NSEC (include/vdso/jiffies.h): NSEC_PER_SEC / HZ, rounded */

@@ -321,6 +321,14 @@ json_t *tw_json(const struct walk *w)
 	bad |= json_object_set_new(o, "tick_period_us", w->tick_ns ? json_real((double)w->tick_ns / 1000.0) : json_null());
 	bad |= json_object_set_new(o, "tick_source",
 				   t ? json_string(w->f.tick_events ? "events" : "function") : json_null());
+	if (w->f.nohz_full.n) {
+		/* the CPUs whose tick may stay stopped over a task: their tick state is read differently */
+		json_t *nf = json_array();
+
+		for (size_t i = 0; nf && i < w->f.nohz_full.n; i++)
+			bad |= json_array_append_new(nf, json_integer(w->f.nohz_full.cpu[i]));
+		bad |= json_object_set_new(o, "nohz_full_cpus", nf);
+	}
 	bad |= json_object_set_new(o, "entries", uint_json(entries));
 	bad |= json_object_set_new(o, "tick_stopped_pct", pct_json(stopped, known, t));
 	bad |= json_object_set_new(o, "tick_stopped_shallow_pct", pct_json(shallow_stopped, known, t && w->tick_ns));

@@ -229,7 +229,7 @@ static int parse_payload(const char *rest, size_t rn, size_t lineno, const char 
 	if ((p = event_payload(rest, rn, "tick_stop", &pn))) {
 		if (!kv_u64(p, pn, "success", &u))
 			return bad(err, host, lineno, "'tick_stop: success=N dependency=NAME'");
-		out->ev = u ? TP_TICK_STOPPED : TP_OTHER;
+		out->ev = u ? TP_TICK_STOPPED : TP_TICK_KEPT;
 		return 0;
 	}
 	/* sched_switch is traced in the switched-out task's context: the COMM-PID column is prev's */
@@ -354,6 +354,21 @@ static int header_line(const char *s, size_t n, size_t lineno, const char *host,
 	}
 	if (kv(s, n, "cpu", &v, &vn))
 		return header_cpu(s, n, lineno, host, f, err);
+	if (kv(s, n, "nohz_full", &v, &vn)) {
+		/* /sys/devices/system/cpu/nohz_full as runners/trace.sh copies it ("(null)": none) */
+		char *list = vn == 6 && !memcmp(v, "(null)", 6) ? strdup("") : il_strndup(v, vn);
+		struct il_err pe = { 0 };
+		int r;
+
+		if (!list)
+			return il_err_oom(err);
+		il_cpuset_release(&f->nohz_full);
+		r = il_cpuset_parse(&f->nohz_full, list, &pe);
+		free(list);
+		if (r == IL_ENOMEM)
+			return il_err_oom(err);
+		return r ? bad(err, host, lineno, "'#idlelab nohz_full=LIST' (a CPU list such as 1-3, or (null))") : 0;
+	}
 	if (kv(s, n, "events", &v, &vn)) {
 		/* the events tron enabled, as runners/trace.sh lists them: cpu_idle_miss came with 5.20 (6.0) */
 		const char *e = v + vn;
@@ -461,6 +476,14 @@ static int scan_lines(const char *text, size_t len, const char *host, struct tp_
 	return 0;
 }
 
+void tp_frame_release(struct tp_frame *f)
+{
+	free(f->incomplete);
+	free(f->skipped_first);
+	f->incomplete = f->skipped_first = NULL;
+	il_cpuset_release(&f->nohz_full);
+}
+
 int tp_scan(const char *text, size_t len, const char *host, struct tp_frame *f, struct il_err *err)
 {
 	int r;
@@ -469,10 +492,7 @@ int tp_scan(const char *text, size_t len, const char *host, struct tp_frame *f, 
 	r = scan_lines(text, len, host, f, err);
 	if (!r && check_marks(f))
 		r = il_err_oom(err);
-	if (r) {
-		free(f->incomplete);
-		free(f->skipped_first);
-		f->incomplete = f->skipped_first = NULL;
-	}
+	if (r)
+		tp_frame_release(f);
 	return r;
 }

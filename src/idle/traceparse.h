@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "util/err.h"
+#include "util/str.h"
 
 /* cpu_idle's state field at the exit: (u32)PWR_EVENT_EXIT (include/trace/events/power.h) */
 #define TP_EXIT_STATE 4294967295ull
@@ -32,6 +33,7 @@ enum tp_event {
 	TP_TICK_STOP,      /* tick_nohz_idle_stop_tick <-CALLER (function tracer) */
 	TP_TICK_RETAIN,    /* tick_nohz_idle_retain_tick <-CALLER */
 	TP_TICK_STOPPED,   /* tick_stop: success=1 dependency=NONE (the CPU's tick stopped) */
+	TP_TICK_KEPT,      /* tick_stop: success=0 dependency=D (nohz_full: a dependency keeps the tick running) */
 	TP_IDLE_LEFT,      /* sched_switch from the idle task (PID 0): the CPU left the idle loop */
 	TP_QOS_TARGET,     /* pm_qos_update_target: action=A prev_value=N curr_value=N */
 	TP_QOS_REQUEST,    /* pm_qos_{add,update,remove}_request: CPU_DMA_LATENCY value=N */
@@ -65,6 +67,7 @@ struct tp_frame {
 	char *incomplete;     /* the first reason the trace cannot be used, or NULL; the caller frees */
 	bool has_events;      /* #idlelab events=...: the events the runner enabled */
 	bool misses_untraced; /* ... and cpu_idle_miss is not among them (kernels before 5.20): misses unknown */
+	struct il_cpuset nohz_full; /* #idlelab nohz_full=LIST: the CPUs whose tick may stay stopped over a task */
 	size_t skipped;       /* event lines that could not be read, skipped */
 	char *skipped_first;  /* the first one's reason ("host H: trace line N: expected ..."); the caller frees */
 };
@@ -86,5 +89,7 @@ int tp_parse_line(const char *s, size_t n, size_t lineno, const char *host, stru
  * IL_ENOMEM; on error f->incomplete and f->skipped_first are freed.
  */
 int tp_scan(const char *text, size_t len, const char *host, struct tp_frame *f, struct il_err *err);
+/* What a scan allocated (incomplete, skipped_first, nohz_full); f may be scanned again after. */
+void tp_frame_release(struct tp_frame *f);
 
 #endif

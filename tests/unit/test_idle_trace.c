@@ -480,6 +480,59 @@ static void test_trace__tick_decisions(void **state)
 }
 
 /*
+ * The tick from events on a nohz_full CPU (issue #41's first suspicion,
+ * kernel/time/tick-sched.c tick_nohz_idle_update_tick): leaving the idle loop
+ * does not restart its tick, which stays stopped over the task unless a
+ * dependency needs it (tick_stop: success=0). Both CPUs see the same events:
+ * cpu0 (not nohz_full) reads the switch away from idle as the tick restarted,
+ * cpu1 (nohz_full) keeps it stopped until the success=0. Without the header
+ * line cpu1 reads as cpu0 does.
+ */
+static void test_trace__nohz_full(void **state)
+{
+	struct sd s = { .ncpus = 2 };
+	struct il_diff d;
+	json_t *j, *nf;
+
+	(void)state;
+	synth_diff(&d, &s);
+	for (int with = 1; with >= 0; with--) {
+		struct il_buf b = IL_BUF_INIT;
+
+		tb_start(&b, "250", "events");
+		if (with)
+			il_buf_adds(&b, "#idlelab nohz_full=1\n");
+		tb_mark(&b, "pre", PRE);
+		tb_mark(&b, "begin", BEGIN);
+		for (int c = 0; c < 2; c++) {
+			tb_line(&b, NULL, c, BEGIN + 10, "tick_stop: success=1 dependency=NONE");
+			tb_period(&b, c, 1, BEGIN + 20, 50);   /* stopped */
+			tb_line(&b, NULL, c, BEGIN + 80,
+				"sched_switch: prev_comm=swapper/%d prev_pid=0 prev_prio=120 prev_state=R ==> "
+				"next_comm=w next_pid=4242 next_prio=120", c);
+			tb_period(&b, c, 1, BEGIN + 100, 50);  /* cpu0: retained; cpu1 (nohz_full): stopped */
+			tb_line(&b, NULL, c, BEGIN + 150, "tick_stop: success=0 dependency=SCHED");
+			tb_period(&b, c, 1, BEGIN + 200, 50);  /* retained: a dependency keeps it running */
+		}
+		tb_mark(&b, "end", END);
+		tb_mark(&b, "post", POST);
+		j = reduce_buf(&b, &d);
+		assert_int_equal(jint(state_of(cpu_of(j, 0), "C1"), "tick_stopped"), 1);
+		assert_int_equal(jint(state_of(cpu_of(j, 0), "C1"), "tick_retained"), 2);
+		assert_int_equal(jint(state_of(cpu_of(j, 1), "C1"), "tick_stopped"), with ? 2 : 1);
+		assert_int_equal(jint(state_of(cpu_of(j, 1), "C1"), "tick_retained"), with ? 1 : 2);
+		nf = json_object_get(j, "nohz_full_cpus");
+		if (with)
+			assert_true(json_array_size(nf) == 1 && json_integer_value(json_array_get(nf, 0)) == 1);
+		else
+			assert_null(nf);
+		json_decref(j);
+		il_buf_release(&b);
+	}
+	il_diff_release(&d);
+}
+
+/*
  * An exit without its entry (the CPU idle since before tracing) is of
  * unknown state: no state's entries, but any state's upper bound.
  */
@@ -910,6 +963,9 @@ static void test_trace__parse_errors(void **state)
 	t = frame_with("#idlelab hz=fast\n", "");
 	assert_parse_error(&d, t, "trace line 12: expected '#idlelab hz=N'");
 	free(t);
+	t = frame_with("#idlelab nohz_full=1-x\n", "");
+	assert_parse_error(&d, t, "trace line 12: expected '#idlelab nohz_full=LIST'");
+	free(t);
 	assert_parse_error(&d, "# tracer: nop\n", "trace line 1: expected '#idlelab trace v1'");
 	assert_parse_error(&d, "", "trace line 1: expected '#idlelab trace v1'");
 	il_diff_release(&d);
@@ -1156,6 +1212,7 @@ int main(void)
 		cmocka_unit_test(test_trace__buckets),
 		cmocka_unit_test(test_trace__miss_offsets),
 		cmocka_unit_test(test_trace__tick_decisions),
+		cmocka_unit_test(test_trace__nohz_full),
 		cmocka_unit_test(test_trace__unknown_exits),
 		cmocka_unit_test(test_trace__check),
 		cmocka_unit_test(test_trace__incomplete),
