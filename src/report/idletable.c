@@ -338,5 +338,7 @@ int il_fmt_trace(struct il_buf *b, const json_t *t)
 		r |= il_buf_adds(b, "the trace agrees with the counters (docs/formats.md \"idle.trace\")\n");
 	json_array_foreach(mm, i, v)
 		r |= il_buf_printf(b, "the trace disagrees with the counters: %s\n", json_string_value(v));
+	json_array_foreach(json_object_get(chk, "notes"), i, v)
+		r |= il_buf_printf(b, "the trace and the counters differ as the kernel explains: %s\n", json_string_value(v));
 	return r ? IL_ENOMEM : 0;
 }

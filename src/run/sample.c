@@ -228,6 +228,12 @@ static int add_trace(struct il_sample_result *oc, const struct il_diff *d, const
 			return -1;
 		}
 	chk = json_object_get(t, "check");
+	/* a difference the kernel explains (a driver's demotion, idle outside cpuidle): said, not a disagreement */
+	json_array_foreach(json_object_get(chk, "notes"), i, v)
+		if (json_array_append(json_object_get(oc->idle, "caveats"), v)) {
+			json_decref(t);
+			return -1;
+		}
 	mm = json_object_get(chk, "mismatches");
 	json_array_foreach(mm, i, v) {
 		char *why = il_strdup_printf("the idle trace disagrees with the counters: %s", json_string_value(v));
