@@ -363,12 +363,13 @@ static void test_ssh__sshd_killed_mid_command_then_reconnect(void **state)
 	struct il_transport *t;
 	const char *why;
 	double t0;
-	pid_t killer;
+	pid_t killer, listener;
 
 	(void)state;
 	snprintf(started, sizeof(started), "%s/started", sshd.dir);
 	snprintf(script, sizeof(script), "touch '%s' && exec sleep 60", started);
 	t = sshd_open();
+	listener = sshd.pid;
 	killer = fork();
 	if (killer == 0) {
 		/* bounded: 30 s, then the kill comes anyway and the test says what it got */
@@ -387,7 +388,13 @@ static void test_ssh__sshd_killed_mid_command_then_reconnect(void **state)
 	il_exec_result_release(&res);
 	waitpid(killer, NULL, 0);
 	sshd.pid = 0; /* killed by the child */
-	/* the child could not reap sshd; it was our child: reap it */
+	/*
+	 * the child could not reap sshd; it was our child: wait for it to be gone, so that its
+	 * listening socket is closed before the new sshd binds the port (a SIGKILL sent is not a
+	 * process gone: on a loaded machine the old listener still answered the restart's probe,
+	 * the new sshd could not bind, and the reconnect was refused)
+	 */
+	waitpid(listener, NULL, 0);
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
 	why = tu_sshd_restart(&sshd);

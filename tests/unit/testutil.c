@@ -198,13 +198,15 @@ static const char *spawn_sshd(struct tu_sshd *s)
 	}
 	for (int i = 0; i < 100; i++) {
 		int st;
+		bool open = port_open(s->port);
 
-		if (port_open(s->port))
-			return NULL;
+		/* listening, and the listener is this sshd: one that could not bind the port exits */
 		if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
 			s->pid = 0;
 			return "sshd exited at start (see its log)";
 		}
+		if (open)
+			return NULL;
 		usleep(50000);
 	}
 	return "sshd did not start listening within 5 s";
