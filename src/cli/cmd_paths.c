@@ -10,6 +10,8 @@
 #include "cli/opt.h"
 #include "cli/paths.h"
 #include "util/search.h"
+#include "util/str.h"
+#include "util/trust.h"
 
 static int print_sources(enum il_cli_kind kind, const char *opt, struct il_err *err)
 {
@@ -26,41 +28,50 @@ static int print_sources(enum il_cli_kind kind, const char *opt, struct il_err *
 	return 0;
 }
 
-/* each name of KIND with the file that counts, and the ones it shadows */
+/* each name of KIND with the file that counts (or why it is refused), and the ones it shadows */
 static int print_origins(const char *label, const char *search, struct il_err *err)
 {
 	struct il_strlist names = { 0 }, dirs = { 0 };
-	int r;
+	int r = 0;
 
-	/* an empty inventory is no error here */
-	if ((r = il_search_names(&names, search, ".json", err)) && r != IL_ENOTFOUND)
-		return r;
-	if ((r = il_search_split(&dirs, search)))
-		return il_strlist_release(&names), il_err_oom(err);
-	for (size_t i = 0; i < names.n; i++) {
+	if (il_search_split(&dirs, search))
+		return il_err_oom(err);
+	/* every name in any directory, refused ones too: this is where a user learns why one is not used */
+	for (size_t d = 0; !r && d < dirs.n; d++) {
+		struct il_err e = { 0 };
+
+		if ((r = il_dir_names(&names, dirs.v[d], ".json", &e)) == IL_ENOTFOUND)
+			r = 0;
+	}
+	il_strlist_sort(&names);
+	for (size_t i = 0; !r && i < names.n; i++) {
 		bool first = true;
 
+		if (i && !strcmp(names.v[i], names.v[i - 1]))
+			continue;
 		for (size_t d = 0; d < dirs.n; d++) {
-			char *f = il_strdup_printf("%s/%s.json", dirs.v[d], names.v[i]);
+			char *f = il_strdup_printf("%s/%s.json", dirs.v[d], names.v[i]), why[PATH_MAX + 80];
 			FILE *fp = f ? fopen(f, "r") : NULL;
 
-			if (fp) {
+			if (fp && first && il_trust_path(f, why, sizeof(why)) == IL_EPERM)
+				printf("%-10s %-18s %s (refused: %s)\n", label, names.v[i], f, why);
+			else if (fp)
 				printf(first ? "%-10s %-18s %s\n" : "%-10s %-18s   (shadows %s)\n", label, names.v[i], f);
-				first = false;
+			first &= !fp;
+			if (fp)
 				fclose(fp);
-			}
 			free(f);
 		}
 	}
 	il_strlist_release(&names);
 	il_strlist_release(&dirs);
-	return 0;
+	return r ? il_err_oom(err) : 0;
 }
 
 int cmd_paths(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
-	struct il_cli_dirs dirs = { 0 };
+	struct il_cli_dirs dirs = { .show_refused = true };
 	bool verbose = false;
 	const struct il_opt opts[] = {
 		IL_CLI_OPT_HOSTS_DIR(&dirs),
@@ -82,7 +93,8 @@ int cmd_paths(int argc, char **argv)
 		return il_cli_fail(&err);
 	printf("installed in:       %s\n", *il_cli_prefix(prefix, sizeof(prefix)) ? prefix : "(not installed: run from a checkout)");
 	printf("workload binaries:  %s\n", paths.workload_bin ? paths.workload_bin : "build/workloads (a checkout's, built on demand)");
-	printf("cache:              %s\n", paths.cache_dir);
+	printf("cache:              %s%s%s%s\n", paths.cache_dir, paths.cache_refused ? " (refused: " : "",
+	       paths.cache_refused ? paths.cache_refused : "", paths.cache_refused ? ")" : "");
 	printf("reports:            reports (in the working directory, unless --out or --dir)\n");
 	if (verbose && (print_origins("host", paths.hosts_dir, &err) || print_origins("workload", paths.workloads_dir, &err)))
 		return il_cli_fail(&err);

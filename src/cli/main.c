@@ -102,6 +102,13 @@ int il_cli_begin(int argc, char **argv, const struct il_opt *opts, const char *c
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
 	if (il_cli_paths(paths, dirs->hosts, dirs->workloads, dirs->cache, &err))
 		return il_cli_fail(&err);
+	if (paths->cache_refused && !dirs->show_refused) {
+		il_err_set(&err, IL_EPERM, "cache '%s': %s: refused (idlelab keeps fetched series and kernel trees there; "
+					   "give --cache DIR or $IDLELAB_CACHE a directory only root or this user can write)",
+			   paths->cache_dir, paths->cache_refused);
+		il_paths_release(paths);
+		return il_cli_fail(&err);
+	}
 	if (dirs->workload_bin && *dirs->workload_bin) {
 		char *b = strdup(dirs->workload_bin);
 

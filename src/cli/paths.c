@@ -13,6 +13,7 @@
 #include "util/buf.h"
 #include "util/search.h"
 #include "util/str.h"
+#include "util/trust.h"
 
 static const char *env(const char *name)
 {
@@ -29,16 +30,54 @@ static int raw(char **out, const char *var)
 	return v && !(*out = strdup(v)) ? IL_ENOMEM : 0;
 }
 
-/* $HOME, or when unset (cron, systemd units) the user's home from the password database, never a shared /tmp */
+/*
+ * A directory variable ($HOME, $XDG_CONFIG_HOME, $XDG_CACHE_HOME), or NULL
+ * when unset, empty or relative: a relative one would be taken against
+ * whatever the working directory is (the XDG Base Directory specification:
+ * "If an implementation encounters a relative path in any of these
+ * variables it should consider the path invalid and ignore it"), said once.
+ */
+static const char *dir_env(const char *name)
+{
+	const char *v = env(name);
+
+	if (v && v[0] != '/') {
+		static char warned[3][24];
+
+		for (size_t i = 0; i < 3; i++) {
+			if (!strcmp(warned[i], name))
+				break;
+			if (!warned[i][0]) {
+				snprintf(warned[i], sizeof(warned[i]), "%s", name);
+				fprintf(stderr, "idlelab: warning: $%s is not an absolute path: ignored\n", name);
+				break;
+			}
+		}
+		return NULL;
+	}
+	return v;
+}
+
+/* $HOME, or when unset or relative (cron, systemd units) the user's home from the password database, never a shared /tmp */
 static const char *home_dir(void)
 {
-	const char *home = getenv("HOME");
+	const char *home = dir_env("HOME");
 	struct passwd *pw;
 
-	if (home && *home)
+	if (home)
 		return home;
 	pw = getpwuid(getuid());
 	return pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : ".";
+}
+
+/* $HOME for "~/" in host files: as set (an empty one too), a relative one replaced by the user's home */
+static int home_var(char **out)
+{
+	const char *v = getenv("HOME");
+
+	if (v && *v && v[0] != '/')
+		v = home_dir();
+	return v && !(*out = strdup(v)) ? IL_ENOMEM : 0;
 }
 
 char *il_cli_cache_dir(const char *dir)
@@ -49,8 +88,8 @@ char *il_cli_cache_dir(const char *dir)
 		return strdup(dir);
 	if (env("IDLELAB_CACHE"))
 		return strdup(env("IDLELAB_CACHE"));
-	if (env("XDG_CACHE_HOME"))
-		return il_buf_printf(&b, "%s/idlelab", env("XDG_CACHE_HOME")) ? NULL : il_buf_detach(&b);
+	if (dir_env("XDG_CACHE_HOME"))
+		return il_buf_printf(&b, "%s/idlelab", dir_env("XDG_CACHE_HOME")) ? NULL : il_buf_detach(&b);
 	return il_buf_printf(&b, "%s/.cache/idlelab", home_dir()) ? NULL : il_buf_detach(&b);
 }
 
@@ -89,10 +128,10 @@ static char *sysconf_dir(const char *prefix)
 /* ---- Search paths ---- */
 
 /*
- * Why dir may not be searched ("" when it may): it must be a directory owned
- * by this user or root, writable by no one else (a group write bit only for
- * this user's own group). A directory another user controls could plant a
- * host file or a workload whose argv root runs.
+ * Why dir may not be searched ("" when it may): a directory that it and every
+ * directory above it are root's or this user's and writable by no one else
+ * (util/trust.h). A directory another user controls could plant a host file
+ * or a workload whose argv root runs, or swap the directory after the check.
  */
 static void judge(struct il_cli_source *s)
 {
@@ -103,12 +142,8 @@ static void judge(struct il_cli_source *s)
 		snprintf(s->why, sizeof(s->why), "its name has a '%c'", IL_SEARCH_SEP);
 	else if (stat(s->dir, &st) || !S_ISDIR(st.st_mode))
 		snprintf(s->why, sizeof(s->why), "missing");
-	else if (st.st_uid != geteuid() && st.st_uid != 0)
-		snprintf(s->why, sizeof(s->why), "owned by uid %u (not this user or root)", (unsigned)st.st_uid);
-	else if (st.st_mode & S_IWOTH)
-		snprintf(s->why, sizeof(s->why), "writable by everyone");
-	else if ((st.st_mode & S_IWGRP) && st.st_gid != getegid())
-		snprintf(s->why, sizeof(s->why), "writable by group %u", (unsigned)st.st_gid);
+	else
+		il_trust_path(s->dir, s->why, sizeof(s->why));
 	s->used = !s->why[0];
 }
 
@@ -152,8 +187,8 @@ int il_cli_sources(struct il_cli_source **out, size_t *n, enum il_cli_kind kind,
 	if (env(var))
 		return add(out, n, strdup(env(var)), kind == IL_CLI_HOSTS ? "$IDLELAB_HOSTS" : "$IDLELAB_WORKLOADS", false);
 	r = add(out, n, strdup(what), "working directory", true);
-	if (!r && env("XDG_CONFIG_HOME"))
-		r = add(out, n, il_strdup_printf("%s/idlelab/%s", env("XDG_CONFIG_HOME"), what), "user", true);
+	if (!r && dir_env("XDG_CONFIG_HOME"))
+		r = add(out, n, il_strdup_printf("%s/idlelab/%s", dir_env("XDG_CONFIG_HOME"), what), "user", true);
 	else if (!r)
 		r = add(out, n, il_strdup_printf("%s/.config/idlelab/%s", home_dir(), what), "user", true);
 	if (!r) {
@@ -225,10 +260,19 @@ int il_cli_paths(struct il_paths *p, const char *hosts_dir, const char *workload
 	memset(p, 0, sizeof(*p));
 	if (search_path(&p->hosts_dir, IL_CLI_HOSTS, hosts_dir) ||
 	    search_path(&p->workloads_dir, IL_CLI_WORKLOADS, workloads_dir) ||
-	    !(p->cache_dir = il_cli_cache_dir(cache_dir)) || raw(&p->home, "HOME") ||
+	    !(p->cache_dir = il_cli_cache_dir(cache_dir)) || home_var(&p->home) ||
 	    raw(&p->ssh_config, "IDLELAB_SSH_CONFIG") || workload_bin(&p->workload_bin)) {
 		il_paths_release(p);
 		return il_err_oom(err);
+	}
+	{
+		/* the cache holds what becomes kernels and replies: one another user could write is refused */
+		char why[PATH_MAX + 80];
+
+		if (il_trust_dir(p->cache_dir, why, sizeof(why)) == IL_EPERM && !(p->cache_refused = strdup(why))) {
+			il_paths_release(p);
+			return il_err_oom(err);
+		}
 	}
 	return 0;
 }

@@ -21,6 +21,7 @@
  */
 #ifndef IL_CLI_PATHS_H
 #define IL_CLI_PATHS_H
+#include <limits.h>
 #include <stdbool.h>
 
 #include "cli/opt.h"
@@ -49,7 +50,7 @@ struct il_cli_source {
 	char *dir;
 	const char *origin;   /* "--hosts-dir", "$IDLELAB_HOSTS", "working directory", "user", "system", "installed" */
 	bool used;            /* in the search path */
-	char why[128];        /* when not: "missing", "owned by uid 1000 (not this user or root)", ... */
+	char why[PATH_MAX + 80]; /* when not: "missing", "DIR: owned by uid 1000 (not root or this user)", ... */
 };
 
 /*
@@ -69,6 +70,7 @@ const char *il_cli_prefix(char *out, size_t n);
 struct il_cli_dirs {
 	const char *hosts, *workloads, *cache;
 	const char *workload_bin; /* --workload-bin: il_cli_begin puts it in il_paths.workload_bin */
+	bool show_refused;        /* a cache root may not trust is shown (idlelab paths), not an error */
 };
 
 /* Those options, for subcommands that describe them alike. */

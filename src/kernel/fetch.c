@@ -3,14 +3,18 @@
 #include "kernel/fetch.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <zlib.h>
 
 #include "util/http.h"
 #include "util/sha256.h"
+#include "util/trust.h"
 
 #define MAX_THREAD ((size_t)256 << 20)
 
@@ -71,6 +75,41 @@ static int url_of(struct il_buf *url, const char *server, const char *msgid)
 	return r;
 }
 
+/*
+ * Whether mbox holds a message whose Message-ID is id (n bytes, without
+ * '<' '>'), the header's name in any case and its value perhaps folded onto
+ * the next line: what a cached thread must hold to be the one it is filed as.
+ */
+static bool mbox_has_id(const char *mbox, size_t len, const char *id, size_t n)
+{
+	const char *p = mbox, *end = mbox + len;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *v;
+
+		eol = eol ? eol : end;
+		if ((size_t)(eol - p) > 11 && !strncasecmp(p, "message-id:", 11)) {
+			v = p + 11;
+			while (v < eol && (*v == ' ' || *v == '\t' || *v == '\r'))
+				v++;
+			if (v == eol && eol < end) { /* folded: the value on the next line */
+				const char *e2 = memchr(eol + 1, '\n', (size_t)(end - eol - 1));
+
+				v = eol + 1;
+				eol = e2 ? e2 : end;
+				while (v < eol && (*v == ' ' || *v == '\t'))
+					v++;
+			}
+			if (v < eol && *v == '<')
+				v++;
+			if ((size_t)(eol - v) >= n && !memcmp(v, id, n) && (v + n == eol || strchr(">\r \t", v[n])))
+				return true;
+		}
+		p = eol + 1;
+	}
+	return false;
+}
+
 int il_fetch_thread(const char *server, const char *msgid, const char *cache_dir, il_progress_fn progress,
 		    void *progress_ctx, struct il_buf *out, struct il_err *err)
 {
@@ -78,7 +117,7 @@ int il_fetch_thread(const char *server, const char *msgid, const char *cache_dir
 	struct il_http_req q = { .user_agent = "idlelab (public-inbox fetch)", .timeout_s = 120, .connect_timeout_s = 15,
 				 .max_redirects = 5, .max_body = MAX_THREAD, .abort_over_max = true, .progress = progress,
 				 .progress_ctx = progress_ctx };
-	char hex[65];
+	char hex[65], why[PATH_MAX + 80];
 	long status = 0;
 	int r = 0;
 
@@ -97,9 +136,20 @@ int il_fetch_thread(const char *server, const char *msgid, const char *cache_dir
 				 (strlen(msgid) > 1 && msgid[strlen(msgid) - 1] == '>'));
 		il_sha256_final(&h, hex);
 		il_buf_printf(&cpath, "%s/threads/%s.mbox", cache_dir, hex);
-		if (!stat(cpath.p, &st)) {
-			r = il_buf_read_file(out, cpath.p, MAX_THREAD, err);
-			goto done;
+		/*
+		 * a cached thread becomes the kernel root builds and boots: used only when only root or this
+		 * user could have written it and it holds the message it is filed as, else fetched again
+		 */
+		if (!stat(cpath.p, &st) && il_trust_path(cpath.p, why, sizeof(why)) == 0) {
+			size_t at = out->len;
+			const char *bare = msgid + (msgid[0] == '<');
+			size_t bn = strlen(bare) - (strlen(bare) && bare[strlen(bare) - 1] == '>');
+
+			if ((r = il_buf_read_file(out, cpath.p, MAX_THREAD, err)))
+				goto done;
+			if (mbox_has_id(out->p + at, out->len - at, bare, bn))
+				goto done;
+			il_buf_truncate(out, at); /* not the thread it claims to be: fetched again */
 		}
 	}
 	q.url = url.p;

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "util/proc.h"
 #include "util/sha256.h"
 #include "util/str.h"
+#include "util/trust.h"
 
 void il_git_init(void)
 {
@@ -139,6 +141,22 @@ static int head_at_import(git_repository *repo, const git_oid *commit, const cha
 	return 0;
 }
 
+/* Whether commit is the import of the tarball whose sha256 is hex (its message says "sha256 HEX"). */
+static bool import_of(git_repository *repo, const git_oid *commit, const char *hex)
+{
+	git_commit *c = NULL;
+	const char *msg, *at;
+	bool ok;
+
+	if (git_commit_lookup(&c, repo, commit) < 0)
+		return false;
+	msg = git_commit_message(c);
+	at = msg ? strstr(msg, "\nsha256 ") : NULL;
+	ok = at && !strncmp(at + 8, hex, 64) && (at[72] == '\n' || at[72] == '\0');
+	git_commit_free(c);
+	return ok;
+}
+
 int il_repo_import_tarball(const char *tarball, const char *cache_dir, char **repo_path, git_oid *commit,
 			   struct il_err *err)
 {
@@ -148,7 +166,7 @@ int il_repo_import_tarball(const char *tarball, const char *cache_dir, char **re
 	git_signature *sig = NULL;
 	git_tree *tree = NULL;
 	git_oid tree_oid;
-	char hex[65];
+	char hex[65], why[PATH_MAX + 80];
 	struct stat st;
 	int r;
 
@@ -161,14 +179,21 @@ int il_repo_import_tarball(const char *tarball, const char *cache_dir, char **re
 	mkdir(cache_dir, 0755);
 	mkdir(dir.p, 0755);
 	il_buf_printf(&dir, "/%.16s", hex);
-	if (!git_repository_open_ext(&repo, dir.p, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
+	/*
+	 * cached: a tree root builds and boots, so only one that only root or this user could have
+	 * written and whose import commit names this tarball's checksum; else imported again
+	 */
+	if (il_trust_path(dir.p, why, sizeof(why)) == 0 &&
+	    !git_repository_open_ext(&repo, dir.p, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
 		git_reference *ref = NULL;
 
 		if (!git_reference_lookup(&ref, repo, "refs/idlelab/import")) {
 			git_oid_cpy(commit, git_reference_target(ref));
 			git_reference_free(ref);
-			r = head_at_import(repo, commit, dir.p, err);
-			goto done; /* cached */
+			if (import_of(repo, commit, hex)) {
+				r = head_at_import(repo, commit, dir.p, err);
+				goto done;
+			}
 		}
 		git_repository_free(repo);
 		repo = NULL;

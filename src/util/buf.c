@@ -37,6 +37,14 @@ void il_buf_reset(struct il_buf *b)
 		b->p[0] = '\0';
 }
 
+void il_buf_truncate(struct il_buf *b, size_t len)
+{
+	if (len < b->len) {
+		b->len = len;
+		b->p[len] = '\0';
+	}
+}
+
 static int buf_grow(struct il_buf *b, size_t need)
 {
 	size_t cap;

@@ -32,6 +32,8 @@ void il_buf_init(struct il_buf *b, size_t max);
 void il_buf_release(struct il_buf *b);
 /* Drop the contents but keep the allocation; clears the failure too. */
 void il_buf_reset(struct il_buf *b);
+/* Keep the first len bytes (no-op when it has fewer). */
+void il_buf_truncate(struct il_buf *b, size_t len);
 
 /*
  * Append n bytes. Past the cap the rest is dropped and b->truncated set; that

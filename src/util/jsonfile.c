@@ -2,11 +2,13 @@
 /* JSON files read safely. */
 #include "util/jsonfile.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/buf.h"
 #include "util/search.h"
+#include "util/trust.h"
 
 int il_json_load(const char *path, json_t **out, struct il_err *err)
 {
@@ -27,7 +29,7 @@ int il_json_load_named(const char *dir, const char *name, const char *kind, cons
 		       char **path, struct il_err *err)
 {
 	struct il_buf p = IL_BUF_INIT;
-	char *found = NULL;
+	char *found = NULL, why[PATH_MAX + 80];
 	int r;
 
 	*path = NULL;
@@ -40,6 +42,11 @@ int il_json_load_named(const char *dir, const char *name, const char *kind, cons
 		r = il_buf_printf(&p, "%s/%s.json", dir, name) ? IL_ENOMEM : IL_ENOTFOUND;
 	else if (!found)
 		r = il_buf_printf(&p, "%s.json' in '%s", name, dir) ? IL_ENOMEM : IL_ENOTFOUND;
+	else if (il_trust_path(found, why, sizeof(why)) == IL_EPERM)
+		/* a file another user could have written: root must not run or reach what it says */
+		r = il_err_set(err, IL_EPERM, "%s '%s': %s: refused (idlelab takes %ss only from files that root or "
+					      "this user alone could have written; idlelab paths -v lists what it refuses)",
+			       kind, name, why, noun);
 	else
 		r = il_json_load(found, out, err);
 	if (r == IL_ENOTFOUND)

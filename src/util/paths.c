@@ -8,7 +8,7 @@
 
 void il_paths_release(struct il_paths *p)
 {
-	IL_FREE_ALL(p->hosts_dir, p->workloads_dir, p->cache_dir, p->home, p->ssh_config, p->workload_bin);
+	IL_FREE_ALL(p->hosts_dir, p->workloads_dir, p->cache_dir, p->cache_refused, p->home, p->ssh_config, p->workload_bin);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -17,6 +17,7 @@ struct il_paths {
 	char *workloads_dir;  /* workload definitions, a search path: --workloads-dir, $IDLELAB_WORKLOADS, else
 			       * ./workloads, the user's, /etc/idlelab/workloads, PREFIX/share/idlelab/workloads */
 	char *cache_dir;      /* --cache, $IDLELAB_CACHE, $XDG_CACHE_HOME/idlelab, ~/.cache/idlelab */
+	char *cache_refused;  /* why root may not trust cache_dir (util/trust.h), or NULL: commands refuse to run */
 	char *home;           /* $HOME, for "~/" in host files; NULL: unset ("~/" stays as written) */
 	char *ssh_config;     /* $IDLELAB_SSH_CONFIG; NULL: libssh's default (~/.ssh/config) */
 	char *workload_bin;   /* $IDLELAB_WORKLOAD_BIN, else PREFIX/lib/idlelab/workloads when installed and not

@@ -24,7 +24,8 @@ int il_search_find(char **out, const char *search, const char *file);
 
 /*
  * The names of every DIR/NAME.SUFFIX file in search, NAME alone, sorted, each once
- * (the first directory's file is the one that counts). Appended to out.
+ * (the first directory's file is the one that counts; a name whose file root
+ * may not trust, util/trust.h, is left out). Appended to out.
  * IL_ENOTFOUND "cannot open directory 'D'" when no directory of search can
  * be opened (one that cannot be, among others that can, is left out); IL_ENOMEM.
  */

@@ -16,10 +16,11 @@ HOST=${3:-labvm}
 SRC=${IL_SRCDIR:-.}
 out=$(mktemp -d "${TMPDIR:-/tmp}/idlelab-order.XXXXXX")
 echo "lab_order: $RUNS runs of examples/governors.json in each order ($ORDERS) on $HOST; runs in $out"
-for order in $ORDERS; do
-	i=0
-	while [ $i -lt "$RUNS" ]; do
-		i=$((i + 1))
+# the orders alternate run by run, so that a slow change of the host falls on each alike
+i=0
+while [ $i -lt "$RUNS" ]; do
+	i=$((i + 1))
+	for order in $ORDERS; do
 		python3 - "$SRC/examples/governors.json" "$order" "$i" > "$out/plan-$order-$i.json" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))

@@ -83,7 +83,7 @@ expect "IDLELAB_WORKLOADS replaces the search path" 1 "no definition" \
 
 # a directory others may write is never searched (idlelab runs as root on shared machines)
 chmod 0777 "$U/hosts"
-expect "paths: a world-writable user directory is not searched, and says why" 0 "$U/hosts .*not searched: writable by everyone" \
+expect "paths: a world-writable user directory is not searched, and says why" 0 "$U/hosts .*not searched: $U/hosts: writable by others \\(mode 0777\\)" \
 	run "$IL" paths
 out=$(run "$IL" host list 2>&1)
 echo "$out" | grep -q '^board ' && echo "$out" | grep -q '^sysonly ' && ! echo "$out" | grep -q 'user-board' &&
@@ -92,7 +92,7 @@ echo "$out" | grep -q '^board ' && echo "$out" | grep -q '^sysonly ' && ! echo "
 chmod 0755 "$U/hosts"
 if [ "$(id -u)" = 0 ]; then
 	chown 65534 "$U/hosts"
-	expect "paths: a directory owned by another user is not searched" 0 "$U/hosts .*not searched: owned by uid 65534" run "$IL" paths
+	expect "paths: a directory owned by another user is not searched" 0 "$U/hosts .*not searched: $U/hosts: owned by uid 65534" run "$IL" paths
 	chown 0 "$U/hosts"
 else
 	skip "not root: a directory owned by another user"

@@ -7,6 +7,9 @@
 . "$(dirname "$0")/lib.sh"
 T=$E2E_TMP
 G=/sys/devices/system/cpu/cpuidle/current_governor
+# the kernel's own idle time over all CPUs (/proc/stat, USER_HZ jiffies): whether the machine was idle at all
+# (make check builds the labs' kernels in the background; at times no CPU is idle while a test looks)
+idle_jiffies() { awk '$1 == "cpu" { print $5 + $6; exit }' /proc/stat; }
 
 expect "snapshot of this machine" 0 'host local' "$IDLELAB" snapshot
 "$IDLELAB" snapshot --json -o "$T/s.json" && ok "snapshot --json of this machine" || bad "snapshot --json"
@@ -30,10 +33,13 @@ if [ "$nstates" -eq 0 ]; then
 	[ ! -e "$T/govs/journal.jsonl" ] || ! grep -q '"type":"sample"' "$T/govs/journal.jsonl" &&
 		ok "... and measures nothing" || bad "... and measures nothing" "$(head -c 600 "$T/govs/journal.jsonl")"
 else
+	j0=$(idle_jiffies)
 	if "$IDLELAB" idle-stat --json -o "$T/d.json" -- sleep 0.5; then
+		j1=$(idle_jiffies)
 		idles=$(sed -n '/"total"/,/}/s/.*"idles": \([0-9]*\).*/\1/p' "$T/d.json" | head -n 1)
 		interval=$(sed -n 's/.*"interval_s": \([0-9.]*\).*/\1/p' "$T/d.json" | head -n 1)
 		if [ "${idles:-0}" -gt 0 ]; then ok "idle-stat: CPUs entered idle states during sleep ($idles idles over ${interval}s)"
+		elif [ $((j1 - j0)) -lt 5 ]; then skip "idle-stat: no CPU was idle during the sleep (the kernel's idle time moved $((j1 - j0)) jiffies: another load kept every CPU busy)"
 		else bad "idle-stat: no idle entries during a 0.5 s sleep" "$(cat "$T/d.json")"; fi
 	else
 		bad "idle-stat -- sleep 0.5"
@@ -75,13 +81,14 @@ assert sorted(t["traced_cpus"]) == sorted(c["cpu"] for c in t["cpus"]), (t["trac
 assert not set(blind) & set(t["traced_cpus"]), t["traced_cpus"]
 # tests/world.sh's blind1 world hides CPU 1's cpu_idle events: where its counters moved, it is named
 w = os.environ.get("WORLD_BLIND_CPU")
-if w is not None and int(sys.argv[2]) and int(w) in t["traced_cpus"] + blind:
+moved = {c["cpu"]: c["idles"] + c["rejected"] for c in j.get("cpus", [])}
+if w is not None and int(sys.argv[2]) and moved.get(int(w), 0) > 0:
     assert int(w) in blind, ("world blind1: cpu %s not named" % w, t["blind_cpus"], t["check"])
 for b in t["blind_cpus"]:
     said = "tracing does not see CPU %d's idle entries (its counters moved %d, " % (b["cpu"], b["moved"])
     assert [c for c in t["caveats"] if c.startswith(said)], (said, t["caveats"])
     assert b["moved"] > 0 and 2 * b["traced"] < b["moved"], b
-if int(sys.argv[2]) and t["traced_cpus"]:
+if int(sys.argv[2]) and t["traced_cpus"] and j["total"]["idles"]:
     assert 0 < t["entries"] <= j["total"]["idles"] + j["total"]["rejected"], (t["entries"], j["total"])
 open(sys.argv[3], "w").write(" ".join(map(str, blind)))
 PY

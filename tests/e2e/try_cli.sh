@@ -145,6 +145,19 @@ expect "a --base the repository lacks: an error naming it and the repository" 1 
 	"$IDLELAB" try "$T/nobase.mbox" --repo "$FB_REPO" --base v9.9 --dry-run
 expect "without a trailer or --base: HEAD, said" 0 "^base: .*(the repository's HEAD)" \
 	"$IDLELAB" try "$T/nobase.mbox" --repo "$FB_REPO" --dry-run --workloads-dir "$FB_WL" --workload level
+# a cached thread that is not the thread it is filed as (a planted mbox: root would build and boot
+# it) is fetched again: the cache entry of the cover letter's id holds other messages, the server
+# the real thread
+mkdir -p "$T/www/all/$cover_id" "$T/cache/threads"
+gzip -c "$T/series.mbox" > "$T/www/all/$cover_id/t.mbox.gz"
+key=$(printf '%s' "$cover_id" | sha256sum | cut -c1-64)
+cp "$T/plain.mbox" "$T/cache/threads/$key.mbox"
+out=$("$IDLELAB" try "<$cover_id>" --server "http://127.0.0.1:$PORT" --repo "$FB_REPO" --host fb --workload level \
+	--workloads-dir "$FB_WL" --dry-run 2>&1); rc=$?
+[ $rc = 0 ] && printf '%s\n' "$out" | grep -q "would build: base .*patch-1 .*patch-2 .*base-aa" &&
+	cmp -s "$T/cache/threads/$key.mbox" "$T/series.mbox" &&
+	ok "a cached thread without the Message-ID it is filed as: fetched again, the planted mbox replaced" ||
+	bad "a cached thread without the Message-ID it is filed as: fetched again" "exit $rc: $out"
 first=$($G rev-list --max-parents=0 HEAD)
 expect "a patch that does not apply: an error naming it" 1 "patch 1/2 'cpuidle: teo: one' does not apply" \
 	"$IDLELAB" try "$T/nobase.mbox" --repo "$FB_REPO" --base "$first" --host fb --workload level --iterations 2 \

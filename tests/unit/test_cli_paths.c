@@ -65,7 +65,12 @@ static void test_cli_paths__writable_by_others_left_out(void **state)
 	unsetenv("IDLELAB_WORKLOADS");
 	assert_int_equal(il_cli_sources(&s, &n, IL_CLI_WORKLOADS, NULL), 0);
 	assert_false(s[1].used);
-	assert_string_equal(s[1].why, "writable by everyone");
+	{
+		char *want = il_strdup_printf("%s: writable by others (mode 0777)", h);
+
+		assert_string_equal(s[1].why, want);
+		free(want);
+	}
 	il_cli_sources_free(s, n);
 	assert_int_equal(il_cli_paths(&p, NULL, NULL, NULL, NULL), 0);
 	assert_null(strstr(p.workloads_dir, h));

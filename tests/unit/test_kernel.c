@@ -26,6 +26,7 @@
 #include "kernel/patchdiff.h"
 #include "kernel/repo.h"
 #include "kernel/series.h"
+#include "util/sha256.h"
 
 static const char *fx(const char *rel)
 {
@@ -635,7 +636,7 @@ static void test_fetch__public_inbox_layout(void **state)
 	pid_t pid;
 
 	(void)state;
-	snprintf(sub, sizeof(sub), "%s/www/all/cover.1@example.org", dir);
+	snprintf(sub, sizeof(sub), "%s/www/all/cover.1795986410.git.rafael@example.org", dir);
 	snprintf(p, sizeof(p), "mkdir -p %s %s/www/all/trunc@x %s/www/all/html@x", sub, dir, dir);
 	assert_int_equal(system(p), 0);
 	snprintf(p, sizeof(p), "%s/t.mbox.gz", sub);
@@ -659,14 +660,14 @@ static void test_fetch__public_inbox_layout(void **state)
 	snprintf(cache, sizeof(cache), "%s/cache", dir);
 	for (int i = 0; i < 50; i++) {
 		struct il_buf probe = IL_BUF_INIT;
-		int r = il_fetch_thread(url, "<cover.1@example.org>", cache, NULL, NULL, &probe, &err);
+		int r = il_fetch_thread(url, "<cover.1795986410.git.rafael@example.org>", cache, NULL, NULL, &probe, &err);
 
 		il_buf_release(&probe);
 		if (r != IL_ECONNECT)
 			break;
 		usleep(100000);
 	}
-	if (il_fetch_thread(url, "<cover.1@example.org>", cache, NULL, NULL, &mb, &err))
+	if (il_fetch_thread(url, "<cover.1795986410.git.rafael@example.org>", cache, NULL, NULL, &mb, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(mb.len, len);
 	assert_memory_equal(mb.p, mbox, len);
@@ -685,9 +686,26 @@ static void test_fetch__public_inbox_layout(void **state)
 	waitpid(pid, NULL, 0);
 	/* the server is gone: the cache still answers */
 	il_buf_reset(&mb);
-	assert_int_equal(il_fetch_thread(url, "cover.1@example.org", cache, NULL, NULL, &mb, &err), 0);
+	assert_int_equal(il_fetch_thread(url, "cover.1795986410.git.rafael@example.org", cache, NULL, NULL, &mb, &err), 0);
 	assert_int_equal(mb.len, len);
 	assert_int_equal(il_fetch_thread(url, "other@x", cache, NULL, NULL, &mb, &err), IL_ECONNECT);
+	/*
+	 * a cache entry that is not the thread it is filed as (a planted mbox, or another thread's)
+	 * is never used: fetched again, which fails here, the server being gone
+	 */
+	{
+		char key[65], path[800];
+		struct il_sha256 h;
+
+		assert_int_equal(il_sha256_init(&h), 0);
+		il_sha256_update(&h, "planted@x", 9);
+		il_sha256_final(&h, key);
+		snprintf(path, sizeof(path), "%s/threads/%s.mbox", cache, key);
+		tu_write(path, "", mbox);
+		il_buf_reset(&mb);
+		assert_int_equal(il_fetch_thread(url, "<planted@x>", cache, NULL, NULL, &mb, &err), IL_ECONNECT);
+		assert_int_equal(mb.len, 0);
+	}
 	il_buf_release(&mb);
 	free(mbox);
 	tu_rmtree(dir);
