@@ -576,37 +576,39 @@ static void assert_check(const json_t *j, bool ok, size_t nmm, size_t nnotes, co
  */
 static void test_trace__kernel_explains(void **state)
 {
-	struct sd s = { .ncpus = 2 };
-	json_t *j;
+	static const struct {
+		int state, n;             /* cpu0's trace: n periods of state */
+		uint64_t usage[3];        /* cpu0's counters: WFI, C1, C2 */
+		bool ok;
+		size_t nmm, nnotes;
+		const char *first;        /* the first note, else the first mismatch */
+	} cases[] = {
+		/* three C2 requested, one entered as C2 and two demoted to C1 */
+		{ 2, 3, { 0, 2, 1 }, true, 0, 1,
+		  "cpu0: 2 entries were counted in a shallower state than the one traced (the driver demoted them: "
+		  "drivers/acpi/processor_idle.c)" },
+		/* a deeper state counted than traced is no demotion */
+		{ 1, 3, { 0, 0, 3 }, false, 2, 0,
+		  "cpu0 C1: usage+rejected moved 0, the trace has 3 in the window and 3 with its edges" },
+		/* three state-0 entries traced, one counted: cpu_idle_poll()'s */
+		{ 0, 3, { 1, 0, 0 }, true, 0, 1,
+		  "cpu0 WFI: the trace has 2 more entries than the counters: cpu_idle_poll() traces state 0 outside "
+		  "cpuidle (kernel/sched/idle.c)" },
+		/* ... but entries traced beyond the counters in a deeper state disagree */
+		{ 2, 3, { 0, 0, 1 }, false, 1, 0,
+		  "cpu0 C2: usage+rejected moved 1, the trace has 3 in the window and 3 with its edges" },
+	};
 
 	(void)state;
-	/* three C2 requested, one entered as C2 and two demoted to C1 */
-	s.usage[0][2] = 1, s.usage[0][1] = 2;
-	j = periods_against(&s, 2, 3);
-	assert_check(j, true, 0, 1,
-		     "cpu0: 2 entries were counted in a shallower state than the one traced (the driver demoted them: "
-		     "drivers/acpi/processor_idle.c)");
-	json_decref(j);
-	/* a deeper state counted than traced is no demotion */
-	memset(&s, 0, sizeof(s));
-	s.ncpus = 2, s.usage[0][2] = 3;
-	j = periods_against(&s, 1, 3);
-	assert_check(j, false, 2, 0, "cpu0 C1: usage+rejected moved 0, the trace has 3 in the window and 3 with its edges");
-	json_decref(j);
-	/* three state-0 entries traced, one counted: cpu_idle_poll()'s */
-	memset(&s, 0, sizeof(s));
-	s.ncpus = 2, s.usage[0][0] = 1;
-	j = periods_against(&s, 0, 3);
-	assert_check(j, true, 0, 1,
-		     "cpu0 WFI: the trace has 2 more entries than the counters: cpu_idle_poll() traces state 0 outside "
-		     "cpuidle (kernel/sched/idle.c)");
-	json_decref(j);
-	/* ... but entries traced beyond the counters in a deeper state disagree */
-	memset(&s, 0, sizeof(s));
-	s.ncpus = 2, s.usage[0][2] = 1;
-	j = periods_against(&s, 2, 3);
-	assert_check(j, false, 1, 0, "cpu0 C2: usage+rejected moved 1, the trace has 3 in the window and 3 with its edges");
-	json_decref(j);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sd s = { .ncpus = 2 };
+		json_t *j;
+
+		memcpy(s.usage[0], cases[i].usage, sizeof(cases[i].usage));
+		j = periods_against(&s, cases[i].state, cases[i].n);
+		assert_check(j, cases[i].ok, cases[i].nmm, cases[i].nnotes, cases[i].first);
+		json_decref(j);
+	}
 }
 
 /*
