@@ -4,7 +4,7 @@
 # arm64 6.12 kernel with psci_idle and ladder/menu/teo, by idlelab's kernel
 # stage; cached after the first time), boots it, runs examples/governors.json
 # (ladder vs menu vs teo, menu twice for an A/A calibration, three wakeup
-# patterns, interleaved), prints the key-metric verdicts (tested-by) and writes
+# patterns, in balanced rounds), prints the key-metric verdicts (tested-by) and writes
 # every report format. The lab is stopped at the end, also on failure or Ctrl-C.
 # LAB=x86_64 (`make demo LAB=x86_64`) does the same on the x86_64 lab host:
 # acpi_idle with POLL + three halt states from idlelab's SSDT (docs/lab.md).

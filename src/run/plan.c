@@ -349,7 +349,7 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 	size_t i;
 	int r = 0;
 
-	*out = (struct il_plan){ .iterations = 5, .retries = 2, .timeout_s = 600, .order = IL_ORDER_INTERLEAVE,
+	*out = (struct il_plan){ .iterations = 5, .retries = 2, .timeout_s = 600, .order = IL_ORDER_BALANCED,
 				 .seed = 1, .quiesce_s = -1, .min_sample_s = -1 };
 	if ((r = il_jf_read_as(j, plan_fields, IL_JF_COUNT(plan_fields), out, label, NULL, "field", err)))
 		goto fail;

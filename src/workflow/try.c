@@ -16,6 +16,7 @@
 
 #include "kernel/fetch.h"
 #include "kernel/repo.h"
+#include "run/plan.h"
 #include "util/mailbox.h"
 
 void il_try_src_release(struct il_try_src *s)
@@ -281,7 +282,7 @@ int il_try_plan(const struct il_try_req *q, const struct il_series *s, const cha
 					json_pack("{s:i,s:i,s:i}", "min", IL_TRY_AUTO_MIN, "max", IL_TRY_AUTO_MAX, "step",
 						  IL_TRY_AUTO_MIN) :
 					json_integer(q->iterations ? q->iterations : 5)) ||
-	    json_object_set_new(p, "order", json_string("interleave")))
+	    json_object_set_new(p, "order", json_string(il_order_name(IL_ORDER_BALANCED))))
 		goto oom;
 	*out = p;
 	p = NULL;

@@ -113,7 +113,8 @@ static void test_plan__defaults_and_variants(void **state)
 	assert_int_equal(p.iterations, 5);
 	assert_int_equal(p.warmup, 0);
 	assert_int_equal(p.retries, 2);
-	assert_int_equal(p.order, IL_ORDER_INTERLEAVE);
+	/* balanced by default: the order effects measured on the arm64 lab (docs/plan.md "order") */
+	assert_int_equal(p.order, IL_ORDER_BALANCED);
 	assert_string_equal(p.reference, "menu");
 	assert_string_equal(p.cpus, "1-3");
 	assert_string_equal(p.gov[1].label, "teo-nodeep");
@@ -177,10 +178,14 @@ static void test_plan__matrix_order(void **state)
 	char *a, *b;
 
 	(void)state;
+	/* the default: balanced (a Williams square's rows; for three, 0 1 2 then 1 2 0) */
 	a = order_string("");
+	assert_string_equal(a, "A0 B0 C0 B1 C1 A1");
+	free(a);
+	a = order_string(",\"order\":\"interleave\"");
 	assert_string_equal(a, "A0 B0 C0 A1 B1 C1");
 	free(a);
-	a = order_string(",\"warmup\":1");
+	a = order_string(",\"warmup\":1,\"order\":\"interleave\"");
 	assert_string_equal(a, "A0w B0w C0w A0 B0 C0 A1 B1 C1");
 	free(a);
 	a = order_string(",\"order\":\"blocked\"");
@@ -201,7 +206,7 @@ static void test_plan__matrix_order(void **state)
 	}
 	free(a);
 	{
-		/* some seed among a few gives a different order than interleave */
+		/* some seed among a few gives a different order than interleave and balanced */
 		bool differs = false;
 
 		for (int seed = 1; seed < 6 && !differs; seed++) {
@@ -209,7 +214,7 @@ static void test_plan__matrix_order(void **state)
 
 			snprintf(extra, sizeof(extra), ",\"order\":\"random\",\"seed\":%d", seed);
 			a = order_string(extra);
-			differs = strcmp(a, "A0 B0 C0 A1 B1 C1") != 0;
+			differs = strcmp(a, "A0 B0 C0 A1 B1 C1") != 0 && strcmp(a, "A0 B0 C0 B1 C1 A1") != 0;
 			free(a);
 		}
 		assert_true(differs);
@@ -267,7 +272,7 @@ static char *stage_string(const char *iterations, int nkernels)
 
 	snprintf(text, sizeof(text),
 		 "{\"name\":\"x\",\"host\":\"local\",\"workloads\":[\"periodic\"],\"governors\":[\"A\",\"B\"],"
-		 "\"kernels\":[{\"name\":\"x\"}%s],\"iterations\":%s,\"warmup\":1}",
+		 "\"kernels\":[{\"name\":\"x\"}%s],\"iterations\":%s,\"warmup\":1,\"order\":\"interleave\"}",
 		 nkernels > 1 ? ",{\"name\":\"y\"}" : "", iterations);
 	return matrix_string(text, true);
 }
