@@ -9,6 +9,12 @@
 
 #include <stddef.h>
 
+/*
+ * A function whose result is the only word that memory ran out: the compiler and
+ * `make check-style` (tests/check-style.py) refuse a call that drops it.
+ */
+#define IL_MUST_CHECK
+
 /* X(name, value, sentence): the one list of error codes. */
 #define IL_ERRORS(X)                                                       \
 	X(IL_OK, 0, "success")                                             \

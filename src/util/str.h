@@ -50,10 +50,10 @@ struct il_strlist {
 };
 
 /* Split s on blanks into words (appending to list). */
-int il_strlist_split(struct il_strlist *list, const char *s);
-int il_strlist_push(struct il_strlist *list, const char *s);
+IL_MUST_CHECK int il_strlist_split(struct il_strlist *list, const char *s);
+IL_MUST_CHECK int il_strlist_push(struct il_strlist *list, const char *s);
 /* Split s at each sep into its non-empty parts (appending to list): "a,b,,c" -> a b c. */
-int il_strlist_split_on(struct il_strlist *list, const char *s, char sep);
+IL_MUST_CHECK int il_strlist_split_on(struct il_strlist *list, const char *s, char sep);
 bool il_strlist_has(const struct il_strlist *list, const char *s);
 /* Words joined by single spaces into b. */
 int il_strlist_join(const struct il_strlist *list, struct il_buf *b);
