@@ -98,7 +98,7 @@ FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_%_replay)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:
-.PHONY: all check check-fast check-fresh unit-bins FORCE bench deps install uninstall man completion deb clean fuzz demo help workloads e2e-kernel e2e-lava
+.PHONY: all check check-fast check-style check-fresh unit-bins FORCE bench deps install uninstall man completion deb clean fuzz demo help workloads e2e-kernel e2e-lava
 all: idlelab workloads
 
 # idlelab's own workloads (workloads/src), static so they run on any host of
@@ -118,7 +118,7 @@ build/workloads/$(ARCH)/%: workloads/src/%.c workloads/src/wl.h
 	$(Q)$(WL_CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static -o $@ $<
 
 help:
-	@echo "targets: all (default) check check-fast check-fresh bench deps demo fuzz man completion install uninstall deb clean"
+	@echo "targets: all (default) check check-fast check-style check-fresh bench deps demo fuzz man completion install uninstall deb clean"
 
 # the README's fresh-machine commands in a new minimal Debian 12 root (as root; what CI runs)
 check-fresh:
@@ -223,6 +223,13 @@ check: all
 		$(UNIT_BIN:%=unit:%) $(FUZZ_REPLAY:%=unit:%) \
 		$(UNIT_BIN:$(BUILD)/%=asan:build/asan/%) $(FUZZ_REPLAY:$(BUILD)/%=asan:build/asan/%) \
 		$(UNIT_BIN:%=valgrind:%) $(E2E_FAST) $(WORLD_NONE) $(E2E_KERNEL)
+
+# the code's habits that docs/internals.md writes down, enforced (tests/check-style.py: header
+# comments, pair and function sizes, exported names' prefixes, library code that never prints or
+# exits, no dropped allocation result, no include circle; exceptions in tests/style-allow, each
+# with its reason). make check and check-fast run it as tests/e2e/check_style.sh.
+check-style: all
+	python3 tests/check-style.py --objdir $(BUILD)
 
 # the edit loop: unit tests and the e2e scripts, no sanitizer passes, no kernel
 # builds, no lab (a few minutes); `make check` stays the complete run

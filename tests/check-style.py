@@ -189,7 +189,7 @@ def must_check_names(files):
             text = " ".join(strip_code(read(p)))
             for m in decl.finditer(text):
                 names.add(m.group(1))
-    names.discard("IL_MUST_CHECK")
+    names = {n for n in names if not n.startswith("__") and n != "IL_MUST_CHECK"}
     return names
 
 
@@ -204,6 +204,24 @@ def check_unchecked(path, code, names):
         if prev.endswith((",", "(", "=", "&&", "||", "|", "?", ":", "return")) or prev.endswith("+"):
             continue
         find(path, i + 1, "unchecked", "%s's result ignored: it is the only word that memory ran out" % m.group(1))
+
+
+NM_CACHE = {}
+
+
+def symbols(obj):
+    """(defined global names, undefined names) of an object: one nm per object per run."""
+    if obj not in NM_CACHE:
+        out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
+        defined, undefined = set(), set()
+        for ln in out.splitlines():
+            parts = ln.split()
+            if len(parts) == 2 and parts[0] == "U":
+                undefined.add(parts[1])
+            elif len(parts) == 3 and parts[1] in "TDBRCGSV":
+                defined.add(parts[2])
+        NM_CACHE[obj] = (defined, undefined)
+    return NM_CACHE[obj]
 
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
@@ -286,14 +304,9 @@ def check_includes(files, objdir):
         obj = os.path.join(objdir, p[:-2] + ".o")
         if not os.path.exists(obj):
             continue
-        nm = subprocess.run(["nm", obj], capture_output=True, text=True, check=True)
-        wants[p] = set()
-        for ln in nm.stdout.splitlines():
-            parts = ln.split()
-            if len(parts) == 2 and parts[0] == "U":
-                wants[p].add(parts[1])
-            elif len(parts) == 3 and parts[1] in "TDBRCGS":
-                defined[parts[2]] = p
+        got, wants[p] = symbols(obj)
+        for name in got:
+            defined[name] = p
     uses = {p: {defined[x] for x in w if x in defined and defined[x] != p} for p, w in wants.items()}
     for comp in circles(uses):
         find(comp[0], 1, "include", "files use each other (a circle): " + ", ".join(c[4:] for c in comp))
@@ -307,6 +320,8 @@ def prefixes(path, files):
     out = {"il_" + f, "il_%s_%s" % (d, f)}
     if f.startswith(d) and len(f) > len(d):
         out.add("il_%s_%s" % (d, f[len(d):]))
+    if d == "cli" and f.startswith("cmd_"):
+        out.add("il_cmd")  # a command file may hold a family of commands (compare, report, tested-by)
     for other in files:
         o = os.path.basename(other)[:-2]
         if os.path.dirname(other) == os.path.dirname(path) and o != f and f.startswith(o):
@@ -322,13 +337,10 @@ def check_prefixes(files, objdir, allow):
         if not os.path.exists(obj):
             find(p, 1, "prefix", "no object %s: build first (make), or name --objdir" % obj)
             continue
-        nm = subprocess.run(["nm", "-g", "--defined-only", obj], capture_output=True, text=True, check=True)
         pre = prefixes(p, files)
-        for ln in nm.stdout.splitlines():
-            parts = ln.split()
-            if len(parts) < 3 or parts[2] == "main":
+        for name in sorted(symbols(obj)[0]):
+            if name == "main":
                 continue
-            name = parts[2]
             if any(name == x or name.startswith(x + "_") for x in pre):
                 continue
             if allow.use("prefix", p, name):
