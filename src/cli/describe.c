@@ -76,8 +76,11 @@ int il_cli_describe_all(json_t **out, const struct il_cmd *cmds, struct il_err *
 		json_t *d;
 
 		if (!(r = il_cli_describe(&d, c, err))) {
-			json_object_set_new(d, "summary", json_string(c->summary));
-			json_object_set_new(all, c->name, d);
+			int bad = json_object_set_new(d, "summary", json_string(c->summary));
+
+			/* all takes d even when this fails */
+			if (json_object_set_new(all, c->name, d) || bad)
+				r = il_err_oom(err);
 		}
 	}
 	if (r)
