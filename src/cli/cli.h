@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The subcommand table and helpers shared by the subcommands: reporting an
- * il_err, writing output to stdout or a file.
+ * The subcommands (their table's row and entry points: the table is main.c's)
+ * and the helpers they share (cli/cli.c): reporting an il_err, a
+ * subcommand's start, writing output to stdout or a file.
  */
 #ifndef IL_CLI_CLI_H
 #define IL_CLI_CLI_H
@@ -22,9 +23,6 @@ struct il_cmd {
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 };
-
-/* All subcommands, NULL-name terminated. */
-extern const struct il_cmd il_commands[];
 
 int cmd_snapshot(int argc, char **argv);
 int cmd_export(int argc, char **argv);

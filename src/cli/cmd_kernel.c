@@ -179,13 +179,20 @@ int cmd_kernel(int argc, char **argv)
 			continue;
 		if (only) {
 			char *c = strdup(only);
+			int bad = !c;
 
-			for (char *t = c, *nx; t && *t; t = nx) {
+			for (char *t = c, *nx; !bad && t && *t; t = nx) {
 				if ((nx = strchr(t, ',')))
 					*nx++ = 0;
-				il_strlist_push(&want, t);
+				bad = il_strlist_push(&want, t);
 			}
 			free(c);
+			if (bad) {
+				/* not a variant left out of the build as if --only had not named it */
+				il_strlist_release(&want);
+				r = il_err_oom(&err);
+				break;
+			}
 			if (!il_strlist_has(&want, kv.v[i].name)) {
 				il_strlist_release(&want);
 				continue;
@@ -202,10 +209,13 @@ int cmd_kernel(int argc, char **argv)
 			printf("%-20s %s %s%s\n", kv.v[i].name, res.release ? res.release : "?", res.dir,
 			       res.cached ? " (cached)" : "");
 		}
-		json_array_append_new(results, json_pack("{s:s,s:b,s:b,s:f,s:o,s:o}", "name", kv.v[i].name, "ok", res.ok,
-							 "cached", res.cached, "seconds", res.seconds, "dir",
-							 res.dir ? json_string(res.dir) : json_null(), "release",
-							 res.release ? json_string(res.release) : json_null()));
+		/* the JSON output only: a result left out would read as a variant not built */
+		if (json && json_array_append_new(results, json_pack("{s:s,s:b,s:b,s:f,s:o,s:o}", "name", kv.v[i].name, "ok",
+								     res.ok, "cached", res.cached, "seconds", res.seconds,
+								     "dir", res.dir ? json_string(res.dir) : json_null(),
+								     "release", res.release ? json_string(res.release) :
+											      json_null())))
+			r = il_err_oom(&err);
 		il_kbuild_res_release(&res);
 	}
 	if (!r && json)

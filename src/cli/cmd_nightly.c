@@ -61,11 +61,12 @@ static int submit_night(const struct il_nightly_opts *no, const json_t *e, const
 
 /*
  * Deliver every alert still owed (this night's and earlier ones that did not
- * go out) to the destinations given here, each attempt journaled; true when
- * none failed. An alert owed to a destination not given this time stays owed.
+ * go out) to the destinations given here, each attempt journaled (and listed
+ * in done; *unlisted set when memory ran out there); true when none failed.
+ * An alert owed to a destination not given this time stays owed.
  */
 static bool deliver_owed(const struct il_nightly_opts *no, const struct il_nightly_result *res,
-			 const struct il_cli_dest *dest, json_t *done)
+			 const struct il_cli_dest *dest, json_t *done, bool *unlisted)
 {
 	const json_t *e;
 	size_t i;
@@ -121,8 +122,9 @@ static bool deliver_owed(const struct il_nightly_opts *no, const struct il_night
 			}
 			if (a.accepted && a.journaled) {
 				/* taken by the destination and recorded: what came after (the rest of an answer) is not a failure */
-				json_array_append_new(done, json_pack("{s:s,s:s,s:b}", "run", base, "destination",
-								      il_nightly_dest_name(d), "delivered", 1));
+				if (json_array_append_new(done, json_pack("{s:s,s:s,s:b}", "run", base, "destination",
+									  il_nightly_dest_name(d), "delivered", 1)))
+					*unlisted = true;
 			} else if (a.accepted) {
 				/* delivered, but the journal could not say so: it may go out once more tomorrow */
 				ok = false;
@@ -130,8 +132,10 @@ static bool deliver_owed(const struct il_nightly_opts *no, const struct il_night
 			} else {
 				ok = false;
 				il_cli_fail(&err);
-				json_array_append_new(done, json_pack("{s:s,s:s,s:b,s:s}", "run", base, "destination",
-								      il_nightly_dest_name(d), "delivered", 0, "error", err.msg));
+				if (json_array_append_new(done, json_pack("{s:s,s:s,s:b,s:s}", "run", base, "destination",
+									  il_nightly_dest_name(d), "delivered", 0, "error",
+									  err.msg)))
+					*unlisted = true;
 				if (il_nightly_delivery_done(&a.dv, err.msg, &a.jerr))
 					il_cli_fail(&a.jerr);
 			}
@@ -149,7 +153,7 @@ int cmd_nightly(int argc, char **argv)
 	struct il_cli_dirs dirs = { 0 };
 	struct il_cli_dest dest = { 0 };
 	const char *dir = "reports", *db = NULL, *host = NULL, *ofile = NULL, *bad;
-	bool force = false, rebaseline = false, json = false, quiet = false;
+	bool force = false, rebaseline = false, json = false, quiet = false, unlisted = false;
 	const struct il_opt opts[] = {
 		IL_OPT_STR(0, "dir", &dir, "DIR", "the runs directory: nightly.jsonl, the runs, history.sqlite (default ./reports)"),
 		IL_OPT_STR(0, "db", &db, "FILE", "the history index (default DIR/history.sqlite)"),
@@ -217,7 +221,7 @@ int cmd_nightly(int argc, char **argv)
 		rc = il_cli_fail(&(struct il_err){ IL_ENOMEM, "" });
 		goto out;
 	}
-	delivered = deliver_owed(&no, &res, &dest, done);
+	delivered = deliver_owed(&no, &res, &dest, done, &unlisted);
 	if (res.verdict == IL_NIGHTLY_REGRESSION && !res.repeat && !il_cli_dest_any(&dest) &&
 	    (r = il_alert_compose(res.alert, &subject, &body, NULL, &err))) {
 		rc = il_cli_fail(&err);
@@ -226,10 +230,13 @@ int cmd_nightly(int argc, char **argv)
 	if (json) {
 		json_t *j = il_report_nightly_json(&res);
 
-		if (j && res.alert && !res.repeat)
-			json_object_set_new(j, "alerted", json_boolean(delivered && il_cli_dest_any(&dest)));
-		if (j && json_array_size(done))
-			json_object_set(j, "deliveries", done);
+		/* a JSON short of a key or a delivery is not written: j NULL makes it IL_ENOMEM */
+		if (unlisted || (j && res.alert && !res.repeat &&
+				 json_object_set_new(j, "alerted", json_boolean(delivered && il_cli_dest_any(&dest)))) ||
+		    (j && json_array_size(done) && json_object_set(j, "deliveries", done))) {
+			json_decref(j);
+			j = NULL;
+		}
 		r = il_cli_output_json(ofile, j, &err); /* takes j */
 	} else {
 		il_report_nightly(&res, &text);

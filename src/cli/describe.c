@@ -67,17 +67,20 @@ int il_cli_describe(json_t **out, const struct il_cmd *c, struct il_err *err)
 	return st;
 }
 
-int il_cli_describe_all(json_t **out, struct il_err *err)
+int il_cli_describe_all(json_t **out, const struct il_cmd *cmds, struct il_err *err)
 {
 	json_t *all = json_object();
 	int r = all ? 0 : il_err_oom(err);
 
-	for (const struct il_cmd *c = il_commands; !r && c->name; c++) {
+	for (const struct il_cmd *c = cmds; !r && c->name; c++) {
 		json_t *d;
 
 		if (!(r = il_cli_describe(&d, c, err))) {
-			json_object_set_new(d, "summary", json_string(c->summary));
-			json_object_set_new(all, c->name, d);
+			int bad = json_object_set_new(d, "summary", json_string(c->summary));
+
+			/* all takes d even when this fails */
+			if (json_object_set_new(all, c->name, d) || bad)
+				r = il_err_oom(err);
 		}
 	}
 	if (r)
@@ -273,14 +276,14 @@ static int command_page(struct il_buf *b, const struct il_cmd *c, struct il_err 
 	return 0;
 }
 
-static void main_page(struct il_buf *b)
+static void main_page(struct il_buf *b, const struct il_cmd *cmds)
 {
 	header(b, "idlelab", "test and benchmark Linux cpuidle governors");
 	il_buf_adds(b, ".SH SYNOPSIS\n.nf\nidlelab \\fICOMMAND\\fR [\\fIOPTIONS\\fR]\nidlelab help \\fICOMMAND\\fR | "
 		       "\\-\\-help | \\-\\-version\n.fi\n");
 	description(b, man_text("idlelab"));
 	il_buf_adds(b, ".SH COMMANDS\n");
-	for (const struct il_cmd *c = il_commands; c->name; c++) {
+	for (const struct il_cmd *c = cmds; c->name; c++) {
 		il_buf_printf(b, ".TP\n\\fBidlelab\\-");
 		roffs(b, c->name);
 		il_buf_adds(b, "\\fR(1)\n");
@@ -288,21 +291,21 @@ static void main_page(struct il_buf *b)
 		il_buf_adds(b, "\n");
 	}
 	il_buf_adds(b, ".SH SEE ALSO\n");
-	for (const struct il_cmd *c = il_commands; c->name; c++) {
+	for (const struct il_cmd *c = cmds; c->name; c++) {
 		il_buf_adds(b, "\\fBidlelab\\-");
 		roffs(b, c->name);
 		il_buf_adds(b, c[1].name ? "\\fR(1),\n" : "\\fR(1)\n");
 	}
 }
 
-int il_cli_man(struct il_buf *out, const char *name, struct il_err *err)
+int il_cli_man(struct il_buf *out, const struct il_cmd *cmds, const char *name, struct il_err *err)
 {
 	int r;
 
 	if (!name)
-		main_page(out);
+		main_page(out, cmds);
 	else {
-		const struct il_cmd *c = il_commands;
+		const struct il_cmd *c = cmds;
 
 		while (c->name && strcmp(c->name, name))
 			c++;

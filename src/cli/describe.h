@@ -23,17 +23,21 @@
  */
 int il_cli_describe(json_t **out, const struct il_cmd *c, struct il_err *err);
 
-/* Every command's, as {"NAME": {"summary", "usage", "options"}, ...} in table order. */
-int il_cli_describe_all(json_t **out, struct il_err *err);
+/*
+ * Every command's of cmds (borrowed, NULL-name terminated: main.c's table), as
+ * {"NAME": {"summary", "usage", "options"}, ...} in table order.
+ */
+int il_cli_describe_all(json_t **out, const struct il_cmd *cmds, struct il_err *err);
 
 /*
- * The man page (roff) of command name, or of idlelab itself when name is
- * NULL, appended to out. IL_ENOTFOUND: no such command.
+ * The man page (roff) of command name of cmds (borrowed, as above), or of
+ * idlelab itself (listing cmds) when name is NULL, appended to out.
+ * IL_ENOTFOUND: no such command.
  */
-int il_cli_man(struct il_buf *out, const char *name, struct il_err *err);
+int il_cli_man(struct il_buf *out, const struct il_cmd *cmds, const char *name, struct il_err *err);
 
-/* The bash completion script (function _idlelab) appended to out (cli/complete.c). */
-int il_cli_completion(struct il_buf *out, struct il_err *err);
+/* The bash completion script (function _idlelab) of cmds (borrowed) appended to out (cli/complete.c). */
+int il_cli_completion(struct il_buf *out, const struct il_cmd *cmds, struct il_err *err);
 
 /* The sub-actions of a command from its usage lines ("idlelab host list|show NAME": list show) into out. */
 int il_cli_actions(struct il_strlist *out, const char *name, const json_t *usage);

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "util/buf.h"
 #include "util/str.h"
 
 void il_opt_usage(FILE *f, const struct il_opt *opts, const char *const *usage)
@@ -31,31 +32,50 @@ void il_opt_usage(FILE *f, const struct il_opt *opts, const char *const *usage)
 	}
 }
 
-void il_opt_dump(FILE *f, const struct il_opt *opts, const char *const *usage)
+/* json_dump_callback into an il_buf: its failure stays (jansson goes on past a key it could not write) */
+static int dump_to_buf(const char *s, size_t n, void *b)
+{
+	return il_buf_add(b, s, n) ? -1 : 0;
+}
+
+int il_opt_dump(FILE *f, const struct il_opt *opts, const char *const *usage)
 {
 	static const char *const kinds[IL_OPT_NKINDS] = {
 		[IL_OPT_FLAG] = "flag", [IL_OPT_STRING] = "string", [IL_OPT_INT] = "int",
 		[IL_OPT_DOUBLE] = "number", [IL_OPT_PERCENT] = "percent",
 	};
 	json_t *j = json_object(), *u = json_array(), *o = json_array();
-	char *s;
+	struct il_buf b = IL_BUF_INIT;
+	int bad = 0;
 
+	/* each append_new or set_new takes its value even when it fails (a NULL container too) */
 	for (size_t i = 0; usage && usage[i]; i++)
-		json_array_append_new(u, json_string(usage[i]));
-	for (const struct il_opt *p = opts; p && p->kind != IL_OPT_END; p++) {
+		bad |= json_array_append_new(u, json_string(usage[i]));
+	/* not json_pack's "s*": it leaves a key out when its string cannot be made, as when it is NULL */
+	for (const struct il_opt *p = opts; !bad && p && p->kind != IL_OPT_END; p++) {
 		char sh[2] = { p->shortname, 0 };
+		json_t *e = json_object();
 
-		json_array_append_new(o, json_pack("{s:s, s:s, s:s*, s:s*, s:s, s:s*}", "long", p->longname, "kind",
-						   kinds[p->kind], "short", p->shortname ? sh : NULL, "arg", p->argh,
-						   "help", p->help, "actions", p->actions));
+		bad |= json_object_set_new(e, "long", json_string(p->longname));
+		bad |= json_object_set_new(e, "kind", json_string(kinds[p->kind]));
+		if (p->shortname)
+			bad |= json_object_set_new(e, "short", json_string(sh));
+		if (p->argh)
+			bad |= json_object_set_new(e, "arg", json_string(p->argh));
+		bad |= json_object_set_new(e, "help", json_string(p->help));
+		if (p->actions)
+			bad |= json_object_set_new(e, "actions", json_string(p->actions));
+		bad |= json_array_append_new(o, e);
 	}
-	json_object_set_new(j, "usage", u);
-	json_object_set_new(j, "options", o);
-	if ((s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER))) {
-		fprintf(f, "%s\n", s);
-		free(s);
-	}
+	bad |= json_object_set_new(j, "usage", u);
+	bad |= json_object_set_new(j, "options", o);
+	if (!bad)
+		bad = json_dump_callback(j, dump_to_buf, &b, JSON_COMPACT | JSON_PRESERVE_ORDER) || il_buf_adds(&b, "\n");
+	if (!bad)
+		fwrite(b.p, 1, b.len, f);
+	il_buf_release(&b);
 	json_decref(j);
+	return bad ? IL_ENOMEM : 0;
 }
 
 int il_opt_error(const struct il_opt *opts, const char *const *usage, const char *fmt, ...)
@@ -152,7 +172,10 @@ int il_opt_parse(int argc, char **argv, const struct il_opt *opts, const char *c
 		}
 		/* hidden: the table itself, for the man pages and the completion made from it (cli/describe.c) */
 		if (!strcmp(a, "--dump-options")) {
-			il_opt_dump(stdout, opts, usage);
+			if (il_opt_dump(stdout, opts, usage)) {
+				fprintf(stderr, "error: %s\n", il_strerror(IL_ENOMEM));
+				return IL_OPT_ERROR;
+			}
 			return IL_OPT_HELP;
 		}
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {

@@ -62,8 +62,9 @@ void il_opt_usage(FILE *f, const struct il_opt *opts, const char *const *usage);
  * Print usage and opts as one line of JSON: {"usage": [LINE...], "options":
  * [{"long", "kind": "flag"|"string"|"int"|"number"|"percent", "short"?, "arg"?, "help", "actions"?}...]}.
  * il_opt_parse does it for the hidden option --dump-options (IL_OPT_HELP).
+ * IL_ENOMEM (nothing printed) when memory ran out, else 0.
  */
-void il_opt_dump(FILE *f, const struct il_opt *opts, const char *const *usage);
+int il_opt_dump(FILE *f, const struct il_opt *opts, const char *const *usage);
 
 /* Print "error: MSG" and the usage to stderr; returns IL_OPT_ERROR (2). */
 int il_opt_error(const struct il_opt *opts, const char *const *usage, const char *fmt, ...)

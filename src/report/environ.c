@@ -64,6 +64,8 @@ static void boot_options(const json_t *fp, bool full, struct il_buf *out, struct
 	}
 	/* today's list of idle options, also over an older journal's command line */
 	idle = il_probe_cmdline_idle(cmdline ? cmdline : "");
+	if (!idle)
+		t->nomem = true; /* not "none": memory ran out, the lines fail */
 	il_buf_adds(t, "Idle boot options:");
 	json_object_foreach(idle, key, v)
 		il_buf_printf(t, " %s%s%s", key, *json_string_value(v) ? "=" : "", json_string_value(v));
@@ -151,6 +153,10 @@ static void pm_qos(const json_t *fp, struct il_buf *t)
 	size_t i;
 
 	il_buf_adds(t, "PM QoS: ");
+	if (!groups) {
+		t->nomem = true;
+		return;
+	}
 	if (!h) {
 		il_buf_adds(t, "/dev/cpu_dma_latency holders not recorded");
 	} else if (!json_array_size(json_object_get(h, "processes"))) {
@@ -168,20 +174,26 @@ static void pm_qos(const json_t *fp, struct il_buf *t)
 		json_decref(groups);
 		return;
 	}
-	/* CPUs grouped by their limit */
+	/* CPUs grouped by their limit; memory running out there fails t (a CPU left out would read as no limit) */
 	json_object_foreach((json_t *)res, cpu, v) {
 		const char *s = json_string_value(v);
+		int bad;
 
 		if (!s || !strcmp(s, "0"))
 			continue;
 		if (!json_object_get(groups, s))
-			json_object_set_new(groups, s, json_string(cpu));
+			bad = json_object_set_new(groups, s, json_string(cpu));
 		else {
 			struct il_buf b = IL_BUF_INIT;
 
 			il_buf_printf(&b, "%s,%s", json_string_value(json_object_get(groups, s)), cpu);
-			json_object_set_new(groups, s, json_string(il_buf_str(&b)));
+			bad = il_buf_carry(t, &b) || json_object_set_new(groups, s, json_string(il_buf_str(&b)));
 			il_buf_release(&b);
+		}
+		if (bad) {
+			t->nomem = true;
+			json_decref(groups);
+			return;
 		}
 	}
 	if (!json_object_size(groups))

@@ -146,8 +146,9 @@ static int read_boots(struct run *u, struct il_err *err)
 			continue;
 		rec = json_loadb(s, n, 0, NULL);
 		if (json_is_string(json_object_get(rec, "kernel")) && json_is_string(json_object_get(rec, "release")) &&
-		    json_is_true(json_object_get(rec, "ok")))
-			json_object_set(u->boots, str(rec, "kernel"), json_object_get(rec, "release"));
+		    json_is_true(json_object_get(rec, "ok")) &&
+		    json_object_set(u->boots, str(rec, "kernel"), json_object_get(rec, "release")))
+			r = il_err_oom(err);
 		json_decref(rec);
 	}
 	il_buf_release(&b);
@@ -288,10 +289,13 @@ static json_t *environment(const struct run *u)
 	if (bad)
 		return json_decref(env), json_decref(misc), json_decref(states), NULL;
 	ci = json_object_get(fp, "cpuidle");
+	/* "name" by "s" when there is one: "s*" would also leave it out when its string cannot be made */
 	json_array_foreach(json_object_get(json_array_get(json_object_get(ci, "state_tables"), 0), "states"), i, e)
-		bad |= json_array_append_new(states, json_pack("{s:s*,s:O*,s:O*}", "name", str(e, "name"), "latency_us",
-							       json_object_get(e, "latency_us"), "residency_us",
-							       json_object_get(e, "residency_us")));
+		bad |= json_array_append_new(states, str(e, "name") ?
+			json_pack("{s:s,s:O*,s:O*}", "name", str(e, "name"), "latency_us", json_object_get(e, "latency_us"),
+				  "residency_us", json_object_get(e, "residency_us")) :
+			json_pack("{s:O*,s:O*}", "latency_us", json_object_get(e, "latency_us"), "residency_us",
+				  json_object_get(e, "residency_us")));
 	il_buf_printf(&c, "host %s (%s), cpuidle driver %s", host ? host : "?",
 		      kind && !strcmp(kind, "lab") ? "idlelab's QEMU lab VM: every idle state is WFI or halt underneath" :
 		      kind ? kind : "kind not recorded", str(ci, "driver") ? str(ci, "driver") : "none");

@@ -85,18 +85,23 @@ json_t *il_report_nightly_json(const struct il_nightly_result *r)
 	json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s?,s:s?,s:O}", "schema", "idlelab-nightly/1", "verdict",
 			      il_nightly_verdict_name(r->verdict), "plan", r->plan, "host", r->host, "branch", r->branch,
 			      "commit", r->tip, "subject", r->subject, "run", r->run, "compared", r->compared);
+	int bad = !j;
 
-	if (j && r->base_run)
-		json_object_set_new(j, "baseline", json_pack("{s:s,s:s}", "run", r->base_run, "commit", r->base_commit));
-	if (j && r->reason)
-		json_object_set_new(j, "reason", json_string(r->reason));
-	if (j && r->drift_note)
-		json_object_set_new(j, "drift_note", json_string(r->drift_note));
-	if (j && r->verdict == IL_NIGHTLY_FAILED)
-		json_object_set_new(j, "build_failed", json_boolean(r->build_failed));
-	if (j && r->alert) {
-		json_object_set(j, "alert", r->alert);
-		json_object_set_new(j, "repeat", json_boolean(r->repeat));
+	if (!bad && r->base_run)
+		bad |= json_object_set_new(j, "baseline", json_pack("{s:s,s:s}", "run", r->base_run, "commit", r->base_commit));
+	if (!bad && r->reason)
+		bad |= json_object_set_new(j, "reason", json_string(r->reason));
+	if (!bad && r->drift_note)
+		bad |= json_object_set_new(j, "drift_note", json_string(r->drift_note));
+	if (!bad && r->verdict == IL_NIGHTLY_FAILED)
+		bad |= json_object_set_new(j, "build_failed", json_boolean(r->build_failed));
+	if (!bad && r->alert) {
+		bad |= json_object_set(j, "alert", r->alert);
+		bad |= json_object_set_new(j, "repeat", json_boolean(r->repeat));
+	}
+	if (bad) {
+		json_decref(j);
+		return NULL;
 	}
 	return j;
 }

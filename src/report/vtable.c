@@ -271,40 +271,52 @@ int il_vout_csv(const struct il_vout *o, struct il_buf *b)
 	return il_buf_error(b);
 }
 
+/* Table t as {"name", "title", "columns": [{name, kind}], "rows": [[...]]}, or NULL when memory ran out. */
+static json_t *vtab_json(const struct il_vtab *t)
+{
+	json_t *cols = json_array(), *rows = json_array();
+	int bad = !cols || !rows;
+
+	for (size_t c = 0; !bad && c < t->ncol; c++)
+		bad |= json_array_append_new(cols, json_pack("{s:s,s:s}", "name", t->col[c], "kind",
+							     t->kind[c] == IL_VK_TEXT ? "text" : "number"));
+	for (size_t r = 0; !bad && r < t->nrow; r++) {
+		json_t *row = json_array();
+
+		/* append_new takes its value even when it fails (a NULL row too) */
+		for (size_t c = 0; c < t->ncol; c++) {
+			const struct il_vcell *x = &t->cell[r * t->ncol + c];
+
+			if (t->kind[c] == IL_VK_TEXT)
+				bad |= json_array_append_new(row, x->s ? json_string(x->s) : json_null());
+			else
+				bad |= json_array_append_new(row, isfinite(x->v) ? json_real(x->v) : json_null());
+		}
+		bad |= json_array_append_new(rows, row);
+	}
+	if (bad) {
+		json_decref(cols), json_decref(rows);
+		return NULL;
+	}
+	/* json_pack takes cols and rows (its "o"s) even when it fails */
+	return json_pack("{s:s,s:s,s:o,s:o}", "name", t->name, "title", t->title, "columns", cols, "rows", rows);
+}
+
 json_t *il_vout_json(const struct il_vout *o)
 {
 	json_t *j = json_object(), *tabs = json_array(), *notes = json_array();
+	int bad = 0;
 
-	if (!j || !tabs || !notes) {
-		json_decref(j), json_decref(tabs), json_decref(notes);
+	/* each append_new or set_new takes its value even when it fails (a NULL container too) */
+	for (size_t i = 0; !bad && i < o->ntab; i++)
+		bad |= json_array_append_new(tabs, vtab_json(o->tab[i]));
+	for (size_t i = 0; !bad && i < o->notes.n; i++)
+		bad |= json_array_append_new(notes, json_string(o->notes.v[i]));
+	bad |= json_object_set_new(j, "tables", tabs);
+	bad |= json_object_set_new(j, "notes", notes);
+	if (bad) {
+		json_decref(j);
 		return NULL;
 	}
-	for (size_t i = 0; i < o->ntab; i++) {
-		const struct il_vtab *t = o->tab[i];
-		json_t *cols = json_array(), *rows = json_array();
-
-		for (size_t c = 0; c < t->ncol; c++)
-			json_array_append_new(cols, json_pack("{s:s,s:s}", "name", t->col[c], "kind",
-							      t->kind[c] == IL_VK_TEXT ? "text" : "number"));
-		for (size_t r = 0; r < t->nrow; r++) {
-			json_t *row = json_array();
-
-			for (size_t c = 0; c < t->ncol; c++) {
-				const struct il_vcell *x = &t->cell[r * t->ncol + c];
-
-				if (t->kind[c] == IL_VK_TEXT)
-					json_array_append_new(row, x->s ? json_string(x->s) : json_null());
-				else
-					json_array_append_new(row, isfinite(x->v) ? json_real(x->v) : json_null());
-			}
-			json_array_append_new(rows, row);
-		}
-		json_array_append_new(tabs, json_pack("{s:s,s:s,s:o,s:o}", "name", t->name, "title", t->title, "columns",
-						      cols, "rows", rows));
-	}
-	for (size_t i = 0; i < o->notes.n; i++)
-		json_array_append_new(notes, json_string(o->notes.v[i]));
-	json_object_set_new(j, "tables", tabs);
-	json_object_set_new(j, "notes", notes);
 	return j;
 }

@@ -10,8 +10,8 @@
  * Each element stays one argument, so a value can never become shell syntax
  * or a second argument. A metric may be a pattern, one per value of an
  * integer parameter ("lat_max_t{n}_us", "count": "threads"), which a plan
- * binds to its params. Validation goes through util/jfields: "LABEL: PATH:
- * expected WHAT".
+ * binds to its params. Reading one from its JSON is workload/defjson.h's;
+ * this header has the definition and what is done with it.
  */
 #ifndef IL_WORKLOAD_DEF_H
 #define IL_WORKLOAD_DEF_H
@@ -73,15 +73,19 @@ bool il_workload_key_default(const char *metric, long idx);
  */
 const char *il_workloads_dir(const char *dir);
 
-/* Load workloads/<name>.json. Errors name the file and the JSON path. */
-int il_workload_load(struct il_workload *out, const char *dir, const char *name, struct il_err *err);
-int il_workload_from_json(struct il_workload *out, const json_t *j, const char *name, const char *label,
-			  struct il_err *err);
-/* Definition names in dir, sorted. */
-int il_workload_list(struct il_strlist *out, const char *dir, struct il_err *err);
+/* What w holds (a definition from workload/defjson.h), and w zeroed. */
 void il_workload_release(struct il_workload *w);
 
+/* w's metric or parameter of that name (borrowed from w), or NULL. */
 const struct il_wl_metric *il_workload_metric(const struct il_workload *w, const char *name);
+const struct il_wl_param *il_def_param(const struct il_workload *w, const char *name);
+
+/*
+ * Check value v against parameter p: its type, range or choices; where names
+ * v in errors (IL_EPARSE). Both a definition's defaults (workload/defjson.c)
+ * and a plan's values go through it.
+ */
+int il_def_value_check(const struct il_wl_param *p, const json_t *v, const char *where, struct il_err *err);
 
 /*
  * Check overrides (an object, or NULL) against the parameters and fill in

@@ -522,16 +522,22 @@ int il_workload_parse(const struct il_workload *w, const char *text, size_t len,
 
 			v = NULL;
 			json_object_foreach(all, key, x)
-				if (il_workload_metric_matches(&w->metrics[i], key))
-					json_object_set(res, key, v = x);
+				if (il_workload_metric_matches(&w->metrics[i], key) && json_object_set(res, key, v = x)) {
+					r = il_err_oom(err);
+					break;
+				}
+			if (r)
+				break;
 		}
 		if (!v) {
 			r = il_err_set(err, IL_EPARSE, "%s: no value for metric '%s' in %s output (parser %s)", label,
 				       w->metrics[i].name, w->name, w->parser);
 			break;
 		}
-		if (!w->metrics[i].count)
-			json_object_set(res, w->metrics[i].name, v);
+		if (!w->metrics[i].count && json_object_set(res, w->metrics[i].name, v)) {
+			r = il_err_oom(err);
+			break;
+		}
 	}
 	json_decref(all);
 	if (r) {

@@ -2,7 +2,7 @@
 /* libFuzzer target: a workload definition, then its default parameters, argv and bound metrics. */
 #include "fuzz.h"
 #include "util/str.h"
-#include "workload/def.h"
+#include "workload/defjson.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!j)
 		return 0;
-	r = il_workload_from_json(&w, j, "fuzz", "workloads/fuzz.json", &err);
+	r = il_def_from_json(&w, j, "fuzz", "workloads/fuzz.json", &err);
 	fuzz_check(r);
 	if (!r) {
 		if (!il_workload_params(&w, NULL, "fuzz", &params, &err)) {

@@ -152,12 +152,56 @@ static void test_cli_opt__dump(void **state)
 	free(buf);
 }
 
+/* the table as JSON whole or (jansson out of memory) IL_ENOMEM and nothing printed, never a key short */
+static void test_cli_opt__dump_out_of_memory(void **state)
+{
+	const char *table = NULL;
+	bool json = false;
+	const struct il_opt opts[] = {
+		IL_OPT_STR_FOR("up", 0, "table", &table, "TABLE", "up: idle table"),
+		IL_OPT_BOOL('j', "json", &json, "JSON output"),
+		IL_OPT_END_,
+	};
+	char *whole = NULL;
+	size_t wlen = 0;
+	FILE *m = open_memstream(&whole, &wlen);
+	long n = 0;
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(il_opt_dump(m, opts, usage), 0);
+	fclose(m);
+	assert_non_null(strstr(whole, "\"long\":\"table\""));
+	assert_non_null(strstr(whole, "\"short\":\"j\""));
+	for (bool hit = true; hit; n++) {
+		char *buf = NULL;
+		size_t len = 0;
+		int r;
+
+		assert_non_null(m = open_memstream(&buf, &len));
+		tu_json_oom(n);
+		r = il_opt_dump(m, opts, usage);
+		hit = tu_json_oom_end();
+		fclose(m);
+		if (r) {
+			assert_int_equal(r, IL_ENOMEM);
+			assert_true(hit);
+			assert_int_equal(len, 0);
+		} else
+			assert_string_equal(buf, whole);
+		free(buf);
+	}
+	assert_true(n > 10);
+	free(whole);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cli_opt__actions),
 		cmocka_unit_test(test_cli_opt__numbers_to_the_end),
 		cmocka_unit_test(test_cli_opt__dump),
+		cmocka_unit_test(test_cli_opt__dump_out_of_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

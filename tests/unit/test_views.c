@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "report/views.h"
+#include "report/vtable.h"
 #include "stats/compare.h"
 #include "stats/dataset.h"
 
@@ -466,10 +467,63 @@ static void test_dataset__trace_metrics(void **state)
 	unload(&r);
 }
 
+/* a view's JSON body (report/vtable.c) whole or (jansson out of memory) not at all, never a cell short */
+static void test_views__vout_json_out_of_memory(void **state)
+{
+	struct il_vout o = { 0 };
+	struct il_vtab *t;
+	char *whole;
+	json_t *j;
+	long n = 0;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		t = il_vout_table(&o, k ? "second" : "first", "a table");
+		il_vtab_col(&o, t, "name", IL_VK_TEXT);
+		il_vtab_col(&o, t, "value", IL_VK_NUM);
+		for (int r = 0; r < 3; r++) {
+			il_vtab_row(&o, t);
+			il_vtab_s(&o, t, r == 1 ? NULL : "row");
+			il_vtab_n(&o, t, r == 2 ? NAN : r * 1.5);
+		}
+	}
+	il_vout_note(&o, "a note %d", 1);
+	assert_int_equal(il_vout_error(&o), 0);
+	assert_non_null(j = il_vout_json(&o));
+	assert_int_equal(json_array_size(json_object_get(j, "tables")), 2);
+	whole = json_dumps(j, JSON_PRESERVE_ORDER);
+	assert_string_equal(whole, "{\"tables\": [{\"name\": \"first\", \"title\": \"a table\", \"columns\": "
+				   "[{\"name\": \"name\", \"kind\": \"text\"}, {\"name\": \"value\", \"kind\": \"number\"}], "
+				   "\"rows\": [[\"row\", 0.0], [null, 1.5], [\"row\", null]]}, {\"name\": \"second\", "
+				   "\"title\": \"a table\", \"columns\": [{\"name\": \"name\", \"kind\": \"text\"}, "
+				   "{\"name\": \"value\", \"kind\": \"number\"}], \"rows\": [[\"row\", 0.0], [null, 1.5], "
+				   "[\"row\", null]]}], \"notes\": [\"a note 1\"]}");
+	json_decref(j);
+	for (bool hit = true; hit; n++) {
+		char *s;
+
+		tu_json_oom(n);
+		j = il_vout_json(&o);
+		hit = tu_json_oom_end();
+		if (!j) {
+			assert_true(hit);
+			continue;
+		}
+		s = json_dumps(j, JSON_PRESERVE_ORDER);
+		assert_string_equal(s, whole);
+		free(s);
+		json_decref(j);
+	}
+	assert_true(n > 20);
+	free(whole);
+	il_vout_release(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_views__golden_files),
+		cmocka_unit_test(test_views__vout_json_out_of_memory),
 		cmocka_unit_test(test_views__rows_by_hand),
 		cmocka_unit_test(test_views__names_and_formats),
 		cmocka_unit_test(test_dataset__idle_json_v2_metrics),

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Workload definitions, argv templating and every score parser on captured outputs. */
+/* Workload definitions in use (workload/def.c: parameters, argv templating, JSON) and every score parser on captured outputs. */
 #include "testutil.h"
 
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload/def.h"
+#include "workload/defjson.h"
 #include "workload/parse.h"
 
 static const char *wl_dir(void)
@@ -37,7 +37,7 @@ static double parse_metric(const char *wl, const char *fixture, const char *metr
 	json_t *m = NULL;
 	double v;
 
-	assert_int_equal(il_workload_load(&w, wl_dir(), wl, &err), 0);
+	assert_int_equal(il_def_load(&w, wl_dir(), wl, &err), 0);
 	if (il_workload_parse(&w, text, len, fixture, &m, &err))
 		fail_msg("%s: %s", fixture, err.msg);
 	assert_true(json_is_number(json_object_get(m, metric)));
@@ -133,24 +133,24 @@ static void test_parsers__bad_output(void **state)
 	json_t *m = NULL;
 
 	(void)state;
-	assert_int_equal(il_workload_load(&w, wl_dir(), "hackbench", &err), 0);
+	assert_int_equal(il_def_load(&w, wl_dir(), "hackbench", &err), 0);
 	/* the metric is missing: an error naming it, never a 0 */
 	assert_int_equal(il_workload_parse(&w, "Running in process mode\n", 24, "run.out", &m, &err), IL_EPARSE);
 	assert_non_null(strstr(err.msg, "time_s"));
 	assert_null(m);
 	il_workload_release(&w);
-	assert_int_equal(il_workload_load(&w, wl_dir(), "fio", &err), 0);
+	assert_int_equal(il_def_load(&w, wl_dir(), "fio", &err), 0);
 	assert_int_equal(il_workload_parse(&w, "{\"jobs\": []}", 12, "fio.out", &m, &err), IL_EPARSE);
 	assert_non_null(strstr(err.msg, "group_reporting"));
 	assert_int_equal(il_workload_parse(&w, "not json", 8, "fio.out", &m, &err), IL_EPARSE);
 	il_workload_release(&w);
-	assert_int_equal(il_workload_load(&w, wl_dir(), "periodic", &err), 0);
+	assert_int_equal(il_def_load(&w, wl_dir(), "periodic", &err), 0);
 	assert_int_equal(il_workload_parse(&w, "wakeup_lat_avg_us: nan\n", 23, "p.out", &m, &err), IL_EPARSE);
 	assert_int_equal(il_workload_parse(&w, "garbage line\n", 13, "p.out", &m, &err), IL_EPARSE);
 	assert_non_null(strstr(err.msg, "p.out:1"));
 	il_workload_release(&w);
 	/* a stressor that did not run (no report) is named, not a sample of zeros */
-	assert_int_equal(il_workload_load(&w, wl_dir(), "stress-ng-cyclic", &err), 0);
+	assert_int_equal(il_def_load(&w, wl_dir(), "stress-ng-cyclic", &err), 0);
 	{
 		const char *out = "stress-ng: error: [1] cyclic: sched_setattr failed\n";
 
@@ -161,30 +161,52 @@ static void test_parsers__bad_output(void **state)
 	assert_int_equal(il_parse_output("no-such", "", 0, "x", &m, &err), IL_ENOTFOUND);
 }
 
-static void test_defs__all_shipped_load(void **state)
+/* a workload's metrics from its output: all of them, or (jansson out of memory) an error, never a part */
+static void test_parsers__out_of_memory(void **state)
 {
-	struct il_strlist names = { 0 };
-	struct il_err err = { 0 };
+	/* periodic and cyclictest have pattern metrics ("{n}"), not bound here: every value each names */
+	static const struct {
+		const char *wl, *fixture;
+	} cases[] = { { "periodic", "periodic.txt" }, { "cyclictest", "cyclictest-ns.txt" }, { "hackbench", "hackbench.txt" } };
 
 	(void)state;
-	assert_int_equal(il_workload_list(&names, wl_dir(), &err), 0);
-	assert_true(names.n >= 11);
-	for (size_t i = 0; i < names.n; i++) {
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *fixture = cases[i].fixture;
 		struct il_workload w;
-		json_t *params = NULL;
-		struct il_strlist argv = { 0 };
+		struct il_err err = { 0 };
+		char *text, *whole;
+		size_t len;
+		json_t *m;
+		long n = 0;
 
-		if (il_workload_load(&w, wl_dir(), names.v[i], &err))
-			fail_msg("%s: %s", names.v[i], err.msg);
-		assert_true(il_parser_exists(w.parser));
-		assert_int_equal(il_workload_params(&w, NULL, "params", &params, &err), 0);
-		assert_int_equal(il_workload_argv(&w, params, &argv, &err), 0);
-		assert_true(argv.n >= 1);
-		json_decref(params);
-		il_strlist_release(&argv);
+		text = tu_read(out_fixture(fixture), &len);
+		assert_int_equal(il_def_load(&w, wl_dir(), cases[i].wl, &err), 0);
+		assert_int_equal(il_workload_parse(&w, text, len, fixture, &m, &err), 0);
+		whole = json_dumps(m, JSON_PRESERVE_ORDER | JSON_SORT_KEYS);
+		json_decref(m);
+		for (bool hit = true; hit; n++) {
+			int r;
+
+			tu_json_oom(n);
+			r = il_workload_parse(&w, text, len, fixture, &m, &err);
+			hit = tu_json_oom_end();
+			if (r) {
+				assert_int_equal(r, IL_ENOMEM);
+				assert_true(hit);
+				assert_null(m);
+			} else {
+				char *s = json_dumps(m, JSON_PRESERVE_ORDER | JSON_SORT_KEYS);
+
+				assert_string_equal(s, whole);
+				free(s);
+				json_decref(m);
+			}
+		}
+		assert_true(n > 3);
+		free(whole);
+		free(text);
 		il_workload_release(&w);
 	}
-	il_strlist_release(&names);
 }
 
 static void test_defs__cyclictest_does_not_hold_pm_qos(void **state)
@@ -195,7 +217,7 @@ static void test_defs__cyclictest_does_not_hold_pm_qos(void **state)
 	struct il_strlist argv = { 0 };
 
 	(void)state;
-	assert_int_equal(il_workload_load(&w, wl_dir(), "cyclictest", &err), 0);
+	assert_int_equal(il_def_load(&w, wl_dir(), "cyclictest", &err), 0);
 	assert_int_equal(il_workload_params(&w, ov, "workloads[0].params", &params, &err), 0);
 	assert_int_equal(il_workload_argv(&w, params, &argv, &err), 0);
 	assert_true(il_strlist_has(&argv, "--laptop"));
@@ -248,7 +270,7 @@ static void test_defs__hostile_values_stay_one_argument(void **state)
 	struct il_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(il_workload_load(&w, wl_dir(), "sleeper", &err), 0);
+	assert_int_equal(il_def_load(&w, wl_dir(), "sleeper", &err), 0);
 	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
 		json_t *ov = json_pack("{s:s}", "mix", hostile[i]), *params;
 		struct il_strlist argv = { 0 };
@@ -273,7 +295,7 @@ static void test_defs__param_errors_name_the_path(void **state)
 	json_t *params = NULL, *ov;
 
 	(void)state;
-	assert_int_equal(il_workload_load(&w, wl_dir(), "fio", &err), 0);
+	assert_int_equal(il_def_load(&w, wl_dir(), "fio", &err), 0);
 	ov = json_pack("{s:s}", "runtime", "10");
 	assert_int_equal(il_workload_params(&w, ov, "workloads[2].params", &params, &err), IL_EPARSE);
 	assert_string_equal(err.msg, "workloads[2].params.runtime: expected integer");
@@ -293,79 +315,58 @@ static void test_defs__param_errors_name_the_path(void **state)
 	il_workload_release(&w);
 }
 
-/* key_metrics: declared, or the default (the first metric, the idle misses, energy) */
-static void test_defs__key_metrics(void **state)
+/* the default key metrics: the first metric (the score), the idle misses, energy */
+static void test_defs__key_default(void **state)
 {
-	struct il_workload w;
-	struct il_err err = { 0 };
-
 	(void)state;
-	assert_int_equal(il_workload_load(&w, tu_srcpath("workloads"), "schbench", &err), 0);
-	assert_int_equal(w.key_metrics.n, 4);
-	assert_string_equal(w.key_metrics.v[0], "wakeup_p99_us");
-	il_workload_release(&w);
-	assert_int_equal(il_workload_load(&w, tu_srcpath("workloads"), "fio", &err), 0);
-	assert_true(il_strlist_has(&w.key_metrics, "iops"));
-	assert_true(il_strlist_has(&w.key_metrics, "idle.miss_pct"));
-	assert_true(il_strlist_has(&w.key_metrics, "idle.idle_miss"));
-	assert_false(il_strlist_has(&w.key_metrics, "bw_kib_s"));
-	il_workload_release(&w);
 	assert_true(il_workload_key_default("anything", 0));
 	assert_false(il_workload_key_default("second", 1));
 	assert_true(il_workload_key_default("idle.miss_pct", -1));
 	assert_false(il_workload_key_default("idle.aboves", -1));
 }
 
-static void test_defs__invalid_definitions(void **state)
+/* `workload show`: the definition as JSON, whole or (jansson out of memory) not at all */
+static void test_defs__to_json(void **state)
 {
-	static const struct {
-		const char *json, *msg;
-	} bad[] = {
-		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\",\"--x={v}\"],\"params\":{\"v\":{\"type\":\"string\",\"default\":\"a\"}},\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\"}}}",
-		  "argv[1]: '--x={v}': a parameter must be a whole element" },
-		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\",{\"concat\":[\"--x=\",\"{v}\"]}],\"params\":{\"v\":{\"type\":\"string\",\"default\":\"a\"}},\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\"}}}",
-		  "only integer or number parameters" },
-		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\",\"{nope}\"],\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\"}}}",
-		  "unknown parameter 'nope'" },
-		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"up\"}}}",
-		  "metrics.m.better: expected \"higher\" or \"lower\"" },
-		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"params\":{\"v\":{\"type\":\"integer\",\"default\":1.5}},\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\"}}}",
-		  "params.v.default: expected integer" },
-		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"metrics\":{}}", "metrics: expected an object" },
-		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\"}},\"color\":1}",
-		  "color: unknown field" },
-		/* metric patterns: "{n}" and a count naming an integer parameter go together */
-		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"metrics\":{\"m{n}\":{\"unit\":\"s\",\"better\":\"lower\"}}}",
-		  "metrics.m{n}.count: expected \"count\" beside" },
-		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\",\"count\":\"t\"}}}",
-		  "metrics.m.count: expected a metric name with" },
-		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"params\":{\"t\":{\"type\":\"string\",\"default\":\"1\"}},\"metrics\":{\"m{n}\":{\"unit\":\"s\",\"better\":\"lower\",\"count\":\"t\"}}}",
-		  "metrics.m{n}.count: expected the name of an integer parameter" },
-		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"metrics\":{\"m{n}x{n}\":{\"unit\":\"s\",\"better\":\"lower\",\"count\":\"t\"}}}",
-		  "metric names of letters" },
-		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\",{\"if\":\"nope\",\"then\":[\"-x\"]}],\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\"}}}",
-		  "argv[1].if: expected the name of a parameter" },
-		/* key_metrics: the workload's own metrics or the idle ones, by name */
-		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\"}},\"key_metrics\":[\"m\",\"idle.nope\"]}",
-		  "key_metrics[1]: expected one of the workload's metrics or idle.miss_pct, ... (docs/workloads.md), not 'idle.nope'" },
-		{ "{\"description\":\"x\",\"parser\":\"kv\",\"argv\":[\"p\"],\"metrics\":{\"m\":{\"unit\":\"s\",\"better\":\"lower\"}},\"key_metrics\":\"m\"}",
-		  "key_metrics: expected an array of metric names" },
-	};
+	struct il_workload w;
 	struct il_err err = { 0 };
+	char *whole;
+	json_t *j;
+	long n = 0;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		json_error_t je;
-		json_t *j = json_loads(bad[i].json, 0, &je);
-		struct il_workload w;
+	assert_int_equal(il_def_load(&w, wl_dir(), "fio", &err), 0);
+	j = il_workload_to_json(&w);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "name")), "fio");
+	assert_string_equal(json_string_value(json_object_get(j, "parser")), w.parser);
+	assert_int_equal(json_object_size(json_object_get(j, "params")), w.nparams);
+	assert_int_equal(json_object_size(json_object_get(j, "metrics")), w.nmetrics);
+	assert_int_equal(json_array_size(json_object_get(j, "requires")), w.requires.n);
+	assert_true(json_equal(json_object_get(j, "argv"), w.argv));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(j, "metrics"), "iops"),
+								  "better")), "higher");
+	whole = json_dumps(j, JSON_PRESERVE_ORDER);
+	json_decref(j);
+	for (bool hit = true; hit; n++) {
+		tu_json_oom(n);
+		j = il_workload_to_json(&w);
+		hit = tu_json_oom_end();
+		if (!j) {
+			assert_true(hit);
+			continue;
+		}
+		{
+			char *s = json_dumps(j, JSON_PRESERVE_ORDER);
 
-		assert_non_null(j);
-		assert_int_equal(il_workload_from_json(&w, j, "t", "t.json", &err), IL_EPARSE);
-		if (!strstr(err.msg, bad[i].msg))
-			fail_msg("case %zu: got '%s', expected '%s'", i, err.msg, bad[i].msg);
-		assert_non_null(strstr(err.msg, "t.json"));
+			assert_string_equal(s, whole);
+			free(s);
+		}
 		json_decref(j);
 	}
+	assert_true(n > 20);
+	free(whole);
+	il_workload_release(&w);
 }
 
 int main(void)
@@ -373,13 +374,13 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parsers__captured_outputs),
 		cmocka_unit_test(test_parsers__bad_output),
-		cmocka_unit_test(test_defs__all_shipped_load),
+		cmocka_unit_test(test_parsers__out_of_memory),
 		cmocka_unit_test(test_defs__cyclictest_does_not_hold_pm_qos),
 		cmocka_unit_test(test_parsers__cyclictest_units),
 		cmocka_unit_test(test_defs__hostile_values_stay_one_argument),
 		cmocka_unit_test(test_defs__param_errors_name_the_path),
-		cmocka_unit_test(test_defs__invalid_definitions),
-		cmocka_unit_test(test_defs__key_metrics),
+		cmocka_unit_test(test_defs__key_default),
+		cmocka_unit_test(test_defs__to_json),
 	};
 
 	return cmocka_run_group_tests_name("workload", tests, NULL, NULL);
