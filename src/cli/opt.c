@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "util/str.h"
+#include "util/parse.h"
 
 void il_opt_usage(FILE *f, const struct il_opt *opts, const char *const *usage)
 {

@@ -7,7 +7,9 @@
  * drivers/cpuidle/cpuidle.c (docs/formats.md). The JSON is diffjson.c's.
  */
 #include "idle/diff.h"
+#include "idle/cpuset.h"
 #include "util/str.h"
+#include "util/strlist.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -151,12 +153,12 @@ static const char *cpus_text(const struct il_cpuset *s, char *buf, size_t n)
 	struct il_buf b = IL_BUF_INIT;
 
 	il_cpuset_format(s, &b);
-	il_strlcpy(buf, il_buf_error(&b) ? "?" : il_buf_str(&b), n);
+	il_str_lcpy(buf, il_buf_error(&b) ? "?" : il_buf_str(&b), n);
 	il_buf_release(&b);
 	return buf;
 }
 
-/* Add a caveat (s: il_strdup_printf's, owned; NULL: memory ran out). */
+/* Add a caveat (s: il_str_dup_printf's, owned; NULL: memory ran out). */
 static int caveat(struct il_diff *d, char *s)
 {
 	int r = !s || il_strlist_push(&d->caveats, s);
@@ -453,20 +455,20 @@ static int state_caveats(struct il_diff *d)
 		const struct il_diff_state *s = &d->states[i];
 
 		if (s->poll &&
-		    caveat(d, il_strdup_printf("%s is a polling state: it spins until a wakeup or cpuidle_poll_time() "
-					       "(cpuidle.c: the target residency of the first enabled deeper state of at "
-					       "least 10 us, capped at TICK_NSEC/16, which is also the default; or the "
-					       "governor's poll_limit_ns), so its time is spinning (poll_time_us), not sleep; its "
-					       "'below' counts, as cpuidle_enter_state() counts them, are in belows and "
-					       "shown apart as poll_belows (time-limit exits and long polls ended by a "
-					       "wakeup alike: the kernel keeps no time-out counter)",
-					       s->key)))
+		    caveat(d, il_str_dup_printf("%s is a polling state: it spins until a wakeup or cpuidle_poll_time() "
+					        "(cpuidle.c: the target residency of the first enabled deeper state of at "
+					        "least 10 us, capped at TICK_NSEC/16, which is also the default; or the "
+					        "governor's poll_limit_ns), so its time is spinning (poll_time_us), not sleep; its "
+					        "'below' counts, as cpuidle_enter_state() counts them, are in belows and "
+					        "shown apart as poll_belows (time-limit exits and long polls ended by a "
+					        "wakeup alike: the kernel keeps no time-out counter)",
+					        s->key)))
 			return IL_ENOMEM;
 		if (s->disabled.n &&
-		    caveat(d, il_strdup_printf("state %s disabled on cpus %s: the kernel counts 'above' only when a "
-					       "shallower state is enabled and 'below' only against enabled deeper states "
-					       "(cpuidle.c)",
-					       s->key, cpus_text(&s->disabled, cpus, sizeof(cpus)))))
+		    caveat(d, il_str_dup_printf("state %s disabled on cpus %s: the kernel counts 'above' only when a "
+					        "shallower state is enabled and 'below' only against enabled deeper states "
+					        "(cpuidle.c)",
+					        s->key, cpus_text(&s->disabled, cpus, sizeof(cpus)))))
 			return IL_ENOMEM;
 	}
 	return 0;
@@ -487,39 +489,39 @@ static int validity(struct il_diff *d, const struct il_snapshot *a, const struct
 
 	if ((a->suspend_success.ok && b->suspend_success.ok && a->suspend_success.v != b->suspend_success.v) ||
 	    (a->suspend_fail.ok && b->suspend_fail.ok && a->suspend_fail.v != b->suspend_fail.v))
-		r |= invalid(d, il_strdup_printf("the host suspended during the sample (suspend_stats success %llu -> "
-						 "%llu, fail %llu -> %llu)",
-						 (unsigned long long)a->suspend_success.v,
-						 (unsigned long long)b->suspend_success.v,
-						 (unsigned long long)a->suspend_fail.v, (unsigned long long)b->suspend_fail.v));
+		r |= invalid(d, il_str_dup_printf("the host suspended during the sample (suspend_stats success %llu -> "
+						  "%llu, fail %llu -> %llu)",
+						  (unsigned long long)a->suspend_success.v,
+						  (unsigned long long)b->suspend_success.v,
+						  (unsigned long long)a->suspend_fail.v, (unsigned long long)b->suspend_fail.v));
 	if (d->has_suspended && d->suspended_s > IL_SUSPEND_SLACK_S)
-		r |= invalid(d, il_strdup_printf("the host was suspended for %.3f s during the sample (boottime grew "
-						 "%.3f s more than the monotonic clock)",
-						 d->suspended_s, d->suspended_s));
+		r |= invalid(d, il_str_dup_printf("the host was suspended for %.3f s during the sample (boottime grew "
+						  "%.3f s more than the monotonic clock)",
+						  d->suspended_s, d->suspended_s));
 	if (!d->nstates)
 		return r; /* no idle metrics to protect */
 	min_s = o->min_sample_s >= 0 ? o->min_sample_s :
 		d->clock == IL_CLOCK_MONOTONIC ? IL_MIN_SAMPLE_MONO_S : IL_MIN_SAMPLE_UPTIME_S;
 	if (min_s > 0 && !d->has_interval)
-		r |= invalid(d, il_strdup_printf("the interval is unknown (no /proc/timer_list or /proc/uptime in the "
-						 "snapshots), min_sample_s %g s cannot be checked",
-						 min_s));
+		r |= invalid(d, il_str_dup_printf("the interval is unknown (no /proc/timer_list or /proc/uptime in the "
+						  "snapshots), min_sample_s %g s cannot be checked",
+						  min_s));
 	else if (d->has_interval && d->interval_s + 1e-9 < min_s) /* 1.00 s of uptime steps is 1 s */
-		r |= invalid(d, il_strdup_printf("the sample lasted %.3f s, less than min_sample_s %g s (%s clock)",
-						 d->interval_s, min_s, il_clock_name(d->clock)));
+		r |= invalid(d, il_str_dup_printf("the sample lasted %.3f s, less than min_sample_s %g s (%s clock)",
+						  d->interval_s, min_s, il_clock_name(d->clock)));
 	for (size_t i = 0; d->has_interval && i < d->ncpus; i++) {
 		const struct il_val t = d->cpus[i].total.c[IL_C_TIME];
 		double slack = IL_IDLE_SLACK_US + (d->clock == IL_CLOCK_UPTIME ? IL_UPTIME_RES_US : 0);
 
 		if (t.ok && (double)t.v > d->interval_s * 1e6 + slack)
-			r |= invalid(d, il_strdup_printf("idle time exceeds the interval: the clock or the counters are "
-							 "wrong (cpu%d idle %.6f s in %.6f s, %.0f ms slack)",
-							 d->cpus[i].cpu, (double)t.v / 1e6, d->interval_s, slack / 1000));
+			r |= invalid(d, il_str_dup_printf("idle time exceeds the interval: the clock or the counters are "
+							  "wrong (cpu%d idle %.6f s in %.6f s, %.0f ms slack)",
+							  d->cpus[i].cpu, (double)t.v / 1e6, d->interval_s, slack / 1000));
 	}
 	if (o->min_idles && d->total.c[IL_C_USAGE].v < o->min_idles)
-		r |= invalid(d, il_strdup_printf("too few idle entries: %llu on cpus %s, fewer than min_idles %llu",
-						 (unsigned long long)d->total.c[IL_C_USAGE].v,
-						 cpus_text(&d->measured, cpus, sizeof(cpus)), (unsigned long long)o->min_idles));
+		r |= invalid(d, il_str_dup_printf("too few idle entries: %llu on cpus %s, fewer than min_idles %llu",
+						  (unsigned long long)d->total.c[IL_C_USAGE].v,
+						  cpus_text(&d->measured, cpus, sizeof(cpus)), (unsigned long long)o->min_idles));
 	return r;
 }
 
@@ -639,9 +641,9 @@ int il_diff_compute_opts(struct il_diff *out, const struct il_snapshot *a, const
 		goto fail;
 	if ((r = il_energy_diff(out, a, b, host, err)))
 		goto fail;
-	if (o->cpus && caveat(out, il_strdup_printf("idle metrics cover cpus %s only (idle_cpus)%s",
-						    cpus_text(&out->measured, cpus, sizeof(cpus)),
-						    out->nzones ? "; energy is the whole package's" : "")))
+	if (o->cpus && caveat(out, il_str_dup_printf("idle metrics cover cpus %s only (idle_cpus)%s",
+						     cpus_text(&out->measured, cpus, sizeof(cpus)),
+						     out->nzones ? "; energy is the whole package's" : "")))
 		goto oom;
 	if (validity(out, a, b, o))
 		goto oom;

@@ -5,7 +5,7 @@
  * from snapshot.c: the schema changes for readers, the arithmetic for the kernel.
  */
 #include "idle/diffjson.h"
-#include "util/str.h"
+#include "idle/cpuset.h"
 
 #include <stdio.h>
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Governor and idle-state control, validated against what the host reports. */
 #include "idle/govctl.h"
+#include "util/parse.h"
+#include "util/str.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +53,7 @@ int il_gov_get(struct il_sysfs *fs, char **out, struct il_err *err)
 
 static bool valid_word(const char *s)
 {
-	return il_name_ok(s, "_-", 15); /* CPUIDLE_NAME_LEN is 16 */
+	return il_str_name_ok(s, "_-", 15); /* CPUIDLE_NAME_LEN is 16 */
 }
 
 int il_gov_set(struct il_sysfs *fs, const char *name, struct il_err *err)

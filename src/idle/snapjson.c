@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "util/buf.h"
-#include "util/str.h"
+#include "idle/cpuset.h"
+#include "util/strlist.h"
+#include "util/utf8.h"
 
 json_t *il_json_val(struct il_val v)
 {

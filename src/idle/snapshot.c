@@ -5,6 +5,7 @@
  * the same text as remote ones.
  */
 #include "idle/snapshot.h"
+#include "util/parse.h"
 #include "util/str.h"
 
 #include <dirent.h>
@@ -164,7 +165,7 @@ static int set_str(struct parse_ctx *c, const struct field *f, char **dst)
 {
 	if (*dst)
 		return perr(c, f->path, f->plen, "%s", "appears twice (multi-line value or concatenated dumps)");
-	*dst = il_strndup(f->val, f->vlen);
+	*dst = il_str_ndup(f->val, f->vlen);
 	return *dst ? 0 : il_err_oom(c->err);
 }
 
@@ -305,7 +306,7 @@ static void *find_or_add(void **arr, size_t *n, size_t sz, size_t off, const cha
 	*arr = v;
 	v += *n * sz;
 	memset(v, 0, sz);
-	if (!(nm = il_strndup(name, len)))
+	if (!(nm = il_str_ndup(name, len)))
 		return NULL;
 	memcpy(v + off, &nm, sizeof(nm));
 	(*n)++;
@@ -440,7 +441,7 @@ static int parse_line(struct parse_ctx *c, const char *line, size_t len)
 			if (is(p, end, "available_governors")) {
 				if (c->s->available_governors.n)
 					return perr(c, f.path, f.plen, "%s", "appears twice");
-				char *tmp = il_strndup(f.val, f.vlen);
+				char *tmp = il_str_ndup(f.val, f.vlen);
 				int r = tmp ? il_strlist_split(&c->s->available_governors, tmp) : IL_ENOMEM;
 
 				free(tmp);
@@ -454,7 +455,7 @@ static int parse_line(struct parse_ctx *c, const char *line, size_t len)
 
 			if (c->s->has_online)
 				return perr(c, f.path, f.plen, "%s", "appears twice");
-			tmp = il_strndup(f.val, f.vlen);
+			tmp = il_str_ndup(f.val, f.vlen);
 			if (!tmp)
 				return il_err_oom(c->err);
 			r = il_cpuset_parse(&c->s->online, tmp, c->err);

@@ -15,7 +15,8 @@
 #include <stdint.h>
 
 #include "util/err.h"
-#include "util/str.h"
+#include "idle/cpuset.h"
+#include "util/strlist.h"
 
 /* CPU numbers at or above this are refused by the parser and skipped by the local dump. */
 #define IL_MAX_CPUS 65536

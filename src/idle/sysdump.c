@@ -6,6 +6,8 @@
  * the output buffer.
  */
 #include "idle/snapshot.h"
+#include "util/parse.h"
+#include "util/str.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -41,7 +43,7 @@ static int emit_lines(struct il_buf *out, struct il_buf *path, size_t rootlen, s
 		return 0;
 	p = il_buf_str(tmp);
 	end = p + tmp->len;
-	while (il_next_line(&p, end, &line, &n)) {
+	while (il_str_next_line(&p, end, &line, &n)) {
 		if (only && (n < strlen(only) || memcmp(line, only, strlen(only))))
 			continue;
 		if (n && (il_buf_add(out, path->p + rootlen, path->len - rootlen) || il_buf_add(out, ":", 1) ||

@@ -2,7 +2,7 @@
 /* The JSON field-table validator: one message shape for every config parser. */
 #include "util/jfields.h"
 #include "util/buf.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -12,6 +12,7 @@
 #include "util/jsonfile.h"
 #include "util/search.h"
 #include "util/template.h"
+#include "util/str.h"
 
 const char *il_workloads_dir(const char *dir)
 {
@@ -36,7 +37,7 @@ void il_workload_release(struct il_workload *w)
 
 static bool valid_ident(const char *s)
 {
-	return il_name_ok(s, "_-.", 64);
+	return il_str_name_ok(s, "_-.", 64);
 }
 
 static const struct il_wl_param *find_param(const struct il_workload *w, const char *name)
