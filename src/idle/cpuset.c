@@ -98,6 +98,20 @@ bool il_cpuset_has(const struct il_cpuset *set, int cpu)
 	return set->n && bsearch(&cpu, set->cpu, set->n, sizeof(int), cmp_int) != NULL;
 }
 
+int il_cpuset_append(struct il_cpuset *set, int cpu)
+{
+	int *nv;
+
+	if (set->n && set->cpu[set->n - 1] >= cpu)
+		return 0;
+	nv = realloc(set->cpu, (set->n + 1) * sizeof(*nv));
+	if (!nv)
+		return IL_ENOMEM;
+	set->cpu = nv;
+	set->cpu[set->n++] = cpu;
+	return 0;
+}
+
 int il_cpuset_format(const struct il_cpuset *set, struct il_buf *b)
 {
 	for (size_t i = 0; i < set->n;) {

@@ -24,6 +24,12 @@ struct il_cpuset {
  */
 int il_cpuset_parse(struct il_cpuset *out, const char *s, struct il_err *err);
 bool il_cpuset_has(const struct il_cpuset *set, int cpu);
+/*
+ * Add cpu to a set being built in increasing order (CPUs walked in a
+ * snapshot's order): a cpu not above the set's last is ignored, so a repeat
+ * is harmless. 0 or IL_ENOMEM.
+ */
+int il_cpuset_append(struct il_cpuset *set, int cpu);
 /* Format back in canonical list syntax into b. */
 int il_cpuset_format(const struct il_cpuset *set, struct il_buf *b);
 void il_cpuset_release(struct il_cpuset *set);

@@ -277,7 +277,11 @@ int il_cpufreq_set(struct il_sysfs *fs, const struct il_idle_saved *saved, const
 			 saved->freq[i].cpu);
 		if ((r = read_trimmed(fs, path, &avail, err)))
 			return r;
-		il_strlist_split(&list, avail);
+		if (il_strlist_split(&list, avail)) {
+			il_strlist_release(&list);
+			free(avail);
+			return il_err_oom(err);
+		}
 		ok = il_strlist_has(&list, gov);
 		il_strlist_release(&list);
 		if (!ok) {
@@ -304,19 +308,26 @@ int il_cpufreq_set(struct il_sysfs *fs, const struct il_idle_saved *saved, const
 json_t *il_idle_saved_to_json(const struct il_idle_saved *s)
 {
 	json_t *o = json_object(), *d = json_array(), *f = json_array();
+	int bad = 0;
 
 	if (!o || !d || !f) {
 		json_decref(o), json_decref(d), json_decref(f);
 		return NULL;
 	}
-	json_object_set_new(o, "governor", s->governor ? json_string(s->governor) : json_null());
+	/* a failed set or append (memory) would drop an entry the restore needs: the whole record fails */
+	bad |= json_object_set_new(o, "governor", s->governor ? json_string(s->governor) : json_null());
 	for (size_t i = 0; i < s->n; i++)
-		json_array_append_new(d, json_pack("{s:i,s:i,s:I}", "cpu", s->v[i].cpu, "state", s->v[i].state, "disable",
-						   (json_int_t)s->v[i].disable));
-	json_object_set_new(o, "disable", d);
+		bad |= json_array_append_new(d, json_pack("{s:i,s:i,s:I}", "cpu", s->v[i].cpu, "state", s->v[i].state,
+							  "disable", (json_int_t)s->v[i].disable));
+	bad |= json_object_set_new(o, "disable", d);
 	for (size_t i = 0; i < s->nfreq; i++)
-		json_array_append_new(f, json_pack("{s:i,s:s}", "cpu", s->freq[i].cpu, "governor", s->freq[i].governor));
-	json_object_set_new(o, "cpufreq", f);
+		bad |= json_array_append_new(f, json_pack("{s:i,s:s}", "cpu", s->freq[i].cpu, "governor",
+							  s->freq[i].governor));
+	bad |= json_object_set_new(o, "cpufreq", f);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
 	return o;
 }
 

@@ -2,7 +2,7 @@
 /*
  * The dump of a local (possibly fake) sysfs root: the `path:value` lines
  * `grep -r .` would print for the files idlelab models, so local reads go
- * through the same parser (idle/snapshot.c) as remote ones. The caller owns
+ * through the same parser (idle/snapshotparse.c) as remote ones. The caller owns
  * the output buffer.
  */
 #include "idle/snapshot.h"

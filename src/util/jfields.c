@@ -234,8 +234,12 @@ json_t *il_jf_strlist_json(const struct il_strlist *l)
 {
 	json_t *a = json_array();
 
-	for (size_t i = 0; i < l->n; i++)
-		json_array_append_new(a, json_string(l->v[i]));
+	for (size_t i = 0; a && i < l->n; i++) {
+		if (json_array_append_new(a, json_string(l->v[i]))) {
+			json_decref(a);
+			return NULL;
+		}
+	}
 	return a;
 }
 

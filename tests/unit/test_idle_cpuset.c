@@ -32,10 +32,33 @@ static void test_idle_cpuset__parse_has_format(void **state)
 	il_buf_release(&b);
 }
 
+/* Built in increasing order: a CPU not above the last is ignored (a repeat is harmless). */
+static void test_idle_cpuset__append(void **state)
+{
+	struct il_cpuset s = { 0 };
+	struct il_buf b = IL_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(il_cpuset_append(&s, 0), 0);
+	assert_int_equal(il_cpuset_append(&s, 2), 0);
+	assert_int_equal(il_cpuset_append(&s, 2), 0);
+	assert_int_equal(il_cpuset_append(&s, 1), 0);
+	assert_int_equal(il_cpuset_append(&s, 3), 0);
+	assert_int_equal(s.n, 3);
+	assert_true(il_cpuset_has(&s, 3));
+	assert_false(il_cpuset_has(&s, 1));
+	assert_int_equal(il_cpuset_format(&s, &b), 0);
+	assert_string_equal(il_buf_str(&b), "0,2-3");
+	il_cpuset_release(&s);
+	assert_null(s.cpu);
+	il_buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_idle_cpuset__parse_has_format),
+		cmocka_unit_test(test_idle_cpuset__append),
 	};
 
 	return cmocka_run_group_tests_name("idle_cpuset", tests, NULL, NULL);
