@@ -23,7 +23,7 @@ int il_cli_fail(const struct il_err *err)
 	char msg[sizeof(err->msg)];
 
 	/* messages quote files, hosts and mail: their control bytes must not act on the terminal */
-	il_strlcpy(msg, err->msg[0] ? err->msg : il_strerror(err->code), sizeof(msg));
+	il_str_lcpy(msg, err->msg[0] ? err->msg : il_strerror(err->code), sizeof(msg));
 	fprintf(stderr, "idlelab: error: %s\n", il_str_sanitize(msg, true));
 	return IL_EXIT_FAIL;
 }

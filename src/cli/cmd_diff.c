@@ -12,7 +12,7 @@
 #include "idle/snapjson.h"
 #include "report/idletable.h"
 #include "util/buf.h"
-#include "util/str.h"
+#include "idle/cpuset.h"
 
 int cmd_diff(int argc, char **argv)
 {

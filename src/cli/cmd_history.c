@@ -10,6 +10,7 @@
 #include "cli/opt.h"
 #include "report/history.h"
 #include "workflow/history.h"
+#include "util/str.h"
 
 /* What an update or a rebuild left out, one line each, to stderr (or stdout for a rebuild: its result). */
 static void print_skipped(FILE *f, const struct il_history_sync *s)
@@ -17,7 +18,7 @@ static void print_skipped(FILE *f, const struct il_history_sync *s)
 	for (size_t i = 0; i < s->nskipped; i++) {
 		char msg[sizeof(((struct il_err *)0)->msg)];
 
-		il_strlcpy(msg, s->skipped[i].reason, sizeof(msg));
+		il_str_lcpy(msg, s->skipped[i].reason, sizeof(msg));
 		fprintf(f, "skipped %s: %s\n", s->skipped[i].run_id, il_str_sanitize(msg, false));
 	}
 }

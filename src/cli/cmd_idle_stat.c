@@ -12,7 +12,6 @@
 #include "idle/trace.h"
 #include "report/idletable.h"
 #include "util/proc.h"
-#include "util/str.h"
 
 int cmd_idle_stat(int argc, char **argv)
 {

@@ -22,6 +22,7 @@
 #include "util/kcidbrest.h"
 #include "workflow/nightly.h"
 #include "util/buf.h"
+#include "util/str.h"
 
 enum { EXIT_REGRESSION = 3 };
 
@@ -82,7 +83,7 @@ static bool deliver_owed(const struct il_nightly_opts *no, const struct il_night
 
 		base = base ? base + 1 : run;
 		/* the alert's one name on every attempt: the run's id, in characters a Message-ID takes */
-		id = il_strdup_printf("%.160s.nightly.idlelab", base);
+		id = il_str_dup_printf("%.160s.nightly.idlelab", base);
 		for (char *p = id; p && *p; p++)
 			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_+=", *p))
 				*p = '_';

@@ -10,7 +10,9 @@
 #include "cli/opt.h"
 #include "cli/paths.h"
 #include "util/search.h"
+#include "util/dir.h"
 #include "util/str.h"
+#include "util/strlist.h"
 #include "util/trust.h"
 
 static int print_sources(enum il_cli_kind kind, const char *opt, struct il_err *err)
@@ -50,7 +52,7 @@ static int print_origins(const char *label, const char *search, struct il_err *e
 		if (i && !strcmp(names.v[i], names.v[i - 1]))
 			continue;
 		for (size_t d = 0; d < dirs.n; d++) {
-			char *f = il_strdup_printf("%s/%s.json", dirs.v[d], names.v[i]), why[PATH_MAX + 80];
+			char *f = il_str_dup_printf("%s/%s.json", dirs.v[d], names.v[i]), why[PATH_MAX + 80];
 			FILE *fp = f ? fopen(f, "r") : NULL;
 
 			if (fp && first && il_trust_path(f, why, sizeof(why)) == IL_EPERM)

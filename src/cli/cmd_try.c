@@ -27,6 +27,7 @@
 #include "stats/dataset.h"
 #include "util/jsonfile.h"
 #include "workflow/try.h"
+#include "util/str.h"
 
 struct try_args {
 	const char *host, *repo, *base, *server, *govs, *wls, *iters, *as, *reply, *out, *build, *patches;
@@ -75,7 +76,7 @@ static int split(struct il_strlist *l, const char *s, const char *what, struct i
 	if (il_strlist_split_on(l, s, ','))
 		return il_err_oom(err);
 	for (size_t i = 0; i < l->n; i++)
-		if (!il_name_ok(l->v[i], "-_.+", 64))
+		if (!il_str_name_ok(l->v[i], "-_.+", 64))
 			return il_err_set(err, IL_EINVAL, "--%s: '%s' is not a name", what, l->v[i]);
 	return 0;
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli/describe.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 /* s is made of word characters only (what may go into the script unquoted) */
 static bool word(const char *s)

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "report/alert.h"
 #include "util/http.h"
+#include "util/str.h"
 
 const char *il_cli_dest_check(struct il_cli_dest *d, bool dry_run)
 {
@@ -76,7 +77,7 @@ int il_cli_dest_send_one(const struct il_cli_dest *d, enum il_nightly_dest which
 			printf("alert: mail sent to %zu recipient%s via %s\n", d->to.n, d->to.n == 1 ? "" : "s", shown);
 	} else {
 		if (id) {
-			char *h = il_strdup_printf("Idempotency-Key: %s", id);
+			char *h = il_str_dup_printf("Idempotency-Key: %s", id);
 
 			if (!h || il_strlist_push(&hdr, h)) {
 				free(h);

@@ -13,7 +13,7 @@
 #include "workflow/nightlyq.h"
 #include "util/err.h"
 #include "util/mail.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 struct il_cli_dest {
 	const char *smtp, *auth_file, *from, *webhook, *to_arg;

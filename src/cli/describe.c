@@ -12,6 +12,7 @@
 
 #include "host/runners.h"
 #include "util/str.h"
+#include "util/strlist.h"
 #include "version.h"
 
 /* src/cli/man/NAME.txt, embedded by src/host/embed.awk (build/gen/man_data.c) */
@@ -110,7 +111,7 @@ int il_cli_actions(struct il_strlist *out, const char *name, const json_t *usage
 			if (!w || s[0] == '-' || (s[w] && !strchr(" |]", s[w])))
 				break;
 			{
-				char *a = il_strndup(s, w);
+				char *a = il_str_ndup(s, w);
 
 				if (!a || (!il_strlist_has(out, a) && il_strlist_push(out, a)))
 					return free(a), IL_ENOMEM;

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "util/buf.h"
+#include "util/parse.h"
 #include "util/str.h"
 
 void il_opt_usage(FILE *f, const struct il_opt *opts, const char *const *usage)

@@ -122,7 +122,7 @@ static char *sysconf_dir(const char *prefix)
 {
 	if (!*prefix || !strcmp(prefix, "/usr") || !strcmp(prefix, "/usr/local") || !strcmp(prefix, "/"))
 		return strdup("/etc/idlelab");
-	return il_strdup_printf("%s/etc/idlelab", prefix);
+	return il_str_dup_printf("%s/etc/idlelab", prefix);
 }
 
 /* ---- Search paths ---- */
@@ -188,17 +188,17 @@ int il_cli_sources(struct il_cli_source **out, size_t *n, enum il_cli_kind kind,
 		return add(out, n, strdup(env(var)), kind == IL_CLI_HOSTS ? "$IDLELAB_HOSTS" : "$IDLELAB_WORKLOADS", false);
 	r = add(out, n, strdup(what), "working directory", true);
 	if (!r && dir_env("XDG_CONFIG_HOME"))
-		r = add(out, n, il_strdup_printf("%s/idlelab/%s", dir_env("XDG_CONFIG_HOME"), what), "user", true);
+		r = add(out, n, il_str_dup_printf("%s/idlelab/%s", dir_env("XDG_CONFIG_HOME"), what), "user", true);
 	else if (!r)
-		r = add(out, n, il_strdup_printf("%s/.config/idlelab/%s", home_dir(), what), "user", true);
+		r = add(out, n, il_str_dup_printf("%s/.config/idlelab/%s", home_dir(), what), "user", true);
 	if (!r) {
 		char *etc = sysconf_dir(prefix);
 
-		r = add(out, n, etc ? il_strdup_printf("%s/%s", etc, what) : NULL, "system", true);
+		r = add(out, n, etc ? il_str_dup_printf("%s/%s", etc, what) : NULL, "system", true);
 		free(etc);
 	}
 	if (!r && *prefix && kind == IL_CLI_WORKLOADS)
-		r = add(out, n, il_strdup_printf("%s/share/idlelab/%s", strcmp(prefix, "/") ? prefix : "", what),
+		r = add(out, n, il_str_dup_printf("%s/share/idlelab/%s", strcmp(prefix, "/") ? prefix : "", what),
 			"installed", true);
 	if (r) {
 		il_cli_sources_free(*out, *n);
@@ -245,7 +245,7 @@ static int workload_bin(char **out)
 		return (*out = strdup(env("IDLELAB_WORKLOAD_BIN"))) ? 0 : IL_ENOMEM;
 	if (!stat("build/workloads", &st) || !*il_cli_prefix(prefix, sizeof(prefix)))
 		return 0;
-	if (!(dir = il_strdup_printf("%s/lib/idlelab/workloads", strcmp(prefix, "/") ? prefix : "")))
+	if (!(dir = il_str_dup_printf("%s/lib/idlelab/workloads", strcmp(prefix, "/") ? prefix : "")))
 		return IL_ENOMEM;
 	if (!stat(dir, &st) && S_ISDIR(st.st_mode))
 		*out = dir;

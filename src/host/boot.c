@@ -24,6 +24,7 @@
 #include "util/clock.h"
 #include "util/http.h"
 #include "util/proc.h"
+#include "util/str.h"
 
 #define now_s il_mono_s
 
@@ -51,7 +52,7 @@ static void step(struct run *b, const char *what, const char *fmt, ...)
 		vsnprintf(detail, sizeof(detail), fmt, ap);
 		va_end(ap);
 	}
-	il_iso_now(at, sizeof(at));
+	il_clock_iso_now(at, sizeof(at));
 	json_array_append_new(b->steps, json_pack("{s:s,s:s,s:f,s:s}", "step", what, "at", at, "elapsed_s",
 						  (double)(long)(el * 1000) / 1000, "detail", detail));
 	if (b->o && b->o->cb)
@@ -131,7 +132,7 @@ static int read_boot_id(struct il_transport *t, char *id, size_t n, struct il_er
 	int r = remote(t, av, false, 15, &b, err);
 
 	if (!r)
-		il_strlcpy(id, first_line(&b), n);
+		il_str_lcpy(id, first_line(&b), n);
 	il_buf_release(&b);
 	return r;
 }
@@ -545,7 +546,7 @@ int il_boot_run(const struct il_host_cfg *cfg, const struct il_boot_target *tgt,
 		struct il_err e2 = { 0 };
 		char *detail = NULL;
 
-		il_strlcpy(prev, err ? err->msg : "", sizeof(prev));
+		il_str_lcpy(prev, err ? err->msg : "", sizeof(prev));
 		step(&b, "not-up", "%s", prev);
 		if (c->has_power_cycle) {
 			if (il_boot_power_cycle(c, cfg->name, b.o, &detail, &e2)) {

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "util/http.h"
 #include "util/jfields.h"
 #include "util/template.h"
+#include "util/str.h"
 
 #define DEFAULT_TIMEOUT_S 300
 
@@ -122,7 +124,7 @@ static int parse_power_cycle(struct il_power_cycle *pc, const json_t *j, const c
 		return il_jf_bad(err, label, "power_cycle", "url", "an http:// or https:// URL");
 	if (pc->url && !(pc->url_shown = il_http_url_shown(pc->url)))
 		return il_err_oom(err);
-	if (pc->method && (!pc->url || !il_name_ok(pc->method, "", 16)))
+	if (pc->method && (!pc->url || !il_str_name_ok(pc->method, "", 16)))
 		return il_jf_bad(err, label, "power_cycle", "method", "an HTTP method (with \"url\")");
 	if (!(v = il_jf_get(j, "headers")))
 		return 0;

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 #include "util/err.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 enum il_boot_method { IL_BOOT_NONE, IL_BOOT_LABVM, IL_BOOT_KEXEC, IL_BOOT_GRUB, IL_BOOT_COMMAND, IL_BOOT_N };
 

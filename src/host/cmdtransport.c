@@ -15,6 +15,7 @@
 #include "util/proc.h"
 #include "util/sha256.h"
 #include "util/str.h"
+#include "util/strlist.h"
 #include "util/template.h"
 
 /* What a download without "pull" may bring back through `cat` (it is held in memory once). */
@@ -315,7 +316,7 @@ static int whoami(struct il_transport *t, struct il_err *err)
 
 		while (n && (o1[n - 1] == '\n' || o1[n - 1] == '\r'))
 			n--;
-		shown = il_str_sanitize(il_strndup(o1, n), false);
+		shown = il_str_sanitize(il_str_ndup(o1, n), false);
 
 		r = il_err_set(err, IL_EPARSE, "host '%s': 'id -u' through the transport answered '%s'%s: expected a "
 			       "numeric user id alone on its line", t->label, shown ? shown : "", strlen(o1) > 64 ? "..." : "");
@@ -342,7 +343,7 @@ int il_cmdtr_open(struct il_transport **out, const struct il_host_cfg *cfg, stru
 	{
 		char prog[64];
 
-		il_strlcpy(prog, cfg->cmds.exec.v[0], sizeof(prog));
+		il_str_lcpy(prog, cfg->cmds.exec.v[0], sizeof(prog));
 		snprintf(t->auth, sizeof(t->auth), "the transport's own (%s)", basename(prog));
 	}
 	t->exec = cmd_exec;

@@ -3,6 +3,8 @@
 #include "host/inventory.h"
 #include "host/hostkind.h"
 #include "util/search.h"
+#include "idle/cpuset.h"
+#include "util/parse.h"
 #include "util/str.h"
 #include "util/jfields.h"
 #include "util/jsonfile.h"
@@ -35,7 +37,7 @@ const char *const il_host_copy_names[] = { "src", "dst", NULL };
 
 static bool valid_name(const char *s)
 {
-	return il_name_ok(s, "-_.", 64);
+	return il_str_name_ok(s, "-_.", 64);
 }
 
 /* "~/x" -> "$HOME/x" (home NULL: unchanged) */
@@ -107,7 +109,7 @@ static int lab_linked(struct il_host_cfg *h, const json_t *j, const char *label,
 {
 	const char *lab = json_string_value(il_jf_get(j, "labvm"));
 
-	if (!il_name_ok(lab, "-_.", 64))
+	if (!il_str_name_ok(lab, "-_.", 64))
 		return il_jf_bad(err, label, NULL, "labvm", "%s", fields[IL_JF_COUNT(fields) - 2].what);
 	if (without_ssh_keys(j, "labvm", "it comes from the lab instance", label, err))
 		return IL_EPARSE;
@@ -311,7 +313,7 @@ int il_host_from_spec(struct il_host_cfg *out, const char *spec, const char *lab
 		      struct il_err *err)
 {
 	const char *at = strchr(spec, '@'), *h = at ? at + 1 : spec, *colon;
-	char *user = at ? il_strndup(spec, (size_t)(at - spec)) : NULL, *addr;
+	char *user = at ? il_str_ndup(spec, (size_t)(at - spec)) : NULL, *addr;
 	json_t *j = json_object();
 	int r, port = 0;
 
@@ -319,12 +321,12 @@ int il_host_from_spec(struct il_host_cfg *out, const char *spec, const char *lab
 	if (*h == '[' && strchr(h, ']')) {
 		const char *close = strchr(h, ']');
 
-		addr = il_strndup(h + 1, (size_t)(close - h - 1));
+		addr = il_str_ndup(h + 1, (size_t)(close - h - 1));
 		colon = close[1] == ':' ? close + 1 : NULL;
 	} else {
 		/* a bare IPv6 address (two colons or more) has no port: "[::1]:2222" is how to give one */
 		colon = strchr(h, ':') == strrchr(h, ':') ? strchr(h, ':') : NULL;
-		addr = il_strndup(h, colon ? (size_t)(colon - h) : strlen(h));
+		addr = il_str_ndup(h, colon ? (size_t)(colon - h) : strlen(h));
 	}
 	if (colon) {
 		uint64_t v;
@@ -369,7 +371,7 @@ bool il_host_ssh_alias(const struct il_paths *paths, const char *name)
 		goto out;
 	for (const char *p = il_buf_str(&text); *p && !found;) {
 		size_t n = strcspn(p, "\n");
-		char *line = il_strndup(p, n);
+		char *line = il_str_ndup(p, n);
 		struct il_strlist w = { 0 };
 
 		if (line) {
@@ -400,7 +402,7 @@ int il_host_list_file(struct il_strlist *out, const char *path, struct il_err *e
 		return r;
 	for (const char *p = il_buf_str(&text); *p && !r;) {
 		size_t n = strcspn(p, "\n");
-		char *line = il_strndup(p, n);
+		char *line = il_str_ndup(p, n);
 		struct il_strlist w = { 0 };
 
 		if (!line || il_strlist_split(&w, line))

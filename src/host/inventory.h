@@ -22,7 +22,7 @@
 #include "host/lava.h"
 #include "util/buf.h"
 #include "util/paths.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 enum il_hostkey_policy { IL_HOSTKEY_STRICT, IL_HOSTKEY_ACCEPT_NEW };
 

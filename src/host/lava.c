@@ -16,6 +16,8 @@
 #include "host/lavalog.h"
 #include "util/http.h"
 #include "util/jfields.h"
+#include "util/parse.h"
+#include "util/str.h"
 
 /* ---- names ---- */
 
@@ -90,7 +92,7 @@ static char *message_of(const char *body, size_t len, const struct il_lava_conn 
 		il_lava_redact(&b, m, strlen(m), c);
 		/* LAVA's message quotes the job's YAML back at times: enough of it to say what is wrong */
 		if (!il_buf_error(&b))
-			s = il_strndup(il_buf_str(&b), strnlen(il_buf_str(&b), 300));
+			s = il_str_ndup(il_buf_str(&b), strnlen(il_buf_str(&b), 300));
 	}
 	il_buf_release(&b);
 	json_decref(j);
@@ -114,7 +116,7 @@ static int opt_string(const json_t *o, const char *key, char **out, const char *
 		return 0;
 	if (!json_is_string(v))
 		return il_jf_bad(err, label, path, key, "a string or null");
-	return (*out = il_strndup(json_string_value(v), json_string_length(v))) ? 0
+	return (*out = il_str_ndup(json_string_value(v), json_string_length(v))) ? 0
 									       : il_err_oom(err);
 }
 
@@ -130,7 +132,7 @@ static int named(const json_t *o, const char *key, const char *const names[], in
 	for (int i = 0; i < n; i++)
 		il_buf_printf(&what, "%s%s", i ? ", " : "", names[i]);
 	if (s) {
-		char *shown = il_str_sanitize(il_strndup(s, strnlen(s, 64)), false);
+		char *shown = il_str_sanitize(il_str_ndup(s, strnlen(s, 64)), false);
 
 		r = il_jf_bad(err, label, path, key, "one of %s, not '%s'", il_buf_str(&what), shown ? shown : "");
 		free(shown);
@@ -333,7 +335,7 @@ static int call(const struct il_lava_conn *c, const char *method, const char *re
 		bool abort_over_max, long *status, struct il_buf *out, char **shown, struct il_err *err)
 {
 	static char ctype[] = "Content-Type: application/json";
-	char *url = il_strdup_printf("%s/api/v0.2/%s", c->cfg->url, rel), *text = NULL;
+	char *url = il_str_dup_printf("%s/api/v0.2/%s", c->cfg->url, rel), *text = NULL;
 	struct il_strlist headers = { .v = (char *[]){ c->auth, ctype }, .n = body ? 2 : 1 };
 	int r;
 

@@ -22,7 +22,6 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/paths.h"
-#include "util/str.h"
 
 /* ---- the token ---- */
 

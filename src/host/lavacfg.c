@@ -12,6 +12,7 @@
 
 #include "idle/snapjson.h"
 #include "util/jfields.h"
+#include "util/str.h"
 
 void il_lava_cfg_release(struct il_lava_cfg *c)
 {
@@ -82,7 +83,7 @@ static int home_path(const json_t *j, const char *key, const struct il_paths *pa
 		return 0;
 	free(*out);
 	if (p[0] == '~' && p[1] == '/' && paths && paths->home)
-		*out = il_strdup_printf("%s%s", paths->home, p + 1);
+		*out = il_str_dup_printf("%s%s", paths->home, p + 1);
 	else
 		*out = strdup(p);
 	return *out ? 0 : il_err_oom(err);

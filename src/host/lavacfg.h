@@ -13,7 +13,7 @@
 
 #include "util/err.h"
 #include "util/paths.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 struct il_lava_cfg {
 	char *url;             /* the server's base URL, http or https, without a final '/' */

@@ -271,7 +271,7 @@ static int entry_read(struct yp *y, struct entry *e)
 
 		if (y->ev.type != YAML_SCALAR_EVENT)
 			return yp_bad(y, "a key of a log entry (dt, lvl, msg)");
-		il_strlcpy(key, (const char *)y->ev.data.scalar.value, sizeof(key));
+		il_str_lcpy(key, (const char *)y->ev.data.scalar.value, sizeof(key));
 		if ((r = yp_next(y)))
 			return r;
 		if (!strcmp(key, "dt"))

@@ -5,6 +5,7 @@
  * whatever a server answers is redacted of it before anything reads it.
  */
 #include "host/lava.h"
+#include "util/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -86,7 +87,7 @@ int il_lava_token_read(const char *path, char **tok, struct il_err *err)
 				       path, i - a + 1);
 			goto out;
 		}
-	if (!(*tok = il_strndup(buf + a, b - a)))
+	if (!(*tok = il_str_ndup(buf + a, b - a)))
 		r = il_err_oom(err);
 out:
 	explicit_bzero(buf, sizeof(buf));
@@ -107,7 +108,7 @@ int il_lava_conn_open(struct il_lava_conn *c, const struct il_lava_cfg *cfg, str
 	c->timeout_s = 60;
 	if ((r = il_lava_token_read(cfg->token_file, &tok, err)))
 		return r;
-	c->auth = il_strdup_printf(AUTH_PREFIX "%s", tok);
+	c->auth = il_str_dup_printf(AUTH_PREFIX "%s", tok);
 	explicit_bzero(tok, strlen(tok));
 	free(tok);
 	return c->auth ? 0 : il_err_oom(err);
@@ -176,7 +177,7 @@ int il_lava_scrub_err(const struct il_lava_conn *c, int r, struct il_err *err)
 		return r;
 	il_lava_redact(&clean, err->msg, strlen(err->msg), c);
 	if (!il_buf_error(&clean)) {
-		il_strlcpy(err->msg, il_buf_str(&clean), sizeof(err->msg));
+		il_str_lcpy(err->msg, il_buf_str(&clean), sizeof(err->msg));
 	} else {
 		/* without memory for the copy: starred out where it stands */
 		for (char *hit = err->msg; (hit = strstr(hit, tok)); hit += strlen(tok))

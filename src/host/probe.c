@@ -8,6 +8,7 @@
 
 #include "host/runners.h"
 #include "idle/snapjson.h"
+#include "util/str.h"
 
 /* A probe fact, NULL when absent or empty. */
 static const char *fact(const json_t *facts, const char *key)
@@ -50,7 +51,7 @@ json_t *il_probe_cmdline_idle(const char *cmdline)
 		size_t n = eq ? (size_t)(eq - words.v[i]) : strlen(words.v[i]);
 
 		if (idle_param(words.v[i], n)) {
-			char *key = il_strndup(words.v[i], n);
+			char *key = il_str_ndup(words.v[i], n);
 
 			bad |= key ? il_json_set(o, key, il_json_str(eq ? eq + 1 : "")) : -1;
 			free(key);
@@ -291,7 +292,7 @@ static int check_uid(const json_t *facts, const char *host, struct il_err *err)
 
 	if (!v || (s && n && n <= 10 && !s[n]))
 		return 0;
-	shown = il_str_sanitize(il_strndup(s ? s : "", strnlen(s ? s : "", 64)), false);
+	shown = il_str_sanitize(il_str_ndup(s ? s : "", strnlen(s ? s : "", 64)), false);
 	r = il_err_set(err, IL_EPARSE, "host '%s': the probe's uid is '%s': expected the numeric user id `id -u` prints",
 		       host, shown ? shown : "");
 	free(shown);
@@ -320,8 +321,8 @@ int il_probe_parse(const char *text, size_t len, const char *host, json_t **out,
 
 		if (n > 8 && !strncmp(p, "idlelab.", 8)) {
 			const char *colon = memchr(p, ':', n);
-			char *key = colon ? il_strndup(p + 8, (size_t)(colon - p - 8)) : NULL;
-			char *val = colon ? il_strndup(colon + 1, n - (size_t)(colon - p) - 1) : NULL;
+			char *key = colon ? il_str_ndup(p + 8, (size_t)(colon - p - 8)) : NULL;
+			char *val = colon ? il_str_ndup(colon + 1, n - (size_t)(colon - p) - 1) : NULL;
 
 			if (!colon) {
 				/* not a fact: nothing to keep */

@@ -40,7 +40,7 @@ int il_workdir_get(struct il_transport *t, const char *const subs[], char **dir,
 			       (int)strcspn(p, "\n"), p);
 	} else if (!strncmp(out, "idlelab.workdir:", 16) && strstr(out, ":/") && !res.exit_code) {
 		p = out + strlen("idlelab.workdir:");
-		if (!(*dir = il_strndup(p, strcspn(p, "\n"))))
+		if (!(*dir = il_str_ndup(p, strcspn(p, "\n"))))
 			r = il_err_oom(err);
 	} else {
 		r = il_err_set(err, IL_EIO, "host '%s': the working directory script failed (exit %d): %.300s", t->label,

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Cluster detection for a diff: the measured CPUs grouped by (cluster_id,
- * cpu_capacity), kept only when the groups really differ, and named. Part of
- * the diff (idle/diff.c adds each cluster's counts and states, as it does the
- * total's); its own file because what makes CPUs a cluster is a question of
+ * cpu_capacity), kept only when the groups really differ, named, and given
+ * their counts and states as the diff's total is (idle/diffgroup.c). Part of
+ * the diff; its own file because what makes CPUs a cluster is a question of
  * topology and naming, not of counters.
  */
 #include "idle/cluster.h"
@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "idle/cpuset.h"
+#include "idle/diffgroup.h"
 
 /* The group of cpu's (cluster_id, cpu_capacity) in d->clusters, added when it is the first of its kind. */
 static int cluster_for(struct il_diff *d, const struct il_diff_cpu *cpu, struct il_diff_cluster **out)
@@ -127,12 +130,22 @@ int il_cluster_detect(struct il_diff *d)
 	for (size_t i = 0; i < d->ncpus; i++) {
 		struct il_diff_cluster *cl;
 
-		if (cluster_for(d, &d->cpus[i], &cl) || il_diff_cpuset_add(&cl->cpus, d->cpus[i].cpu))
+		if (cluster_for(d, &d->cpus[i], &cl) || il_cpuset_append(&cl->cpus, d->cpus[i].cpu))
 			return IL_ENOMEM;
 	}
 	if (!asymmetric(d)) {
 		il_cluster_release(d);
 		return 0;
 	}
-	return label_clusters(d);
+	if (label_clusters(d))
+		return IL_ENOMEM;
+	for (size_t i = 0; i < d->nclusters; i++) {
+		struct il_diff_cluster *c = &d->clusters[i];
+
+		il_diff_counts_zero(&c->total);
+		if (il_diff_group_cpus(d, &c->cpus, &c->total, &c->states, &c->nstates) ||
+		    il_diff_key_from(d, c->states, c->nstates))
+			return IL_ENOMEM;
+	}
+	return 0;
 }

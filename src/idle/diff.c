@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Snapshot differences: structural checks, the interval and its clock,
- * validity, aggregation (states by name, latency and residency; the counts of
- * the clusters cluster.c finds on asymmetric hosts) and the derived idle
- * metrics. What each counter means is cpuidle_enter_state() in
- * drivers/cpuidle/cpuidle.c (docs/formats.md). The JSON is diffjson.c's.
+ * validity, and the aggregation of the measured CPUs (states grouped by
+ * name, latency and residency: diffgroup.c; the clusters on asymmetric
+ * hosts: cluster.c). What each counter means is cpuidle_enter_state() in
+ * drivers/cpuidle/cpuidle.c (docs/formats.md). The derived metrics are
+ * metrics.c's, the JSON diffjson.c's.
  */
 #include "idle/diff.h"
+#include "idle/cpuset.h"
 #include "util/str.h"
+#include "util/strlist.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 #include <string.h>
 
 #include "idle/cluster.h"
+#include "idle/diffgroup.h"
 #include "idle/energy.h"
 
 /* Idle time may exceed the interval by this much before the diff is invalid (reading the counters takes time). */
@@ -32,23 +36,7 @@
 #define IL_MIN_SAMPLE_MONO_S 0.1
 #define IL_MIN_SAMPLE_UPTIME_S 1.0
 
-/* ---- Counts ---- */
-
-static void counts_zero(struct il_counts *c)
-{
-	for (int i = 0; i < IL_NCOUNTERS; i++)
-		c->c[i] = c->poll[i] = (struct il_val){ 0, true };
-}
-
-static void counts_add(struct il_counts *dst, const struct il_counts *src)
-{
-	for (int i = 0; i < IL_NCOUNTERS; i++) {
-		dst->c[i].ok = dst->c[i].ok && src->c[i].ok;
-		dst->c[i].v += src->c[i].v;
-		dst->poll[i].ok = dst->poll[i].ok && src->poll[i].ok;
-		dst->poll[i].v += src->poll[i].v;
-	}
-}
+/* ---- Names ---- */
 
 const char *il_clock_name(enum il_clock c)
 {
@@ -67,20 +55,6 @@ const char *il_energy_source_name(enum il_energy_source s)
 }
 
 /* ---- Release ---- */
-
-static void state_release(struct il_diff_state *s)
-{
-	IL_FREE_ALL(s->name, s->key);
-	il_cpuset_release(&s->disabled);
-}
-
-/* Shared with cluster.c (idle/cluster.h). */
-void il_diff_states_release(struct il_diff_state *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		state_release(&v[i]);
-	free(v);
-}
 
 void il_diff_release(struct il_diff *d)
 {
@@ -116,47 +90,18 @@ static char *dup_or_null(const char *s, bool *oom)
 	return p;
 }
 
-/* Shared with cluster.c (idle/cluster.h). */
-bool il_diff_val_eq(struct il_val a, struct il_val b)
-{
-	return a.ok == b.ok && (!a.ok || a.v == b.v);
-}
-
-/* Add cpu to a set; CPUs arrive in increasing order, so the set stays sorted. Shared with cluster.c. */
-int il_diff_cpuset_add(struct il_cpuset *s, int cpu)
-{
-	int *nv;
-
-	if (s->n && s->cpu[s->n - 1] >= cpu)
-		return 0;
-	nv = realloc(s->cpu, (s->n + 1) * sizeof(*nv));
-	if (!nv)
-		return IL_ENOMEM;
-	s->cpu = nv;
-	s->cpu[s->n++] = cpu;
-	return 0;
-}
-
-static int cpuset_union(struct il_cpuset *dst, const struct il_cpuset *src)
-{
-	for (size_t i = 0; i < src->n; i++)
-		if (!il_cpuset_has(dst, src->cpu[i]) && il_diff_cpuset_add(dst, src->cpu[i]))
-			return IL_ENOMEM;
-	return 0;
-}
-
 /* A CPU list as text into a fixed buffer (for messages). */
 static const char *cpus_text(const struct il_cpuset *s, char *buf, size_t n)
 {
 	struct il_buf b = IL_BUF_INIT;
 
 	il_cpuset_format(s, &b);
-	il_strlcpy(buf, il_buf_error(&b) ? "?" : il_buf_str(&b), n);
+	il_str_lcpy(buf, il_buf_error(&b) ? "?" : il_buf_str(&b), n);
 	il_buf_release(&b);
 	return buf;
 }
 
-/* Add a caveat (s: il_strdup_printf's, owned; NULL: memory ran out). */
+/* Add a caveat (s: il_str_dup_printf's, owned; NULL: memory ran out). */
 static int caveat(struct il_diff *d, char *s)
 {
 	int r = !s || il_strlist_push(&d->caveats, s);
@@ -186,7 +131,7 @@ static int cpu_delta(struct il_diff_cpu *out, const struct il_cpu *a, const stru
 	out->cpu = b->cpu;
 	out->cluster = b->cluster_id;
 	out->capacity = b->capacity;
-	counts_zero(&out->total);
+	il_diff_counts_zero(&out->total);
 	if (a && a->nstates != b->nstates)
 		return il_err_set(err, IL_EMISMATCH, "host '%s': cpu%d has %zu idle states before and %zu after",
 				  host, a->cpu, a->nstates, b->nstates);
@@ -211,7 +156,7 @@ static int cpu_delta(struct il_diff_cpu *out, const struct il_cpu *a, const stru
 		ds->poll = il_state_is_poll(sb);
 		if (((sa->info[IL_I_DISABLE].ok && sa->info[IL_I_DISABLE].v) ||
 		     (sb->info[IL_I_DISABLE].ok && sb->info[IL_I_DISABLE].v)) &&
-		    il_diff_cpuset_add(&ds->disabled, b->cpu))
+		    il_cpuset_append(&ds->disabled, b->cpu))
 			return il_err_oom(err);
 		for (int c = 0; c < IL_NCOUNTERS; c++) {
 			const struct il_val zero = { 0, sb->cnt[c].ok };
@@ -236,7 +181,7 @@ static int cpu_delta(struct il_diff_cpu *out, const struct il_cpu *a, const stru
 			ds->d.c[c].v = va->ok ? vb->v - va->v : 0;
 			ds->d.poll[c].v = ds->poll ? ds->d.c[c].v : 0;
 		}
-		counts_add(&out->total, &ds->d);
+		il_diff_counts_add(&out->total, &ds->d);
 	}
 	return 0;
 }
@@ -312,135 +257,19 @@ static int interval(struct il_diff *d, const struct il_snapshot *a, const struct
 
 /* ---- Aggregation ---- */
 
-/* Shared with cluster.c (idle/cluster.h): same_table compares CPUs' tables by it. */
-bool il_diff_same_state(const struct il_diff_state *x, const struct il_diff_state *y)
-{
-	return !strcmp(x->name, y->name) && il_diff_val_eq(x->latency_us, y->latency_us) &&
-	       il_diff_val_eq(x->residency_us, y->residency_us);
-}
-
-/* Add s into the list of groups v (by name, latency, residency). Nonzero: memory ran out. */
-static int group_add(struct il_diff_state **v, size_t *n, const struct il_diff_state *s)
-{
-	struct il_diff_state *nv, *g;
-
-	for (size_t i = 0; i < *n; i++) {
-		g = &(*v)[i];
-		if (il_diff_same_state(g, s)) {
-			counts_add(&g->d, &s->d);
-			if (s->index < g->index)
-				g->index = s->index;
-			g->poll |= s->poll;
-			return cpuset_union(&g->disabled, &s->disabled);
-		}
-	}
-	nv = realloc(*v, (*n + 1) * sizeof(**v));
-	if (!nv)
-		return IL_ENOMEM;
-	*v = nv;
-	g = &nv[(*n)++];
-	*g = *s;
-	g->key = NULL;
-	g->disabled = (struct il_cpuset){ 0 };
-	g->name = strdup(s->name);
-	if (!g->name || cpuset_union(&g->disabled, &s->disabled))
-		return IL_ENOMEM;
-	return 0;
-}
-
-/* Shallow first: by index, then residency, latency, name. */
-static int cmp_state(const void *pa, const void *pb)
-{
-	const struct il_diff_state *a = pa, *b = pb;
-
-	if (a->index != b->index)
-		return a->index < b->index ? -1 : 1;
-	if (a->residency_us.v != b->residency_us.v)
-		return a->residency_us.v < b->residency_us.v ? -1 : 1;
-	if (a->latency_us.v != b->latency_us.v)
-		return a->latency_us.v < b->latency_us.v ? -1 : 1;
-	return strcmp(a->name, b->name);
-}
-
 /*
- * Unique keys for the diff's states: the name, or name@<residency>us when
- * several groups share it (big.LITTLE cpu-sleep), name@<latency>-<residency>us
- * when that is not enough either, name#<n> when the values are absent.
+ * Aggregate the measured CPUs into d->states (grouped, keyed) and d->total,
+ * give each CPU's states their keys, and find the clusters when the host is
+ * asymmetric (idle/cluster.c, which groups their states the same way).
  */
-static int make_keys(struct il_diff_state *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		size_t same_name = 0, same_res = 0;
-		char key[200];
-
-		for (size_t k = 0; k < n; k++) {
-			same_name += !strcmp(v[k].name, v[i].name);
-			same_res += !strcmp(v[k].name, v[i].name) && il_diff_val_eq(v[k].residency_us, v[i].residency_us);
-		}
-		if (same_name == 1)
-			snprintf(key, sizeof(key), "%s", v[i].name);
-		else if (v[i].residency_us.ok && same_res == 1)
-			snprintf(key, sizeof(key), "%s@%lluus", v[i].name, (unsigned long long)v[i].residency_us.v);
-		else if (v[i].residency_us.ok && v[i].latency_us.ok)
-			snprintf(key, sizeof(key), "%s@%llu-%lluus", v[i].name, (unsigned long long)v[i].latency_us.v,
-				 (unsigned long long)v[i].residency_us.v);
-		else
-			snprintf(key, sizeof(key), "%s#%zu", v[i].name, i);
-		if (!(v[i].key = strdup(key)))
-			return IL_ENOMEM;
-	}
-	return 0;
-}
-
-/* The key of the diff-wide group a state of a CPU or cluster belongs to. */
-static int key_from(const struct il_diff *d, struct il_diff_state *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < d->nstates && !v[i].key; k++)
-			if (il_diff_same_state(&v[i], &d->states[k]) && !(v[i].key = strdup(d->states[k].key)))
-				return IL_ENOMEM;
-	return 0;
-}
-
-/* Add one CPU's counts and states into a total and its state groups (the diff's, or a cluster's). */
-static int add_cpu(struct il_counts *total, struct il_diff_state **v, size_t *n, const struct il_diff_cpu *cpu)
-{
-	counts_add(total, &cpu->total);
-	for (size_t k = 0; k < cpu->nstates; k++)
-		if (group_add(v, n, &cpu->states[k]))
-			return IL_ENOMEM;
-	return 0;
-}
-
-/* Aggregate the measured CPUs into d->states and d->total, and clusters when the host is asymmetric. */
 static int aggregate(struct il_diff *d)
 {
-	for (size_t i = 0; i < d->ncpus; i++)
-		if (add_cpu(&d->total, &d->states, &d->nstates, &d->cpus[i]))
-			return IL_ENOMEM;
-	if (d->nstates)
-		qsort(d->states, d->nstates, sizeof(*d->states), cmp_state);
-	if (make_keys(d->states, d->nstates))
+	if (il_diff_group_cpus(d, NULL, &d->total, &d->states, &d->nstates) || il_diff_make_keys(d->states, d->nstates))
 		return IL_ENOMEM;
 	for (size_t i = 0; i < d->ncpus; i++)
-		if (key_from(d, d->cpus[i].states, d->cpus[i].nstates))
+		if (il_diff_key_from(d, d->cpus[i].states, d->cpus[i].nstates))
 			return IL_ENOMEM;
-	if (il_cluster_detect(d))
-		return IL_ENOMEM;
-	for (size_t i = 0; i < d->nclusters; i++) {
-		struct il_diff_cluster *c = &d->clusters[i];
-
-		counts_zero(&c->total);
-		for (size_t k = 0; k < d->ncpus; k++)
-			if (il_cpuset_has(&c->cpus, d->cpus[k].cpu) &&
-			    add_cpu(&c->total, &c->states, &c->nstates, &d->cpus[k]))
-				return IL_ENOMEM;
-		if (c->nstates) /* a cluster of CPUs without idle states has none */
-			qsort(c->states, c->nstates, sizeof(*c->states), cmp_state);
-		if (key_from(d, c->states, c->nstates))
-			return IL_ENOMEM;
-	}
-	return 0;
+	return il_cluster_detect(d);
 }
 
 /* ---- Caveats and validity ---- */
@@ -453,20 +282,20 @@ static int state_caveats(struct il_diff *d)
 		const struct il_diff_state *s = &d->states[i];
 
 		if (s->poll &&
-		    caveat(d, il_strdup_printf("%s is a polling state: it spins until a wakeup or cpuidle_poll_time() "
-					       "(cpuidle.c: the target residency of the first enabled deeper state of at "
-					       "least 10 us, capped at TICK_NSEC/16, which is also the default; or the "
-					       "governor's poll_limit_ns), so its time is spinning (poll_time_us), not sleep; its "
-					       "'below' counts, as cpuidle_enter_state() counts them, are in belows and "
-					       "shown apart as poll_belows (time-limit exits and long polls ended by a "
-					       "wakeup alike: the kernel keeps no time-out counter)",
-					       s->key)))
+		    caveat(d, il_str_dup_printf("%s is a polling state: it spins until a wakeup or cpuidle_poll_time() "
+					        "(cpuidle.c: the target residency of the first enabled deeper state of at "
+					        "least 10 us, capped at TICK_NSEC/16, which is also the default; or the "
+					        "governor's poll_limit_ns), so its time is spinning (poll_time_us), not sleep; its "
+					        "'below' counts, as cpuidle_enter_state() counts them, are in belows and "
+					        "shown apart as poll_belows (time-limit exits and long polls ended by a "
+					        "wakeup alike: the kernel keeps no time-out counter)",
+					        s->key)))
 			return IL_ENOMEM;
 		if (s->disabled.n &&
-		    caveat(d, il_strdup_printf("state %s disabled on cpus %s: the kernel counts 'above' only when a "
-					       "shallower state is enabled and 'below' only against enabled deeper states "
-					       "(cpuidle.c)",
-					       s->key, cpus_text(&s->disabled, cpus, sizeof(cpus)))))
+		    caveat(d, il_str_dup_printf("state %s disabled on cpus %s: the kernel counts 'above' only when a "
+					        "shallower state is enabled and 'below' only against enabled deeper states "
+					        "(cpuidle.c)",
+					        s->key, cpus_text(&s->disabled, cpus, sizeof(cpus)))))
 			return IL_ENOMEM;
 	}
 	return 0;
@@ -487,39 +316,39 @@ static int validity(struct il_diff *d, const struct il_snapshot *a, const struct
 
 	if ((a->suspend_success.ok && b->suspend_success.ok && a->suspend_success.v != b->suspend_success.v) ||
 	    (a->suspend_fail.ok && b->suspend_fail.ok && a->suspend_fail.v != b->suspend_fail.v))
-		r |= invalid(d, il_strdup_printf("the host suspended during the sample (suspend_stats success %llu -> "
-						 "%llu, fail %llu -> %llu)",
-						 (unsigned long long)a->suspend_success.v,
-						 (unsigned long long)b->suspend_success.v,
-						 (unsigned long long)a->suspend_fail.v, (unsigned long long)b->suspend_fail.v));
+		r |= invalid(d, il_str_dup_printf("the host suspended during the sample (suspend_stats success %llu -> "
+						  "%llu, fail %llu -> %llu)",
+						  (unsigned long long)a->suspend_success.v,
+						  (unsigned long long)b->suspend_success.v,
+						  (unsigned long long)a->suspend_fail.v, (unsigned long long)b->suspend_fail.v));
 	if (d->has_suspended && d->suspended_s > IL_SUSPEND_SLACK_S)
-		r |= invalid(d, il_strdup_printf("the host was suspended for %.3f s during the sample (boottime grew "
-						 "%.3f s more than the monotonic clock)",
-						 d->suspended_s, d->suspended_s));
+		r |= invalid(d, il_str_dup_printf("the host was suspended for %.3f s during the sample (boottime grew "
+						  "%.3f s more than the monotonic clock)",
+						  d->suspended_s, d->suspended_s));
 	if (!d->nstates)
 		return r; /* no idle metrics to protect */
 	min_s = o->min_sample_s >= 0 ? o->min_sample_s :
 		d->clock == IL_CLOCK_MONOTONIC ? IL_MIN_SAMPLE_MONO_S : IL_MIN_SAMPLE_UPTIME_S;
 	if (min_s > 0 && !d->has_interval)
-		r |= invalid(d, il_strdup_printf("the interval is unknown (no /proc/timer_list or /proc/uptime in the "
-						 "snapshots), min_sample_s %g s cannot be checked",
-						 min_s));
+		r |= invalid(d, il_str_dup_printf("the interval is unknown (no /proc/timer_list or /proc/uptime in the "
+						  "snapshots), min_sample_s %g s cannot be checked",
+						  min_s));
 	else if (d->has_interval && d->interval_s + 1e-9 < min_s) /* 1.00 s of uptime steps is 1 s */
-		r |= invalid(d, il_strdup_printf("the sample lasted %.3f s, less than min_sample_s %g s (%s clock)",
-						 d->interval_s, min_s, il_clock_name(d->clock)));
+		r |= invalid(d, il_str_dup_printf("the sample lasted %.3f s, less than min_sample_s %g s (%s clock)",
+						  d->interval_s, min_s, il_clock_name(d->clock)));
 	for (size_t i = 0; d->has_interval && i < d->ncpus; i++) {
 		const struct il_val t = d->cpus[i].total.c[IL_C_TIME];
 		double slack = IL_IDLE_SLACK_US + (d->clock == IL_CLOCK_UPTIME ? IL_UPTIME_RES_US : 0);
 
 		if (t.ok && (double)t.v > d->interval_s * 1e6 + slack)
-			r |= invalid(d, il_strdup_printf("idle time exceeds the interval: the clock or the counters are "
-							 "wrong (cpu%d idle %.6f s in %.6f s, %.0f ms slack)",
-							 d->cpus[i].cpu, (double)t.v / 1e6, d->interval_s, slack / 1000));
+			r |= invalid(d, il_str_dup_printf("idle time exceeds the interval: the clock or the counters are "
+							  "wrong (cpu%d idle %.6f s in %.6f s, %.0f ms slack)",
+							  d->cpus[i].cpu, (double)t.v / 1e6, d->interval_s, slack / 1000));
 	}
 	if (o->min_idles && d->total.c[IL_C_USAGE].v < o->min_idles)
-		r |= invalid(d, il_strdup_printf("too few idle entries: %llu on cpus %s, fewer than min_idles %llu",
-						 (unsigned long long)d->total.c[IL_C_USAGE].v,
-						 cpus_text(&d->measured, cpus, sizeof(cpus)), (unsigned long long)o->min_idles));
+		r |= invalid(d, il_str_dup_printf("too few idle entries: %llu on cpus %s, fewer than min_idles %llu",
+						  (unsigned long long)d->total.c[IL_C_USAGE].v,
+						  cpus_text(&d->measured, cpus, sizeof(cpus)), (unsigned long long)o->min_idles));
 	return r;
 }
 
@@ -540,7 +369,7 @@ static int measure(struct il_diff *d, const struct il_diff_opts *o, const char *
 					  o->cpus->cpu[i]);
 	}
 	for (size_t i = 0; i < d->ncpus; i++)
-		if ((!o->cpus || il_cpuset_has(o->cpus, d->cpus[i].cpu)) && il_diff_cpuset_add(&d->measured, d->cpus[i].cpu))
+		if ((!o->cpus || il_cpuset_has(o->cpus, d->cpus[i].cpu)) && il_cpuset_append(&d->measured, d->cpus[i].cpu))
 			return il_err_oom(err);
 	/* nothing below can fail: every entry is either kept once or released once */
 	for (size_t i = 0; i < d->ncpus; i++) {
@@ -586,7 +415,7 @@ int il_diff_lifetime(struct il_diff *out, const struct il_snapshot *s, struct il
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	counts_zero(&out->total);
+	il_diff_counts_zero(&out->total);
 	out->host = dup_or_null(host, &oom);
 	out->boot_id = dup_or_null(s->boot_id, &oom);
 	out->governor_before = dup_or_null(s->governor, &oom);
@@ -615,7 +444,7 @@ int il_diff_compute_opts(struct il_diff *out, const struct il_snapshot *a, const
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	counts_zero(&out->total);
+	il_diff_counts_zero(&out->total);
 	if (a->boot_id && b->boot_id && strcmp(a->boot_id, b->boot_id))
 		return il_err_set(err, IL_EMISMATCH, "host '%s': boot_id changed (%s -> %s): the host rebooted between snapshots",
 				  host, a->boot_id, b->boot_id);
@@ -639,9 +468,9 @@ int il_diff_compute_opts(struct il_diff *out, const struct il_snapshot *a, const
 		goto fail;
 	if ((r = il_energy_diff(out, a, b, host, err)))
 		goto fail;
-	if (o->cpus && caveat(out, il_strdup_printf("idle metrics cover cpus %s only (idle_cpus)%s",
-						    cpus_text(&out->measured, cpus, sizeof(cpus)),
-						    out->nzones ? "; energy is the whole package's" : "")))
+	if (o->cpus && caveat(out, il_str_dup_printf("idle metrics cover cpus %s only (idle_cpus)%s",
+						     cpus_text(&out->measured, cpus, sizeof(cpus)),
+						     out->nzones ? "; energy is the whole package's" : "")))
 		goto oom;
 	if (validity(out, a, b, o))
 		goto oom;

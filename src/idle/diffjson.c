@@ -5,7 +5,7 @@
  * from snapshot.c: the schema changes for readers, the arithmetic for the kernel.
  */
 #include "idle/diffjson.h"
-#include "util/str.h"
+#include "idle/cpuset.h"
 
 #include <stdio.h>
 
@@ -16,27 +16,29 @@ static json_t *pct_json(bool ok, double v)
 	return ok ? json_real(v) : json_null();
 }
 
-static json_t *metrics_json(json_t *o, const struct il_counts *c, const struct il_diff *d)
+/* The metrics of c as keys of o (o may be NULL: then nothing is added). Nonzero: a key could not be added. */
+static int metrics_json(json_t *o, const struct il_counts *c, const struct il_diff *d)
 {
 	struct il_metrics m;
+	int bad = 0;
 
 	il_metrics_of(c, d, &m);
-	json_object_set_new(o, "idles", il_json_val(m.idles));
-	json_object_set_new(o, "aboves", il_json_val(m.aboves));
-	json_object_set_new(o, "belows", il_json_val(m.belows));
-	json_object_set_new(o, "idle_miss", il_json_val(m.idle_miss));
-	json_object_set_new(o, "miss_ratio", m.has_miss_ratio ? json_real(m.miss_ratio) : json_null());
-	json_object_set_new(o, "time_us", il_json_val(m.time_us));
-	json_object_set_new(o, "rejected", il_json_val(m.rejected));
-	json_object_set_new(o, "idles_per_s", m.has_rate ? json_real(m.idles_per_s) : json_null());
-	json_object_set_new(o, "too_deep_pct", pct_json(m.has_too_deep, m.too_deep_pct));
-	json_object_set_new(o, "too_shallow_pct", pct_json(m.has_too_shallow, m.too_shallow_pct));
-	json_object_set_new(o, "miss_pct", pct_json(m.has_miss_pct, m.miss_pct));
-	json_object_set_new(o, "poll_usage", il_json_val(m.poll_usage));
-	json_object_set_new(o, "poll_belows", il_json_val(m.poll_belows));
-	json_object_set_new(o, "poll_time_us", il_json_val(m.poll_time_us));
-	json_object_set_new(o, "sleep_time_us", il_json_val(m.sleep_time_us));
-	return o;
+	bad |= json_object_set_new(o, "idles", il_json_val(m.idles));
+	bad |= json_object_set_new(o, "aboves", il_json_val(m.aboves));
+	bad |= json_object_set_new(o, "belows", il_json_val(m.belows));
+	bad |= json_object_set_new(o, "idle_miss", il_json_val(m.idle_miss));
+	bad |= json_object_set_new(o, "miss_ratio", m.has_miss_ratio ? json_real(m.miss_ratio) : json_null());
+	bad |= json_object_set_new(o, "time_us", il_json_val(m.time_us));
+	bad |= json_object_set_new(o, "rejected", il_json_val(m.rejected));
+	bad |= json_object_set_new(o, "idles_per_s", m.has_rate ? json_real(m.idles_per_s) : json_null());
+	bad |= json_object_set_new(o, "too_deep_pct", pct_json(m.has_too_deep, m.too_deep_pct));
+	bad |= json_object_set_new(o, "too_shallow_pct", pct_json(m.has_too_shallow, m.too_shallow_pct));
+	bad |= json_object_set_new(o, "miss_pct", pct_json(m.has_miss_pct, m.miss_pct));
+	bad |= json_object_set_new(o, "poll_usage", il_json_val(m.poll_usage));
+	bad |= json_object_set_new(o, "poll_belows", il_json_val(m.poll_belows));
+	bad |= json_object_set_new(o, "poll_time_us", il_json_val(m.poll_time_us));
+	bad |= json_object_set_new(o, "sleep_time_us", il_json_val(m.sleep_time_us));
+	return bad;
 }
 
 static json_t *cpus_json(const struct il_cpuset *s)
@@ -50,41 +52,65 @@ static json_t *cpus_json(const struct il_cpuset *s)
 	return j;
 }
 
+static json_t *state_json(const struct il_diff_state *s, const struct il_counts *whole)
+{
+	json_t *o = json_object();
+	double sh = 0;
+	int bad = !o;
+	bool ok;
+
+	if (!o)
+		return NULL;
+	bad |= json_object_set_new(o, "key", il_json_str(s->key));
+	bad |= json_object_set_new(o, "index", json_integer(s->index));
+	bad |= json_object_set_new(o, "name", il_json_str(s->name));
+	bad |= json_object_set_new(o, "latency_us", il_json_val(s->latency_us));
+	bad |= json_object_set_new(o, "residency_us", il_json_val(s->residency_us));
+	bad |= json_object_set_new(o, "poll", json_boolean(s->poll));
+	for (int c = 0; c < IL_NCOUNTERS; c++)
+		bad |= json_object_set_new(o, il_counter_key(c), il_json_val(s->d.c[c]));
+	bad |= json_object_set_new(o, "usage_share",
+				   il_counts_share(&s->d, whole, IL_C_USAGE, &sh) ? json_real(sh) : json_null());
+	bad |= json_object_set_new(o, "time_share",
+				   il_counts_share(&s->d, whole, IL_C_TIME, &sh) ? json_real(sh) : json_null());
+	/* the pointer is filled before the value is read: one call per statement */
+	ok = il_state_too_deep_pct(s, &sh);
+	bad |= json_object_set_new(o, "too_deep_pct", pct_json(ok, sh));
+	ok = il_state_too_shallow_pct(s, &sh);
+	bad |= json_object_set_new(o, "too_shallow_pct", pct_json(ok, sh));
+	bad |= json_object_set_new(o, "disabled_cpus", s->disabled.n ? cpus_json(&s->disabled) : json_null());
+	return il_json_whole(o, bad);
+}
+
 static json_t *states_json(const struct il_diff_state *v, size_t n, const struct il_counts *whole)
 {
 	json_t *a = json_array();
+	int bad = !a;
 
-	for (size_t i = 0; i < n && a; i++) {
-		json_t *o = json_object();
-		double sh = 0;
-		bool ok;
+	for (size_t i = 0; i < n && !bad; i++)
+		bad |= json_array_append_new(a, state_json(&v[i], whole));
+	return il_json_whole(a, bad);
+}
 
-		json_object_set_new(o, "key", il_json_str(v[i].key));
-		json_object_set_new(o, "index", json_integer(v[i].index));
-		json_object_set_new(o, "name", json_string(v[i].name));
-		json_object_set_new(o, "latency_us", il_json_val(v[i].latency_us));
-		json_object_set_new(o, "residency_us", il_json_val(v[i].residency_us));
-		json_object_set_new(o, "poll", json_boolean(v[i].poll));
-		for (int c = 0; c < IL_NCOUNTERS; c++)
-			json_object_set_new(o, il_counter_key(c), il_json_val(v[i].d.c[c]));
-		json_object_set_new(o, "usage_share",
-				    il_counts_share(&v[i].d, whole, IL_C_USAGE, &sh) ? json_real(sh) : json_null());
-		json_object_set_new(o, "time_share",
-				    il_counts_share(&v[i].d, whole, IL_C_TIME, &sh) ? json_real(sh) : json_null());
-		/* the pointer is filled before the value is read: one call per statement */
-		ok = il_state_too_deep_pct(&v[i], &sh);
-		json_object_set_new(o, "too_deep_pct", pct_json(ok, sh));
-		ok = il_state_too_shallow_pct(&v[i], &sh);
-		json_object_set_new(o, "too_shallow_pct", pct_json(ok, sh));
-		json_object_set_new(o, "disabled_cpus", v[i].disabled.n ? cpus_json(&v[i].disabled) : json_null());
-		json_array_append_new(a, o);
-	}
-	return a;
+static json_t *zone_json(const struct il_diff_zone *z)
+{
+	json_t *o = json_object();
+	int bad = !o;
+
+	if (!o)
+		return NULL;
+	bad |= json_object_set_new(o, "zone", il_json_str(z->zone));
+	bad |= json_object_set_new(o, "name", il_json_str(z->name));
+	bad |= json_object_set_new(o, "energy_uj", il_json_val((struct il_val){ z->energy_uj, true }));
+	bad |= json_object_set_new(o, "counted", json_boolean(z->counted));
+	bad |= json_object_set_new(o, "why", il_json_str(z->why));
+	return il_json_whole(o, bad);
 }
 
 static json_t *energy_json(const struct il_diff *d)
 {
 	json_t *e, *zs;
+	int bad = 0;
 
 	if (!d->nzones)
 		return json_null();
@@ -92,80 +118,98 @@ static json_t *energy_json(const struct il_diff *d)
 	zs = json_array();
 	if (!il_json_all((json_t *[]){ e, zs }, 2))
 		return NULL;
-	json_object_set_new(e, "joules", d->has_energy ? json_real(d->energy_j) : json_null());
-	json_object_set_new(e, "watts", d->has_energy && d->has_interval && d->interval_s > 0 ?
-					  json_real(d->energy_j / d->interval_s) : json_null());
-	json_object_set_new(e, "source", il_json_str(il_energy_source_name(d->energy_source)));
-	for (size_t i = 0; i < d->nzones; i++) {
-		json_t *z = json_object();
-
-		json_object_set_new(z, "zone", json_string(d->zones[i].zone));
-		json_object_set_new(z, "name", il_json_str(d->zones[i].name));
-		json_object_set_new(z, "energy_uj", il_json_val((struct il_val){ d->zones[i].energy_uj, true }));
-		json_object_set_new(z, "counted", json_boolean(d->zones[i].counted));
-		json_object_set_new(z, "why", il_json_str(d->zones[i].why));
-		json_array_append_new(zs, z);
-	}
-	json_object_set_new(e, "zones", zs);
-	return e;
+	bad |= json_object_set_new(e, "joules", d->has_energy ? json_real(d->energy_j) : json_null());
+	bad |= json_object_set_new(e, "watts", d->has_energy && d->has_interval && d->interval_s > 0 ?
+						       json_real(d->energy_j / d->interval_s) : json_null());
+	bad |= json_object_set_new(e, "source", il_json_str(il_energy_source_name(d->energy_source)));
+	for (size_t i = 0; i < d->nzones; i++)
+		bad |= json_array_append_new(zs, zone_json(&d->zones[i]));
+	bad |= json_object_set_new(e, "zones", zs);
+	return il_json_whole(e, bad);
 }
 
-static json_t *diff_json(const struct il_diff *d, bool per_cpu)
+/* "not a valid measurement: WHY" first, then the caveats. */
+static json_t *caveats_json(const struct il_diff *d)
 {
-	json_t *o = json_object(), *cpus = json_array(), *cls = json_array(), *cav = json_array();
+	json_t *a = json_array();
+	int bad = !a;
 
-	if (!il_json_all((json_t *[]){ o, cpus, cls, cav }, 4))
+	if (!a)
 		return NULL;
-	json_object_set_new(o, "host", il_json_str(d->host));
-	json_object_set_new(o, "driver", il_json_str(d->driver));
-	json_object_set_new(o, "governor_before", il_json_str(d->governor_before));
-	json_object_set_new(o, "governor_after", il_json_str(d->governor_after));
-	json_object_set_new(o, "boot_id", il_json_str(d->boot_id));
-	json_object_set_new(o, "boot_id_verified", json_boolean(d->boot_id_verified));
-	json_object_set_new(o, "interval_s", d->has_interval ? json_real(d->interval_s) : json_null());
-	json_object_set_new(o, "clock", il_json_str(il_clock_name(d->clock)));
-	json_object_set_new(o, "suspended_s", d->has_suspended ? json_real(d->suspended_s) : json_null());
-	json_object_set_new(o, "cpus_measured", cpus_json(&d->measured));
 	if (d->invalid) {
 		char s[700];
 
 		snprintf(s, sizeof(s), "not a valid measurement: %s", d->invalid);
-		json_array_append_new(cav, il_json_str(s));
+		bad |= json_array_append_new(a, il_json_str(s));
 	}
 	for (size_t i = 0; i < d->caveats.n; i++)
-		json_array_append_new(cav, il_json_str(d->caveats.v[i]));
-	json_object_set_new(o, "caveats", cav);
-	json_object_set_new(o, "total", metrics_json(json_object(), &d->total, d));
-	json_object_set_new(o, "states", states_json(d->states, d->nstates, &d->total));
-	for (size_t i = 0; per_cpu && i < d->ncpus; i++) {
-		json_t *c = json_object();
+		bad |= json_array_append_new(a, il_json_str(d->caveats.v[i]));
+	return il_json_whole(a, bad);
+}
 
-		json_object_set_new(c, "cpu", json_integer(d->cpus[i].cpu));
-		json_object_set_new(c, "cluster", il_json_ival(d->cpus[i].cluster));
-		json_object_set_new(c, "capacity", il_json_val(d->cpus[i].capacity));
-		metrics_json(c, &d->cpus[i].total, d);
-		json_object_set_new(c, "states", states_json(d->cpus[i].states, d->cpus[i].nstates, &d->cpus[i].total));
-		json_array_append_new(cpus, c);
-	}
+static json_t *cpu_json(const struct il_diff_cpu *cpu, const struct il_diff *d)
+{
+	json_t *c = json_object();
+	int bad = !c;
+
+	if (!c)
+		return NULL;
+	bad |= json_object_set_new(c, "cpu", json_integer(cpu->cpu));
+	bad |= json_object_set_new(c, "cluster", il_json_ival(cpu->cluster));
+	bad |= json_object_set_new(c, "capacity", il_json_val(cpu->capacity));
+	bad |= metrics_json(c, &cpu->total, d);
+	bad |= json_object_set_new(c, "states", states_json(cpu->states, cpu->nstates, &cpu->total));
+	return il_json_whole(c, bad);
+}
+
+static json_t *cluster_json(const struct il_diff_cluster *cl, const struct il_diff *d)
+{
+	json_t *c = json_object();
+	int bad = !c;
+
+	if (!c)
+		return NULL;
+	bad |= json_object_set_new(c, "cluster", il_json_ival(cl->cluster));
+	bad |= json_object_set_new(c, "capacity", il_json_val(cl->capacity));
+	bad |= json_object_set_new(c, "label", il_json_str(cl->label));
+	bad |= json_object_set_new(c, "cpus", cpus_json(&cl->cpus));
+	bad |= metrics_json(c, &cl->total, d);
+	bad |= json_object_set_new(c, "states", states_json(cl->states, cl->nstates, &cl->total));
+	return il_json_whole(c, bad);
+}
+
+static json_t *diff_json(const struct il_diff *d, bool per_cpu)
+{
+	json_t *o = json_object(), *cpus = json_array(), *cls = json_array(), *total = json_object();
+	int bad = 0;
+
+	if (!il_json_all((json_t *[]){ o, cpus, cls, total }, 4))
+		return NULL;
+	bad |= json_object_set_new(o, "host", il_json_str(d->host));
+	bad |= json_object_set_new(o, "driver", il_json_str(d->driver));
+	bad |= json_object_set_new(o, "governor_before", il_json_str(d->governor_before));
+	bad |= json_object_set_new(o, "governor_after", il_json_str(d->governor_after));
+	bad |= json_object_set_new(o, "boot_id", il_json_str(d->boot_id));
+	bad |= json_object_set_new(o, "boot_id_verified", json_boolean(d->boot_id_verified));
+	bad |= json_object_set_new(o, "interval_s", d->has_interval ? json_real(d->interval_s) : json_null());
+	bad |= json_object_set_new(o, "clock", il_json_str(il_clock_name(d->clock)));
+	bad |= json_object_set_new(o, "suspended_s", d->has_suspended ? json_real(d->suspended_s) : json_null());
+	bad |= json_object_set_new(o, "cpus_measured", cpus_json(&d->measured));
+	bad |= json_object_set_new(o, "caveats", caveats_json(d));
+	bad |= metrics_json(total, &d->total, d);
+	bad |= json_object_set_new(o, "total", total);
+	bad |= json_object_set_new(o, "states", states_json(d->states, d->nstates, &d->total));
+	for (size_t i = 0; per_cpu && i < d->ncpus; i++)
+		bad |= json_array_append_new(cpus, cpu_json(&d->cpus[i], d));
 	if (per_cpu)
-		json_object_set_new(o, "cpus", cpus);
+		bad |= json_object_set_new(o, "cpus", cpus);
 	else
 		json_decref(cpus);
-	for (size_t i = 0; i < d->nclusters; i++) {
-		const struct il_diff_cluster *cl = &d->clusters[i];
-		json_t *c = json_object();
-
-		json_object_set_new(c, "cluster", il_json_ival(cl->cluster));
-		json_object_set_new(c, "capacity", il_json_val(cl->capacity));
-		json_object_set_new(c, "label", il_json_str(cl->label));
-		json_object_set_new(c, "cpus", cpus_json(&cl->cpus));
-		metrics_json(c, &cl->total, d);
-		json_object_set_new(c, "states", states_json(cl->states, cl->nstates, &cl->total));
-		json_array_append_new(cls, c);
-	}
-	json_object_set_new(o, "clusters", cls);
-	json_object_set_new(o, "energy", energy_json(d));
-	return o;
+	for (size_t i = 0; i < d->nclusters; i++)
+		bad |= json_array_append_new(cls, cluster_json(&d->clusters[i], d));
+	bad |= json_object_set_new(o, "clusters", cls);
+	bad |= json_object_set_new(o, "energy", energy_json(d));
+	return il_json_whole(o, bad);
 }
 
 json_t *il_diff_to_json(const struct il_diff *d)

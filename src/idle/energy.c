@@ -78,12 +78,12 @@ static int classify(struct il_diff *d, size_t i)
 	const char *name = z->name ? z->name : "?";
 
 	if (is_subzone(z->zone)) {
-		z->why = il_strdup_printf("sub-zone '%s' of %.*s: only package zones are counted", name,
-					  (int)(strrchr(z->zone, ':') - z->zone), z->zone);
+		z->why = il_str_dup_printf("sub-zone '%s' of %.*s: only package zones are counted", name,
+					   (int)(strrchr(z->zone, ':') - z->zone), z->zone);
 	} else if (z->name && !strcmp(z->name, "psys")) {
 		z->why = strdup("psys is the whole platform, packages included");
 	} else if (!is_package(z)) {
-		z->why = il_strdup_printf("not a package zone (name '%s')", name);
+		z->why = il_str_dup_printf("not a package zone (name '%s')", name);
 	} else {
 		for (size_t k = 0; k < d->nzones && !z->why; k++) {
 			const struct il_diff_zone *o = &d->zones[k];
@@ -92,8 +92,8 @@ static int classify(struct il_diff *d, size_t i)
 			if (k == i || !is_package(o) || strcmp(o->name, z->name))
 				continue;
 			if ((is_msr(o) && !is_msr(z)) || (is_msr(o) == is_msr(z) && k < i))
-				z->why = il_strdup_printf("duplicate of %s (the same %s through another interface)",
-							  o->zone, z->name);
+				z->why = il_str_dup_printf("duplicate of %s (the same %s through another interface)",
+							   o->zone, z->name);
 		}
 		if (!z->why) {
 			z->counted = true;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Governor and idle-state control, validated against what the host reports. */
 #include "idle/govctl.h"
+#include "util/parse.h"
+#include "util/str.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +53,7 @@ int il_gov_get(struct il_sysfs *fs, char **out, struct il_err *err)
 
 static bool valid_word(const char *s)
 {
-	return il_name_ok(s, "_-", 15); /* CPUIDLE_NAME_LEN is 16 */
+	return il_str_name_ok(s, "_-", 15); /* CPUIDLE_NAME_LEN is 16 */
 }
 
 int il_gov_set(struct il_sysfs *fs, const char *name, struct il_err *err)
@@ -275,7 +277,11 @@ int il_cpufreq_set(struct il_sysfs *fs, const struct il_idle_saved *saved, const
 			 saved->freq[i].cpu);
 		if ((r = read_trimmed(fs, path, &avail, err)))
 			return r;
-		il_strlist_split(&list, avail);
+		if (il_strlist_split(&list, avail)) {
+			il_strlist_release(&list);
+			free(avail);
+			return il_err_oom(err);
+		}
 		ok = il_strlist_has(&list, gov);
 		il_strlist_release(&list);
 		if (!ok) {
@@ -302,19 +308,26 @@ int il_cpufreq_set(struct il_sysfs *fs, const struct il_idle_saved *saved, const
 json_t *il_idle_saved_to_json(const struct il_idle_saved *s)
 {
 	json_t *o = json_object(), *d = json_array(), *f = json_array();
+	int bad = 0;
 
 	if (!o || !d || !f) {
 		json_decref(o), json_decref(d), json_decref(f);
 		return NULL;
 	}
-	json_object_set_new(o, "governor", s->governor ? json_string(s->governor) : json_null());
+	/* a failed set or append (memory) would drop an entry the restore needs: the whole record fails */
+	bad |= json_object_set_new(o, "governor", s->governor ? json_string(s->governor) : json_null());
 	for (size_t i = 0; i < s->n; i++)
-		json_array_append_new(d, json_pack("{s:i,s:i,s:I}", "cpu", s->v[i].cpu, "state", s->v[i].state, "disable",
-						   (json_int_t)s->v[i].disable));
-	json_object_set_new(o, "disable", d);
+		bad |= json_array_append_new(d, json_pack("{s:i,s:i,s:I}", "cpu", s->v[i].cpu, "state", s->v[i].state,
+							  "disable", (json_int_t)s->v[i].disable));
+	bad |= json_object_set_new(o, "disable", d);
 	for (size_t i = 0; i < s->nfreq; i++)
-		json_array_append_new(f, json_pack("{s:i,s:s}", "cpu", s->freq[i].cpu, "governor", s->freq[i].governor));
-	json_object_set_new(o, "cpufreq", f);
+		bad |= json_array_append_new(f, json_pack("{s:i,s:s}", "cpu", s->freq[i].cpu, "governor",
+							  s->freq[i].governor));
+	bad |= json_object_set_new(o, "cpufreq", f);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
 	return o;
 }
 

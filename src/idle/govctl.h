@@ -77,7 +77,10 @@ int il_cpufreq_save(struct il_sysfs *fs, const struct il_snapshot *snap, struct 
 /* Set scaling_governor on the CPUs recorded in saved, validated against scaling_available_governors. */
 int il_cpufreq_set(struct il_sysfs *fs, const struct il_idle_saved *saved, const char *gov, struct il_err *err);
 
-/* The record as JSON and back (kept in a run directory, so a crashed run can still restore). */
+/*
+ * The record as JSON (NULL when memory ran out; the caller decrefs) and back
+ * (kept in a run directory, so a crashed run can still restore).
+ */
 json_t *il_idle_saved_to_json(const struct il_idle_saved *s);
 int il_idle_saved_from_json(struct il_idle_saved *out, const json_t *j, const char *label, struct il_err *err);
 

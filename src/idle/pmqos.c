@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "idle/cpuset.h"
+#include "util/parse.h"
 #include "util/str.h"
 
 #define DEVICE "/dev/cpu_dma_latency"
@@ -56,7 +58,7 @@ static int emit_file_lines(struct il_buf *out, const char *path, const char *sho
 		return 0; /* absent, unreadable, or not text: left out */
 	p = il_buf_str(tmp);
 	end = p + tmp->len;
-	while (il_next_line(&p, end, &line, &n))
+	while (il_str_next_line(&p, end, &line, &n))
 		if ((n || !skip_empty) && il_buf_printf(out, "%s:%.*s\n", shown, (int)n, line))
 			return IL_ENOMEM;
 	return 0;
@@ -302,7 +304,7 @@ static int add_comm(struct pctx *c, int pid, const char *val, size_t vlen, const
 
 	if (!h)
 		return bad(c, "the name of a process that holds no request (its fd lines come first)", line, len);
-	s = h->comm ? il_strdup_printf("%s\n%.*s", h->comm, (int)vlen, val) : il_strndup(val, vlen);
+	s = h->comm ? il_str_dup_printf("%s\n%.*s", h->comm, (int)vlen, val) : il_str_ndup(val, vlen);
 	if (!s)
 		return il_err_oom(c->err);
 	free(h->comm);

@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "util/buf.h"
-#include "util/str.h"
+#include "idle/cpuset.h"
+#include "util/strlist.h"
+#include "util/utf8.h"
 
 json_t *il_json_val(struct il_val v)
 {
@@ -111,118 +113,132 @@ static const struct jmember top_strs[] = {
 static json_t *state_json(const struct il_state *st)
 {
 	json_t *o = json_object();
+	int bad = 0;
 
 	if (!o)
 		return NULL;
-	json_object_set_new(o, "index", json_integer(st->index));
-	json_object_set_new(o, "name", il_json_str(st->name));
-	json_object_set_new(o, "desc", il_json_str(st->desc));
+	bad |= json_object_set_new(o, "index", json_integer(st->index));
+	bad |= json_object_set_new(o, "name", il_json_str(st->name));
+	bad |= json_object_set_new(o, "desc", il_json_str(st->desc));
 	for (int i = 0; i < IL_NINFOS; i++)
-		json_object_set_new(o, il_info_key(i), il_json_val(st->info[i]));
-	json_object_set_new(o, "default_status", il_json_str(st->default_status));
+		bad |= json_object_set_new(o, il_info_key(i), il_json_val(st->info[i]));
+	bad |= json_object_set_new(o, "default_status", il_json_str(st->default_status));
 	for (int i = 0; i < IL_NCOUNTERS; i++)
-		json_object_set_new(o, il_counter_key(i), il_json_val(st->cnt[i]));
-	return o;
+		bad |= json_object_set_new(o, il_counter_key(i), il_json_val(st->cnt[i]));
+	return il_json_whole(o, bad);
+}
+
+static json_t *cpu_json(const struct il_cpu *c)
+{
+	json_t *o = json_object(), *sts = json_array();
+	int bad = 0;
+
+	if (!il_json_all((json_t *[]){ o, sts }, 2))
+		return NULL;
+	bad |= json_object_set_new(o, "cpu", json_integer(c->cpu));
+	bad |= json_object_set_new(o, "driver", il_json_str(c->driver));
+	for (size_t k = 0; k < NCPU_IDS; k++)
+		bad |= json_object_set_new(o, cpu_ids[k].key,
+					   il_json_ival(*(const struct il_ival *)((const char *)c + cpu_ids[k].off)));
+	bad |= json_object_set_new(o, "capacity", il_json_val(c->capacity));
+	for (size_t k = 0; k < c->nstates; k++)
+		bad |= json_array_append_new(sts, state_json(&c->states[k]));
+	bad |= json_object_set_new(o, "states", sts);
+	return il_json_whole(o, bad);
+}
+
+static json_t *zone_json(const struct il_energy_zone *z)
+{
+	json_t *o = json_object();
+	int bad = 0;
+
+	if (!o)
+		return NULL;
+	bad |= json_object_set_new(o, "zone", il_json_str(z->zone));
+	bad |= json_object_set_new(o, "name", il_json_str(z->name));
+	bad |= json_object_set_new(o, "energy_uj", il_json_val(z->energy_uj));
+	bad |= json_object_set_new(o, "max_energy_range_uj", il_json_val(z->max_range_uj));
+	return il_json_whole(o, bad);
+}
+
+static json_t *chan_json(const struct il_hwmon_chan *ch)
+{
+	json_t *o = json_object();
+	int bad = 0;
+
+	if (!o)
+		return NULL;
+	bad |= json_object_set_new(o, "channel", json_integer(ch->channel));
+	bad |= json_object_set_new(o, "label", il_json_str(ch->label));
+	bad |= json_object_set_new(o, "energy_uj", il_json_val(ch->energy_uj));
+	return il_json_whole(o, bad);
 }
 
 static json_t *hwmon_json(const struct il_snapshot *s)
 {
 	json_t *a = json_array();
+	int bad = !a;
 
-	for (size_t i = 0; a && i < s->nhwmon; i++) {
+	for (size_t i = 0; !bad && i < s->nhwmon; i++) {
 		const struct il_hwmon *h = &s->hwmon[i];
 		json_t *ho = json_object(), *chs = json_array();
+		int b = 0;
 
 		if (!il_json_all((json_t *[]){ ho, chs }, 2)) {
-			json_decref(a);
-			return NULL;
+			bad = 1;
+			break;
 		}
-		json_object_set_new(ho, "dev", json_string(h->dev));
-		json_object_set_new(ho, "name", il_json_str(h->name));
-		for (size_t k = 0; k < h->nchan; k++) {
-			json_t *co = json_object();
-
-			json_object_set_new(co, "channel", json_integer(h->chan[k].channel));
-			json_object_set_new(co, "label", il_json_str(h->chan[k].label));
-			json_object_set_new(co, "energy_uj", il_json_val(h->chan[k].energy_uj));
-			json_array_append_new(chs, co);
-		}
-		json_object_set_new(ho, "energy", chs);
-		json_array_append_new(a, ho);
+		b |= json_object_set_new(ho, "dev", il_json_str(h->dev));
+		b |= json_object_set_new(ho, "name", il_json_str(h->name));
+		for (size_t k = 0; k < h->nchan; k++)
+			b |= json_array_append_new(chs, chan_json(&h->chan[k]));
+		b |= json_object_set_new(ho, "energy", chs);
+		bad |= json_array_append_new(a, il_json_whole(ho, b));
 	}
-	return a;
+	return il_json_whole(a, bad);
+}
+
+/* cpu/online in list syntax, null when the snapshot has none; NULL on OOM. */
+static json_t *online_json(const struct il_snapshot *s)
+{
+	struct il_buf b = IL_BUF_INIT;
+	json_t *j;
+
+	if (!s->has_online)
+		return json_null();
+	j = il_cpuset_format(&s->online, &b) ? NULL : json_string(il_buf_str(&b));
+	il_buf_release(&b);
+	return j;
 }
 
 json_t *il_snapshot_to_json(const struct il_snapshot *s)
 {
 	json_t *o = json_object(), *govs = json_array(), *cpus = json_array(), *zones = json_array();
-	struct il_buf online = IL_BUF_INIT;
+	int bad = 0;
 
-	if (!o || !govs || !cpus || !zones)
-		goto oom;
+	if (!il_json_all((json_t *[]){ o, govs, cpus, zones }, 4))
+		return NULL;
 	for (size_t i = 0; i < NTOP_STRS; i++)
-		json_object_set_new(o, top_strs[i].key, il_json_str(*(char *const *)((const char *)s + top_strs[i].off)));
-	json_object_set_new(o, "governor_writable", json_boolean(s->governor_writable));
+		bad |= json_object_set_new(o, top_strs[i].key,
+					   il_json_str(*(char *const *)((const char *)s + top_strs[i].off)));
+	bad |= json_object_set_new(o, "governor_writable", json_boolean(s->governor_writable));
 	for (size_t i = 0; i < s->available_governors.n; i++)
-		json_array_append_new(govs, json_string(s->available_governors.v[i]));
-	json_object_set_new(o, "available_governors", govs);
-	govs = NULL;
-	if (s->has_online) {
-		if (il_cpuset_format(&s->online, &online))
-			goto oom;
-		json_object_set_new(o, "online", json_string(il_buf_str(&online)));
-	} else {
-		json_object_set_new(o, "online", json_null());
-	}
-	json_object_set_new(o, "boot_id", il_json_str(s->boot_id));
-	json_object_set_new(o, "uptime_s", s->has_uptime ? json_real(s->uptime_s) : json_null());
-	json_object_set_new(o, "mono_ns", il_json_val((struct il_val){ s->mono_ns, s->has_mono }));
-	json_object_set_new(o, "suspend_success", il_json_val(s->suspend_success));
-	json_object_set_new(o, "suspend_fail", il_json_val(s->suspend_fail));
-	for (size_t i = 0; i < s->ncpus; i++) {
-		const struct il_cpu *c = &s->cpus[i];
-		json_t *co = json_object(), *sts = json_array();
-
-		if (!il_json_all((json_t *[]){ co, sts }, 2))
-			goto oom;
-		json_object_set_new(co, "cpu", json_integer(c->cpu));
-		json_object_set_new(co, "driver", il_json_str(c->driver));
-		for (size_t k = 0; k < NCPU_IDS; k++)
-			json_object_set_new(co, cpu_ids[k].key, il_json_ival(*(const struct il_ival *)((const char *)c + cpu_ids[k].off)));
-		json_object_set_new(co, "capacity", il_json_val(c->capacity));
-		for (size_t k = 0; k < c->nstates; k++)
-			json_array_append_new(sts, state_json(&c->states[k]));
-		json_object_set_new(co, "states", sts);
-		json_array_append_new(cpus, co);
-	}
-	json_object_set_new(o, "cpus", cpus);
-	cpus = NULL;
-	for (size_t i = 0; i < s->nzones; i++) {
-		const struct il_energy_zone *z = &s->zones[i];
-		json_t *zo = json_object();
-
-		if (!zo)
-			goto oom;
-		json_object_set_new(zo, "zone", json_string(z->zone));
-		json_object_set_new(zo, "name", il_json_str(z->name));
-		json_object_set_new(zo, "energy_uj", il_json_val(z->energy_uj));
-		json_object_set_new(zo, "max_energy_range_uj", il_json_val(z->max_range_uj));
-		json_array_append_new(zones, zo);
-	}
-	json_object_set_new(o, "energy", zones);
-	zones = NULL;
-	if (!(zones = hwmon_json(s)))
-		goto oom;
-	json_object_set_new(o, "hwmon", zones);
-	il_buf_release(&online);
-	return o;
-oom:
-	il_buf_release(&online);
-	json_decref(o);
-	json_decref(govs);
-	json_decref(cpus);
-	json_decref(zones);
-	return NULL;
+		bad |= json_array_append_new(govs, il_json_str(s->available_governors.v[i]));
+	bad |= json_object_set_new(o, "available_governors", govs);
+	bad |= json_object_set_new(o, "online", online_json(s));
+	bad |= json_object_set_new(o, "boot_id", il_json_str(s->boot_id));
+	bad |= json_object_set_new(o, "uptime_s", s->has_uptime ? json_real(s->uptime_s) : json_null());
+	bad |= json_object_set_new(o, "mono_ns", il_json_val((struct il_val){ s->mono_ns, s->has_mono }));
+	bad |= json_object_set_new(o, "suspend_success", il_json_val(s->suspend_success));
+	bad |= json_object_set_new(o, "suspend_fail", il_json_val(s->suspend_fail));
+	for (size_t i = 0; i < s->ncpus; i++)
+		bad |= json_array_append_new(cpus, cpu_json(&s->cpus[i]));
+	bad |= json_object_set_new(o, "cpus", cpus);
+	for (size_t i = 0; i < s->nzones; i++)
+		bad |= json_array_append_new(zones, zone_json(&s->zones[i]));
+	bad |= json_object_set_new(o, "energy", zones);
+	bad |= json_object_set_new(o, "hwmon", hwmon_json(s));
+	return il_json_whole(o, bad);
 }
 
 /* ---- Decoding ---- */

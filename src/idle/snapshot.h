@@ -15,7 +15,8 @@
 #include <stdint.h>
 
 #include "util/err.h"
-#include "util/str.h"
+#include "idle/cpuset.h"
+#include "util/strlist.h"
 
 /* CPU numbers at or above this are refused by the parser and skipped by the local dump. */
 #define IL_MAX_CPUS 65536
@@ -137,6 +138,9 @@ struct il_snapshot {
 
 /* Free everything a snapshot owns and zero it. */
 void il_snapshot_release(struct il_snapshot *s);
+/* Free what one CPU entry or one hwmon device owns (not the entry itself): for the parser's partial ones. */
+void il_snapshot_cpu_release(struct il_cpu *c);
+void il_snapshot_hwmon_release(struct il_hwmon *h);
 
 /* The CPU entry for a CPU number, or NULL. Borrowed. */
 const struct il_cpu *il_snapshot_cpu(const struct il_snapshot *s, int cpu);
@@ -153,7 +157,7 @@ size_t il_snapshot_nstates(const struct il_snapshot *s);
 
 /*
  * Parse a text dump of `path:value` lines (what `grep -r . DIRS` prints) into
- * out. Paths may carry a prefix before /sys or /proc (a sysfs root). Lines
+ * out (idle/snapshotparse.c). Paths may carry a prefix before /sys or /proc (a sysfs root). Lines
  * for files idlelab does not model are ignored. label names the source in
  * errors ("host 'x'", a file name). Malformed lines, non-numeric counters,
  * duplicates, a missing final newline (a truncated dump) and state tables
@@ -170,7 +174,7 @@ int il_snapshot_parse(struct il_snapshot *out, const char *text, size_t len, con
  * root's proc/timer_list when it has one (a fixture tree); for the real root
  * ("/" or NULL) it is clock_gettime(CLOCK_MONOTONIC), read right after the
  * idle counters (what the kernel's timer_list prints is ktime_get(), the same
- * clock), so reading the 0400 file is not needed.
+ * clock), so reading the 0400 file is not needed (idle/sysdump.c).
  */
 int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *err);
 

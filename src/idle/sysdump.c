@@ -2,10 +2,12 @@
 /*
  * The dump of a local (possibly fake) sysfs root: the `path:value` lines
  * `grep -r .` would print for the files idlelab models, so local reads go
- * through the same parser (idle/snapshot.c) as remote ones. The caller owns
+ * through the same parser (idle/snapshotparse.c) as remote ones. The caller owns
  * the output buffer.
  */
 #include "idle/snapshot.h"
+#include "util/parse.h"
+#include "util/str.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -41,7 +43,7 @@ static int emit_lines(struct il_buf *out, struct il_buf *path, size_t rootlen, s
 		return 0;
 	p = il_buf_str(tmp);
 	end = p + tmp->len;
-	while (il_next_line(&p, end, &line, &n)) {
+	while (il_str_next_line(&p, end, &line, &n)) {
 		if (only && (n < strlen(only) || memcmp(line, only, strlen(only))))
 			continue;
 		if (n && (il_buf_add(out, path->p + rootlen, path->len - rootlen) || il_buf_add(out, ":", 1) ||

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The local sysfs backend: files under a root directory. */
 #include "idle/sysfs.h"
+#include "util/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -84,7 +85,7 @@ int il_sysfs_local_init(struct il_sysfs_local *fs, const char *root, struct il_e
 	fs->ops.pmqos = local_pmqos;
 	if (!root || !strcmp(root, "/"))
 		return 0;
-	if (!il_strlcpy(fs->root, root, sizeof(fs->root)))
+	if (!il_str_lcpy(fs->root, root, sizeof(fs->root)))
 		return il_err_set(err, IL_EINVAL, "sysfs root '%s' is too long", root);
 	n = strlen(fs->root);
 	while (n > 1 && fs->root[n - 1] == '/')

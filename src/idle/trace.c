@@ -18,6 +18,7 @@
 
 #include "idle/tracewalk.h"
 #include "util/buf.h"
+#include "idle/cpuset.h"
 #include "util/str.h"
 
 int il_trace_bucket(uint64_t us)
@@ -306,7 +307,7 @@ static int walk_events(struct walk *w, const char *text, size_t len, const char 
 	struct tp_line l;
 	int r;
 
-	while (il_next_line(&p, end, &s, &n)) {
+	while (il_str_next_line(&p, end, &s, &n)) {
 		if ((r = tp_parse_line(s, n, ++lineno, host, &l, err)) == IL_EPARSE) {
 			memset(err, 0, sizeof(*err));
 			continue; /* counted by the first pass (tp_scan), said in the trace's caveats */

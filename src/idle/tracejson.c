@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "idle/snapjson.h"
+#include "idle/cpuset.h"
 #include "util/str.h"
 
 /* ---- CPUs the trace does not see ---- */
@@ -194,9 +195,9 @@ static int check_one(json_t *mm, const struct walk_cpu *c, size_t k, const char 
 
 	if (!moved.ok || (moved.v >= lo && moved.v <= hi))
 		return 0;
-	s = il_strdup_printf("cpu%d %s: %s moved %llu, the trace has %llu in the window and %llu with its edges",
-			     c->dc->cpu, c->dc->states[k].key ? c->dc->states[k].key : c->dc->states[k].name, what,
-			     (unsigned long long)moved.v, (unsigned long long)lo, (unsigned long long)hi);
+	s = il_str_dup_printf("cpu%d %s: %s moved %llu, the trace has %llu in the window and %llu with its edges",
+			      c->dc->cpu, c->dc->states[k].key ? c->dc->states[k].key : c->dc->states[k].name, what,
+			      (unsigned long long)moved.v, (unsigned long long)lo, (unsigned long long)hi);
 	r = json_array_append_new(mm, il_json_str(s));
 	free(s);
 	return r;
@@ -246,10 +247,10 @@ static int check_entries(json_t *mm, json_t *notes, const struct walk_cpu *c)
 	if (!known)
 		each = false, nested = false;
 	if (outside && ns) {
-		char *s = il_strdup_printf("cpu%d %s: the trace has %llu more entries than the counters: cpu_idle_poll() "
-					   "traces state 0 outside cpuidle (kernel/sched/idle.c)",
-					   c->dc->cpu, c->dc->states[0].key ? c->dc->states[0].key : c->dc->states[0].name,
-					   (unsigned long long)outside);
+		char *s = il_str_dup_printf("cpu%d %s: the trace has %llu more entries than the counters: cpu_idle_poll() "
+					    "traces state 0 outside cpuidle (kernel/sched/idle.c)",
+					    c->dc->cpu, c->dc->states[0].key ? c->dc->states[0].key : c->dc->states[0].name,
+					    (unsigned long long)outside);
 
 		bad |= !s || json_array_append_new(notes, il_json_str(s));
 		free(s);
@@ -259,9 +260,9 @@ static int check_entries(json_t *mm, json_t *notes, const struct walk_cpu *c)
 
 		if (each)
 			return bad;
-		s = il_strdup_printf("cpu%d: %llu entries were counted in a shallower state than the one traced (the "
-				     "driver demoted them: drivers/acpi/processor_idle.c)",
-				     c->dc->cpu, (unsigned long long)demoted);
+		s = il_str_dup_printf("cpu%d: %llu entries were counted in a shallower state than the one traced (the "
+				      "driver demoted them: drivers/acpi/processor_idle.c)",
+				      c->dc->cpu, (unsigned long long)demoted);
 		bad |= !s || json_array_append_new(notes, il_json_str(s));
 		free(s);
 		return bad;
@@ -339,19 +340,19 @@ static int cover_json(const struct walk *w, json_t *o)
 		bad |= json_object_set_new(b, "traced", uint_json(c->seen));
 		bad |= json_array_append_new(bl, b);
 		if (c->seen)
-			s = il_strdup_printf("tracing does not see CPU %d's idle entries (its counters moved %llu, the "
-					     "trace has %llu between its markers)", c->dc->cpu,
-					     (unsigned long long)c->moved, (unsigned long long)c->seen);
+			s = il_str_dup_printf("tracing does not see CPU %d's idle entries (its counters moved %llu, the "
+					      "trace has %llu between its markers)", c->dc->cpu,
+					      (unsigned long long)c->moved, (unsigned long long)c->seen);
 		else
-			s = il_strdup_printf("tracing does not see CPU %d's idle entries (its counters moved %llu, the "
-					     "trace has none)", c->dc->cpu, (unsigned long long)c->moved);
+			s = il_str_dup_printf("tracing does not see CPU %d's idle entries (its counters moved %llu, the "
+					      "trace has none)", c->dc->cpu, (unsigned long long)c->moved);
 		bad |= !s || json_array_append_new(cav, il_json_str(s));
 		free(s);
 	}
 	if (!bad && w->f.skipped) {
-		char *s = il_strdup_printf("%zu trace line%s could not be read and %s skipped (the first: %s)",
-					   w->f.skipped, w->f.skipped > 1 ? "s" : "", w->f.skipped > 1 ? "were" : "was",
-					   w->f.skipped_first ? w->f.skipped_first : "?");
+		char *s = il_str_dup_printf("%zu trace line%s could not be read and %s skipped (the first: %s)",
+					    w->f.skipped, w->f.skipped > 1 ? "s" : "", w->f.skipped > 1 ? "were" : "was",
+					    w->f.skipped_first ? w->f.skipped_first : "?");
 
 		bad |= !s || json_array_append_new(cav, il_json_str(s));
 		free(s);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/parse.h"
 #include "util/str.h"
 
 static const char *const marks[4] = { "idlelab-pre", "idlelab-begin", "idlelab-end", "idlelab-post" };
@@ -319,9 +320,9 @@ static int header_cpu(const char *s, size_t n, size_t lineno, const char *host, 
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 		if (!kv_u64(s, n, keys[k], &v))
 			return bad(err, host, lineno, "'#idlelab cpu=N entries=N overrun=N commit_overrun=N dropped=N'");
-		if (v && incomplete(f, il_strdup_printf("cpu%llu's trace buffer lost %llu events (%s): raise "
-							"trace_buffer_kb", (unsigned long long)cpu,
-							(unsigned long long)v, keys[k])))
+		if (v && incomplete(f, il_str_dup_printf("cpu%llu's trace buffer lost %llu events (%s): raise "
+							 "trace_buffer_kb", (unsigned long long)cpu,
+							 (unsigned long long)v, keys[k])))
 			return il_err_oom(err);
 	}
 	return 0;
@@ -356,7 +357,7 @@ static int header_line(const char *s, size_t n, size_t lineno, const char *host,
 		return header_cpu(s, n, lineno, host, f, err);
 	if (kv(s, n, "nohz_full", &v, &vn)) {
 		/* /sys/devices/system/cpu/nohz_full as runners/trace.sh copies it ("(null)": none) */
-		char *list = vn == 6 && !memcmp(v, "(null)", 6) ? strdup("") : il_strndup(v, vn);
+		char *list = vn == 6 && !memcmp(v, "(null)", 6) ? strdup("") : il_str_ndup(v, vn);
 		struct il_err pe = { 0 };
 		int r;
 
@@ -407,9 +408,9 @@ static int entries_line(const char *s, size_t n, size_t lineno, const char *host
 	    il_parse_u64(slash + 1, (size_t)(end - slash - 1), &written))
 		return bad(err, host, lineno, "'# entries-in-buffer/entries-written: N/N'");
 	if (written > kept &&
-	    incomplete(f, il_strdup_printf("the trace buffer kept %llu of the %llu events written (%llu lost): raise "
-					   "trace_buffer_kb", (unsigned long long)kept, (unsigned long long)written,
-					   (unsigned long long)(written - kept))))
+	    incomplete(f, il_str_dup_printf("the trace buffer kept %llu of the %llu events written (%llu lost): raise "
+					    "trace_buffer_kb", (unsigned long long)kept, (unsigned long long)written,
+					    (unsigned long long)(written - kept))))
 		return il_err_oom(err);
 	return 0;
 }
@@ -419,10 +420,10 @@ static int check_marks(struct tp_frame *f)
 {
 	for (int m = 0; m < 4; m++)
 		if (!f->has_mark[m])
-			return incomplete(f, il_strdup_printf("the trace lacks %s", marks[m]));
+			return incomplete(f, il_str_dup_printf("the trace lacks %s", marks[m]));
 	for (int m = 1; m < 4; m++)
 		if (f->mark_ns[m] < f->mark_ns[m - 1])
-			return incomplete(f, il_strdup_printf("the trace has %s before %s", marks[m], marks[m - 1]));
+			return incomplete(f, il_str_dup_printf("the trace has %s before %s", marks[m], marks[m - 1]));
 	return 0;
 }
 
@@ -433,7 +434,7 @@ static int scan_lines(const char *text, size_t len, const char *host, struct tp_
 	struct tp_line l;
 	int r;
 
-	while (il_next_line(&p, end, &s, &n)) {
+	while (il_str_next_line(&p, end, &s, &n)) {
 		lineno++;
 		if (lineno == 1) {
 			while (n && (s[n - 1] == ' ' || s[n - 1] == '\r'))
@@ -462,9 +463,9 @@ static int scan_lines(const char *text, size_t len, const char *host, struct tp_
 		if (r)
 			return r;
 		if (l.kind == TP_LOST &&
-		    incomplete(f, il_strdup_printf("the trace lost %llu events on cpu%llu (the ring buffer overwrote "
-						   "them): raise trace_buffer_kb",
-						   (unsigned long long)l.count, (unsigned long long)l.cpu)))
+		    incomplete(f, il_str_dup_printf("the trace lost %llu events on cpu%llu (the ring buffer overwrote "
+						    "them): raise trace_buffer_kb",
+						    (unsigned long long)l.count, (unsigned long long)l.cpu)))
 			return il_err_oom(err);
 		if (l.kind == TP_EVENT && l.ev >= TP_MARK_PRE && !f->has_mark[l.ev - TP_MARK_PRE]) {
 			f->has_mark[l.ev - TP_MARK_PRE] = true;

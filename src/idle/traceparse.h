@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "util/err.h"
-#include "util/str.h"
+#include "idle/cpuset.h"
 
 /* cpu_idle's state field at the exit: (u32)PWR_EVENT_EXIT (include/trace/events/power.h) */
 #define TP_EXIT_STATE 4294967295ull

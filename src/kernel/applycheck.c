@@ -69,7 +69,7 @@ static int reverse(const char *diff, struct il_buf *out)
 	size_t n, pn = 0;
 	bool header = false;
 
-	while (il_next_line(&p, end, &s, &n)) {
+	while (il_str_next_line(&p, end, &s, &n)) {
 		if (has(s, n, "diff --git ")) {
 			header = true;
 			il_buf_add(out, s, n);
@@ -174,7 +174,7 @@ static int sections(const char *diff, struct section **out, size_t *n)
 		}
 		(*out)[*n].s = p;
 		(*out)[*n].e = next ? next + 1 : p + strlen(p);
-		if (!((*out)[(*n)++].path = il_strndup(b ? b : "", b ? (size_t)(eol - b) : 0)))
+		if (!((*out)[(*n)++].path = il_str_ndup(b ? b : "", b ? (size_t)(eol - b) : 0)))
 			return IL_ENOMEM;
 		p = (*out)[*n - 1].e;
 	}
@@ -195,7 +195,7 @@ static bool adds_present(git_repository *repo, git_tree *tree, const struct sect
 	const char *text = blob_text(repo, tree, x->path, &blob, &len), *p = x->s, *s;
 	bool all = text != NULL, hunk = false;
 
-	while (all && il_next_line(&p, x->e, &s, &n)) {
+	while (all && il_str_next_line(&p, x->e, &s, &n)) {
 		size_t k = 1;
 
 		if (has(s, n, "@@ -"))
@@ -262,7 +262,7 @@ int il_applycheck_kernelversion(git_repository *repo, git_tree *tree, struct il_
 	size_t len, n;
 	const char *text = blob_text(repo, tree, "Makefile", &blob, &len), *p = text, *s;
 
-	for (int seen = 0; text && seen < 4 && il_next_line(&p, text + len, &s, &n);) {
+	for (int seen = 0; text && seen < 4 && il_str_next_line(&p, text + len, &s, &n);) {
 		for (int k = 0; k < 4; k++) {
 			size_t kl = strlen(keys[k]), i = kl;
 

@@ -44,7 +44,7 @@ static void image_release(struct image *im)
 static int image_load(git_repository *repo, git_tree *tree, const char *path, size_t pn, struct image *im)
 {
 	git_tree_entry *e = NULL;
-	char *p = il_strndup(path, pn);
+	char *p = il_str_ndup(path, pn);
 	const char *t, *end, *s;
 	size_t n, cap = 0;
 
@@ -60,7 +60,7 @@ static int image_load(git_repository *repo, git_tree *tree, const char *path, si
 		return 0;
 	t = git_blob_rawcontent(im->blob);
 	end = t + git_blob_rawsize(im->blob);
-	while (il_next_line(&t, end, &s, &n)) {
+	while (il_str_next_line(&t, end, &s, &n)) {
 		if (im->n == cap) {
 			struct span *nl = realloc(im->line, (cap = cap ? 2 * cap : 256) * sizeof(*nl));
 
@@ -204,7 +204,7 @@ static int hunk(struct walk *w, const struct header *h, const char **p, const ch
 	while ((old < h->n || new < h->m) && *p < end) {
 		const char *save = *p;
 
-		il_next_line(p, end, &s, &n);
+		il_str_next_line(p, end, &s, &n);
 		if (n && s[0] == '\\')
 			continue;
 		if (n && s[0] != ' ' && s[0] != '-' && s[0] != '+') {
@@ -268,7 +268,7 @@ int il_hunkfit_place(git_repository *repo, git_tree *tree, const char *diff, siz
 	size_t n;
 	int r = 0;
 
-	while (!r && il_next_line(&p, end, &s, &n)) {
+	while (!r && il_str_next_line(&p, end, &s, &n)) {
 		struct header h;
 
 		if (starts(s, n, "diff --git ")) {

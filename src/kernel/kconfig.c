@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "util/buf.h"
+#include "util/str.h"
 
 /* Mark the names that a `config NAME` or `menuconfig NAME` line of text defines. */
 static void scan_kconfig(const char *text, const struct il_strlist *names, bool *found)
@@ -54,7 +55,7 @@ static int walk(const char *dir, const struct il_strlist *names, bool *found, in
 
 		if (e->d_name[0] == '.')
 			continue;
-		if (!(p = il_strdup_printf("%s/%s", dir, e->d_name))) {
+		if (!(p = il_str_dup_printf("%s/%s", dir, e->d_name))) {
 			r = il_err_oom(err);
 			break;
 		}
@@ -116,7 +117,7 @@ static int check_fragment(const char *cfg, const char *fragpath, const char *tex
 	for (const char *p = text; *p && !r;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		char *line = il_strndup(p, n);
+		char *line = il_str_ndup(p, n);
 
 		p += n + (nl ? 1 : 0);
 		if (!line)
@@ -127,7 +128,7 @@ static int check_fragment(const char *cfg, const char *fragpath, const char *tex
 			r = il_strlist_split(required, line + 19) ? il_err_oom(err) : 0;
 		} else if (!strncmp(line, "CONFIG_", 7) && strchr(line, '=')) {
 			if (!config_has_line(cfg, line)) {
-				char *name = il_strndup(line, (size_t)(strchr(line, '=') - line));
+				char *name = il_str_ndup(line, (size_t)(strchr(line, '=') - line));
 
 				if (!name || il_strlist_push(&m->line, line) || il_strlist_push(&m->name, name + 7) ||
 				    il_strlist_push(&m->frag, fragpath))
@@ -135,7 +136,7 @@ static int check_fragment(const char *cfg, const char *fragpath, const char *tex
 				free(name);
 			}
 		} else if (!strncmp(line, "# CONFIG_", 9) && strstr(line, " is not set")) {
-			char *opt = il_strndup(line + 2, (size_t)(strstr(line, " is not set") - line - 2));
+			char *opt = il_str_ndup(line + 2, (size_t)(strstr(line, " is not set") - line - 2));
 
 			if (!opt)
 				r = il_err_oom(err);
@@ -176,7 +177,7 @@ int il_kconfig_verify(const char *config_path, const char *src_dir, const struct
 	if ((r = il_kconfig_defined(src_dir, &m.name, found, err)))
 		goto out;
 	for (size_t i = 0; i < m.name.n && !r; i++) {
-		char *opt = il_strdup_printf("CONFIG_%s", m.name.v[i]);
+		char *opt = il_str_dup_printf("CONFIG_%s", m.name.v[i]);
 
 		if (!opt)
 			r = il_err_oom(err);
@@ -188,7 +189,7 @@ int il_kconfig_verify(const char *config_path, const char *src_dir, const struct
 			r = il_err_set(err, IL_EINVAL, "config fragment %s: %s is required (the build cannot work without "
 				       "it), but the tree %s has no such option", m.frag.v[i], opt, src_dir);
 		else {
-			char *s = il_strdup_printf("%s (%s)", m.line.v[i], m.frag.v[i]);
+			char *s = il_str_dup_printf("%s (%s)", m.line.v[i], m.frag.v[i]);
 
 			if (!s || il_strlist_push(skipped, s))
 				r = il_err_oom(err);

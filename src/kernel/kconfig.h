@@ -15,7 +15,7 @@
 #ifndef IL_KERNEL_KCONFIG_H
 #define IL_KERNEL_KCONFIG_H
 #include "util/err.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 /*
  * Check config_path (the final .config) against fragments, the tree's Kconfig

@@ -11,6 +11,7 @@
 #include "kernel/repo.h"
 #include "kernel/series.h"
 #include "util/buf.h"
+#include "util/str.h"
 
 static void cfg_release(struct il_kbuild_cfg *c)
 {
@@ -45,7 +46,7 @@ static char *path_rel(const char *dir, const char *p)
 
 static bool plain_name(const char *s)
 {
-	return il_name_ok(s, "-_.+%", 64);
+	return il_str_name_ok(s, "-_.+%", 64);
 }
 
 /* Lay the build keys of plan_build, then of entry, over c (either may be NULL); then fill defaults. */
@@ -281,8 +282,8 @@ int il_kernels_prepare(const json_t *plan, const char *plan_dir, const char *cac
 			if (json_is_string(json_object_get(e, "origin")))
 				v->origin = strdup(json_string_value(json_object_get(e, "origin")));
 			else
-				v->origin = il_strdup_printf("the %s %s", tarball ? "tarball" : "git repository",
-							     tarball ? tarball : repo_p);
+				v->origin = il_str_dup_printf("the %s %s", tarball ? "tarball" : "git repository",
+							      tarball ? tarball : repo_p);
 			if (!v->lineage || !v->origin) {
 				r = il_err_oom(err);
 				break;

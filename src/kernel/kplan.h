@@ -11,7 +11,7 @@
 #include <git2.h>
 #include <jansson.h>
 #include "util/err.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 struct il_kbuild_cfg {
 	char *arch;               /* ARCH= (default: this machine's) */

@@ -7,6 +7,7 @@
  * /dev/null), quilt's and diff(1)'s own header lines are dropped.
  */
 #include "kernel/patchdiff.h"
+#include "util/str.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -16,7 +17,7 @@
 /* the lines of a text without their CR (a CRLF mail) */
 static bool next_line(const char **p, const char *end, const char **s, size_t *n)
 {
-	if (!il_next_line(p, end, s, n))
+	if (!il_str_next_line(p, end, s, n))
 		return false;
 	if (*n && (*s)[*n - 1] == '\r')
 		(*n)--;
@@ -104,7 +105,7 @@ static char *plain_path(const char *s, size_t n, bool *devnull)
 	*devnull = (size_t)(e - p) == 9 && !memcmp(p, "/dev/null", 9);
 	if (!*devnull && (slash = memchr(p, '/', (size_t)(e - p))) && slash + 1 < e)
 		p = slash + 1;
-	return il_strndup(p, (size_t)(e - p));
+	return il_str_ndup(p, (size_t)(e - p));
 }
 
 static int add_file(struct il_strlist *files, const char *f)
@@ -124,7 +125,7 @@ static int git_file(struct il_strlist *files, const char *s, size_t n)
 			b = q;
 	if (!b)
 		return 0;
-	if (!(f = il_strndup(b + 3, (size_t)(s + n - b - 3))))
+	if (!(f = il_str_ndup(b + 3, (size_t)(s + n - b - 3))))
 		return IL_ENOMEM;
 	r = add_file(files, f);
 	free(f);

@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "util/buf.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 /*
  * Whether a diff starts at the line at s (text up to end): "diff --git ", a

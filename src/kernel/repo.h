@@ -13,7 +13,7 @@
 #include <git2.h>
 #include "kernel/series.h"
 #include "util/err.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 /* libgit2 reference counting for the process (init/shutdown pairs). */
 void il_git_init(void);

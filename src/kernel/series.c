@@ -137,7 +137,7 @@ static void read_msg(GMimeMessage *gm, struct msg *m)
 		/* "<id@host>" -> "id@host", like GMime's own Message-ID */
 		const char *lt = strchr(irt, '<'), *gt = lt ? strchr(lt, '>') : NULL;
 
-		m->in_reply_to = il_str_sanitize(lt && gt ? il_strndup(lt + 1, (size_t)(gt - lt - 1)) : dup0(irt), false);
+		m->in_reply_to = il_str_sanitize(lt && gt ? il_str_ndup(lt + 1, (size_t)(gt - lt - 1)) : dup0(irt), false);
 	}
 	if (refs)
 		m->references = strdup(refs);
@@ -314,7 +314,7 @@ static int in_body_headers(struct il_patch *p, const char **body)
 		}
 		if (!in_body_header(s, n, "From", &v) && !in_body_header(s, n, "Date", &v))
 			return 0;
-		if (!(val = il_strndup(v, (size_t)(s + n - v))))
+		if (!(val = il_str_ndup(v, (size_t)(s + n - v))))
 			return IL_ENOMEM;
 		if (tolower((unsigned char)s[0]) == 'f') {
 			InternetAddressList *l = internet_address_list_parse(NULL, val);
@@ -370,7 +370,7 @@ static int split_body(struct il_patch *p, const char *subject, const char *body)
 			il_buf_add(&msg, s, n);
 			il_buf_adds(&msg, "\n");
 			if (is_trailer(s, n)) {
-				char *t = il_strndup(s, n);
+				char *t = il_str_ndup(s, n);
 
 				if (t && il_str_sanitize(t, false) && !il_strlist_has(&p->trailers, t))
 					r |= il_strlist_push(&p->trailers, t);
@@ -415,7 +415,7 @@ static int push_refs(struct il_strlist *out, const char *refs)
 		if (!gt)
 			break;
 		if (gt > s + 1 && !memchr(s + 1, '<', (size_t)(gt - s - 1))) {
-			if (!(id = il_strndup(s + 1, (size_t)(gt - s - 1))))
+			if (!(id = il_str_ndup(s + 1, (size_t)(gt - s - 1))))
 				return IL_ENOMEM;
 			if (il_str_sanitize(id, false) && !il_strlist_has(out, id) && il_strlist_push(out, id)) {
 				free(id);
@@ -443,7 +443,7 @@ static char *find_base_commit(const char *body)
 			while (v + h < s + n && isxdigit((unsigned char)v[h]))
 				h++;
 			if (h >= 7 && h <= 64)
-				return il_strndup(v, h);
+				return il_str_ndup(v, h);
 		}
 		s = nl ? nl + 1 : NULL;
 	}
@@ -627,7 +627,7 @@ int il_series_parse(const char *mbox, size_t len, int want_version, const char *
 			if (n && s[n - 1] == '\r')
 				n--;
 			if (is_trailer(s, n) && strncasecmp(s, "Cc:", 3) && strncasecmp(s, "Signed-off-by:", 14)) {
-				char *t = il_strndup(s, n);
+				char *t = il_str_ndup(s, n);
 
 				if (t && !il_strlist_has(&target->trailers, t))
 					il_strlist_push(&target->trailers, t);

@@ -11,7 +11,8 @@
 #include <stdint.h>
 #include <jansson.h>
 #include "util/err.h"
-#include "util/str.h"
+#include "idle/cpuset.h"
+#include "util/strlist.h"
 
 struct il_patch {
 	int version, index, total;  /* [PATCH v2 3/4]: 2, 3, 4 (no "vN": 1; no "M/N": 1/1) */

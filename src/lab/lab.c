@@ -23,7 +23,7 @@
 
 static char *run_dir(const struct il_lab_opts *o, const struct il_lab_ref *l)
 {
-	return il_strdup_printf("%s/lab/run/%s", o->cache_dir, l->name);
+	return il_str_dup_printf("%s/lab/run/%s", o->cache_dir, l->name);
 }
 
 char *il_lab_run_dir(const struct il_lab_opts *o)
@@ -83,7 +83,7 @@ static pid_t read_pid(const char *pidfile)
 
 static char *console_tail(const char *rd, int lines)
 {
-	char *path = il_strdup_printf("%s/console.log", rd);
+	char *path = il_str_dup_printf("%s/console.log", rd);
 	struct il_buf b = IL_BUF_INIT;
 	char *res;
 	size_t i;
@@ -105,14 +105,14 @@ static char *up_command(const char *instance)
 	const char *def = il_lab_archs[a].instance, *rest = instance + strlen(def);
 
 	if (a == IL_LAB_ARM64)
-		return il_strdup_printf("idlelab lab up%s%s", strcmp(instance, def) ? " --name " : "", strcmp(instance, def) ? instance : "");
-	return il_strdup_printf("idlelab lab up --arch %s%s%s", il_lab_archs[a].name, *rest ? " --name " : "", *rest ? rest + 1 : "");
+		return il_str_dup_printf("idlelab lab up%s%s", strcmp(instance, def) ? " --name " : "", strcmp(instance, def) ? instance : "");
+	return il_str_dup_printf("idlelab lab up --arch %s%s%s", il_lab_archs[a].name, *rest ? " --name " : "", *rest ? rest + 1 : "");
 }
 
 int il_lab_host(struct il_host_cfg *out, const char *cache_dir, const char *name, struct il_err *err)
 {
 	struct il_lab_opts o = { .cache_dir = cache_dir, .name = name };
-	char *rd = il_lab_run_dir(&o), *sp = rd ? il_strdup_printf("%s/state.json", rd) : NULL;
+	char *rd = il_lab_run_dir(&o), *sp = rd ? il_str_dup_printf("%s/state.json", rd) : NULL;
 	json_error_t je;
 	json_t *st = sp ? json_load_file(sp, 0, &je) : NULL;
 	int r = 0;
@@ -163,7 +163,7 @@ int il_lab_status(const struct il_lab_opts *o, json_t **out, struct il_err *err)
 
 	if ((lr = il_lab_ref_open(&l, o, err)))
 		return il_lab_ref_release(&l), lr;
-	rd = run_dir(o, &l), pidfile = il_strdup_printf("%s/qemu.pid", rd), sp = il_strdup_printf("%s/state.json", rd);
+	rd = run_dir(o, &l), pidfile = il_str_dup_printf("%s/qemu.pid", rd), sp = il_str_dup_printf("%s/state.json", rd);
 	st = json_load_file(sp, 0, &je);
 	pid = read_pid(pidfile);
 	state = !st ? "stopped" : our_qemu(pid, pidfile) ? "running" : "crashed";
@@ -194,7 +194,7 @@ int il_lab_down(const struct il_lab_opts *o, struct il_err *err)
 
 	if ((lr = il_lab_ref_open(&l, o, err)))
 		return il_lab_ref_release(&l), lr;
-	rd = run_dir(o, &l), pidfile = il_strdup_printf("%s/qemu.pid", rd), sp = il_strdup_printf("%s/state.json", rd);
+	rd = run_dir(o, &l), pidfile = il_str_dup_printf("%s/qemu.pid", rd), sp = il_str_dup_printf("%s/state.json", rd);
 	pid = read_pid(pidfile);
 	if (our_qemu(pid, pidfile)) {
 		struct il_host_cfg cfg;
@@ -242,8 +242,8 @@ int il_lab_up(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, json_t **sta
 	*state = NULL;
 	if ((r = il_lab_ref_open(&l, o, err)))
 		goto out;
-	rd = run_dir(o, &l), pidfile = il_strdup_printf("%s/qemu.pid", rd), console = il_strdup_printf("%s/console.log", rd);
-	kh = il_strdup_printf("%s/known_hosts", rd), sp = il_strdup_printf("%s/state.json", rd);
+	rd = run_dir(o, &l), pidfile = il_str_dup_printf("%s/qemu.pid", rd), console = il_str_dup_printf("%s/console.log", rd);
+	kh = il_str_dup_printf("%s/known_hosts", rd), sp = il_str_dup_printf("%s/state.json", rd);
 	if (our_qemu(read_pid(pidfile), pidfile)) {
 		r = il_err_set(err, IL_EINVAL, "lab '%s' is already running (pid %d): 'idlelab lab down --name %s' first",
 			       l.name, (int)read_pid(pidfile), l.name);
@@ -256,10 +256,10 @@ int il_lab_up(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, json_t **sta
 	}
 	if ((r = il_lab_build(o, cb, ctx, &dir, err)))
 		goto out;
-	img = o->image ? strdup(o->image) : il_strdup_printf("%s/%s", dir, l.A->target);
+	img = o->image ? strdup(o->image) : il_str_dup_printf("%s/%s", dir, l.A->target);
 	il_buf_printf(&append, "console=%s rdinit=/init panic=-1", l.A->console);
 	if (l.a == IL_LAB_X86_64) {
-		char *kept = il_strdup_printf("%s/idle-tables.json", dir);
+		char *kept = il_str_dup_printf("%s/idle-tables.json", dir);
 		struct il_ssdt_tables t = { 0 };
 		const struct il_ssdt_table *x;
 
@@ -281,7 +281,7 @@ int il_lab_up(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, json_t **sta
 		if (r)
 			goto out;
 	}
-	hostpub = il_strdup_printf("%s/host_key.pub", dir);
+	hostpub = il_str_dup_printf("%s/host_key.pub", dir);
 	{
 		char *m[] = { (char *)"mkdir", (char *)"-p", rd, NULL };
 
@@ -300,7 +300,7 @@ int il_lab_up(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, json_t **sta
 	while (pub.len && pub.p[pub.len - 1] == '\n')
 		pub.p[--pub.len] = 0;
 	{
-		char *line = il_strdup_printf("[127.0.0.1]:%d %s\n", port, pub.p);
+		char *line = il_str_dup_printf("[127.0.0.1]:%d %s\n", port, pub.p);
 
 		r = il_write_file_atomic(kh, line, strlen(line), err);
 		free(line);
@@ -310,11 +310,11 @@ int il_lab_up(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, json_t **sta
 	il_lab_step(cb, ctx, "booting", t0);
 	tboot = now_s();
 	{
-		char cpus[16], mem[16], *initrd = il_strdup_printf("%s/initramfs.cpio.gz", dir);
-		char *net = il_strdup_printf("user,id=n0,hostfwd=tcp:127.0.0.1:%d-:22", port), *ser = il_strdup_printf("file:%s", console);
-		char *nic = il_strdup_printf("%s,netdev=n0", l.A->nic), *what = il_strdup_printf("%s (apt-get install %s)", l.A->qemu, l.A->qemu_pkg);
+		char cpus[16], mem[16], *initrd = il_str_dup_printf("%s/initramfs.cpio.gz", dir);
+		char *net = il_str_dup_printf("user,id=n0,hostfwd=tcp:127.0.0.1:%d-:22", port), *ser = il_str_dup_printf("file:%s", console);
+		char *nic = il_str_dup_printf("%s,netdev=n0", l.A->nic), *what = il_str_dup_printf("%s (apt-get install %s)", l.A->qemu, l.A->qemu_pkg);
 		/* the firmware's idle states: arm64 a device tree, x86_64 the table's SSDT */
-		char *fw = l.a == IL_LAB_X86_64 ? il_strdup_printf("file=%s/cst-%s.aml", dir, table) : il_strdup_printf("%s/labvm.dtb", dir);
+		char *fw = l.a == IL_LAB_X86_64 ? il_str_dup_printf("file=%s/cst-%s.aml", dir, table) : il_str_dup_printf("%s/labvm.dtb", dir);
 		char *av[] = { (char *)l.A->qemu, (char *)"-M", (char *)l.A->machine, (char *)"-cpu", (char *)l.A->cpu,
 			       (char *)"-smp", cpus, (char *)"-m", mem, (char *)"-accel", (char *)"tcg,thread=multi",
 			       (char *)"-kernel", img, (char *)"-initrd", initrd,
@@ -334,7 +334,7 @@ int il_lab_up(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, json_t **sta
 		json_t *st = json_pack("{s:s,s:s,s:i,s:i,s:s,s:s,s:s,s:s,s:i}", "name", l.name, "arch", l.A->name, "port",
 				       port, "pid", (int)read_pid(pidfile), "identity", "", "known_hosts", kh, "image", img,
 				       "lab_dir", dir, "cpus", il_lab_cpus(o));
-		char *id = il_strdup_printf("%s/lab_key", dir), *txt;
+		char *id = il_str_dup_printf("%s/lab_key", dir), *txt;
 
 		json_object_set_new(st, "mem_mb", json_integer(il_lab_mem(o)));
 		/* the source tree it was built from: a restart (a kernel variant's boot) may come from any directory */
@@ -348,7 +348,7 @@ int il_lab_up(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, json_t **sta
 			json_object_set_new(st, "table", json_string(table));
 		/* the tree it runs (labbuild.c's kernel.json): later boots and `try` take the same */
 		{
-			char *kj = il_strdup_printf("%s/kernel.json", dir);
+			char *kj = il_str_dup_printf("%s/kernel.json", dir);
 			json_error_t je;
 			json_t *k = kj ? json_load_file(kj, 0, &je) : NULL;
 

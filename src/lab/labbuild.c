@@ -23,6 +23,7 @@
 #include "util/proc.h"
 #include "util/sha256.h"
 #include "util/str.h"
+#include "util/strlist.h"
 #include "workload/own.h"
 
 #define now_s il_mono_s
@@ -45,7 +46,7 @@ static void kernel_progress(const struct il_kvar *v, enum il_kbuild_step s, cons
 json_t *il_lab_build_json(enum il_lab_arch a, const char *src_dir)
 {
 	const struct il_lab_arch_info *A = &il_lab_archs[a];
-	char *frag = il_strdup_printf("%s/%s/kernel.config", src_dir && *src_dir ? src_dir : ".", A->hosts_dir);
+	char *frag = il_str_dup_printf("%s/%s/kernel.config", src_dir && *src_dir ? src_dir : ".", A->hosts_dir);
 	json_t *b = frag ? json_pack("{s:s,s:s,s:[s],s:[s]}", "arch", A->kernel_arch, "config", "allnoconfig",
 				     "config_fragments", frag, "targets", A->target) : NULL;
 
@@ -58,7 +59,7 @@ json_t *il_lab_build_json(enum il_lab_arch a, const char *src_dir)
 int il_lab_build_json_of(const char *cache_dir, const char *instance, json_t **out, struct il_err *err)
 {
 	struct il_lab_opts o = { .cache_dir = cache_dir, .name = instance };
-	char *rd = il_lab_run_dir(&o), *sp = rd ? il_strdup_printf("%s/state.json", rd) : NULL, *src = NULL;
+	char *rd = il_lab_run_dir(&o), *sp = rd ? il_str_dup_printf("%s/state.json", rd) : NULL, *src = NULL;
 	json_error_t je;
 	json_t *st = sp ? json_load_file(sp, 0, &je) : NULL;
 	int r = 0;
@@ -98,7 +99,7 @@ int il_lab_build_json_of(const char *cache_dir, const char *instance, json_t **o
 static int build_kernel(const struct il_lab_opts *o, const struct il_lab_ref *l, const struct il_lab_tree *t,
 			il_lab_cb cb, void *ctx, char **image, json_t **tree_out, struct il_err *err)
 {
-	char *name = il_strdup_printf("%s-%s", l->A->kernel_prefix, t->tag);
+	char *name = il_str_dup_printf("%s-%s", l->A->kernel_prefix, t->tag);
 	json_t *plan = name ? json_pack("{s:o,s:[o]}", "build", il_lab_build_json(l->a, il_lab_src(o)), "kernels",
 					il_lab_tree_kernel_json(t, name)) : NULL;
 	struct il_kvars kv = { 0 };
@@ -116,7 +117,7 @@ static int build_kernel(const struct il_lab_opts *o, const struct il_lab_ref *l,
 		char hex[GIT_OID_HEXSZ + 1];
 
 		git_oid_tostr(hex, sizeof(hex), &kv.v[0].commit);
-		*image = il_strdup_printf("%s/%s", res.dir, l->A->target);
+		*image = il_str_dup_printf("%s/%s", res.dir, l->A->target);
 		*tree_out = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "spec", t->spec, "origin", t->origin, "name", name,
 				      "release", res.release ? res.release : "", "repo", kv.v[0].repo_path, "commit", hex,
 				      "config_skipped", il_jf_strlist_json(&res.config_skipped));
@@ -124,7 +125,7 @@ static int build_kernel(const struct il_lab_opts *o, const struct il_lab_ref *l,
 			r = il_err_oom(err);
 		/* options this tree does not have, skipped: said, not hidden in a log */
 		for (size_t i = 0; !r && i < res.config_skipped.n; i++) {
-			char *w = il_strdup_printf("warning: the tree has no %s: skipped", res.config_skipped.v[i]);
+			char *w = il_str_dup_printf("warning: the tree has no %s: skipped", res.config_skipped.v[i]);
 
 			il_lab_step(cb, ctx, w ? w : "warning: a config option skipped", il_mono_s());
 			free(w);
@@ -181,7 +182,7 @@ static int firmware_ssdt(const struct il_lab_opts *o, const struct il_lab_ref *l
 {
 	struct il_ssdt_tables t = { 0 };
 	struct il_buf asl = IL_BUF_INIT;
-	char *kept = il_strdup_printf("%s/idle-tables.json", dir), *txt = NULL;
+	char *kept = il_str_dup_printf("%s/idle-tables.json", dir), *txt = NULL;
 	json_t *j = NULL;
 	int r;
 
@@ -189,7 +190,7 @@ static int firmware_ssdt(const struct il_lab_opts *o, const struct il_lab_ref *l
 	if ((r = il_ssdt_tables_load(&t, idle, err)))
 		goto out;
 	for (size_t i = 0; i < t.n && !r; i++) {
-		char *src = il_strdup_printf("%s/cst-%s.dsl", dir, t.v[i].name), *base = il_strdup_printf("%s/cst-%s", dir, t.v[i].name);
+		char *src = il_str_dup_printf("%s/cst-%s.dsl", dir, t.v[i].name), *base = il_str_dup_printf("%s/cst-%s", dir, t.v[i].name);
 
 		il_buf_reset(&asl);
 		if (!(r = il_ssdt_asl(&t.v[i], il_lab_cpus(o), &asl)) &&
@@ -229,7 +230,7 @@ static int packages(const struct il_lab_ref *l, const char *dir, const char *lis
 				 "update; make deps does it)\" >&2; exit 1; }; done";
 	struct il_buf pkgs = IL_BUF_INIT;
 	struct il_strlist names = { 0 };
-	char *debs = il_strdup_printf("%s/debs", dir), **av = NULL;
+	char *debs = il_str_dup_printf("%s/debs", dir), **av = NULL;
 	int r;
 
 	if ((r = il_buf_read_file(&pkgs, list, 65536, err)))
@@ -264,7 +265,7 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
 	char *dir = NULL, *image = NULL, *stamp = NULL, *kj = NULL, *kjtxt = NULL, *step = NULL, key[65];
 	struct il_lab_tree t = { 0 };
 	json_t *tree = NULL;
-	char *init = il_strdup_printf("%s/hosts/labvm/init", il_lab_src(o)), *pk = NULL, *idle = NULL;
+	char *init = il_str_dup_printf("%s/hosts/labvm/init", il_lab_src(o)), *pk = NULL, *idle = NULL;
 	struct il_buf have = IL_BUF_INIT;
 	struct il_sha256 h;
 	int r;
@@ -273,22 +274,22 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
 	if ((r = il_lab_ref_open(&l, o, err)) || (r = il_lab_tree_parse(&t, o->tree, err)))
 		goto out;
 	/* one directory per tree: labs of two trees may run at once */
-	dir = il_strdup_printf("%s/lab/%s-%dcpu-%dm%s%s", o->cache_dir, l.A->name, il_lab_cpus(o), il_lab_mem(o),
-			       il_lab_tree_is_default(o->tree) ? "" : "-", il_lab_tree_is_default(o->tree) ? "" : t.tag);
-	pk = il_strdup_printf("%s/%s/packages", il_lab_src(o), l.A->hosts_dir);
-	idle = il_strdup_printf("%s/%s/%s", il_lab_src(o), l.A->hosts_dir, l.A->idle_file);
+	dir = il_str_dup_printf("%s/lab/%s-%dcpu-%dm%s%s", o->cache_dir, l.A->name, il_lab_cpus(o), il_lab_mem(o),
+			        il_lab_tree_is_default(o->tree) ? "" : "-", il_lab_tree_is_default(o->tree) ? "" : t.tag);
+	pk = il_str_dup_printf("%s/%s/packages", il_lab_src(o), l.A->hosts_dir);
+	idle = il_str_dup_printf("%s/%s/%s", il_lab_src(o), l.A->hosts_dir, l.A->idle_file);
 	{
 		char *m[] = { (char *)"mkdir", (char *)"-p", dir, NULL };
 
 		if ((r = il_lab_tool(m, 0, "mkdir", err)))
 			goto out;
 	}
-	step = il_strdup_printf("kernel (%s through the kernel stage; cached after the first build)", t.origin);
+	step = il_str_dup_printf("kernel (%s through the kernel stage; cached after the first build)", t.origin);
 	il_lab_step(cb, ctx, step ? step : "kernel", t0);
 	if ((r = build_kernel(o, &l, &t, cb, ctx, &image, &tree, err)))
 		goto out;
 	/* what the instance keeps of its tree (lab.c: state.json "kernel"), for every build, cached or not */
-	kj = il_strdup_printf("%s/kernel.json", dir);
+	kj = il_str_dup_printf("%s/kernel.json", dir);
 	if (!kj || !(kjtxt = json_dumps(tree, JSON_INDENT(2) | JSON_PRESERVE_ORDER))) {
 		r = il_err_oom(err);
 		goto out;
@@ -304,7 +305,7 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
 		static const char *const wl[] = { "periodic", "pingpong", "sleeper", "wl" };
 
 		for (size_t i = 0; i < sizeof(wl) / sizeof(wl[0]); i++) {
-			char *p = il_strdup_printf("%s/workloads/src/%s.%s", il_lab_src(o), wl[i], i == 3 ? "h" : "c");
+			char *p = il_str_dup_printf("%s/workloads/src/%s.%s", il_lab_src(o), wl[i], i == 3 ? "h" : "c");
 
 			r = hash_file(&h, p, err);
 			free(p);
@@ -315,7 +316,7 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
 	il_sha256_update(&h, initramfs_sh(), strlen(initramfs_sh()));
 	il_sha256_update(&h, l.A->name, strlen(l.A->name) + 1);
 	il_sha256_final(&h, key);
-	stamp = il_strdup_printf("%s/build.stamp", dir);
+	stamp = il_str_dup_printf("%s/build.stamp", dir);
 	if (!il_buf_read_file(&have, stamp, 1024, NULL) && have.len >= 64 && !strncmp(have.p, key, 64)) {
 		il_lab_step(cb, ctx, "lab cached", t0);
 		goto done;
@@ -330,7 +331,7 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
 	/* keys: the client's (ssh-keygen) and the guest's host key (dropbear format, made here, pinned) */
 	il_lab_step(cb, ctx, "keys", t0);
 	{
-		char *ck = il_strdup_printf("%s/lab_key", dir), *hk = il_strdup_printf("%s/host_key", dir), *hp = il_strdup_printf("%s/host_key.pub", dir);
+		char *ck = il_str_dup_printf("%s/lab_key", dir), *hk = il_str_dup_printf("%s/host_key", dir), *hp = il_str_dup_printf("%s/host_key.pub", dir);
 
 		if (!il_lab_exists(ck)) {
 			char *kg[] = { (char *)"ssh-keygen", (char *)"-q", (char *)"-t", (char *)"ed25519", (char *)"-N",
@@ -359,8 +360,8 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
 	if ((r = firmware[l.a](o, &l, dir, idle, err)))
 		goto out;
 	{
-		char *img = il_strdup_printf("%s/%s", dir, l.A->target), *m[] = { (char *)"cp", image, img, NULL };
-		char *rel = il_strdup_printf("%s/release", dir);
+		char *img = il_str_dup_printf("%s/%s", dir, l.A->target), *m[] = { (char *)"cp", image, img, NULL };
+		char *rel = il_str_dup_printf("%s/release", dir);
 		const char *release = json_string_value(json_object_get(tree, "release"));
 
 		r = il_lab_tool(m, 0, "copying the kernel image", err);

@@ -75,7 +75,7 @@ int il_lab_host_explain(const struct il_host_cfg *h, const char *cache_dir, int 
 	for (i = end; i > 0; i--)
 		if (tail[i - 1] == '\n' && tail[i] != '\n' && ++n == 4)
 			break;
-	il_strlcpy(was, err->msg, sizeof(was));
+	il_str_lcpy(was, err->msg, sizeof(was));
 	il_err_set(err, code, "%s; lab instance '%s' is not running: its QEMU exited (console's last lines:\n%.*s)", was,
 		   lo.name, (int)(end - i), tail + i);
 	json_decref(st);

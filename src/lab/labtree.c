@@ -59,7 +59,7 @@ static char *tarball_tag(const char *path)
 
 	if (!strncmp(b, "linux-source-", 13) && n > 13)
 		b += 13, n -= 13;
-	if (!(tag = il_strndup(b, n > 40 ? 40 : n)))
+	if (!(tag = il_str_ndup(b, n > 40 ? 40 : n)))
 		return NULL;
 	for (char *p = tag; *p; p++)
 		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-' && *p != '_')
@@ -76,9 +76,9 @@ int il_lab_tree_parse(struct il_lab_tree *out, const char *spec, struct il_err *
 		return il_err_oom(err);
 	if (debian_version(spec)) {
 		out->kind = IL_LAB_TREE_DEBIAN;
-		out->path = il_strdup_printf("/usr/src/linux-source-%s.tar.xz", spec);
+		out->path = il_str_dup_printf("/usr/src/linux-source-%s.tar.xz", spec);
 		out->tag = strdup(spec);
-		out->origin = il_strdup_printf("Debian linux-source-%s (/usr/src/linux-source-%s.tar.xz)", spec, spec);
+		out->origin = il_str_dup_printf("Debian linux-source-%s (/usr/src/linux-source-%s.tar.xz)", spec, spec);
 	} else {
 		char *dir = strdup(spec), *at = dir ? strrchr(dir, '@') : NULL, *abs;
 
@@ -114,12 +114,12 @@ int il_lab_tree_parse(struct il_lab_tree *out, const char *spec, struct il_err *
 			if (out->rev)
 				il_sha256_update(&h, out->rev, strlen(out->rev));
 			il_sha256_final(&h, hex);
-			out->tag = il_strdup_printf("tree-%.8s", hex);
-			out->origin = il_strdup_printf("the git repository %s at %s", abs, out->rev ? out->rev : "HEAD");
+			out->tag = il_str_dup_printf("tree-%.8s", hex);
+			out->origin = il_str_dup_printf("the git repository %s at %s", abs, out->rev ? out->rev : "HEAD");
 		} else {
 			out->kind = IL_LAB_TREE_TARBALL;
 			out->tag = tarball_tag(abs);
-			out->origin = il_strdup_printf("the tarball %s", abs);
+			out->origin = il_str_dup_printf("the tarball %s", abs);
 		}
 	}
 	if (out->path && out->tag && out->origin)
@@ -151,7 +151,7 @@ json_t *il_lab_tree_kernel_json(const struct il_lab_tree *t, const char *name)
 int il_lab_tree_of(const char *cache_dir, const char *instance, json_t **out, struct il_err *err)
 {
 	struct il_lab_opts o = { .cache_dir = cache_dir, .name = instance };
-	char *rd = il_lab_run_dir(&o), *sp = rd ? il_strdup_printf("%s/state.json", rd) : NULL;
+	char *rd = il_lab_run_dir(&o), *sp = rd ? il_str_dup_printf("%s/state.json", rd) : NULL;
 	json_error_t je;
 	json_t *st;
 

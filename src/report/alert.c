@@ -11,6 +11,8 @@
 #include "util/buf.h"
 #include "util/http.h"
 #include "util/jfields.h"
+#include "util/str.h"
+#include "util/utf8.h"
 
 #define LABEL "alert"
 /* What a mail line may take (the table, the header paragraph): the lkp mails' width. */
@@ -445,7 +447,7 @@ static void split_long_lines(struct il_buf *b)
 	size_t n;
 	bool long_line = false;
 
-	for (const char *q = p; p && il_next_line(&q, end, &line, &n);)
+	for (const char *q = p; p && il_str_next_line(&q, end, &line, &n);)
 		long_line |= n > MAIL_LINE_MAX - 1;
 	if (!long_line)
 		return;

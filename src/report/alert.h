@@ -11,7 +11,7 @@
 #define IL_REPORT_ALERT_H
 #include <jansson.h>
 #include "util/err.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 /*
  * Compose the alert from in. *subject ("idlelab: +12.7% regression of

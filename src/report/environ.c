@@ -7,7 +7,7 @@
 
 #include "host/probe.h"
 #include "report/common.h"
-#include "util/str.h"
+#include "idle/cpuset.h"
 
 static const char *sget(const json_t *o, const char *key)
 {

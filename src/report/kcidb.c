@@ -61,7 +61,7 @@ static char *make_id(const struct kctx *k, const char *kind, const char *const *
 	for (size_t i = 0; i < n; i++)
 		il_sha256_update(&h, parts[i] ? parts[i] : "", strlen(parts[i] ? parts[i] : "") + 1);
 	il_sha256_final(&h, hex);
-	return il_strdup_printf("%s:%s-%.24s", k->origin, kind, hex);
+	return il_str_dup_printf("%s:%s-%.24s", k->origin, kind, hex);
 }
 
 /* o into array a unless its id is there already (o is taken either way); -1 for memory. */
@@ -114,7 +114,7 @@ static char *gov_label(const char *variant)
 {
 	const char *at = strrchr(variant, '@');
 
-	return at ? il_strndup(variant, (size_t)(at - variant)) : strdup(variant);
+	return at ? il_str_ndup(variant, (size_t)(at - variant)) : strdup(variant);
 }
 
 /* ---- A run ---- */
@@ -130,7 +130,7 @@ struct run {
 static int read_boots(struct run *u, struct il_err *err)
 {
 	struct il_buf b = IL_BUF_INIT;
-	char *path = il_strdup_printf("%s/journal.jsonl", u->dir);
+	char *path = il_str_dup_printf("%s/journal.jsonl", u->dir);
 	const char *p, *end, *s;
 	size_t n;
 	int r;
@@ -139,7 +139,7 @@ static int read_boots(struct run *u, struct il_err *err)
 		return free(path), il_err_oom(err);
 	r = il_buf_read_file(&b, path, (size_t)1 << 30, err);
 	free(path);
-	for (p = b.p, end = b.p + b.len; !r && il_next_line(&p, end, &s, &n);) {
+	for (p = b.p, end = b.p + b.len; !r && il_str_next_line(&p, end, &s, &n);) {
 		json_t *rec;
 
 		if (n < 15 || !memmem(s, n, "\"type\":\"boot\"", 13))
@@ -259,7 +259,7 @@ static int kernel_objects(struct kctx *k, const struct run *u, const char *name,
 		cfg = il_buf_detach(&c);
 		bad |= set_str(b, "config_name", cfg);
 		if (str(plan_build, "cross_compile")) {
-			char *cc = il_strdup_printf("%sgcc", str(plan_build, "cross_compile"));
+			char *cc = il_str_dup_printf("%sgcc", str(plan_build, "cross_compile"));
 
 			bad |= !cc || set_str(b, "compiler", cc);
 			free(cc);
@@ -351,7 +351,7 @@ static int one_test(struct kctx *k, const struct run *u, const struct il_cmp *c,
 	il_buf_adds(&path, "idlelab.");
 	path_part(&path, m->group);
 	for (const char *s = m->metric, *d; s; s = d ? d + 1 : NULL) {
-		char *part = (d = strchr(s, '.')) ? il_strndup(s, (size_t)(d - s)) : strdup(s);
+		char *part = (d = strchr(s, '.')) ? il_str_ndup(s, (size_t)(d - s)) : strdup(s);
 
 		il_buf_adds(&path, ".");
 		path_part(&path, part);
@@ -416,9 +416,9 @@ static int issue(struct kctx *k, const struct run *u, const json_t *failed)
 	size_t i;
 	char *id = make_id(k, "issue", (const char *[]){ str(u->night, "plan"), str(u->night, "host"),
 							 str(u->night, "commit") }, 3);
-	char *subj = il_strdup_printf("idlelab nightly %s on %s: regression at %.12s%s%s", str(u->night, "plan"),
-				      str(u->night, "host"), str(u->night, "commit") ? str(u->night, "commit") : "?",
-				      str(u->night, "subject") ? " " : "", str(u->night, "subject") ? str(u->night, "subject") : "");
+	char *subj = il_str_dup_printf("idlelab nightly %s on %s: regression at %.12s%s%s", str(u->night, "plan"),
+				       str(u->night, "host"), str(u->night, "commit") ? str(u->night, "commit") : "?",
+				       str(u->night, "subject") ? " " : "", str(u->night, "subject") ? str(u->night, "subject") : "");
 	json_t *is = json_object(), *misc = json_object();
 	int bad = !id || !subj || !made(is, misc, misc);
 
@@ -508,7 +508,7 @@ out:
 /* A nightly record's run: as written (the nightly writes its path), or in the nightly directory when relative. */
 static char *run_path(const char *dir, const char *run)
 {
-	return run[0] == '/' ? strdup(run) : il_strdup_printf("%s/%s", dir, run);
+	return run[0] == '/' ? strdup(run) : il_str_dup_printf("%s/%s", dir, run);
 }
 
 /* A nightly directory: each run its nightly.jsonl records a verdict for, with that record. */
@@ -519,7 +519,7 @@ static int export_nightly(struct kctx *k, const char *dir, const char *journal, 
 	size_t n, runs = 0;
 	int r = il_buf_read_file(&b, journal, (size_t)1 << 30, err);
 
-	for (p = b.p, end = b.p + b.len; !r && il_next_line(&p, end, &s, &n);) {
+	for (p = b.p, end = b.p + b.len; !r && il_str_next_line(&p, end, &s, &n);) {
 		json_t *rec = json_loadb(s, n, 0, NULL);
 		char *rd;
 
@@ -590,7 +590,7 @@ int il_kcidb_document(const char *const *dirs, size_t n, const char *origin, jso
 
 	*out = NULL;
 	for (size_t i = 0; !r && i < n; i++) {
-		char *nj = il_strdup_printf("%s/nightly.jsonl", dirs[i]);
+		char *nj = il_str_dup_printf("%s/nightly.jsonl", dirs[i]);
 		struct stat st;
 
 		if (!nj)

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/str.h"
+#include "idle/cpuset.h"
+#include "util/utf8.h"
 
 /* A counter's family suffix and HELP, per CPU and state; clusters say "summed". */
 struct counter_family {

@@ -12,7 +12,7 @@
 #define IL_REPORT_REPLY_H
 #include <stdint.h>
 #include "report/report.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 struct il_reply_opts {
 	const char *from;              /* "Name <email>": the sender, and the Tested-by's identity */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report/common.h"
+#include "util/str.h"
 
 struct il_vtab *il_vout_table(struct il_vout *o, const char *name, const char *title)
 {

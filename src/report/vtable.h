@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <jansson.h>
 #include "util/buf.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 enum il_vkind {
 	IL_VK_TEXT,   /* a string */

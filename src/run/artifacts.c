@@ -46,10 +46,10 @@ static int publish(const struct il_lava_cfg *lc, const char *path, bool dry, cha
 		return rc;
 	hex[16] = 0;
 	if (dry)
-		return (*url = il_strdup_printf("%s/%s/%s", lc->artifact_url, hex, base)) ? 0
+		return (*url = il_str_dup_printf("%s/%s/%s", lc->artifact_url, hex, base)) ? 0
 											 : il_err_oom(err);
-	if (!(dir = il_strdup_printf("%s/%s", lc->artifact_dir, hex)) ||
-	    !(dst = il_strdup_printf("%s/%s", dir, base))) {
+	if (!(dir = il_str_dup_printf("%s/%s", lc->artifact_dir, hex)) ||
+	    !(dst = il_str_dup_printf("%s/%s", dir, base))) {
 		rc = il_err_oom(err);
 		goto out;
 	}
@@ -77,7 +77,7 @@ static int publish(const struct il_lava_cfg *lc, const char *path, bool dry, cha
 	}
 	if (st.st_size < 0 && (rc = il_buf_read_file(&data, path, (size_t)1 << 31, err)) == 0)
 		rc = il_write_file_mode(dst, data.p ? data.p : "", data.len, 0644, err);
-	if (!rc && !(*url = il_strdup_printf("%s/%s/%s", lc->artifact_url, hex, base)))
+	if (!rc && !(*url = il_str_dup_printf("%s/%s/%s", lc->artifact_url, hex, base)))
 		rc = il_err_oom(err);
 out:
 	il_buf_release(&data);

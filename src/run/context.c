@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The run context: journaling and notes for every stage of a run. */
 #include "run/context.h"
-#include "util/str.h"
+#include "util/clock.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@ json_t *il_run_time_json(void)
 {
 	char buf[32];
 
-	il_iso_now(buf, sizeof(buf));
+	il_clock_iso_now(buf, sizeof(buf));
 	return json_string(buf);
 }
 

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include "util/buf.h"
 #include "util/err.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 /* One sample of the block, as runners/lava-block.sh's il_sample takes it. */
 struct il_lavajob_sample {

@@ -26,6 +26,7 @@
 #include "run/rundir.h"
 #include "run/sample.h"
 #include "util/clock.h"
+#include "util/str.h"
 
 struct lr {
 	struct il_lavarun *in;
@@ -71,8 +72,8 @@ static int images(struct lr *r, int k, struct il_artifacts_urls *u, bool *unbuil
 	*unbuilt = false;
 	if (r->dry && r->p->built_kernels) {
 		/* not built for a job definition: named as what it will be */
-		if (!(u->kernel = il_strdup_printf("%s/<kernel %s, published when the run builds it>",
-						   lc->artifact_url ? lc->artifact_url : "", r->p->kernels.v[k])))
+		if (!(u->kernel = il_str_dup_printf("%s/<kernel %s, published when the run builds it>",
+						    lc->artifact_url ? lc->artifact_url : "", r->p->kernels.v[k])))
 			return il_err_oom(err);
 	} else if (kv && !kv->running) {
 		/* a kernel that does not build is untestable: its samples become final failures (*unbuilt) */
@@ -127,7 +128,7 @@ static int submit(struct lr *r, int kernel, const struct il_artifacts_urls *u, c
 			break;
 		/* idlelab's own workloads by absolute path, where the deployed image has them */
 		if (w->def.builtin && argv[i].n && lc->bindir) {
-			char *abs = il_strdup_printf("%s/%s", lc->bindir, argv[i].v[0]);
+			char *abs = il_str_dup_printf("%s/%s", lc->bindir, argv[i].v[0]);
 
 			if (!abs) {
 				rc = il_err_oom(err);
@@ -136,7 +137,7 @@ static int submit(struct lr *r, int kernel, const struct il_artifacts_urls *u, c
 			free(argv[i].v[0]);
 			argv[i].v[0] = abs;
 		}
-		cases[i] = variant ? il_strdup_printf("%s-%s", variant, w->label) : NULL;
+		cases[i] = variant ? il_str_dup_printf("%s-%s", variant, w->label) : NULL;
 		free(variant);
 		ls[i] = (struct il_lavajob_sample){ .seq = s->seq, .nonce = j.s[i].nonce, .case_name = cases[i],
 						    .governor = p->gov[s->gov].governor, .disable = &p->gov[s->gov].disable,
@@ -188,7 +189,7 @@ static int submit(struct lr *r, int kernel, const struct il_artifacts_urls *u, c
 	il_rec_set(rec, IL_RF_LAVA_JOB_KERNEL, json_string(p->kernels.v[kernel]));
 	il_rec_set(rec, IL_RF_LAVA_JOB_JOB, json_integer(j.id));
 	{
-		char *url = il_strdup_printf("%s/scheduler/job/%ld", lc->url, j.id);
+		char *url = il_str_dup_printf("%s/scheduler/job/%ld", lc->url, j.id);
 
 		il_rec_set(rec, IL_RF_LAVA_JOB_URL, url ? json_string(url) : json_null());
 		il_run_note(r->in->c, r->host, "LAVA job %ld submitted: %zu samples, kernel %s (%s)", j.id, n,
@@ -242,7 +243,7 @@ static const struct il_lavajob_file *file(const struct il_lavajob_file *f, size_
 /* The device's fingerprint from the job's probe: a file of its own, and a host record the first time. */
 static char *fingerprint(struct lr *r, const char *device, const struct il_lavajob_file *probe)
 {
-	char *label = il_strdup_printf("%s@%s", r->host, device ? device : "?");
+	char *label = il_str_dup_printf("%s@%s", r->host, device ? device : "?");
 	char *name = label ? il_rundir_host_name(IL_RUNDIR_FINGERPRINT, label) : NULL;
 	json_t *fp = NULL;
 	struct il_err e = { 0 };

@@ -26,6 +26,7 @@
 #include "run/record.h"
 #include "run/rundir.h"
 #include "workload/own.h"
+#include "util/str.h"
 
 void il_lease_release(struct il_lease *h)
 {
@@ -148,7 +149,7 @@ static int plan_writes(const struct il_plan *p, struct il_lease *h, struct il_er
  */
 int il_lease_cancel(struct il_lease *h, const char *id, int *n, struct il_err *err)
 {
-	char *cancel = il_strdup_printf("%s\n%s", il_runner_script("trace.sh"), il_runner_script("cancel.sh"));
+	char *cancel = il_str_dup_printf("%s\n%s", il_runner_script("trace.sh"), il_runner_script("cancel.sh"));
 	char *script = cancel ? il_workdir_script(cancel) : NULL;
 	char *args[] = { h->workdir, (char *)(id ? id : "--all"), NULL };
 	struct il_exec_opts o = { .privileged = true, .timeout_ms = 30000 };

@@ -41,7 +41,7 @@ void il_plan_release(struct il_plan *p)
 /* Labels and names: what can safely appear in file names, tables and CSV. */
 static bool plain_word(const char *s)
 {
-	return il_name_ok(s, "-_.+", 64);
+	return il_str_name_ok(s, "-_.+", 64);
 }
 
 #define FAIL(...) do { r = il_err_set(err, IL_EPARSE, __VA_ARGS__); goto fail; } while (0)

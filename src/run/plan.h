@@ -11,7 +11,8 @@
 #include <stdint.h>
 #include <jansson.h>
 #include "idle/diff.h"
-#include "util/str.h"
+#include "idle/cpuset.h"
+#include "util/strlist.h"
 #include "workload/def.h"
 
 /*

@@ -78,7 +78,7 @@ int il_pmatrix_check(const json_t *matrix, const json_t *params, const struct il
 			part_of(v, &part);
 			if (il_buf_error(&part))
 				r = il_err_oom(err);
-			else if (!il_name_ok(il_buf_str(&part), "-_.+", 64))
+			else if (!il_str_name_ok(il_buf_str(&part), "-_.+", 64))
 				r = il_err_set(err, IL_EPARSE, "%s: '%s' cannot be part of a workload label (letters, digits, "
 					       "'-', '_', '.', '+')", where, il_buf_str(&part));
 			il_buf_release(&part);

@@ -13,7 +13,6 @@
 #include <stddef.h>
 #include <jansson.h>
 #include "util/err.h"
-#include "util/str.h"
 
 /* X(KIND, "type"): the record kinds, by their "type" value */
 #define IL_RECORD_KINDS(X)                 \

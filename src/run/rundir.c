@@ -2,7 +2,9 @@
 /* Run directory names, atomic creation and the one-writer lock. */
 #include "run/rundir.h"
 #include "util/buf.h"
-#include "util/str.h"
+#include "util/clock.h"
+#include "util/dir.h"
+#include "util/strlist.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -241,7 +243,7 @@ int il_rundir_lock(struct il_rundir_lock *l, const char *dir, const char *shown,
 				  *who ? who : "no holder written yet");
 	}
 	gethostname(host, sizeof(host) - 1);
-	il_iso_now(when, sizeof(when));
+	il_clock_iso_now(when, sizeof(when));
 	snprintf(l->holder, sizeof(l->holder), "run %s, pid %ld on %s", shown, (long)getpid(), host);
 	/* the description is a courtesy for whoever finds the lock taken; the flock is the lock */
 	if (!ftruncate(fd, 0))

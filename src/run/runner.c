@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "host/runners.h"
+#include "util/parse.h"
 #include "util/str.h"
 
 char *il_runner_sample_script(void)
@@ -88,7 +89,7 @@ int il_runner_parse(const char *text, size_t len, const char *nonce, struct il_r
 		n -= tl;
 		p = nl + 1;
 		if (n >= 5 && !memcmp(kw, "fail ", 5)) {
-			o->fail = il_strndup(kw + 5, n - 5);
+			o->fail = il_str_ndup(kw + 5, n - 5);
 			return o->fail ? 0 : il_err_oom(err);
 		} else if (n >= 6 && !memcmp(kw, "uname ", 6)) {
 			const char *sp = memchr(kw + 6, ' ', n - 6);
@@ -98,8 +99,8 @@ int il_runner_parse(const char *text, size_t len, const char *nonce, struct il_r
 			if (seen_uname)
 				return il_err_set(err, IL_EPARSE, "runner output: a second uname frame");
 			seen_uname = true;
-			o->release = il_strndup(kw + 6, (size_t)(sp - kw - 6));
-			o->machine = il_strndup(sp + 1, (size_t)(kw + n - sp - 1));
+			o->release = il_str_ndup(kw + 6, (size_t)(sp - kw - 6));
+			o->machine = il_str_ndup(sp + 1, (size_t)(kw + n - sp - 1));
 		} else if (n >= 7 && !memcmp(kw, "status ", 7)) {
 			int64_t st;
 

@@ -8,7 +8,7 @@
 #define IL_RUN_RUNNER_H
 #include <stdbool.h>
 #include "util/buf.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 struct il_runner_args {
 	const char *root;        /* sysfs root prefix ("" on real hosts) */

@@ -24,6 +24,7 @@
 #include "util/jfields.h"
 #include "version.h"
 #include "workload/parse.h"
+#include "util/str.h"
 
 void il_sample_result_release(struct il_sample_result *oc)
 {
@@ -39,7 +40,7 @@ static void set_reason(struct il_sample_result *oc, const char *status, bool ret
 {
 	oc->status = status;
 	oc->retryable = retryable;
-	il_strlcpy(oc->reason, msg, sizeof(oc->reason));
+	il_str_lcpy(oc->reason, msg, sizeof(oc->reason));
 }
 
 void il_sample_nonce(char nonce[IL_SAMPLE_NONCE_LEN])
@@ -163,9 +164,9 @@ static int note_bypass(json_t *idle, const struct il_runner_out *ro, const struc
 	if (il_pmqos_parse(&q, il_buf_str(&ro->qos), ro->qos.len, host, &e)) {
 		if (e.code == IL_ENOMEM)
 			return -1;
-		t = il_strdup_printf("the PM QoS scan taken during the workload could not be read (%s): whether the "
-				     "governor was bypassed is not known",
-				     e.msg);
+		t = il_str_dup_printf("the PM QoS scan taken during the workload could not be read (%s): whether the "
+				      "governor was bypassed is not known",
+				      e.msg);
 		if (!t)
 			return -1;
 		bad = json_array_append_new(cav, json_string(t));
@@ -236,7 +237,7 @@ static int add_trace(struct il_sample_result *oc, const struct il_diff *d, const
 		}
 	mm = json_object_get(chk, "mismatches");
 	json_array_foreach(mm, i, v) {
-		char *why = il_strdup_printf("the idle trace disagrees with the counters: %s", json_string_value(v));
+		char *why = il_str_dup_printf("the idle trace disagrees with the counters: %s", json_string_value(v));
 
 		if (!why || json_array_append_new(json_object_get(oc->idle, "caveats"), json_string(why))) {
 			free(why);

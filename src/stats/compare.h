@@ -38,7 +38,7 @@
 #include "stats/decide.h"
 #include "stats/stats.h"
 #include "util/buf.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 enum il_test_kind { IL_TEST_WELCH, IL_TEST_MWU };
 

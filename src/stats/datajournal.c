@@ -20,7 +20,6 @@
 #include "run/record.h"
 #include "run/rundir.h"
 #include "util/buf.h"
-#include "util/str.h"
 
 /* ---- run journals ---- */
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/parse.h"
 #include "util/str.h"
 
 void il_dataset_release(struct il_dataset *ds)

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <jansson.h>
 #include "util/err.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 enum il_better { IL_BETTER_NONE = 0, IL_BETTER_HIGHER = 1, IL_BETTER_LOWER = -1 };
 /* "higher", "lower" or "none": the one spelling of a direction in journals, indexes and reports. */

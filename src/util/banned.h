@@ -6,7 +6,7 @@
  * says what to use instead. The system headers that declare them come first,
  * so their own declarations are not rewritten.
  *
- * Replacements (src/util): il_strlcpy for strcpy/strncpy, il_buf_adds or
+ * Replacements (src/util): il_str_lcpy for strcpy/strncpy, il_buf_adds or
  * il_buf_printf for strcat/strncat/sprintf/vsprintf, snprintf/vsnprintf into a
  * sized buffer, strtok_r or il_strlist_split for strtok, fgets for gets,
  * gmtime_r/localtime_r for gmtime/localtime/ctime/asctime.

@@ -2,8 +2,6 @@
 /* Error code sentences and the il_err helpers. */
 #include "util/err.h"
 
-#include "util/str.h"
-
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,7 +34,7 @@ int il_err_set(struct il_err *err, int code, const char *fmt, ...)
 int il_err_prefix(struct il_err *err, const char *fmt, ...)
 {
 	char old[sizeof(err->msg)];
-	size_t n;
+	size_t n, k;
 	va_list ap;
 	int w;
 
@@ -47,7 +45,10 @@ int il_err_prefix(struct il_err *err, const char *fmt, ...)
 	w = vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 	n = w < 0 ? 0 : (size_t)w < sizeof(err->msg) ? (size_t)w : sizeof(err->msg) - 1;
-	il_strlcpy(err->msg + n, old, sizeof(err->msg) - n);
+	/* the old message after the prefix, cut to fit; by hand, as err.c is the bottom of util and uses none of it */
+	k = strnlen(old, sizeof(err->msg) - n - 1);
+	memcpy(err->msg + n, old, k);
+	err->msg[n + k] = '\0';
 	return err->code;
 }
 

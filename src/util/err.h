@@ -9,12 +9,6 @@
 
 #include <stddef.h>
 
-/*
- * A function whose result is the only word that memory ran out: the compiler and
- * `make check-style` (tests/check-style.py) refuse a call that drops it.
- */
-#define IL_MUST_CHECK
-
 /* X(name, value, sentence): the one list of error codes. */
 #define IL_ERRORS(X)                                                       \
 	X(IL_OK, 0, "success")                                             \
@@ -69,5 +63,12 @@ int il_err_oom(struct il_err *err);
 
 /* Reset err to IL_OK with an empty message. */
 void il_err_clear(struct il_err *err);
+
+/*
+ * A function whose result is the only word that memory ran out: the compiler and
+ * `make check-style` (tests/check-style.py) refuse a call that drops it. Defined
+ * last: the checker takes the first call after the word for a marked function.
+ */
+#define IL_MUST_CHECK
 
 #endif

@@ -19,7 +19,7 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/progress.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 struct il_http_req {
 	const char *url;

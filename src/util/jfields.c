@@ -2,7 +2,7 @@
 /* The JSON field-table validator: one message shape for every config parser. */
 #include "util/jfields.h"
 #include "util/buf.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -234,8 +234,12 @@ json_t *il_jf_strlist_json(const struct il_strlist *l)
 {
 	json_t *a = json_array();
 
-	for (size_t i = 0; i < l->n; i++)
-		json_array_append_new(a, json_string(l->v[i]));
+	for (size_t i = 0; a && i < l->n; i++) {
+		if (json_array_append_new(a, json_string(l->v[i]))) {
+			json_decref(a);
+			return NULL;
+		}
+	}
 	return a;
 }
 

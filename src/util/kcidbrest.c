@@ -13,6 +13,7 @@
 #include "util/clock.h"
 #include "util/http.h"
 #include "util/str.h"
+#include "util/strlist.h"
 
 /* KCIDB_REST split: the base URL without the token (what is shown and requested) and the token. */
 struct rest {
@@ -51,8 +52,8 @@ static int parse_url(const char *url, struct rest *r, struct il_err *err)
 		colon++;
 	if (!https && !loopback(hp, (size_t)((colon ? colon : end) - hp)))
 		return il_err_set(err, IL_EINVAL, "KCIDB_REST: plain http only to a loopback address; the service is https");
-	r->token = il_strndup(auth, (size_t)(at - auth));
-	r->base = il_strdup_printf("%.*s%.*s", (int)(auth - url), url, (int)strlen(hp), hp);
+	r->token = il_str_ndup(auth, (size_t)(at - auth));
+	r->base = il_str_dup_printf("%.*s%.*s", (int)(auth - url), url, (int)strlen(hp), hp);
 	if (!r->token || !r->base)
 		return free(r->token), free(r->base), il_err_oom(err);
 	while (strlen(r->base) > (size_t)(auth - url) && r->base[strlen(r->base) - 1] == '/')
@@ -72,7 +73,7 @@ static int request(const struct rest *r, const char *method, const char *path, c
 		   long *status, struct il_buf *ans, struct il_err *err)
 {
 	struct il_strlist hdr = { 0 };
-	char *url = il_strdup_printf("%s%s", r->base, path), *auth = il_strdup_printf("Authorization: Bearer %s", r->token);
+	char *url = il_str_dup_printf("%s%s", r->base, path), *auth = il_str_dup_printf("Authorization: Bearer %s", r->token);
 	struct il_http_req q = { .url = url, .url_shown = url, .method = method, .body = body, .headers = &hdr,
 				 .user_agent = "idlelab", .timeout_s = left < 30 ? (long)left + 1 : 30,
 				 .connect_timeout_s = 10, .max_body = 1 << 20 };
@@ -149,7 +150,7 @@ int il_kcidb_submit(const struct il_kcidb_rest *o, const char *body, struct il_b
 	for (wait = 1;;) {
 		struct il_err e = { 0 };
 		double left = limit - (il_mono_s() - t0);
-		char *path = il_strdup_printf("/status?id=%s", qid);
+		char *path = il_str_dup_printf("/status?id=%s", qid);
 		json_t *a;
 		const char *st;
 

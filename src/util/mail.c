@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "util/http.h"
+#include "util/str.h"
+#include "util/utf8.h"
 
 /* RFC 5321's limit on a line, CRLF excluded; 8bit bodies must keep to it. */
 #define LINE_MAX_BYTES 998
@@ -247,7 +249,7 @@ int il_mail_auth_read(const char *path, char **user, char **password, struct il_
 		colon = strchr(text, ':');
 		if (!colon || colon == text)
 			r = il_err_set(err, IL_EPARSE, "auth file '%s': expected one line \"user:password\"", path);
-		else if (!(*user = il_strndup(text, (size_t)(colon - text))) || !(*password = strdup(colon + 1)))
+		else if (!(*user = il_str_ndup(text, (size_t)(colon - text))) || !(*password = strdup(colon + 1)))
 			r = il_err_oom(err);
 	}
 	explicit_bzero(text, sizeof(text));

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include "util/buf.h"
 #include "util/err.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 struct il_mail {
 	const char *url;               /* smtp://host:port or smtps://host:port */

@@ -9,6 +9,8 @@
 
 #include "util/buf.h"
 #include "util/trust.h"
+#include "util/dir.h"
+#include "util/str.h"
 
 int il_search_split(struct il_strlist *out, const char *search)
 {
@@ -25,7 +27,7 @@ int il_search_find(char **out, const char *search, const char *file)
 		return r;
 	for (size_t i = 0; !r && !*out && i < dirs.n; i++) {
 		struct stat st;
-		char *p = il_strdup_printf("%s/%s", dirs.v[i], file);
+		char *p = il_str_dup_printf("%s/%s", dirs.v[i], file);
 
 		if (!p)
 			r = IL_ENOMEM;
@@ -62,7 +64,7 @@ int il_search_names(struct il_strlist *out, const char *search, const char *suff
 			/* the first directory's file is the one that counts, trusted or not */
 			if (il_strlist_has(&seen, here.v[k]))
 				continue;
-			if (il_strlist_push(&seen, here.v[k]) || !(f = il_strdup_printf("%s/%s%s", dirs.v[i], here.v[k], suffix))) {
+			if (il_strlist_push(&seen, here.v[k]) || !(f = il_str_dup_printf("%s/%s%s", dirs.v[i], here.v[k], suffix))) {
 				r = IL_ENOMEM;
 				break;
 			}

@@ -8,7 +8,7 @@
 #ifndef IL_UTIL_SEARCH_H
 #define IL_UTIL_SEARCH_H
 #include "util/err.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 /* The separator between a search path's directories. */
 #define IL_SEARCH_SEP ':'

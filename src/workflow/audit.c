@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The audit's findings engine: a host's probe and window against a policy; the fleet's groups and sums (the policy itself: auditpolicy.c). */
 #include "workflow/audit.h"
+#include "util/str.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -17,7 +17,7 @@
 #include "idle/diff.h"
 #include "idle/snapshot.h"
 #include "util/err.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 enum il_audit_sev { IL_SEV_INFO, IL_SEV_WARNING, IL_SEV_CRITICAL, IL_NSEV };
 

@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <jansson.h>
 #include "util/err.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 enum il_bisect_mstatus { IL_BM_OK, IL_BM_BUILD_FAILED, IL_BM_INFRA_FAILED };
 

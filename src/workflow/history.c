@@ -23,6 +23,7 @@
 #include "run/rundir.h"
 #include "workflow/historydb.h"
 #include "util/buf.h"
+#include "util/str.h"
 
 /* PRAGMA application_id of an idlelab history: 'ILH1' */
 #define APP_ID 1229735985

@@ -12,7 +12,7 @@
 #include <jansson.h>
 #include "stats/changepoint.h"
 #include "util/err.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 /* The schema this version writes and reads (PRAGMA user_version). */
 #define IL_HISTORY_SCHEMA 2

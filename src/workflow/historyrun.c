@@ -14,6 +14,7 @@
 #include "workflow/historydb.h"
 #include "stats/stats.h"
 #include "util/buf.h"
+#include "util/str.h"
 
 /* The run-start record's entry of variant label (NULL when it has none). */
 static const json_t *variant_of(const json_t *start, const char *label)
@@ -190,7 +191,7 @@ static int insert_metrics(struct il_history *h, int64_t id, const struct il_data
 		/* the plan's governor label: the variant label without its "@kernel" */
 		int gl = kernel && lv > lk + 1 && ds->var[v][lv - lk - 1] == '@' && !strcmp(ds->var[v] + lv - lk, kernel) ?
 				 (int)(lv - lk - 1) : (int)lv;
-		char *gov_label = il_strndup(ds->var[v], (size_t)gl);
+		char *gov_label = il_str_ndup(ds->var[v], (size_t)gl);
 
 		if (!gov_label)
 			return il_err_oom(err);

@@ -24,7 +24,9 @@
 #include "util/buf.h"
 #include "util/jfields.h"
 #include "util/jsonfile.h"
+#include "util/clock.h"
 #include "util/str.h"
+#include "util/strlist.h"
 
 static const char *const verdict_names[IL_NIGHTLY_NVERDICTS] = {
 	[IL_NIGHTLY_UNCHANGED] = "unchanged",
@@ -265,7 +267,7 @@ static int measure(struct nt *n, struct il_err *err)
 			return il_run_resume(n->res->run, o->run, err);
 		}
 		/* the branch moved on: that night is given up, said so in the journal */
-		il_iso_now(iso, sizeof(iso));
+		il_clock_iso_now(iso, sizeof(iso));
 		if ((r = journal_append(n, json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:s,s:s,s:s,s:b}", "type", "nightly", "time",
 						     iso, "plan", n->res->plan, "host", n->res->host, "branch",
 						     n->res->branch, "commit", json_object_get(ls, "commit"), "run",
@@ -295,7 +297,7 @@ static int measure(struct nt *n, struct il_err *err)
 	close(fd);
 	if ((r = il_write_file_atomic(tmp.p, txt, strlen(txt), err)))
 		goto unlink;
-	il_iso_now(iso, sizeof(iso));
+	il_clock_iso_now(iso, sizeof(iso));
 	n->res->run = realpath(o->dir, NULL);
 	if (n->res->run) {
 		struct il_buf a = IL_BUF_INIT;
@@ -562,7 +564,7 @@ static int record_verdict(struct nt *n, struct il_err *err)
 	json_t *rec, *owed = json_array();
 	char iso[40];
 
-	il_iso_now(iso, sizeof(iso));
+	il_clock_iso_now(iso, sizeof(iso));
 	rec = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s?,s:s?,s:s}", "type", "nightly", "time", iso, "plan", res->plan,
 			"host", res->host, "branch", res->branch, "commit", res->tip, "subject", res->subject, "run",
 			res->run, "verdict", il_nightly_verdict_name(res->verdict));

@@ -11,6 +11,7 @@
 #include "stats/stats.h"
 #include "util/buf.h"
 #include "util/jfields.h"
+#include "util/str.h"
 
 static const char *str(const json_t *o, const char *k)
 {
@@ -155,7 +156,7 @@ int il_nightly_drift(const struct il_nightly_drift_in *n, json_t *regs, char **n
 
 			il_err_clear(&e);
 			if (!(r = drift(n, regs, &e)) && was)
-				*note = il_strdup_printf("the history index was damaged (%s): moved to %s and made "
+				*note = il_str_dup_printf("the history index was damaged (%s): moved to %s and made "
 								      "again from the runs", was, aside.p);
 			free(was);
 		}
@@ -163,7 +164,7 @@ int il_nightly_drift(const struct il_nightly_drift_in *n, json_t *regs, char **n
 	il_buf_release(&db), il_buf_release(&aside);
 	if (r == IL_ENOMEM || r == IL_EINTR)
 		return il_err_set(err, r, "%s", e.msg);
-	if (r && !(*note = il_strdup_printf("the drift over the last nightlies was not judged (%s); the "
+	if (r && !(*note = il_str_dup_printf("the drift over the last nightlies was not judged (%s); the "
 							 "verdict is the comparison with the baseline alone", e.msg)))
 		return il_err_oom(err);
 	return 0;

@@ -14,7 +14,7 @@
 #define IL_WORKFLOW_NIGHTLYDRIFT_H
 #include <jansson.h>
 #include "util/err.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 struct il_nightly_drift_in {
 	const char *dir;                   /* the runs directory */

@@ -9,7 +9,7 @@
 #include "workflow/nightly.h"
 #include "util/buf.h"
 #include "util/jfields.h"
-#include "util/str.h"
+#include "util/clock.h"
 
 static const char *const dest_names[IL_NIGHTLY_NDESTS] = {
 	[IL_NIGHTLY_MAIL] = "mail",
@@ -114,7 +114,7 @@ json_t *il_nightlyq_delivery(const char *plan, const char *host, const json_t *e
 	char iso[40];
 	json_t *rec;
 
-	il_iso_now(iso, sizeof(iso));
+	il_clock_iso_now(iso, sizeof(iso));
 	rec = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s?,s:s,s:b}", "type", "nightly-alert", "time", iso, "plan", plan, "host",
 			host, "run", str(e, "run"), "commit", str(e, "commit"), "destination", il_nightly_dest_name(d),
 			"delivered", !why);

@@ -18,6 +18,7 @@
 #include "kernel/repo.h"
 #include "run/plan.h"
 #include "util/mailbox.h"
+#include "util/str.h"
 
 void il_try_src_release(struct il_try_src *s)
 {
@@ -75,14 +76,14 @@ int il_try_source(const char *arg, const char *server, struct il_try_src *out, s
 		if (server)
 			out->server = strdup(server);
 		else
-			out->server = il_strndup(arg, path ? (size_t)(path - arg) : strlen(arg));
+			out->server = il_str_ndup(arg, path ? (size_t)(path - arg) : strlen(arg));
 		return out->message_id && out->server ? 0 : il_err_oom(err);
 	}
 	if (!strchr(arg, '@'))
 		return il_err_set(err, IL_ENOTFOUND, "%s: no such file, and not a Message-ID (no '@')", arg);
 	if (strpbrk(arg, " \t\r\n"))
 		return il_err_set(err, IL_EINVAL, "'%s': a Message-ID has no blanks", arg);
-	out->message_id = il_strndup(arg + (arg[0] == '<'), strlen(arg) - (arg[0] == '<') -
+	out->message_id = il_str_ndup(arg + (arg[0] == '<'), strlen(arg) - (arg[0] == '<') -
 					     (arg[strlen(arg) - 1] == '>'));
 	out->server = strdup(server ? server : IL_TRY_DEFAULT_SERVER);
 	return out->message_id && out->server ? 0 : il_err_oom(err);
@@ -447,7 +448,7 @@ int il_try_first_line(const char *body, struct il_buf *out)
 		while (t < s + n && isspace((unsigned char)*t))
 			t++;
 		if (t < s + n) {
-			char *line = il_strndup(s, n);
+			char *line = il_str_ndup(s, n);
 			int r;
 
 			if (!line)

@@ -18,7 +18,7 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/progress.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 /* The public-inbox server a bare Message-ID is fetched from when none is given. */
 #define IL_TRY_DEFAULT_SERVER "https://lore.kernel.org"

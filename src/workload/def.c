@@ -14,6 +14,7 @@
 
 #include "util/buf.h"
 #include "util/template.h"
+#include "util/str.h"
 
 const char *il_workloads_dir(const char *dir)
 {

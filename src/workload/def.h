@@ -17,7 +17,7 @@
 #define IL_WORKLOAD_DEF_H
 #include <stdbool.h>
 #include <jansson.h>
-#include "util/str.h"
+#include "util/strlist.h"
 
 enum il_param_type { IL_PARAM_INT, IL_PARAM_NUM, IL_PARAM_STR, IL_PARAM_BOOL };
 

@@ -19,7 +19,7 @@
 
 static bool valid_ident(const char *s)
 {
-	return il_name_ok(s, "_-.", 64);
+	return il_str_name_ok(s, "_-.", 64);
 }
 
 static const struct il_jfield param_fields[] = {

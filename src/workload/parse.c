@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/str.h"
+#include "util/parse.h"
 
 typedef int (*parse_fn)(const char *text, size_t len, const char *label, json_t *out, struct il_err *err);
 

@@ -10,7 +10,7 @@
 
 #include "fuzz.h"
 #include "run/lavajob.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -13,7 +13,6 @@
 #include "report/alert.h"
 #include "run/journal.h"
 #include "workflow/nightlyq.h"
-#include "util/str.h"
 
 static int collect(json_t *rec, size_t line, void *ctx, struct il_err *err)
 {

@@ -10,7 +10,7 @@
 #include "fuzz.h"
 #include "idle/pmqos.h"
 #include "report/promtext.h"
-#include "util/str.h"
+#include "util/utf8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

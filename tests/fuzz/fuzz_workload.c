@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* libFuzzer target: a workload definition, then its default parameters, argv and bound metrics. */
 #include "fuzz.h"
-#include "util/str.h"
+#include "util/strlist.h"
+#include "workload/def.h"
 #include "workload/defjson.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

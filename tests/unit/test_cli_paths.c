@@ -8,6 +8,7 @@
 
 #include "cli/paths.h"
 #include "testutil.h"
+#include "util/str.h"
 
 static void test_cli_paths__order_and_override(void **state)
 {
@@ -18,7 +19,7 @@ static void test_cli_paths__order_and_override(void **state)
 
 	(void)state;
 	tu_write(d, "/xdg/idlelab/hosts/a.json", "{}");
-	assert_non_null(x = il_strdup_printf("%s/xdg", d));
+	assert_non_null(x = il_str_dup_printf("%s/xdg", d));
 	setenv("XDG_CONFIG_HOME", x, 1);
 	unsetenv("IDLELAB_HOSTS");
 	assert_int_equal(il_cli_sources(&s, &n, IL_CLI_HOSTS, NULL), 0);
@@ -58,15 +59,15 @@ static void test_cli_paths__writable_by_others_left_out(void **state)
 
 	(void)state;
 	tu_write(d, "/xdg/idlelab/workloads/w.json", "{}");
-	assert_non_null(x = il_strdup_printf("%s/xdg", d));
-	assert_non_null(h = il_strdup_printf("%s/idlelab/workloads", x));
+	assert_non_null(x = il_str_dup_printf("%s/xdg", d));
+	assert_non_null(h = il_str_dup_printf("%s/idlelab/workloads", x));
 	assert_int_equal(chmod(h, 0777), 0);
 	setenv("XDG_CONFIG_HOME", x, 1);
 	unsetenv("IDLELAB_WORKLOADS");
 	assert_int_equal(il_cli_sources(&s, &n, IL_CLI_WORKLOADS, NULL), 0);
 	assert_false(s[1].used);
 	{
-		char *want = il_strdup_printf("%s: writable by others (mode 0777)", h);
+		char *want = il_str_dup_printf("%s: writable by others (mode 0777)", h);
 
 		assert_string_equal(s[1].why, want);
 		free(want);

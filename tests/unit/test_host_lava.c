@@ -25,6 +25,7 @@
 #include "host/lava.h"
 #include "host/lavalog.h"
 #include "host/transport.h"
+#include "util/str.h"
 
 static const char *fixture(const char *name)
 {
@@ -175,7 +176,7 @@ static void test_lava__no_transport(void **state)
 
 static char *token_file(const char *dir, const char *text, unsigned mode)
 {
-	char *path = il_strdup_printf("%s/token", dir);
+	char *path = il_str_dup_printf("%s/token", dir);
 
 	unlink(path);
 	tu_write(dir, "/token", text);
@@ -225,7 +226,7 @@ static void test_lava__token_file_rules(void **state)
 	assert_int_equal(il_lava_token_read(path, &tok, &err), IL_EINVAL);
 	assert_non_null(strstr(err.msg, "not a regular file"));
 	free(path);
-	path = il_strdup_printf("%s/none", dir);
+	path = il_str_dup_printf("%s/none", dir);
 	assert_int_equal(il_lava_token_read(path, &tok, &err), IL_ENOTFOUND);
 	free(path);
 	if (geteuid() == 0) {
@@ -459,8 +460,8 @@ static int on_entry(void *ctx, const struct il_lavalog_entry *e, struct il_err *
 	struct seen *s = ctx;
 
 	if (!s->n++) {
-		il_strlcpy(s->first_dt, e->dt, sizeof(s->first_dt));
-		il_strlcpy(s->first_msg, e->msg ? e->msg : "", sizeof(s->first_msg));
+		il_str_lcpy(s->first_dt, e->dt, sizeof(s->first_dt));
+		il_str_lcpy(s->first_msg, e->msg ? e->msg : "", sizeof(s->first_msg));
 	}
 	s->by_lvl[e->lvl]++;
 	assert_true(e->line > 0);
@@ -725,8 +726,8 @@ static void fake_stop(struct fake *f)
 /* An HTTP answer with a JSON (or any) body; the caller frees it. */
 static char *answer(int status, const char *body)
 {
-	char *s = il_strdup_printf("HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
-				   "Connection: close\r\n\r\n%s", status, strlen(body), body);
+	char *s = il_str_dup_printf("HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+				    "Connection: close\r\n\r\n%s", status, strlen(body), body);
 
 	assert_non_null(s);
 	return s;
@@ -749,7 +750,7 @@ static void test_lava__token_never_echoed(void **state)
 	pad[290] = 0; /* the token right where LAVA's words are cut to 300 bytes */
 	bodies[nb++] = answer(401, "{\"detail\": \"Invalid token " SECRET ".\"}");
 	{
-		char *b = il_strdup_printf("{\"message\": \"%s" SECRET "\"}", pad);
+		char *b = il_str_dup_printf("{\"message\": \"%s" SECRET "\"}", pad);
 
 		bodies[nb++] = answer(403, b);
 		free(b);
@@ -764,7 +765,7 @@ static void test_lava__token_never_echoed(void **state)
 	/* another job's state is no answer about this one */
 	bodies[nb++] = answer(200, "{\"id\": 8, \"state\": \"Running\", \"health\": \"Unknown\"}");
 	fake_start(&f, (const char *const *)bodies, nb);
-	cfg.url = il_strdup_printf("http://127.0.0.1:%d", f.port);
+	cfg.url = il_str_dup_printf("http://127.0.0.1:%d", f.port);
 	assert_int_equal(il_lava_conn_open(&c, &cfg, &err), 0);
 	c.timeout_s = 10;
 

@@ -14,7 +14,7 @@
 #include "host/runners.h"
 #include "idle/pmqos.h"
 #include "idle/sysfs.h"
-#include "util/str.h"
+#include "idle/cpuset.h"
 #include "util/proc.h"
 
 /* (tu_write ends every file with a newline.) A symlink at root+path to target, its directory made (with a dot file ls and the reader skip). */

@@ -22,6 +22,7 @@
 #include "testutil.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/str.h"
 
 #define FILE_PATH "drivers/cpuidle/governors/menu.c"
 
@@ -49,7 +50,7 @@ static int sh(const char *fmt, ...)
 /* text as dir's FILE_PATH, exactly (tu_write adds a newline). */
 static void put(const char *dir, const struct il_buf *text)
 {
-	char *path = il_strdup_printf("%s/%s", dir, FILE_PATH);
+	char *path = il_str_dup_printf("%s/%s", dir, FILE_PATH);
 	FILE *f = path ? fopen(path, "w") : NULL;
 
 	if (!f || fwrite(il_buf_str(text), 1, text->len, f) != text->len || fclose(f))
@@ -72,7 +73,7 @@ struct hcase {
  */
 static void run_case(const char *dir, struct hcase *c)
 {
-	char *repo_dir = il_strdup_printf("%s/%s", dir, c->name), *patch = NULL, *want = NULL;
+	char *repo_dir = il_str_dup_printf("%s/%s", dir, c->name), *patch = NULL, *want = NULL;
 	struct il_buf placed = IL_BUF_INIT;
 	struct il_err err = { 0 };
 	git_repository *repo = NULL;
@@ -99,13 +100,13 @@ static void run_case(const char *dir, struct hcase *c)
 		fail_msg("%s: git apply %s, the case says it %s", c->name, r ? "fails" : "applies",
 			 c->applies ? "applies" : "does not");
 	if (!r) {
-		char *path = il_strdup_printf("%s/%s", repo_dir, FILE_PATH);
+		char *path = il_str_dup_printf("%s/%s", repo_dir, FILE_PATH);
 
 		want = tu_read(path, NULL);
 		free(path);
 	}
 	{
-		char *pp = il_strdup_printf("%s/%s.diff", dir, c->name);
+		char *pp = il_str_dup_printf("%s/%s.diff", dir, c->name);
 
 		patch = tu_read(pp, &plen);
 		free(pp);
@@ -248,7 +249,7 @@ static void test_hunkfit__copies_what_it_cannot_place(void **state)
 	git_oid head;
 	size_t moved = 99;
 	long off = -1;
-	char *rd = il_strdup_printf("%s/r", dir);
+	char *rd = il_str_dup_printf("%s/r", dir);
 
 	(void)state;
 	il_git_init();

@@ -56,7 +56,7 @@ static void test_labtree__tarballs_and_repositories(void **state)
 	FILE *f;
 
 	(void)state;
-	tb = il_strdup_printf("%s/linux-6.13-rc1.tar.gz", dir);
+	tb = il_str_dup_printf("%s/linux-6.13-rc1.tar.gz", dir);
 	assert_non_null(f = fopen(tb, "w"));
 	fclose(f);
 	assert_int_equal(il_lab_tree_parse(&t, tb, &err), 0);

@@ -20,6 +20,7 @@
 #include "report/report.h"
 #include "stats/compare.h"
 #include "stats/dataset.h"
+#include "util/str.h"
 
 /* tests/fixtures/journal/RUN[/FILE]; a static buffer */
 static const char *fixture(const char *run, const char *file)
@@ -696,7 +697,7 @@ static void test_testedby__kernels_say_where_the_tree_came_from(void **state)
 	}
 	il_buf_printf(&b, "\n%s", nl + 1);
 	{
-		char *path = il_strdup_printf("%s/journal.jsonl", dir);
+		char *path = il_str_dup_printf("%s/journal.jsonl", dir);
 		FILE *f = fopen(path, "w");
 
 		assert_non_null(f);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* util: strict numbers, CPU lists, capped buffers, atomic files, errors. */
+/* util: capped buffers, atomic files, templates, errors, child processes, URLs as shown. */
 #include "testutil.h"
 
 #include <dirent.h>
@@ -16,62 +16,7 @@
 #include "util/buf.h"
 #include "util/proc.h"
 #include "util/http.h"
-#include "util/str.h"
 #include "util/template.h"
-
-static void test_util__parse_numbers(void **state)
-{
-	uint64_t u;
-	int64_t i;
-	double d;
-
-	(void)state;
-	assert_int_equal(il_parse_u64(" 42\n", (size_t)-1, &u), 0);
-	assert_int_equal(u, 42);
-	assert_int_equal(il_parse_u64("18446744073709551615", (size_t)-1, &u), 0);
-	assert_int_equal(u, UINT64_MAX);
-	assert_int_equal(il_parse_u64("18446744073709551616", (size_t)-1, &u), IL_EPARSE);
-	assert_int_equal(il_parse_u64("", (size_t)-1, &u), IL_EPARSE);
-	assert_int_equal(il_parse_u64("1 2", (size_t)-1, &u), IL_EPARSE);
-	assert_int_equal(il_parse_u64("-1", (size_t)-1, &u), IL_EPARSE);
-	assert_int_equal(il_parse_u64("12abc", 2, &u), 0);
-	assert_int_equal(u, 12);
-	assert_int_equal(il_parse_i64("-1", (size_t)-1, &i), 0);
-	assert_int_equal(i, -1);
-	assert_int_equal(il_parse_i64("-9223372036854775808", (size_t)-1, &i), 0);
-	assert_true(i == INT64_MIN);
-	assert_int_equal(il_parse_i64("9223372036854775808", (size_t)-1, &i), IL_EPARSE);
-	assert_int_equal(il_parse_i64("- 1", (size_t)-1, &i), IL_EPARSE);
-	assert_int_equal(il_parse_double("4.79", (size_t)-1, &d), 0);
-	assert_int_equal(il_parse_double("nan", (size_t)-1, &d), IL_EPARSE);
-	assert_int_equal(il_parse_double("1e999", (size_t)-1, &d), IL_EPARSE);
-	assert_int_equal(il_parse_double("4.7x", (size_t)-1, &d), IL_EPARSE);
-}
-
-static void test_util__cpusets(void **state)
-{
-	struct il_cpuset s;
-	struct il_buf b = IL_BUF_INIT;
-	struct il_err err = { 0 };
-
-	(void)state;
-	assert_int_equal(il_cpuset_parse(&s, "8,0-3,2,5-6\n", &err), 0);
-	assert_int_equal(s.n, 7);
-	assert_true(il_cpuset_has(&s, 5));
-	assert_false(il_cpuset_has(&s, 4));
-	assert_int_equal(il_cpuset_format(&s, &b), 0);
-	assert_string_equal(il_buf_str(&b), "0-3,5-6,8");
-	il_cpuset_release(&s);
-	assert_int_equal(il_cpuset_parse(&s, "", &err), 0);
-	assert_int_equal(s.n, 0);
-	static const char *const bad[] = { "3-1", "a", "1,,2", "0-", "-1", "70000", "1-2-3" };
-	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		if (il_cpuset_parse(&s, bad[i], &err) != IL_EPARSE)
-			fail_msg("'%s' accepted", bad[i]);
-		assert_non_null(strstr(err.msg, bad[i]));
-	}
-	il_buf_release(&b);
-}
 
 static void test_util__buffer_cap(void **state)
 {
@@ -270,6 +215,22 @@ static void test_util__errors(void **state)
 	assert_string_equal(il_strerror(IL_EHOSTKEY), "host key verification failed");
 	assert_string_equal(il_strerror(-999), "unknown error");
 	assert_int_equal(il_err_set(NULL, IL_EIO, "x"), IL_EIO);
+	/* a prefix leaves what room is left to the old message, cut and terminated */
+	{
+		char longp[sizeof(err.msg) - 4];
+
+		memset(longp, 'p', sizeof(longp) - 1);
+		longp[sizeof(longp) - 1] = '\0';
+		il_err_set(&err, IL_EIO, "abcdef");
+		assert_int_equal(il_err_prefix(&err, "%s", longp), IL_EIO);
+		assert_int_equal(strlen(err.msg), sizeof(err.msg) - 1);
+		assert_string_equal(err.msg + sizeof(longp) - 1, "abcd");
+		/* a prefix longer than the message: nothing of the old one */
+		il_err_set(&err, IL_EIO, "abcdef");
+		assert_int_equal(il_err_prefix(&err, "%s%s", longp, longp), IL_EIO);
+		assert_int_equal(strlen(err.msg), sizeof(err.msg) - 1);
+		assert_null(strchr(err.msg, 'a'));
+	}
 }
 
 static void test_util__proc(void **state)
@@ -332,97 +293,6 @@ static void test_util__proc_capture(void **state)
 	}
 }
 
-/* Each byte that does not start valid UTF-8 becomes U+FFFD; valid text is kept as it is. */
-static void test_str__utf8_add(void **state)
-{
-	static const char *const cases[][2] = {
-		{ "caf\xc3\xa9 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xf0\x9f\x98\x80" },
-		{ "a\xff" "b\xc3", "a\xef\xbf\xbd" "b\xef\xbf\xbd" },
-		/* an overlong '/', a surrogate, past U+10FFFF: every byte of them */
-		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },
-		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
-		{ "\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
-		{ "", "" },
-	};
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct il_buf b = IL_BUF_INIT;
-
-		assert_int_equal(il_utf8_add(&b, cases[i][0]), 0);
-		assert_string_equal(il_buf_str(&b), cases[i][1]);
-		il_buf_release(&b);
-	}
-}
-
-static void test_str__names_and_dir_listing(void **state)
-{
-	struct il_strlist l = { 0 };
-	struct il_err err = { 0 };
-	char *dir = tu_tmpdir();
-
-	(void)state;
-	assert_true(il_name_ok("teo-2.x_y", "-_.", 64));
-	assert_false(il_name_ok("", "-_.", 64));
-	assert_false(il_name_ok("a b", "-_.", 64));
-	assert_false(il_name_ok("menu;reboot", "-_.", 64));
-	assert_false(il_name_ok("a+b", "-_.", 64));
-	assert_true(il_name_ok("a+b", "+", 64));
-	assert_false(il_name_ok("abcdefghijklmnop", "", 15));
-	{
-		char *p = il_strdup_printf("cpu%d idle %.3f s of %s", 3, 1.25, "1 s"), *e = il_strdup_printf("%s", "");
-
-		assert_string_equal(p, "cpu3 idle 1.250 s of 1 s");
-		assert_string_equal(e, "");
-		free(p);
-		free(e);
-	}
-	tu_write(dir, "/b.json", "{}");
-	tu_write(dir, "/a.json", "{}");
-	tu_write(dir, "/c.txt", "x");
-	tu_write(dir, "/.json", "x");
-	assert_int_equal(il_dir_names(&l, dir, ".json", &err), 0);
-	assert_int_equal(l.n, 2);
-	assert_string_equal(l.v[0], "a");
-	assert_string_equal(l.v[1], "b");
-	il_strlist_release(&l);
-	assert_int_equal(il_dir_names(&l, "/nonexistent-idlelab", ".json", &err), IL_ENOTFOUND);
-	assert_non_null(strstr(err.msg, "/nonexistent-idlelab"));
-	tu_rmtree(dir);
-	free(dir);
-}
-
-/* The one sanitizer: what a host, a repository or a server wrote never acts on a terminal. */
-static void test_str__sanitize(void **state)
-{
-	char a[] = "ok\tx\033[2J\x9b\xc2\x9b\x7f\r\nend\xff\xc3\xa9";
-	char b[] = "line\nnext";
-	char c[] = "abc\xe2\x82"; /* a cut-short euro sign */
-	char d[] = "z\xc2";
-	char e[] = "\xe2\x82\xac";
-
-	(void)state;
-	/* ESC, a lone C1 byte, C1 U+009B in UTF-8, DEL, CR, an invalid byte: '?' each (the length stays); é stays */
-	assert_string_equal(il_str_sanitize(a, false), "ok\tx?[2J??????end?\xc3\xa9");
-	assert_string_equal(il_str_sanitize(b, true), "line\nnext");
-	assert_string_equal(il_str_sanitize(b, false), "line?next");
-	assert_null(il_str_sanitize(NULL, false));
-	/* in pieces: a sequence cut by the end of a piece waits for the next one */
-	assert_int_equal(il_str_sanitize_n(c, 5, false, true), 3);
-	assert_int_equal(il_str_sanitize_n(c, 5, false, false), 5);
-	assert_string_equal(c, "abc??");
-	assert_int_equal(il_str_sanitize_n(d, 2, false, true), 1);
-	assert_int_equal(il_str_sanitize_n(e, 3, false, true), 3);
-	assert_string_equal(e, "\xe2\x82\xac");
-	/* NUL inside a piece is a control byte */
-	{
-		char f[] = { 'a', 0, 'b' };
-
-		assert_int_equal(il_str_sanitize_n(f, 3, false, false), 3);
-		assert_memory_equal(f, "a?b", 3);
-	}
-}
-
 /* URLs as shown: the password, the query and, for webhooks, the path hidden. */
 static void test_util__url_shown(void **state)
 {
@@ -446,11 +316,7 @@ static void test_util__url_shown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_str__sanitize),
 		cmocka_unit_test(test_util__url_shown),
-		cmocka_unit_test(test_str__names_and_dir_listing),
-		cmocka_unit_test(test_util__parse_numbers),
-		cmocka_unit_test(test_util__cpusets),
 		cmocka_unit_test(test_util__buffer_cap),
 		cmocka_unit_test(test_util__buffer_sticky_nomem),
 		cmocka_unit_test(test_util__template),
@@ -459,7 +325,6 @@ int main(void)
 		cmocka_unit_test(test_util__errors),
 		cmocka_unit_test(test_util__proc),
 		cmocka_unit_test(test_util__proc_capture),
-		cmocka_unit_test(test_str__utf8_add),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

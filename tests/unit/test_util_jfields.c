@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "util/jfields.h"
-#include "util/str.h"
+#include "util/strlist.h"
 
 struct cfg {
 	char *name;

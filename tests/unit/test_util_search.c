@@ -8,6 +8,7 @@
 #include "testutil.h"
 #include "util/jsonfile.h"
 #include "util/search.h"
+#include "util/str.h"
 
 static void test_util_search__split_skips_empty(void **state)
 {
@@ -35,7 +36,7 @@ static void test_util_search__first_directory_wins(void **state)
 	tu_write(d, "/sys/fio.json", "{\"from\": \"sys\"}");
 	tu_write(d, "/sys/sleeper.json", "{\"from\": \"sys\"}");
 	tu_write(d, "/sys/README.md", "not a definition");
-	assert_non_null(sp = il_strdup_printf("%s/missing:%s/user:%s/sys", d, d, d));
+	assert_non_null(sp = il_str_dup_printf("%s/missing:%s/user:%s/sys", d, d, d));
 	assert_int_equal(il_search_find(&found, sp, "fio.json"), 0);
 	assert_non_null(found);
 	assert_non_null(strstr(found, "/user/fio.json"));
