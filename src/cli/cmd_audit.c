@@ -19,6 +19,7 @@
 #include "lab/labhost.h"
 #include "report/audit.h"
 #include "workflow/audit.h"
+#include "workflow/auditfleet.h"
 #include "util/clock.h"
 #include "util/search.h"
 

@@ -9,6 +9,7 @@
 #ifndef IL_REPORT_AUDIT_H
 #define IL_REPORT_AUDIT_H
 #include "workflow/audit.h"
+#include "workflow/auditfleet.h"
 #include "util/buf.h"
 
 enum il_audit_fmt { IL_AFMT_TEXT, IL_AFMT_JSON, IL_AFMT_CSV, IL_AFMT_HTML, IL_NAFMT };

@@ -3,11 +3,10 @@
  * The audit's findings engine: what one host's probe (its fingerprint JSON,
  * host/probe.h) and two snapshots a window apart (rates, idle/diff.h) say
  * against a policy (expected governors, limits, severities; docs/audit.md),
- * as findings with a severity, the values read (evidence) and a fix hint;
- * and the fleet's view of many hosts: findings grouped by (kind, subject)
- * with their hosts, counts by severity, fleet-wide residency and miss
- * ratios. The finding kinds are one table (il_audit_kind_info). Judges
- * values only: it never connects, prints or reads the environment.
+ * as findings with a severity, the values read (evidence) and a fix hint
+ * (the fleet's view of many hosts: workflow/auditfleet.h). The finding
+ * kinds are one table (il_audit_kind_info). Judges values only: it never
+ * connects, prints or reads the environment.
  */
 #ifndef IL_WORKFLOW_AUDIT_H
 #define IL_WORKFLOW_AUDIT_H
@@ -121,36 +120,5 @@ int il_audit_unreached(struct il_audit_host *out, const char *host, int code, co
 		       const struct il_audit_policy *p, struct il_err *err);
 
 void il_audit_host_release(struct il_audit_host *h);
-
-/* One line of the fleet report: a (kind, subject) and the hosts that have it. */
-struct il_audit_group {
-	enum il_audit_kind kind;
-	enum il_audit_sev sev;
-	const char *subject;     /* borrowed from the first host's finding */
-	struct il_strlist hosts;
-};
-
-struct il_audit_fleet {
-	size_t nhosts;
-	struct il_audit_host *hosts;  /* borrowed */
-	size_t reached, measured;
-	size_t by_sev[IL_NSEV];       /* findings (host, kind, subject) by severity */
-	size_t ngroups;
-	struct il_audit_group *groups; /* by severity (worst first), kind, subject */
-	struct il_counts total;        /* summed over measured hosts */
-	struct il_metrics m;
-	double interval_s;             /* summed */
-	size_t nres;
-	struct il_audit_res *res;      /* idle time by state name over measured hosts */
-	bool any;                      /* some finding at all */
-	enum il_audit_sev worst;       /* when any */
-};
-
-/* Group and sum hosts[0..n) (borrowed: they must outlive f). Release with il_audit_fleet_release. */
-int il_audit_fleet_make(struct il_audit_fleet *f, struct il_audit_host *hosts, size_t n, struct il_err *err);
-void il_audit_fleet_release(struct il_audit_fleet *f);
-
-/* Whether some finding is at or above sev. */
-bool il_audit_fleet_fails(const struct il_audit_fleet *f, enum il_audit_sev sev);
 
 #endif

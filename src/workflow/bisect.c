@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Noise-aware bisection: endpoints, step decisions, the journal (see bisect.h). */
+/*
+ * Noise-aware bisection: the endpoints, the step decisions, the walk over
+ * the commits, the confirmation (see bisect.h; the journal and its setup
+ * record: bisectjournal.c, the answer's JSON: bisectresult.c).
+ */
 #include "workflow/bisect.h"
 
 #include "stats/decide.h"
@@ -8,102 +12,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "run/journal.h"
 #include "stats/dataset.h"
 #include "stats/stats.h"
-#include "util/jfields.h"
+#include "workflow/bisectjournal.h"
 #include "util/buf.h"
 
-/* Everything known so far, rebuilt from the journal: {"COMMIT": {"rounds": [rec...], "verdict": rec}} */
+/* Everything known so far: the journal's records (commits, setup), the endpoints' pooled values. */
 struct bs {
 	const struct il_bisect_opts *o;
 	const struct il_bisect_measurer *m;
-	struct il_journal j;
-	json_t *commits;
-	json_t *setup;
+	struct il_bisect_journal jn;
 	struct il_strlist keys;     /* the metrics bisected on */
 	json_t *good, *bad;         /* pooled endpoint values {key: [..]} */
 };
-
-static json_t *commit_state(struct bs *s, const char *c)
-{
-	json_t *e = json_object_get(s->commits, c);
-
-	if (!e) {
-		e = json_pack("{s:[]}", "rounds");
-		json_object_set_new(s->commits, c, e);
-	}
-	return e;
-}
-
-static int on_record(json_t *rec, size_t line, void *ctx, struct il_err *err)
-{
-	struct bs *s = ctx;
-	const char *type = json_string_value(json_object_get(rec, "type"));
-	const char *c = json_string_value(json_object_get(rec, "commit"));
-
-	(void)line, (void)err;
-	if (!strcmp(type, "setup")) {
-		json_decref(s->setup);
-		s->setup = json_incref(rec);
-	} else if (c && !strcmp(type, "round")) {
-		json_array_append(json_object_get(commit_state(s, c), "rounds"), rec);
-	} else if (c && !strcmp(type, "verdict")) {
-		json_object_set(commit_state(s, c), "verdict", rec);
-	}
-	return 0;
-}
-
-static int load(struct bs *s, struct il_err *err)
-{
-	struct il_buf p = IL_BUF_INIT;
-	int r;
-
-	s->commits = json_object();
-	il_buf_printf(&p, "%s/bisect.jsonl", s->o->dir);
-	/* opened first: a torn last line is cut before it is read */
-	if (!(r = il_journal_open(&s->j, p.p, err)))
-		r = il_journal_each(p.p, on_record, s, NULL, err);
-
-	il_buf_release(&p);
-	return r;
-}
-
-static int append(struct bs *s, json_t *rec, struct il_err *err)
-{
-	int r;
-
-	json_object_set_new(rec, "time", json_real((double)time(NULL)));
-	r = il_journal_append(&s->j, rec, err);
-	if (!r)
-		on_record(rec, 0, s, NULL);
-	json_decref(rec);
-	return r;
-}
-
-/* The setup must be this bisection's; a new journal gets it. */
-static int setup(struct bs *s, struct il_err *err)
-{
-	const struct il_bisect_opts *o = s->o;
-
-	if (s->setup) {
-		const char *g = json_string_value(json_object_get(s->setup, "good"));
-		const char *b = json_string_value(json_object_get(s->setup, "bad"));
-
-		if (!g || !b || strcmp(g, o->good) || strcmp(b, o->bad))
-			return il_err_set(err, IL_EINVAL, "%s/bisect.jsonl is a bisection of %.12s..%.12s, not %.12s..%.12s",
-					  o->dir, g ? g : "?", b ? b : "?", o->good, o->bad);
-		return 0;
-	}
-	return append(s, json_pack("{s:s,s:s,s:s,s:o,s:o,s:I,s:I,s:f,s:f,s:f}", "type", "setup", "good", o->good, "bad",
-				   o->bad, "commits", il_jf_strlist_json(&o->commits), "metrics", il_jf_strlist_json(&o->metrics),
-				   "n0", (json_int_t)o->n0, "max_n", (json_int_t)o->max_n, "alpha", o->alpha, "floor_pct",
-				   o->floor_pct, "k", o->k),
-		      err);
-}
 
 static const char *mstatus_name(enum il_bisect_mstatus st)
 {
@@ -117,11 +39,13 @@ static const char *mstatus_name(enum il_bisect_mstatus st)
 /* Round k of commit (measured unless the journal has it); *rec borrowed from the state. */
 static int round_of(struct bs *s, const char *c, size_t k, size_t n, json_t **rec, struct il_err *err)
 {
-	json_t *rounds = json_object_get(commit_state(s, c), "rounds"), *e;
+	json_t *rounds = json_object_get(il_bisect_journal_commit(&s->jn, c), "rounds"), *e;
 	struct il_bisect_round rd = { 0 };
 	size_t i;
 	int r;
 
+	if (!rounds)
+		return il_err_oom(err);
 	json_array_foreach(rounds, i, e)
 		if ((size_t)json_integer_value(json_object_get(e, "round")) == k) {
 			*rec = e;
@@ -129,12 +53,13 @@ static int round_of(struct bs *s, const char *c, size_t k, size_t n, json_t **re
 		}
 	if ((r = s->m->measure(s->m->ctx, c, k, n, &rd, err)))
 		goto out;
-	r = append(s, json_pack("{s:s,s:s,s:I,s:I,s:s,s:o,s:o,s:o}", "type", "round", "commit", c, "round", (json_int_t)k,
-				"n", (json_int_t)n, "status", mstatus_name(rd.status), "reason",
-				rd.reason ? json_string(rd.reason) : json_null(), "values",
-				rd.values ? json_incref(rd.values) : json_object(), "run",
-				rd.run ? json_string(rd.run) : json_null()),
-		   err);
+	r = il_bisect_journal_append(&s->jn,
+				     json_pack("{s:s,s:s,s:I,s:I,s:s,s:o,s:o,s:o}", "type", "round", "commit", c, "round",
+					       (json_int_t)k, "n", (json_int_t)n, "status", mstatus_name(rd.status), "reason",
+					       rd.reason ? json_string(rd.reason) : json_null(), "values",
+					       rd.values ? json_incref(rd.values) : json_object(), "run",
+					       rd.run ? json_string(rd.run) : json_null()),
+				     err);
 	*rec = json_array_get(rounds, json_array_size(rounds) - 1);
 out:
 	json_decref(rd.values);
@@ -148,23 +73,38 @@ static bool round_ok(const json_t *rec)
 	return !strcmp(json_string_value(json_object_get(rec, "status")) ?: "", "ok");
 }
 
-/* Append round rec's values into pool ({key: [..]}); the samples it adds. */
-static size_t pool_add(json_t *pool, const json_t *rec)
+/* The samples round rec measured: its longest metric's. */
+static size_t round_samples(const json_t *rec)
 {
 	const char *key;
 	json_t *v;
 	size_t n = 0;
 
+	json_object_foreach(json_object_get(rec, "values"), key, v)
+		if (json_array_size(json_object_get(v, "values")) > n)
+			n = json_array_size(json_object_get(v, "values"));
+	return n;
+}
+
+/* Append round rec's values into pool ({key: [..]}); *added (when not NULL): the samples it adds. IL_ENOMEM only. */
+static int pool_add(json_t *pool, const json_t *rec, size_t *added)
+{
+	const char *key;
+	json_t *v;
+
+	if (!pool)
+		return IL_ENOMEM;
 	json_object_foreach(json_object_get(rec, "values"), key, v) {
 		json_t *a = json_object_get(pool, key);
 
-		if (!a)
-			json_object_set_new(pool, key, a = json_array());
-		json_array_extend(a, json_object_get(v, "values"));
-		if (json_array_size(json_object_get(v, "values")) > n)
-			n = json_array_size(json_object_get(v, "values"));
+		if (!a && json_object_set_new(pool, key, a = json_array()))
+			return IL_ENOMEM;
+		if (json_array_extend(a, json_object_get(v, "values")) && json_is_array(json_object_get(v, "values")))
+			return IL_ENOMEM;
 	}
-	return n;
+	if (added)
+		*added = round_samples(rec);
+	return 0;
 }
 
 /* The values of a JSON array as doubles (caller frees); *n their count. */
@@ -249,14 +189,16 @@ static int endpoint(struct bs *s, const char *role, const char *c, size_t want, 
 	size_t k = 0, lost = 0;
 	int r;
 
-	*ok_rounds = json_array();
+	if (!(*ok_rounds = json_array()))
+		return il_err_oom(err);
 	while (json_array_size(*ok_rounds) < want) {
 		json_t *rec;
 
 		if ((r = round_of(s, c, k++, s->o->n0, &rec, err)))
 			return r;
 		if (round_ok(rec)) {
-			json_array_append(*ok_rounds, rec);
+			if (json_array_append(*ok_rounds, rec))
+				return il_err_oom(err);
 			continue;
 		}
 		if (!strcmp(json_string_value(json_object_get(rec, "status")), "build_failed") ||
@@ -279,13 +221,13 @@ static int endpoints(struct bs *s, struct il_bisect_result *res, struct il_err *
 	s->good = json_object(), s->bad = json_object();
 	if ((r = endpoint(s, "good", o->good, 2, &gr, err)) || (r = endpoint(s, "bad", o->bad, 1, &br, err)))
 		goto out;
-	pool_add(s->good, json_array_get(gr, 0));
-	pool_add(s->good, json_array_get(gr, 1));
-	pool_add(s->bad, json_array_get(br, 0));
-	pool_add(g0, json_array_get(gr, 0));
-	pool_add(g1, json_array_get(gr, 1));
+	if (pool_add(s->good, json_array_get(gr, 0), NULL) || pool_add(s->good, json_array_get(gr, 1), NULL) ||
+	    pool_add(s->bad, json_array_get(br, 0), NULL) || pool_add(g0, json_array_get(gr, 0), NULL) ||
+	    pool_add(g1, json_array_get(gr, 1), NULL) || !(res->endpoints = json_object())) {
+		r = il_err_oom(err);
+		goto out;
+	}
 	meta = json_object_get(json_array_get(br, 0), "values");
-	res->endpoints = json_object();
 	json_object_foreach(meta, key, v) {
 		const char *better = json_string_value(json_object_get(v, "better"));
 		json_t *G = json_object_get(s->good, key), *B = json_object_get(s->bad, key);
@@ -308,13 +250,15 @@ static int endpoints(struct bs *s, struct il_bisect_result *res, struct il_err *
 		floor = fmax(o->floor_pct, fmax(aa, o->k * rse));
 		/* the endpoints are measured once: one look, each metric its own question */
 		differs = differs_from(o, G, B, better, floor, 1, 1, &p) && mg != mb;
-		json_object_set_new(res->endpoints, key,
-				    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:s?}", "good_median", mg, "bad_median", mb,
-					      "change_pct", isfinite(change) ? change : 0.0, "p", p, "aa_change_pct", aa,
-					      "floor_pct", floor, "bisected", differs, "better", better));
-		if (differs)
-			il_strlist_push(&s->keys, key);
 		free(x), free(a0), free(a1);
+		if (json_object_set_new(res->endpoints, key,
+					json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:s?}", "good_median", mg, "bad_median", mb,
+						  "change_pct", isfinite(change) ? change : 0.0, "p", p, "aa_change_pct", aa,
+						  "floor_pct", floor, "bisected", differs, "better", better)) ||
+		    (differs && il_strlist_push(&s->keys, key))) {
+			r = il_err_oom(err);
+			goto out;
+		}
 	}
 out:
 	json_decref(gr), json_decref(br), json_decref(g0), json_decref(g1);
@@ -338,10 +282,14 @@ static void step_from(struct bs *s, const char *c, const json_t *v, struct il_bi
 static int classify(struct bs *s, const char *c, json_t **verdict, struct il_err *err)
 {
 	const struct il_bisect_opts *o = s->o;
-	json_t *st = commit_state(s, c), *pool = json_object(), *metrics = NULL;
+	json_t *st = il_bisect_journal_commit(&s->jn, c), *pool = json_object(), *metrics = NULL;
 	size_t k = 0, n = 0, lost = 0;
 	int r = 0;
 
+	if (!st || !pool) {
+		r = il_err_oom(err);
+		goto out;
+	}
 	if ((*verdict = json_object_get(st, "verdict")))
 		goto out;
 	for (;;) {
@@ -360,16 +308,20 @@ static int classify(struct bs *s, const char *c, json_t **verdict, struct il_err
 			if (!build && ++lost <= (size_t)o->infra_retries)
 				continue;
 			il_buf_printf(&b, "%s: %s", build ? "does not build" : "host or boot failure, retried", why);
-			r = append(s, json_pack("{s:s,s:s,s:s,s:s,s:I,s:n}", "type", "verdict", "commit", c, "verdict", "skip",
-						"reason", il_buf_str(&b), "n", (json_int_t)n, "p_wrong"),
-				   err);
+			r = il_bisect_journal_append(&s->jn,
+						     json_pack("{s:s,s:s,s:s,s:s,s:I,s:n}", "type", "verdict", "commit", c,
+							       "verdict", "skip", "reason", il_buf_str(&b), "n", (json_int_t)n,
+							       "p_wrong"),
+						     err);
 			il_buf_release(&b);
 			break;
 		}
-		added = pool_add(pool, rec);
-		n += added;
 		json_decref(metrics);
-		metrics = json_object();
+		if (pool_add(pool, rec, &added) || !(metrics = json_object())) {
+			r = il_err_oom(err);
+			goto out;
+		}
+		n += added;
 		for (size_t i = 0; i < s->keys.n; i++) {
 			const char *key = s->keys.v[i];
 			json_t *S = json_object_get(pool, key), *G = json_object_get(s->good, key), *B = json_object_get(s->bad, key);
@@ -385,11 +337,14 @@ static int classify(struct bs *s, const char *c, json_t **verdict, struct il_err
 			all_good = all_good && off_b && t < 1.0 / 3;
 			all_bad = all_bad && off_g && t > 2.0 / 3;
 			p_g = fmax(p_g, pg), p_b = fmax(p_b, pb), tsum += t;
-			json_object_set_new(metrics, key,
-					    json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "median", isfinite(ms) ? ms : 0.0,
-						      "change_vs_good_pct", mg ? (ms / mg - 1) * 100 : 0.0,
-						      "change_vs_bad_pct", mb ? (ms / mb - 1) * 100 : 0.0, "p_good", pg,
-						      "p_bad", pb, "position", t));
+			if (json_object_set_new(metrics, key,
+						json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "median", isfinite(ms) ? ms : 0.0,
+							  "change_vs_good_pct", mg ? (ms / mg - 1) * 100 : 0.0,
+							  "change_vs_bad_pct", mb ? (ms / mb - 1) * 100 : 0.0, "p_good", pg,
+							  "p_bad", pb, "position", t))) {
+				r = il_err_oom(err);
+				goto out;
+			}
 		}
 		if (all_good || all_bad || n >= o->max_n) {
 			bool good = all_good || (!all_bad && tsum / (double)(s->keys.n ? s->keys.n : 1) < 0.5);
@@ -400,10 +355,11 @@ static int classify(struct bs *s, const char *c, json_t **verdict, struct il_err
 				il_buf_printf(&why, "undecided after %zu samples (the cap): nearer %s, p against good %.3g, "
 						    "against bad %.3g",
 					      n, good ? "good" : "bad", p_g, p_b);
-			r = append(s, json_pack("{s:s,s:s,s:s,s:o,s:I,s:f,s:O}", "type", "verdict", "commit", c, "verdict", verd,
-						"reason", why.len ? json_string(why.p) : json_null(), "n", (json_int_t)n,
-						"p_wrong", good ? p_b : p_g, "metrics", metrics),
-				   err);
+			r = il_bisect_journal_append(&s->jn,
+						     json_pack("{s:s,s:s,s:s,s:o,s:I,s:f,s:O}", "type", "verdict", "commit", c,
+							       "verdict", verd, "reason", why.len ? json_string(why.p) : json_null(),
+							       "n", (json_int_t)n, "p_wrong", good ? p_b : p_g, "metrics", metrics),
+						     err);
 			il_buf_release(&why);
 			break;
 		}
@@ -423,14 +379,10 @@ static size_t samples_measured(struct bs *s)
 	json_t *e, *rec;
 	size_t n = 0, i;
 
-	json_object_foreach(s->commits, c, e)
+	json_object_foreach(s->jn.commits, c, e)
 		json_array_foreach(json_object_get(e, "rounds"), i, rec)
-			if (round_ok(rec)) {
-				json_t *pool = json_object();
-
-				n += pool_add(pool, rec);
-				json_decref(pool);
-			}
+			if (round_ok(rec))
+				n += round_samples(rec);
 	return n;
 }
 
@@ -441,8 +393,8 @@ static bool is_good(const char *v)
 
 static void bs_release(struct bs *s)
 {
-	il_journal_close(&s->j);
-	json_decref(s->commits), json_decref(s->setup), json_decref(s->good), json_decref(s->bad);
+	il_bisect_journal_close(&s->jn);
+	json_decref(s->good), json_decref(s->bad);
 	il_strlist_release(&s->keys);
 }
 
@@ -453,11 +405,12 @@ static int begin(struct bs *s, const struct il_bisect_opts *o, const struct il_b
 
 	memset(s, 0, sizeof(*s));
 	s->o = o, s->m = m;
-	s->j.fd = -1;
+	s->jn = (struct il_bisect_journal)IL_BISECT_JOURNAL_INIT;
 	if (o->n0 < 3 || o->max_n < o->n0 || !(o->alpha > 0 && o->alpha < 1))
 		return il_err_set(err, IL_EINVAL, "bisect: need at least 3 samples a round, a cap not below them and "
 				  "0 < alpha < 1");
-	if ((r = load(s, err)) || (r = setup(s, err)) || (r = endpoints(s, res, err)))
+	if ((r = il_bisect_journal_open(&s->jn, o->dir, err)) || (r = il_bisect_journal_setup(&s->jn, o, err)) ||
+	    (r = endpoints(s, res, err)))
 		return r;
 	return 0;
 }
@@ -550,7 +503,10 @@ int il_bisect_run(const struct il_bisect_opts *o, const struct il_bisect_measure
 	} else {
 		res->state = strdup("range");
 		for (long i = lo + 1; i <= hi; i++)
-			il_strlist_push(&res->range, o->commits.v[i]);
+			if (il_strlist_push(&res->range, o->commits.v[i])) {
+				r = il_err_oom(err);
+				goto out;
+			}
 	}
 	if (res->first_bad && o->confirm && (r = confirm(&s, res, err)))
 		goto out;
@@ -563,37 +519,15 @@ done:
 			res->weak = true;
 	}
 	res->p_wrong = fmin(1, res->p_wrong);
-	r = append(&s, json_pack("{s:s,s:s,s:s?,s:f,s:I,s:s?,s:s?}", "type", "result", "state", res->state, "first_bad",
-				 res->first_bad, "p_wrong", res->p_wrong, "samples", (json_int_t)res->samples, "confirm",
-				 res->confirm ? res->confirm->verdict : NULL, "confirm_note", res->confirm_note),
-		   err);
+	r = il_bisect_journal_append(&s.jn,
+				     json_pack("{s:s,s:s,s:s?,s:f,s:I,s:s?,s:s?}", "type", "result", "state", res->state,
+					       "first_bad", res->first_bad, "p_wrong", res->p_wrong, "samples",
+					       (json_int_t)res->samples, "confirm", res->confirm ? res->confirm->verdict : NULL,
+					       "confirm_note", res->confirm_note),
+				     err);
 out:
 	bs_release(&s);
 	free(skipped);
-	return r;
-}
-
-static int setup_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
-{
-	json_t **out = ctx;
-
-	(void)line, (void)err;
-	if (!*out && !strcmp(json_string_value(json_object_get(rec, "type")), "setup"))
-		*out = json_incref(rec);
-	return 0;
-}
-
-int il_bisect_setup_read(const char *dir, json_t **setup, struct il_err *err)
-{
-	struct il_buf p = IL_BUF_INIT;
-	int r;
-
-	*setup = NULL;
-	il_buf_printf(&p, "%s/bisect.jsonl", dir);
-	r = il_journal_each(p.p, setup_rec, setup, NULL, err);
-	if (!r && !*setup)
-		r = il_err_set(err, IL_EPARSE, "%s: no setup record (not a bisection's journal)", p.p);
-	il_buf_release(&p);
 	return r;
 }
 
@@ -615,48 +549,4 @@ int il_bisect_classify(const struct il_bisect_opts *o, const struct il_bisect_me
 	bs_release(&s);
 	il_bisect_result_release(&res);
 	return r;
-}
-
-void il_bisect_step_release(struct il_bisect_step *st)
-{
-	free(st->commit), free(st->subject), free(st->verdict), free(st->reason);
-	json_decref(st->metrics);
-	memset(st, 0, sizeof(*st));
-}
-
-void il_bisect_result_release(struct il_bisect_result *r)
-{
-	for (size_t i = 0; i < r->nsteps; i++)
-		il_bisect_step_release(&r->steps[i]);
-	free(r->steps), free(r->state), free(r->first_bad);
-	if (r->confirm)
-		il_bisect_step_release(r->confirm);
-	free(r->confirm), free(r->confirm_note);
-	il_strlist_release(&r->range);
-	json_decref(r->endpoints);
-	memset(r, 0, sizeof(*r));
-}
-
-static json_t *step_json(const struct il_bisect_step *s)
-{
-	return json_pack("{s:s,s:s?,s:s,s:s?,s:I,s:o,s:O?}", "commit", s->commit, "subject", s->subject, "verdict",
-			 s->verdict, "reason", s->reason, "n", (json_int_t)s->n, "p_wrong",
-			 isfinite(s->p_wrong) ? json_real(s->p_wrong) : json_null(), "metrics", s->metrics);
-}
-
-json_t *il_bisect_result_json(const struct il_bisect_result *r)
-{
-	json_t *steps = json_array(), *o;
-
-	for (size_t i = 0; i < r->nsteps; i++)
-		json_array_append_new(steps, step_json(&r->steps[i]));
-	o = json_pack("{s:s,s:s,s:s?,s:o,s:O?,s:o,s:I,s:f,s:b}", "schema", "idlelab-bisect/1", "state",
-		      r->state ? r->state : "?", "first_bad", r->first_bad, "range", il_jf_strlist_json(&r->range),
-		      "endpoints", r->endpoints, "steps", steps, "samples", (json_int_t)r->samples, "p_wrong",
-		      r->p_wrong, "weak", r->weak);
-	if (o && (r->confirm || r->confirm_note))
-		json_object_set_new(o, "confirmation", r->confirm ? step_json(r->confirm) :
-								  json_pack("{s:s,s:s}", "verdict", "not measured", "reason",
-									    r->confirm_note));
-	return o;
 }

@@ -20,13 +20,17 @@
  * skipped at once; a boot or host failure is retried once, then skipped;
  * neither is ever blamed. The result names the first bad commit, or the
  * range that skipped commits leave, with a bound on the chance the answer is
- * wrong: the sum over decided steps of the p-value against the side taken.
+ * wrong: the sum over decided steps of the p-value against the side taken
+ * (the answer: workflow/bisectresult.h; the journal and its setup record:
+ * workflow/bisectjournal.h; a bisection's directory and files for the
+ * command: workflow/bisectsession.h).
  */
 #ifndef IL_WORKFLOW_BISECT_H
 #define IL_WORKFLOW_BISECT_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <jansson.h>
+#include "workflow/bisectresult.h"
 #include "util/err.h"
 #include "util/strlist.h"
 
@@ -73,35 +77,6 @@ struct il_bisect_opts {
 	bool confirm;               /* found: measure the culprit reverted on bad, like a step (needs m->revert) */
 };
 
-/* One decided commit, as the result lists it. */
-struct il_bisect_step {
-	char *commit, *subject;
-	char *verdict;              /* "good", "bad", "skip", "weak-good", "weak-bad" */
-	char *reason;               /* skip: why; weak: why not decided */
-	size_t n;                   /* samples it took */
-	double p_wrong;             /* the p-value against the side taken (NaN for skip) */
-	json_t *metrics;            /* {"KEY": {"median", "change_vs_good_pct", "change_vs_bad_pct", "p_good", "p_bad"}} */
-};
-
-struct il_bisect_result {
-	char *state;                /* "found", "range" (skips hide it), "no-difference" */
-	char *first_bad;            /* found: the commit */
-	struct il_strlist range;    /* range: the commits it is among */
-	json_t *endpoints;          /* per metric: good and bad medians, change, p, floor, whether bisected on */
-	size_t nsteps;
-	struct il_bisect_step *steps;
-	size_t samples;             /* every sample measured, endpoints included */
-	double p_wrong;             /* union bound, at most 1 */
-	bool weak;                  /* a weak step decided part of it */
-	/*
-	 * With opts.confirm, when found: the culprit reverted on bad, classified
-	 * like a step ("good": confirmed, the revert restores good; "bad": not
-	 * confirmed; "skip"), or NULL with confirm_note saying why not measured.
-	 */
-	struct il_bisect_step *confirm;
-	char *confirm_note;
-};
-
 /*
  * Bisect (or resume: records already in DIR/bisect.jsonl are not measured
  * again). out is released with il_bisect_result_release, also on failure.
@@ -116,14 +91,5 @@ int il_bisect_run(const struct il_bisect_opts *o, const struct il_bisect_measure
  */
 int il_bisect_classify(const struct il_bisect_opts *o, const struct il_bisect_measurer *m, const char *commit,
 		       struct il_bisect_step *out, struct il_err *err);
-
-/* The setup record of the bisection in dir (good, bad, commits, metrics, n0, max_n, alpha, ...); caller decrefs. */
-int il_bisect_setup_read(const char *dir, json_t **setup, struct il_err *err);
-
-void il_bisect_step_release(struct il_bisect_step *s);
-void il_bisect_result_release(struct il_bisect_result *r);
-
-/* The result as JSON (docs/bisect.md); caller decrefs. */
-json_t *il_bisect_result_json(const struct il_bisect_result *r);
 
 #endif

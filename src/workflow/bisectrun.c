@@ -117,10 +117,13 @@ static int measure(void *ctx, const char *commit, size_t k, size_t n, struct il_
 		/* the plan's kernel name for every commit: one lineage, one object directory, incremental builds */
 		il_buf_adds(&name, json_string_value(json_object_get(json_array_get(json_object_get(e->plan, "kernels"), 0),
 								   "name")) ?: "bisect");
-		json_object_set_new(p, "kernels", json_pack("[{s:s,s:s,s:s}]", "name", name.p, "repo", e->repo_path,
-							     "commit", commit));
-		json_object_set_new(p, "governors", json_pack("[O]", e->gov));
-		json_object_set_new(p, "iterations", json_integer((json_int_t)n));
+		if (!p || json_object_set_new(p, "kernels", json_pack("[{s:s,s:s,s:s}]", "name", name.p, "repo",
+								      e->repo_path, "commit", commit)) ||
+		    json_object_set_new(p, "governors", json_pack("[O]", e->gov)) ||
+		    json_object_set_new(p, "iterations", json_integer((json_int_t)n))) {
+			r = il_err_oom(err);
+			goto out;
+		}
 		json_object_del(p, "reference");
 		txt = json_dumps(p, JSON_INDENT(2));
 		r = txt ? il_write_file_atomic(plan.p, txt, strlen(txt), err) : il_err_oom(err);
@@ -143,15 +146,29 @@ static int measure(void *ctx, const char *commit, size_t k, size_t n, struct il_
 		goto out;
 	}
 	out->status = IL_BM_OK;
-	out->values = json_object();
+	if (!(out->values = json_object())) {
+		r = il_err_oom(err);
+		goto out;
+	}
 	for (size_t i = 0; i < ds.nmet; i++) {
 		const struct il_mseries *m = &ds.met[i];
 		json_t *a = json_array();
+		int bad = 0;
 
-		for (size_t j = 0; ds.nvar && j < m->var[0].n; j++)
-			json_array_append_new(a, json_real(m->var[0].v[j]));
-		json_object_set_new(out->values, m->key, json_pack("{s:o,s:s?,s:s?}", "values", a, "better",
-								   (m->better == IL_BETTER_NONE ? NULL : il_better_name(m->better)), "unit", m->unit));
+		for (size_t j = 0; a && ds.nvar && j < m->var[0].n; j++)
+			bad |= json_array_append_new(a, json_real(m->var[0].v[j]));
+		if (bad) {
+			json_decref(a);
+			a = NULL;
+		}
+		/* "o" steals a (a NULL one fails the pack) */
+		if (json_object_set_new(out->values, m->key,
+					json_pack("{s:o,s:s?,s:s?}", "values", a, "better",
+						  (m->better == IL_BETTER_NONE ? NULL : il_better_name(m->better)), "unit",
+						  m->unit))) {
+			r = il_err_oom(err);
+			goto out;
+		}
 	}
 out:
 	il_dataset_release(&ds);

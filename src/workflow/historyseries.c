@@ -46,24 +46,34 @@ static int runs_json(struct il_history *h, const char *plan, const char *host, j
 	il_hdb_bind_text(st, 2, host);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		json_t *hl = json_array(), *kl = json_array(), *o;
+		int bad = 0;
 
+		/* a NULL list fails every append (and then the pack below) */
 		sqlite3_bind_int64(hs, 1, sqlite3_column_int64(st, 0));
 		while (sqlite3_step(hs) == SQLITE_ROW)
-			json_array_append_new(hl, col_text(hs, 0));
+			bad |= json_array_append_new(hl, col_text(hs, 0));
 		sqlite3_reset(hs);
 		sqlite3_bind_int64(ks, 1, sqlite3_column_int64(st, 0));
 		while (sqlite3_step(ks) == SQLITE_ROW)
-			json_array_append_new(kl, json_pack("{s:o,s:o,s:o}", "name", col_text(ks, 0), "commit", col_text(ks, 1),
-							    "release", col_text(ks, 2)));
+			bad |= json_array_append_new(kl, json_pack("{s:o,s:o,s:o}", "name", col_text(ks, 0), "commit",
+								   col_text(ks, 1), "release", col_text(ks, 2)));
 		sqlite3_reset(ks);
+		if (bad) {
+			json_decref(hl), json_decref(kl);
+			r = il_err_oom(err);
+			goto cleanup;
+		}
 		o = json_pack("{s:o,s:o,s:o,s:b,s:o,s:I,s:I,s:o,s:o}", "run", col_text(st, 1), "path", col_text(st, 2),
 			      "started", col_text(st, 3), "complete", sqlite3_column_int(st, 4),
 			      "planned", sqlite3_column_type(st, 5) == SQLITE_NULL ? json_null() : json_integer(sqlite3_column_int64(st, 5)),
 			      "counted", (json_int_t)sqlite3_column_int64(st, 6), "not_counted",
 			      (json_int_t)sqlite3_column_int64(st, 7), "hosts", hl, "kernels", kl);
-		if (o && sqlite3_column_type(st, 8) != SQLITE_NULL)
-			json_object_set_new(o, "nightly", json_pack("{s:o,s:b,s:b}", "verdict", col_text(st, 8), "alerted",
-								     sqlite3_column_int(st, 9), "repeat", sqlite3_column_int(st, 10)));
+		if (o && sqlite3_column_type(st, 8) != SQLITE_NULL &&
+		    json_object_set_new(o, "nightly", json_pack("{s:o,s:b,s:b}", "verdict", col_text(st, 8), "alerted",
+								 sqlite3_column_int(st, 9), "repeat", sqlite3_column_int(st, 10)))) {
+			json_decref(o);
+			o = NULL;
+		}
 		if (!o || json_array_append_new(runs, o)) {
 			r = il_err_oom(err);
 			goto cleanup;
@@ -106,8 +116,8 @@ static json_t *metric_obj(json_t *metrics, json_t *idx, sqlite3_stmt *st)
 		 json_array_append_new(metrics, m))
 		return NULL;
 	/* unit and direction as the latest run says */
-	json_object_set_new(m, "unit", col_text(st, 8));
-	json_object_set_new(m, "better", col_text(st, 9));
+	if (json_object_set_new(m, "unit", col_text(st, 8)) || json_object_set_new(m, "better", col_text(st, 9)))
+		return NULL;
 	return m;
 }
 

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* One nightly: the tip measured, judged against the last good nightly and over the last ones (see nightly.h). */
+/*
+ * One nightly: the plan and its track section, the journal and its lock, the
+ * tip measured (a new run, or the interrupted one resumed), the verdict
+ * journalled (see nightly.h; the judgement itself: nightlyjudge.c).
+ */
 #include "workflow/nightly.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,14 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "host/quote.h"
 #include "kernel/repo.h"
 #include "run/journal.h"
 #include "run/plan.h"
 #include "run/rundir.h"
-#include "stats/compare.h"
-#include "stats/dataset.h"
-#include "workflow/nightlydrift.h"
+#include "workflow/nightlyjudge.h"
 #include "util/buf.h"
 #include "util/jfields.h"
 #include "util/jsonfile.h"
@@ -106,11 +106,12 @@ static int past_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 	struct nt *n = ctx;
 	const char *type = str(rec, "type");
 
-	(void)line, (void)err;
+	(void)line;
 	if (!str(rec, "plan") || strcmp(str(rec, "plan"), n->res->plan) || !str(rec, "host") ||
 	    strcmp(str(rec, "host"), n->res->host))
 		return 0;
-	json_array_append(n->past, rec);
+	if (json_array_append(n->past, rec))
+		return il_err_oom(err);
 	if (!strcmp(type, "nightly-start"))
 		n->last_start = rec;
 	else if (!strcmp(type, "nightly")) {
@@ -219,19 +220,20 @@ out:
 /* The plan of this nightly: the user's with its one kernel being the tip. */
 static char *tip_plan(const struct nt *n)
 {
-	json_t *p = json_deep_copy(n->plan), *k = json_deep_copy(json_array_get(json_object_get(n->plan, "kernels"), 0));
-	char *txt;
+	json_t *p = json_deep_copy(n->plan), *k = json_array_get(json_object_get(n->plan, "kernels"), 0);
+	char *txt = NULL;
 
-	if (!k)
-		k = json_pack("{s:s}", "name", "tip");
+	k = k ? json_deep_copy(k) : json_pack("{s:s}", "name", "tip");
 	/* the tip replaces whatever the entry was built from; its name (and object directory) stays, so builds are incremental */
 	json_object_del(k, "tarball");
 	json_object_del(k, "base");
-	json_object_set_new(k, "repo", json_string(n->t.repo));
-	json_object_set_new(k, "commit", json_string(n->res->tip));
-	json_object_set_new(p, "kernels", json_pack("[o]", k));
+	if (!p || !k || json_object_set_new(k, "repo", json_string(n->t.repo)) ||
+	    json_object_set_new(k, "commit", json_string(n->res->tip)) ||
+	    json_object_set_new(p, "kernels", json_pack("[O]", k)))
+		goto out;
 	txt = json_dumps(p, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(p);
+out:
+	json_decref(p), json_decref(k);
 	return txt;
 }
 
@@ -325,232 +327,6 @@ out:
 	return r;
 }
 
-/* "VARIANT|KEY": what a regression is, for "reported already" */
-static json_t *reg_key(const char *variant, const char *key)
-{
-	struct il_buf b = IL_BUF_INIT;
-	json_t *j;
-
-	il_buf_printf(&b, "%s|%s", variant, key);
-	j = il_buf_error(&b) ? NULL : json_string(b.p);
-	il_buf_release(&b);
-	return j;
-}
-
-/*
- * Variant v of the tip against the baseline: a dataset of the two (and the
- * baseline's A/A partner when v is its reference), compared by compare's
- * rules (its decision family: the key metrics, or track.metrics); each key
- * metric appended to res->compared, the worse ones to regs.
- */
-static int compare_variant(struct nt *n, const struct il_dataset *base, const struct il_dataset *tip, const char *v,
-			   json_t *regs, struct il_err *err)
-{
-	struct il_cmp_opts co = IL_CMP_OPTS_INIT;
-	struct il_dataset pair = { 0 };
-	struct il_cmp c = { 0 };
-	int r = 0;
-
-	if (il_dataset_pick(&pair, base, v, "baseline") || il_dataset_pick(&pair, tip, v, "tip"))
-		goto out; /* a variant new since the baseline: nothing to compare it with */
-	if (base->aa && base->reference && !strcmp(base->reference, v) && !il_dataset_pick(&pair, base, base->aa, "baseline-again"))
-		pair.aa = strdup("baseline-again");
-	pair.reference = strdup("baseline");
-	co.only = n->t.metrics.n ? &n->t.metrics : NULL;
-	co.alpha = n->t.alpha;
-	co.floor_pct = n->t.floor_pct;
-	if ((r = il_compare(&c, &pair, &co, err))) {
-		if (r == IL_EINVAL && co.only)
-			il_err_prefix(err, "%s: track.metrics: ", n->o->plan_path);
-		goto out;
-	}
-	for (size_t i = 0; i < c.nmet; i++) {
-		const struct il_mseries *m = &pair.met[c.met[i]];
-		const struct il_mres *b = il_cmp_res(&c, i, (size_t)il_dataset_var(&pair, "baseline"));
-		const struct il_mres *x = il_cmp_res(&c, i, (size_t)il_dataset_var(&pair, "tip"));
-		json_t *e;
-
-		if (!c.key[i])
-			continue; /* secondary metrics: context (exploratory), never an alert */
-		e = json_pack("{s:s,s:s,s:s,s:s,s:s?,s:s,s:o,s:o,s:I,s:o,s:o,s:I,s:o,s:o,s:o,s:s}", "variant", v, "key",
-			      m->key, "workload", m->group, "metric", m->metric, "unit", *m->unit ? m->unit : NULL, "better",
-			      il_better_name(m->better), "baseline_mean", il_jf_num(b->d.mean), "baseline_stdev", il_jf_num(b->d.stdev),
-			      "n_baseline", (json_int_t)b->d.n, "mean", il_jf_num(x->d.mean), "stdev", il_jf_num(x->d.stdev), "n",
-			      (json_int_t)x->d.n, "change_pct", il_jf_num(x->change_pct), "p", il_jf_num(x->p), "threshold_pct",
-			      il_jf_num(x->threshold_pct), "verdict", x->verdict);
-		json_array_append_new(n->res->compared, e);
-		if (!strcmp(x->verdict, "worse") && isfinite(x->p))
-			json_array_append(regs, e);
-	}
-out:
-	il_compare_release(&c);
-	il_dataset_release(&pair);
-	return r;
-}
-
-/* A regression of the alert input (docs/alerts.md) from a compared entry. */
-static json_t *alert_reg(const json_t *e)
-{
-	json_t *a = json_object();
-	static const char *const keys[] = { "workload", "metric", "variant", "unit", "better", "baseline_mean",
-					    "baseline_stdev", "mean", "stdev", "change_pct", "p", "n_baseline", "n",
-					    "kind", "since" };
-
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		json_t *v = json_object_get(e, keys[i]);
-
-		if (v && !json_is_null(v))
-			json_object_set(a, keys[i], v);
-	}
-	/* a single sample has no stdev: 0 keeps the table honest about n */
-	if (!json_object_get(a, "stdev"))
-		json_object_set_new(a, "stdev", json_real(0));
-	if (!json_object_get(a, "baseline_stdev"))
-		json_object_set_new(a, "baseline_stdev", json_real(0));
-	return a;
-}
-
-/* The keys reported already against this baseline (the last regression record with it), or NULL. */
-static const json_t *reported_before(const struct nt *n)
-{
-	for (size_t i = json_array_size(n->past); i-- > 0;) {
-		const json_t *r = json_array_get(n->past, i);
-
-		if (strcmp(str(r, "type"), "nightly") || !strcmp(str(r, "verdict") ?: "", "failed"))
-			continue;
-		if (strcmp(str(r, "verdict") ?: "", "regression") ||
-		    strcmp(str(json_object_get(r, "baseline"), "run") ?: "", n->res->base_run))
-			return NULL;
-		return json_object_get(r, "reported");
-	}
-	return NULL;
-}
-
-static bool has_string(const json_t *a, const char *s)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(a, i, v)
-		if (json_is_string(v) && !strcmp(json_string_value(v), s))
-			return true;
-	return false;
-}
-
-static json_t *alert_input(struct nt *n, const json_t *regs)
-{
-	struct il_buf range = IL_BUF_INIT, repro = IL_BUF_INIT, bis = IL_BUF_INIT, plan = IL_BUF_INIT, good = IL_BUF_INIT,
-		      bad = IL_BUF_INIT;
-	const json_t *worst = NULL, *e;
-	json_t *a, *list = json_array();
-	size_t i;
-
-	json_array_foreach(regs, i, e) {
-		json_array_append_new(list, alert_reg(e));
-		if (!worst || fabs(json_number_value(json_object_get(e, "change_pct"))) >
-				      fabs(json_number_value(json_object_get(worst, "change_pct"))))
-			worst = e;
-	}
-	il_buf_printf(&range, "%.12s..%.12s", n->res->base_commit, n->res->tip);
-	il_buf_printf(&plan, "%s/plan.json", n->res->run);
-	il_buf_printf(&good, "%.12s", n->res->base_commit);
-	il_buf_printf(&bad, "%.12s", n->res->tip);
-	{
-		char *run[] = { "idlelab", "run", plan.p, NULL };
-		/* the label as the plan has it: a variant label may carry "@kernel" */
-		char *label = strdup(str(worst, "variant")), *at = label ? strchr(label, '@') : NULL;
-		char *bisect[] = { "idlelab", "bisect", plan.p, "--good", good.p, "--bad", bad.p, "--metric",
-				   (char *)str(worst, "key"), "--variant", label, NULL };
-
-		if (at)
-			*at = 0;
-		if (json_array_size(json_object_get(n->plan, "governors")) < 2 || !label)
-			bisect[9] = NULL;
-		il_sh_quote_shown(&repro, run);
-		il_sh_quote_shown(&bis, bisect);
-		free(label);
-	}
-	a = json_pack("{s:s,s:s,s:s,s:s,s:s?,s:{s:s,s:s},s:s,s:s,s:o,s:s,s:s}", "plan", n->res->plan, "host", n->res->host,
-		      "branch", n->res->branch, "commit", n->res->tip, "subject", n->res->subject, "baseline", "commit",
-		      n->res->base_commit, "run", strrchr(n->res->base_run, '/') ? strrchr(n->res->base_run, '/') + 1 : n->res->base_run,
-		      "run", strrchr(n->res->run, '/') + 1, "range", range.p, "regressions", list, "reproduce", repro.p,
-		      "bisect", bis.p);
-	il_buf_release(&range), il_buf_release(&repro), il_buf_release(&bis), il_buf_release(&plan);
-	il_buf_release(&good), il_buf_release(&bad);
-	return a;
-}
-
-/* Judge the measured tip: failed, the first baseline, good, or a regression (with its alert). */
-static int judge(struct nt *n, struct il_err *err)
-{
-	struct il_nightly_result *res = n->res;
-	struct il_dataset base = { 0 }, tip = { 0 };
-	const json_t *good, *before;
-	json_t *regs = json_array(), *e;
-	bool repeat = true;
-	size_t i;
-	int r;
-
-	if ((r = il_dataset_add_run(&tip, res->run, NULL, err)))
-		goto out;
-	if (!tip.counted) {
-		char *jp = il_rundir_path(res->run, IL_RUNDIR_JOURNAL);
-
-		il_journal_first_failure(jp, &res->reason, &res->build_failed);
-		free(jp);
-		if (!res->reason)
-			res->reason = strdup("no sample was counted");
-		res->verdict = IL_NIGHTLY_FAILED;
-		goto out;
-	}
-	good = n->o->rebaseline ? NULL : last_good(n);
-	if (!good) {
-		res->verdict = IL_NIGHTLY_BASELINE;
-		goto out;
-	}
-	res->base_run = strdup(str(good, "run"));
-	snprintf(res->base_commit, sizeof(res->base_commit), "%s", str(good, "commit") ?: "");
-	if ((r = il_dataset_add_run(&base, res->base_run, NULL, err)))
-		goto out;
-	for (i = 0; i < tip.nvar; i++)
-		if ((!tip.aa || strcmp(tip.var[i], tip.aa)) && (r = compare_variant(n, &base, &tip, tip.var[i], regs, err)))
-			goto out;
-	{
-		struct il_nightly_drift_in in = { .dir = n->o->dir, .db = n->o->db, .plan = res->plan, .host = res->host,
-						  .run = res->run, .metrics = n->t.metrics.n ? &n->t.metrics : NULL,
-						  .alpha = n->t.alpha, .floor_pct = n->t.floor_pct, .window = n->t.window,
-						  .past = n->past, .epoch = n->epoch };
-
-		if ((r = il_nightly_drift(&in, regs, &res->drift_note, err)))
-			goto out;
-	}
-	if (!json_array_size(regs)) {
-		res->verdict = IL_NIGHTLY_GOOD;
-		goto out;
-	}
-	res->verdict = IL_NIGHTLY_REGRESSION;
-	res->alert = alert_input(n, regs);
-	before = reported_before(n);
-	res->reported = before ? json_deep_copy(before) : json_array();
-	res->reported_before = before ? json_deep_copy(before) : json_array();
-	json_array_foreach(regs, i, e) {
-		json_t *k = reg_key(str(e, "variant"), str(e, "key"));
-
-		repeat &= has_string(before, json_string_value(k));
-		if (!has_string(res->reported, json_string_value(k)))
-			json_array_append(res->reported, k);
-		json_decref(k);
-	}
-	res->repeat = before && repeat;
-	if (!res->alert || !res->reported)
-		r = il_err_oom(err);
-out:
-	json_decref(regs);
-	il_dataset_release(&base);
-	il_dataset_release(&tip);
-	return r;
-}
-
 /*
  * The night's verdict into the journal (all but unchanged), before any alert
  * is composed: a commit subject or a mail server can no longer keep it out.
@@ -563,6 +339,7 @@ static int record_verdict(struct nt *n, struct il_err *err)
 	const struct il_nightly_result *res = n->res;
 	json_t *rec, *owed = json_array();
 	char iso[40];
+	int bad = 0;
 
 	il_clock_iso_now(iso, sizeof(iso));
 	rec = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s?,s:s?,s:s}", "type", "nightly", "time", iso, "plan", res->plan,
@@ -573,30 +350,36 @@ static int record_verdict(struct nt *n, struct il_err *err)
 		return il_err_oom(err);
 	}
 	if (res->base_run)
-		json_object_set_new(rec, "baseline", json_pack("{s:s,s:s}", "run", res->base_run, "commit", res->base_commit));
+		bad |= json_object_set_new(rec, "baseline", json_pack("{s:s,s:s}", "run", res->base_run, "commit",
+								      res->base_commit));
 	if (res->reason)
-		json_object_set_new(rec, "reason", json_string(res->reason));
+		bad |= json_object_set_new(rec, "reason", json_string(res->reason));
 	if (res->drift_note)
-		json_object_set_new(rec, "drift_note", json_string(res->drift_note));
+		bad |= json_object_set_new(rec, "drift_note", json_string(res->drift_note));
 	if (res->verdict == IL_NIGHTLY_FAILED)
-		json_object_set_new(rec, "build_failed", json_boolean(res->build_failed));
+		bad |= json_object_set_new(rec, "build_failed", json_boolean(res->build_failed));
 	/* every measured night is owed to KCIDB (its results, a regression or not) */
 	if (res->verdict != IL_NIGHTLY_FAILED && n->o->dest[IL_NIGHTLY_KCIDB])
-		json_array_append_new(owed, json_string(il_nightly_dest_name(IL_NIGHTLY_KCIDB)));
+		bad |= json_array_append_new(owed, json_string(il_nightly_dest_name(IL_NIGHTLY_KCIDB)));
 	if (res->verdict == IL_NIGHTLY_REGRESSION) {
-		json_object_set_new(rec, "repeat", json_boolean(res->repeat));
-		json_object_set(rec, "reported", res->reported);
+		bad |= json_object_set_new(rec, "repeat", json_boolean(res->repeat));
+		bad |= json_object_set(rec, "reported", res->reported);
 		if (!res->repeat) {
 			for (int d = 0; d < IL_NIGHTLY_NDESTS; d++)
 				if (n->o->dest[d] && d != IL_NIGHTLY_KCIDB)
-					json_array_append_new(owed, json_string(il_nightly_dest_name((enum il_nightly_dest)d)));
-			json_object_set(rec, "alert", res->alert);
+					bad |= json_array_append_new(owed,
+								     json_string(il_nightly_dest_name((enum il_nightly_dest)d)));
+			bad |= json_object_set(rec, "alert", res->alert);
 		}
 	}
 	if (json_array_size(owed))
-		json_object_set(rec, "owed", owed);
+		bad |= json_object_set(rec, "owed", owed);
 	json_decref(owed);
-	json_array_append(n->past, rec);
+	/* a record with a key left out (a promise of an alert, the keys reported) is never journalled */
+	if (bad || json_array_append(n->past, rec)) {
+		json_decref(rec);
+		return il_err_oom(err);
+	}
 	return journal_append(n, rec, err);
 }
 
@@ -642,8 +425,14 @@ int il_nightly_run(const struct il_nightly_opts *o, struct il_nightly_result *re
 		r = record_verdict(&n, err);
 		goto owed;
 	}
-	if (!r)
-		r = judge(&n, err);
+	if (!r) {
+		struct il_nightly_judge_in in = { .plan_path = o->plan_path, .dir = o->dir, .db = o->db, .plan = n.plan,
+						  .metrics = n.t.metrics.n ? &n.t.metrics : NULL, .alpha = n.t.alpha,
+						  .floor_pct = n.t.floor_pct, .window = n.t.window, .past = n.past,
+						  .epoch = n.epoch, .baseline = o->rebaseline ? NULL : last_good(&n) };
+
+		r = il_nightly_judge(&in, res, err);
+	}
 	if (!r)
 		r = record_verdict(&n, err);
 owed:

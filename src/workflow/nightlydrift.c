@@ -18,22 +18,28 @@ static const char *str(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-/* The run ids of this plan's nightlies since the epoch (the baseline record), then the tip's. */
+/* The run ids of this plan's nightlies since the epoch (the baseline record), then the tip's; NULL when memory ran out. */
 static json_t *nightly_runs(const struct il_nightly_drift_in *n)
 {
 	json_t *ids = json_object();
 	bool on = !n->epoch;
+	int bad = !ids;
 	size_t i;
 	json_t *r;
 
 	json_array_foreach(n->past, i, r) {
 		if (r == n->epoch)
 			on = true;
-		if (on && !strcmp(str(r, "type"), "nightly") && strcmp(str(r, "verdict") ?: "", "failed") && str(r, "run"))
-			json_object_set_new(ids, strrchr(str(r, "run"), '/') ? strrchr(str(r, "run"), '/') + 1 : str(r, "run"),
-					    json_true());
+		if (!bad && on && !strcmp(str(r, "type"), "nightly") && strcmp(str(r, "verdict") ?: "", "failed") &&
+		    str(r, "run"))
+			bad |= json_object_set_new(ids, strrchr(str(r, "run"), '/') ? strrchr(str(r, "run"), '/') + 1 :
+										  str(r, "run"),
+						   json_true());
 	}
-	json_object_set_new(ids, strrchr(n->run, '/') + 1, json_true());
+	if (bad || json_object_set_new(ids, strrchr(n->run, '/') + 1, json_true())) {
+		json_decref(ids);
+		return NULL;
+	}
 	return ids;
 }
 
@@ -60,6 +66,10 @@ static int drift(const struct il_nightly_drift_in *n, json_t *regs, struct il_er
 		il_buf_adds(&db, n->db);
 	else
 		il_buf_printf(&db, "%s/history.sqlite", n->dir);
+	if (!ids || il_buf_error(&db)) {
+		r = il_err_oom(err);
+		goto out;
+	}
 	cpo.alpha = n->alpha;
 	cpo.floor_pct = n->floor_pct;
 	q.cp = cpo;
@@ -83,6 +93,7 @@ static int drift(const struct il_nightly_drift_in *n, json_t *regs, struct il_er
 			size_t k, nx = 0, from = 0, ncp = 0, a;
 			struct il_cp *cp = NULL;
 			bool found = false;
+			int bad = 0;
 
 			json_array_foreach(pts, k, pt)
 				if (json_object_get(ids, str(pt, "run")) && json_is_number(json_object_get(pt, "mean")))
@@ -114,7 +125,7 @@ static int drift(const struct il_nightly_drift_in *n, json_t *regs, struct il_er
 
 					il_desc_compute(x + (ncp > 1 ? cp[ncp - 2].at : 0), c->at - (ncp > 1 ? cp[ncp - 2].at : 0), &db4);
 					il_desc_compute(x + c->at, nx - c->at, &da);
-					json_array_append_new(
+					bad = json_array_append_new(
 						regs, json_pack("{s:s,s:O,s:O,s:O,s:O,s:s,s:o,s:o,s:I,s:o,s:o,s:I,s:f,s:f,s:s,s:O,s:O}",
 								"variant", str(v, "variant"), "key", json_object_get(m, "key"),
 								"workload", json_object_get(m, "workload"), "metric",
@@ -128,6 +139,10 @@ static int drift(const struct il_nightly_drift_in *n, json_t *regs, struct il_er
 				}
 			}
 			free(cp);
+			if (bad) {
+				r = il_err_oom(err);
+				goto out;
+			}
 		}
 	}
 out:

@@ -67,6 +67,7 @@ json_t *il_nightlyq_owed(const json_t *past)
 		if (!strcmp(type, "nightly")) {
 			const json_t *owed = json_object_get(rec, "owed");
 			json_t *list = json_array(), *d;
+			int bad = !list;
 			size_t k;
 
 			/* a verdict journaled again for the same run (a resumed night) replaces the promise */
@@ -74,10 +75,17 @@ json_t *il_nightlyq_owed(const json_t *past)
 				remove_entry(q, e);
 			/* mail and webhook send the alert: without one (not a new regression) they have nothing to send */
 			json_array_foreach(owed, k, d)
-				if (json_is_string(d) && (json_is_object(json_object_get(rec, "alert")) ||
-							  !strcmp(json_string_value(d), il_nightly_dest_name(IL_NIGHTLY_KCIDB))))
-					json_array_append(list, d);
-			if (!list || !json_array_size(list)) {
+				if (!bad && json_is_string(d) &&
+				    (json_is_object(json_object_get(rec, "alert")) ||
+				     !strcmp(json_string_value(d), il_nightly_dest_name(IL_NIGHTLY_KCIDB))))
+					bad = json_array_append(list, d);
+			/* a destination left out would never be tried again: no queue rather than a short one */
+			if (bad) {
+				json_decref(list);
+				json_decref(q);
+				return NULL;
+			}
+			if (!json_array_size(list)) {
 				json_decref(list);
 				continue;
 			}

@@ -16,6 +16,7 @@
 #include "host/probe.h"
 #include "report/audit.h"
 #include "workflow/audit.h"
+#include "workflow/auditfleet.h"
 
 /* A bare-metal Intel host with nothing wrong in its facts. */
 static const char clean_facts[] = "idlelab.uname_r:6.1.0\n"

@@ -17,6 +17,7 @@
 
 #include "report/bisect.h"
 #include "workflow/bisect.h"
+#include "workflow/bisectjournal.h"
 #include "util/buf.h"
 
 #define NC 12
