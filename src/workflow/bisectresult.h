@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <jansson.h>
-#include "util/str.h"
+#include "util/strlist.h"
 
 /* One decided commit, as the result lists it. */
 struct il_bisect_step {
