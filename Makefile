@@ -8,7 +8,7 @@ CC         ?= cc
 PKG_CONFIG ?= pkg-config
 # `make install`: PREFIX/bin/idlelab finds its workload definitions in
 # PREFIX/share/idlelab and its own workload binaries in PREFIX/lib/idlelab,
-# wherever PREFIX is (the binary's own location tells it: cli/paths.c), so
+# wherever PREFIX is (the binary's own location tells it: cli/clipaths.c), so
 # DESTDIR and any PREFIX work; BINDIR stays PREFIX/bin for that reason.
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin

@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "cli/paths.h"
+#include "cli/clipaths.h"
 #include "idle/diff.h"
 #include "report/idletable.h"
 #include "util/buf.h"
@@ -76,7 +76,7 @@ int il_cli_output_diff_trace(const char *path, const struct il_diff *d, const ch
 			     const char *host, bool json, enum il_diff_by by, struct il_err *err);
 
 /*
- * A subcommand's start (il_cli_dirs in cli/paths.h): il_opt_parse argv with opts and usage, then
+ * A subcommand's start (il_cli_dirs in cli/clipaths.h): il_opt_parse argv with opts and usage, then
  * il_cli_paths into *paths from dirs (which the parse fills). Returns -1 to
  * go on, else the exit code to return now (--help, a usage error, or a path
  * error, already printed).

@@ -9,7 +9,7 @@
 #include "cli/cli.h"
 #include "cli/opt.h"
 #include "idle/diff.h"
-#include "idle/snapjson.h"
+#include "idle/snapshotjson.h"
 #include "report/idletable.h"
 #include "util/buf.h"
 #include "idle/cpuset.h"

@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/paths.h"
+#include "cli/clipaths.h"
 #include "cli/opt.h"
 #include "host/probe.h"
 #include "lab/labhost.h"
-#include "idle/snapjson.h"
+#include "idle/snapshotjson.h"
 #include "report/environ.h"
 
 static void print_check(json_t *j)

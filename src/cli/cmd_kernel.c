@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/paths.h"
+#include "cli/clipaths.h"
 #include "cli/opt.h"
-#include "cli/progress.h"
+#include "cli/cliprogress.h"
 #include "util/jsonfile.h"
 #include "kernel/build.h"
 #include "kernel/fetch.h"

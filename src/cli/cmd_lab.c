@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/paths.h"
+#include "cli/clipaths.h"
 #include "cli/opt.h"
-#include "cli/progress.h"
+#include "cli/cliprogress.h"
 #include "lab/lab.h"
 #include "lab/labtree.h"
 #include "kernel/fetch.h"

@@ -8,7 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/opt.h"
-#include "cli/paths.h"
+#include "cli/clipaths.h"
 #include "util/search.h"
 #include "util/dir.h"
 #include "util/str.h"

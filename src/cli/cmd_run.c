@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/paths.h"
+#include "cli/clipaths.h"
 #include "cli/opt.h"
-#include "cli/progress.h"
+#include "cli/cliprogress.h"
 #include "run/engine.h"
 #include "run/rundir.h"
 #include "stats/compare.h"

@@ -5,7 +5,7 @@
 
 #include "cli/cli.h"
 #include "cli/opt.h"
-#include "idle/snapjson.h"
+#include "idle/snapshotjson.h"
 #include "cli/target.h"
 #include "report/idletable.h"
 

@@ -15,8 +15,8 @@
 
 #include "cli/cli.h"
 #include "cli/opt.h"
-#include "cli/paths.h"
-#include "cli/progress.h"
+#include "cli/clipaths.h"
+#include "cli/cliprogress.h"
 #include "host/inventory.h"
 #include "lab/lab.h"
 #include "lab/labtree.h"

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/paths.h"
+#include "cli/clipaths.h"
 #include "cli/opt.h"
-#include "workload/defjson.h"
+#include "workload/workloadjson.h"
 #include "workload/parse.h"
 
 int cmd_workload(int argc, char **argv)
@@ -39,10 +39,10 @@ int cmd_workload(int argc, char **argv)
 	if (!strcmp(argv[1], "list") && nargs == 1) {
 		struct il_strlist names = { 0 };
 
-		if (il_def_list(&names, paths.workloads_dir, &err))
+		if (il_workload_list(&names, paths.workloads_dir, &err))
 			return il_cli_fail(&err);
 		for (size_t i = 0; i < names.n; i++) {
-			if (il_def_load(&w, paths.workloads_dir, names.v[i], &err)) {
+			if (il_workload_load(&w, paths.workloads_dir, names.v[i], &err)) {
 				printf("%-16s (invalid: %s)\n", names.v[i], err.msg);
 				continue;
 			}
@@ -56,7 +56,7 @@ int cmd_workload(int argc, char **argv)
 		return IL_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "show") && nargs == 2) {
-		if (il_def_load(&w, paths.workloads_dir, argv[2], &err))
+		if (il_workload_load(&w, paths.workloads_dir, argv[2], &err))
 			return il_cli_fail(&err);
 		r = il_cli_output_json(NULL, il_workload_to_json(&w), &err);
 		il_workload_release(&w);
@@ -66,7 +66,7 @@ int cmd_workload(int argc, char **argv)
 		struct il_buf b = IL_BUF_INIT;
 		json_t *m = NULL;
 
-		if (il_def_load(&w, paths.workloads_dir, argv[2], &err))
+		if (il_workload_load(&w, paths.workloads_dir, argv[2], &err))
 			return il_cli_fail(&err);
 		if (parser && !il_parser_exists(parser)) {
 			il_workload_release(&w);

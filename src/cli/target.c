@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Opening the local or remote sysfs for a subcommand. */
 #include "cli/target.h"
-#include "cli/paths.h"
+#include "cli/clipaths.h"
 #include "lab/labhost.h"
 
 #include <string.h>

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "idle/snapjson.h"
+#include "util/json.h"
 #include "util/jfields.h"
 #include "util/str.h"
 

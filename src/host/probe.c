@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "host/runners.h"
-#include "idle/snapjson.h"
+#include "idle/snapshotjson.h"
+#include "util/json.h"
 #include "util/str.h"
 
 /* A probe fact, NULL when absent or empty. */
@@ -263,9 +264,9 @@ static json_t *state_tables(const struct il_snapshot *s)
 			bad |= json_array_append_new(
 				tab, json_pack("{s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "index", (json_int_t)k, "name",
 					       il_json_str(st->name), "desc", il_json_str(st->desc), "latency_us",
-					       il_json_val(st->info[IL_I_LATENCY]), "residency_us",
-					       il_json_val(st->info[IL_I_RESIDENCY]), "disable",
-					       il_json_val(st->info[IL_I_DISABLE]), "default_status",
+					       il_snapshot_json_val(st->info[IL_I_LATENCY]), "residency_us",
+					       il_snapshot_json_val(st->info[IL_I_RESIDENCY]), "disable",
+					       il_snapshot_json_val(st->info[IL_I_DISABLE]), "default_status",
 					       il_json_str(st->default_status)));
 		}
 		bad |= json_object_set_new(g, "states", tab);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * A diff as JSON: the documented diff schema (docs/formats.md, version 3),
- * whole or without the per-CPU breakdown. Split from diff.c as snapjson.c is
+ * whole or without the per-CPU breakdown. Split from diff.c as snapshotjson.c is
  * from snapshot.c: the schema changes for readers, the arithmetic for the kernel.
  */
 #include "idle/diffjson.h"
@@ -9,7 +9,8 @@
 
 #include <stdio.h>
 
-#include "idle/snapjson.h"
+#include "idle/snapshotjson.h"
+#include "util/json.h"
 
 static json_t *pct_json(bool ok, double v)
 {
@@ -23,21 +24,21 @@ static int metrics_json(json_t *o, const struct il_counts *c, const struct il_di
 	int bad = 0;
 
 	il_metrics_of(c, d, &m);
-	bad |= json_object_set_new(o, "idles", il_json_val(m.idles));
-	bad |= json_object_set_new(o, "aboves", il_json_val(m.aboves));
-	bad |= json_object_set_new(o, "belows", il_json_val(m.belows));
-	bad |= json_object_set_new(o, "idle_miss", il_json_val(m.idle_miss));
+	bad |= json_object_set_new(o, "idles", il_snapshot_json_val(m.idles));
+	bad |= json_object_set_new(o, "aboves", il_snapshot_json_val(m.aboves));
+	bad |= json_object_set_new(o, "belows", il_snapshot_json_val(m.belows));
+	bad |= json_object_set_new(o, "idle_miss", il_snapshot_json_val(m.idle_miss));
 	bad |= json_object_set_new(o, "miss_ratio", m.has_miss_ratio ? json_real(m.miss_ratio) : json_null());
-	bad |= json_object_set_new(o, "time_us", il_json_val(m.time_us));
-	bad |= json_object_set_new(o, "rejected", il_json_val(m.rejected));
+	bad |= json_object_set_new(o, "time_us", il_snapshot_json_val(m.time_us));
+	bad |= json_object_set_new(o, "rejected", il_snapshot_json_val(m.rejected));
 	bad |= json_object_set_new(o, "idles_per_s", m.has_rate ? json_real(m.idles_per_s) : json_null());
 	bad |= json_object_set_new(o, "too_deep_pct", pct_json(m.has_too_deep, m.too_deep_pct));
 	bad |= json_object_set_new(o, "too_shallow_pct", pct_json(m.has_too_shallow, m.too_shallow_pct));
 	bad |= json_object_set_new(o, "miss_pct", pct_json(m.has_miss_pct, m.miss_pct));
-	bad |= json_object_set_new(o, "poll_usage", il_json_val(m.poll_usage));
-	bad |= json_object_set_new(o, "poll_belows", il_json_val(m.poll_belows));
-	bad |= json_object_set_new(o, "poll_time_us", il_json_val(m.poll_time_us));
-	bad |= json_object_set_new(o, "sleep_time_us", il_json_val(m.sleep_time_us));
+	bad |= json_object_set_new(o, "poll_usage", il_snapshot_json_val(m.poll_usage));
+	bad |= json_object_set_new(o, "poll_belows", il_snapshot_json_val(m.poll_belows));
+	bad |= json_object_set_new(o, "poll_time_us", il_snapshot_json_val(m.poll_time_us));
+	bad |= json_object_set_new(o, "sleep_time_us", il_snapshot_json_val(m.sleep_time_us));
 	return bad;
 }
 
@@ -64,11 +65,11 @@ static json_t *state_json(const struct il_diff_state *s, const struct il_counts 
 	bad |= json_object_set_new(o, "key", il_json_str(s->key));
 	bad |= json_object_set_new(o, "index", json_integer(s->index));
 	bad |= json_object_set_new(o, "name", il_json_str(s->name));
-	bad |= json_object_set_new(o, "latency_us", il_json_val(s->latency_us));
-	bad |= json_object_set_new(o, "residency_us", il_json_val(s->residency_us));
+	bad |= json_object_set_new(o, "latency_us", il_snapshot_json_val(s->latency_us));
+	bad |= json_object_set_new(o, "residency_us", il_snapshot_json_val(s->residency_us));
 	bad |= json_object_set_new(o, "poll", json_boolean(s->poll));
 	for (int c = 0; c < IL_NCOUNTERS; c++)
-		bad |= json_object_set_new(o, il_counter_key(c), il_json_val(s->d.c[c]));
+		bad |= json_object_set_new(o, il_counter_key(c), il_snapshot_json_val(s->d.c[c]));
 	bad |= json_object_set_new(o, "usage_share",
 				   il_counts_share(&s->d, whole, IL_C_USAGE, &sh) ? json_real(sh) : json_null());
 	bad |= json_object_set_new(o, "time_share",
@@ -101,7 +102,7 @@ static json_t *zone_json(const struct il_diff_zone *z)
 		return NULL;
 	bad |= json_object_set_new(o, "zone", il_json_str(z->zone));
 	bad |= json_object_set_new(o, "name", il_json_str(z->name));
-	bad |= json_object_set_new(o, "energy_uj", il_json_val((struct il_val){ z->energy_uj, true }));
+	bad |= json_object_set_new(o, "energy_uj", il_snapshot_json_val((struct il_val){ z->energy_uj, true }));
 	bad |= json_object_set_new(o, "counted", json_boolean(z->counted));
 	bad |= json_object_set_new(o, "why", il_json_str(z->why));
 	return il_json_whole(o, bad);
@@ -155,8 +156,8 @@ static json_t *cpu_json(const struct il_diff_cpu *cpu, const struct il_diff *d)
 	if (!c)
 		return NULL;
 	bad |= json_object_set_new(c, "cpu", json_integer(cpu->cpu));
-	bad |= json_object_set_new(c, "cluster", il_json_ival(cpu->cluster));
-	bad |= json_object_set_new(c, "capacity", il_json_val(cpu->capacity));
+	bad |= json_object_set_new(c, "cluster", il_snapshot_json_ival(cpu->cluster));
+	bad |= json_object_set_new(c, "capacity", il_snapshot_json_val(cpu->capacity));
 	bad |= metrics_json(c, &cpu->total, d);
 	bad |= json_object_set_new(c, "states", states_json(cpu->states, cpu->nstates, &cpu->total));
 	return il_json_whole(c, bad);
@@ -169,8 +170,8 @@ static json_t *cluster_json(const struct il_diff_cluster *cl, const struct il_di
 
 	if (!c)
 		return NULL;
-	bad |= json_object_set_new(c, "cluster", il_json_ival(cl->cluster));
-	bad |= json_object_set_new(c, "capacity", il_json_val(cl->capacity));
+	bad |= json_object_set_new(c, "cluster", il_snapshot_json_ival(cl->cluster));
+	bad |= json_object_set_new(c, "capacity", il_snapshot_json_val(cl->capacity));
 	bad |= json_object_set_new(c, "label", il_json_str(cl->label));
 	bad |= json_object_set_new(c, "cpus", cpus_json(&cl->cpus));
 	bad |= metrics_json(c, &cl->total, d);

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "idle/snapjson.h"
+#include "idle/snapshotjson.h"
+#include "util/json.h"
 #include "idle/cpuset.h"
 #include "util/str.h"
 
@@ -96,7 +97,7 @@ static json_t *state_json(const struct walk *w, const struct il_diff_state *s, c
 	bad |= json_object_set_new(o, "key", il_json_str(s->key));
 	bad |= json_object_set_new(o, "name", il_json_str(s->name));
 	bad |= json_object_set_new(o, "index", json_integer(s->index));
-	bad |= json_object_set_new(o, "residency_us", il_json_val(s->residency_us));
+	bad |= json_object_set_new(o, "residency_us", il_snapshot_json_val(s->residency_us));
 	bad |= json_object_set_new(o, "poll", json_boolean(s->poll));
 	bad |= json_object_set_new(o, "entries", uint_json(a->entries));
 	bad |= json_object_set_new(o, "time_us", uint_json(a->time_us));

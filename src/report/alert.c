@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/common.h"
+#include "report/reportkit.h"
 #include "util/buf.h"
 #include "util/http.h"
 #include "util/jfields.h"

@@ -8,8 +8,8 @@
 
 #include <jansson.h>
 
-#include "idle/snapjson.h"
-#include "report/common.h"
+#include "util/json.h"
+#include "report/reportkit.h"
 #include "util/jsonfile.h"
 
 static const char *const fmt_names[IL_NAFMT] = {

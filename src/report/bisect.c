@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "report/common.h"
+#include "report/reportkit.h"
 
 static double jnum(const json_t *o, const char *k)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "host/probe.h"
-#include "report/common.h"
+#include "report/reportkit.h"
 #include "idle/cpuset.h"
 
 static const char *sget(const json_t *o, const char *key)

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "idle/snapjson.h"
+#include "util/json.h"
 #include "util/jfields.h"
 
 /* Metrics left out by --max-cv: [{key, variant, cv}] (cv null when the mean was 0). */

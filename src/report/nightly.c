@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/common.h"
+#include "report/reportkit.h"
 
 static const char *s(const json_t *o, const char *k)
 {

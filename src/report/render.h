@@ -9,7 +9,7 @@
 #define IL_REPORT_RENDER_H
 #include <stdbool.h>
 #include <jansson.h>
-#include "report/common.h"
+#include "report/reportkit.h"
 #include "stats/compare.h"
 #include "util/buf.h"
 

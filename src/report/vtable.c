@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/common.h"
+#include "report/reportkit.h"
 #include "util/str.h"
 
 struct il_vtab *il_vout_table(struct il_vout *o, const char *name, const char *title)

@@ -36,7 +36,7 @@ struct il_run_event {
 typedef void (*il_run_cb)(const struct il_run_event *ev, void *ctx);
 
 struct il_run_opts {
-	const struct il_paths *paths;  /* hosts, cache, home, ssh config (resolved by cli/paths.c; borrowed); NULL: defaults */
+	const struct il_paths *paths;  /* hosts, cache, home, ssh config (resolved by cli/clipaths.c; borrowed); NULL: defaults */
 	const char *workloads_dir;     /* NULL: il_workloads_dir default */
 	const char *workload_bin;      /* idlelab's own workload binaries: <dir>/<arch>/<name>; NULL: build/workloads
 					  (the CLI sets --workload-bin, else $IDLELAB_WORKLOAD_BIN) */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "host/boot.h"
-#include "idle/snapjson.h"
+#include "util/json.h"
 #include "kernel/build.h"
 #include "lab/labhost.h"
 #include "run/record.h"

@@ -15,7 +15,7 @@
 #include "host/lava.h"
 #include "host/lavalog.h"
 #include "host/probe.h"
-#include "idle/snapjson.h"
+#include "util/json.h"
 #include "idle/snapshot.h"
 #include "run/artifacts.h"
 #include "run/kstage.h"

@@ -22,7 +22,7 @@
 #include "host/probe.h"
 #include "host/runners.h"
 #include "host/workdir.h"
-#include "idle/snapjson.h"
+#include "idle/snapshotjson.h"
 #include "run/record.h"
 #include "run/rundir.h"
 #include "workload/own.h"

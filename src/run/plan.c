@@ -6,7 +6,7 @@
 #include "util/str.h"
 #include "util/jfields.h"
 #include "util/jsonfile.h"
-#include "workload/defjson.h"
+#include "workload/workloadjson.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -158,7 +158,7 @@ static int add_workload(struct il_plan *p, size_t i, const char *name, const cha
 		   !(w->label = strdup(lab)) || !(w->name = strdup(name))))
 		r = il_err_oom(err);
 	snprintf(path, sizeof(path), "workloads[%zu].params", i);
-	if (!r && (r = il_def_load(&w->def, wl_dir, name, err)))
+	if (!r && (r = il_workload_load(&w->def, wl_dir, name, err)))
 		il_err_prefix(err, "%s: workloads[%zu]: ", label, i);
 	else if (!r && ((r = il_workload_params(&w->def, all, path, &w->params, err)) ||
 			(r = il_workload_bind_metrics(&w->def, w->params, path, err))))
@@ -174,7 +174,7 @@ static int check_matrix(const json_t *matrix, const json_t *over, const char *na
 	struct il_workload def;
 	int r;
 
-	if ((r = il_def_load(&def, wl_dir, name, err)))
+	if ((r = il_workload_load(&def, wl_dir, name, err)))
 		return il_err_prefix(err, "%s: workloads[%zu]: ", label, i);
 	r = il_pmatrix_check(matrix, over, &def, label, i, err);
 	il_workload_release(&def);

@@ -13,7 +13,7 @@
 #include "idle/diff.h"
 #include "idle/cpuset.h"
 #include "util/strlist.h"
-#include "workload/def.h"
+#include "workload/workload.h"
 
 /*
  * The order of a round's variants (docs/plan.md "order"): interleave (the

@@ -17,7 +17,7 @@
 #include <jansson.h>
 #include "util/buf.h"
 #include "util/err.h"
-#include "workload/def.h"
+#include "workload/workload.h"
 
 /* At most this many workloads from one entry's matrix. */
 #define IL_PMATRIX_MAX 1000

@@ -7,7 +7,7 @@
  */
 #include "stats/dataset.h"
 
-#include "workload/def.h"
+#include "workload/workload.h"
 
 #include <math.h>
 #include <stdio.h>

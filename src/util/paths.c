@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* struct il_paths: owned strings (resolution is cli/paths.c). */
+/* struct il_paths: owned strings (resolution is cli/clipaths.c). */
 #include "util/paths.h"
 #include "util/str.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The directories and files idlelab's library uses, resolved once by the CLI
- * (cli/paths.c: options, then the environment, then defaults) and passed
+ * (cli/clipaths.c: options, then the environment, then defaults) and passed
  * down, so that no library code reads the environment. Every library call
  * taking a const struct il_paths * also takes NULL: the defaults without the
  * environment (./hosts, ./workloads, no cache, "~/" left as is, libssh's own
@@ -13,7 +13,7 @@
 
 struct il_paths {
 	char *hosts_dir;      /* the inventory, a search path (util/search.h): --hosts-dir, $IDLELAB_HOSTS, else
-			       * ./hosts, $XDG_CONFIG_HOME/idlelab/hosts, /etc/idlelab/hosts (cli/paths.c) */
+			       * ./hosts, $XDG_CONFIG_HOME/idlelab/hosts, /etc/idlelab/hosts (cli/clipaths.c) */
 	char *workloads_dir;  /* workload definitions, a search path: --workloads-dir, $IDLELAB_WORKLOADS, else
 			       * ./workloads, the user's, /etc/idlelab/workloads, PREFIX/share/idlelab/workloads */
 	char *cache_dir;      /* --cache, $IDLELAB_CACHE, $XDG_CACHE_HOME/idlelab, ~/.cache/idlelab */

@@ -3,7 +3,7 @@
  * Search paths: directories joined by ':' as in PATH and XDG_DATA_DIRS, the
  * earlier ones shadowing the later ones. Named configs (hosts/NAME.json,
  * workloads/NAME.json) are found through one; a plain directory is a search
- * path of one. The CLI builds them (cli/paths.c); the library only reads them.
+ * path of one. The CLI builds them (cli/clipaths.c); the library only reads them.
  */
 #ifndef IL_UTIL_SEARCH_H
 #define IL_UTIL_SEARCH_H

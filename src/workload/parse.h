@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 #include "util/err.h"
-#include "workload/def.h"
+#include "workload/workload.h"
 
 /* Whether a parser of that name exists. */
 bool il_parser_exists(const char *name);

@@ -7,7 +7,7 @@
 #include "fuzz.h"
 #include "idle/diff.h"
 #include "idle/diffjson.h"
-#include "idle/snapjson.h"
+#include "idle/snapshotjson.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

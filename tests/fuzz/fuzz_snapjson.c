@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* libFuzzer target: snapshot JSON (`snapshot --json` files given to diff). */
 #include "fuzz.h"
-#include "idle/snapjson.h"
+#include "idle/snapshotjson.h"
 
 static int from_json(struct il_snapshot *s, const json_t *j, struct il_err *err)
 {

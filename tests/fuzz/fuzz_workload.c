@@ -2,8 +2,8 @@
 /* libFuzzer target: a workload definition, then its default parameters, argv and bound metrics. */
 #include "fuzz.h"
 #include "util/strlist.h"
-#include "workload/def.h"
-#include "workload/defjson.h"
+#include "workload/workload.h"
+#include "workload/workloadjson.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!j)
 		return 0;
-	r = il_def_from_json(&w, j, "fuzz", "workloads/fuzz.json", &err);
+	r = il_workload_from_json(&w, j, "fuzz", "workloads/fuzz.json", &err);
 	fuzz_check(r);
 	if (!r) {
 		if (!il_workload_params(&w, NULL, "fuzz", &params, &err)) {

@@ -9,7 +9,7 @@
 
 #include "idle/diff.h"
 #include "idle/diffjson.h"
-#include "idle/snapjson.h"
+#include "idle/snapshotjson.h"
 
 static void diff_fixtures(struct il_diff *d, const char *a, const char *b)
 {

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "idle/snapjson.h"
+#include "idle/snapshotjson.h"
+#include "util/json.h"
 #include "idle/sysfs.h"
 
 static void test_snapshot__labvm_capture(void **state)

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "cli/paths.h"
+#include "cli/clipaths.h"
 #include "kernel/applycheck.h"
 #include "kernel/build.h"
 #include "kernel/fetch.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Workload definitions in use (workload/def.c: parameters, argv templating, JSON) and every score parser on captured outputs. */
+/* Workload definitions in use (workload/workload.c: parameters, argv templating, JSON) and every score parser on captured outputs. */
 #include "testutil.h"
 
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload/defjson.h"
+#include "workload/workloadjson.h"
 #include "workload/parse.h"
 
 static const char *wl_dir(void)
@@ -37,7 +37,7 @@ static double parse_metric(const char *wl, const char *fixture, const char *metr
 	json_t *m = NULL;
 	double v;
 
-	assert_int_equal(il_def_load(&w, wl_dir(), wl, &err), 0);
+	assert_int_equal(il_workload_load(&w, wl_dir(), wl, &err), 0);
 	if (il_workload_parse(&w, text, len, fixture, &m, &err))
 		fail_msg("%s: %s", fixture, err.msg);
 	assert_true(json_is_number(json_object_get(m, metric)));
@@ -133,24 +133,24 @@ static void test_parsers__bad_output(void **state)
 	json_t *m = NULL;
 
 	(void)state;
-	assert_int_equal(il_def_load(&w, wl_dir(), "hackbench", &err), 0);
+	assert_int_equal(il_workload_load(&w, wl_dir(), "hackbench", &err), 0);
 	/* the metric is missing: an error naming it, never a 0 */
 	assert_int_equal(il_workload_parse(&w, "Running in process mode\n", 24, "run.out", &m, &err), IL_EPARSE);
 	assert_non_null(strstr(err.msg, "time_s"));
 	assert_null(m);
 	il_workload_release(&w);
-	assert_int_equal(il_def_load(&w, wl_dir(), "fio", &err), 0);
+	assert_int_equal(il_workload_load(&w, wl_dir(), "fio", &err), 0);
 	assert_int_equal(il_workload_parse(&w, "{\"jobs\": []}", 12, "fio.out", &m, &err), IL_EPARSE);
 	assert_non_null(strstr(err.msg, "group_reporting"));
 	assert_int_equal(il_workload_parse(&w, "not json", 8, "fio.out", &m, &err), IL_EPARSE);
 	il_workload_release(&w);
-	assert_int_equal(il_def_load(&w, wl_dir(), "periodic", &err), 0);
+	assert_int_equal(il_workload_load(&w, wl_dir(), "periodic", &err), 0);
 	assert_int_equal(il_workload_parse(&w, "wakeup_lat_avg_us: nan\n", 23, "p.out", &m, &err), IL_EPARSE);
 	assert_int_equal(il_workload_parse(&w, "garbage line\n", 13, "p.out", &m, &err), IL_EPARSE);
 	assert_non_null(strstr(err.msg, "p.out:1"));
 	il_workload_release(&w);
 	/* a stressor that did not run (no report) is named, not a sample of zeros */
-	assert_int_equal(il_def_load(&w, wl_dir(), "stress-ng-cyclic", &err), 0);
+	assert_int_equal(il_workload_load(&w, wl_dir(), "stress-ng-cyclic", &err), 0);
 	{
 		const char *out = "stress-ng: error: [1] cyclic: sched_setattr failed\n";
 
@@ -180,7 +180,7 @@ static void test_parsers__out_of_memory(void **state)
 		long n = 0;
 
 		text = tu_read(out_fixture(fixture), &len);
-		assert_int_equal(il_def_load(&w, wl_dir(), cases[i].wl, &err), 0);
+		assert_int_equal(il_workload_load(&w, wl_dir(), cases[i].wl, &err), 0);
 		assert_int_equal(il_workload_parse(&w, text, len, fixture, &m, &err), 0);
 		whole = json_dumps(m, JSON_PRESERVE_ORDER | JSON_SORT_KEYS);
 		json_decref(m);
@@ -217,7 +217,7 @@ static void test_defs__cyclictest_does_not_hold_pm_qos(void **state)
 	struct il_strlist argv = { 0 };
 
 	(void)state;
-	assert_int_equal(il_def_load(&w, wl_dir(), "cyclictest", &err), 0);
+	assert_int_equal(il_workload_load(&w, wl_dir(), "cyclictest", &err), 0);
 	assert_int_equal(il_workload_params(&w, ov, "workloads[0].params", &params, &err), 0);
 	assert_int_equal(il_workload_argv(&w, params, &argv, &err), 0);
 	assert_true(il_strlist_has(&argv, "--laptop"));
@@ -270,7 +270,7 @@ static void test_defs__hostile_values_stay_one_argument(void **state)
 	struct il_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(il_def_load(&w, wl_dir(), "sleeper", &err), 0);
+	assert_int_equal(il_workload_load(&w, wl_dir(), "sleeper", &err), 0);
 	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
 		json_t *ov = json_pack("{s:s}", "mix", hostile[i]), *params;
 		struct il_strlist argv = { 0 };
@@ -295,7 +295,7 @@ static void test_defs__param_errors_name_the_path(void **state)
 	json_t *params = NULL, *ov;
 
 	(void)state;
-	assert_int_equal(il_def_load(&w, wl_dir(), "fio", &err), 0);
+	assert_int_equal(il_workload_load(&w, wl_dir(), "fio", &err), 0);
 	ov = json_pack("{s:s}", "runtime", "10");
 	assert_int_equal(il_workload_params(&w, ov, "workloads[2].params", &params, &err), IL_EPARSE);
 	assert_string_equal(err.msg, "workloads[2].params.runtime: expected integer");
@@ -335,7 +335,7 @@ static void test_defs__to_json(void **state)
 	long n = 0;
 
 	(void)state;
-	assert_int_equal(il_def_load(&w, wl_dir(), "fio", &err), 0);
+	assert_int_equal(il_workload_load(&w, wl_dir(), "fio", &err), 0);
 	j = il_workload_to_json(&w);
 	assert_non_null(j);
 	assert_string_equal(json_string_value(json_object_get(j, "name")), "fio");

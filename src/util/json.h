@@ -1,30 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Snapshot <-> JSON (the documented snapshot schema, docs/formats.md) and
- * loading a snapshot from a file that holds either JSON or a raw dump.
+ * JSON values that are always whole (jansson drops a key silently when it
+ * cannot add it): UTF-8 strings from any bytes, keys that never replace one
+ * another, and a builder's all-or-nothing result. The JSON files themselves
+ * (reading, dumping) are jsonfile.h's.
  */
-#ifndef IL_IDLE_SNAPJSON_H
-#define IL_IDLE_SNAPJSON_H
+#ifndef IL_UTIL_JSON_H
+#define IL_UTIL_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
 
 #include <jansson.h>
 
-#include "idle/snapshot.h"
-
-/* New JSON object for s (caller owns the reference), NULL on OOM. */
-json_t *il_snapshot_to_json(const struct il_snapshot *s);
-
-/*
- * Fill out from a JSON snapshot. label names the source in errors, which
- * also give the JSON path ("cpus[2].states[1].usage: expected ...").
- */
-int il_snapshot_from_json(struct il_snapshot *out, const json_t *j, const char *label, struct il_err *err);
-
-/* Load a snapshot file: JSON if it starts with '{', else a path:value dump. */
-int il_snapshot_load_file(struct il_snapshot *out, const char *path, struct il_err *err);
-
-/* JSON helpers shared by the idle JSON writers: null for an absent value. */
-json_t *il_json_val(struct il_val v);
-json_t *il_json_ival(struct il_ival v);
 /* s as a JSON string, each byte that is not UTF-8 as U+FFFD (il_utf8_add); null for NULL; NULL on OOM. */
 json_t *il_json_str(const char *s);
 

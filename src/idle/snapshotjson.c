@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Snapshot JSON encoding and decoding (with JSON paths in every error). */
-#include "idle/snapjson.h"
+#include "idle/snapshotjson.h"
+
+#include "util/json.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -12,7 +14,7 @@
 #include "util/strlist.h"
 #include "util/utf8.h"
 
-json_t *il_json_val(struct il_val v)
+json_t *il_snapshot_json_val(struct il_val v)
 {
 	if (!v.ok)
 		return json_null();
@@ -21,69 +23,9 @@ json_t *il_json_val(struct il_val v)
 	return json_integer((json_int_t)v.v);
 }
 
-json_t *il_json_ival(struct il_ival v)
+json_t *il_snapshot_json_ival(struct il_ival v)
 {
 	return v.ok ? json_integer((json_int_t)v.v) : json_null();
-}
-
-bool il_json_all(json_t *const *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!v[i]) {
-			for (size_t k = 0; k < n; k++)
-				json_decref(v[k]);
-			return false;
-		}
-	return true;
-}
-
-json_t *il_json_str(const char *s)
-{
-	struct il_buf b = IL_BUF_INIT;
-	json_t *j;
-
-	if (!s)
-		return json_null();
-	if ((j = json_string(s)))
-		return j;
-	/*
-	 * not UTF-8 (a console line, a remote error, a hostile host's sysfs): U+FFFD for each bad byte, as
-	 * export's label values, rather than the record failing or the value left out
-	 */
-	j = il_utf8_add(&b, s) ? NULL : json_string(il_buf_str(&b));
-	il_buf_release(&b);
-	return j;
-}
-
-int il_json_set(json_t *o, const char *key, json_t *v)
-{
-	struct il_buf k = IL_BUF_INIT;
-	size_t n = strlen(key);
-	int r = -1;
-
-	il_utf8_add(&k, key);
-	for (int i = 2; !il_buf_error(&k) && (k.len != n || memcmp(il_buf_str(&k), key, n)) &&
-			json_object_get(o, il_buf_str(&k));
-	     i++) {
-		il_buf_reset(&k);
-		il_utf8_add(&k, key);
-		il_buf_printf(&k, " #%d", i);
-	}
-	if (il_buf_error(&k))
-		json_decref(v);
-	else
-		r = json_object_set_new(o, il_buf_str(&k), v);
-	il_buf_release(&k);
-	return r;
-}
-
-json_t *il_json_whole(json_t *o, int bad)
-{
-	if (bad) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
 }
 
 /* A member of a struct that the writer and the reader both take from a table: its JSON key and offset. */
@@ -121,10 +63,10 @@ static json_t *state_json(const struct il_state *st)
 	bad |= json_object_set_new(o, "name", il_json_str(st->name));
 	bad |= json_object_set_new(o, "desc", il_json_str(st->desc));
 	for (int i = 0; i < IL_NINFOS; i++)
-		bad |= json_object_set_new(o, il_info_key(i), il_json_val(st->info[i]));
+		bad |= json_object_set_new(o, il_info_key(i), il_snapshot_json_val(st->info[i]));
 	bad |= json_object_set_new(o, "default_status", il_json_str(st->default_status));
 	for (int i = 0; i < IL_NCOUNTERS; i++)
-		bad |= json_object_set_new(o, il_counter_key(i), il_json_val(st->cnt[i]));
+		bad |= json_object_set_new(o, il_counter_key(i), il_snapshot_json_val(st->cnt[i]));
 	return il_json_whole(o, bad);
 }
 
@@ -139,8 +81,8 @@ static json_t *cpu_json(const struct il_cpu *c)
 	bad |= json_object_set_new(o, "driver", il_json_str(c->driver));
 	for (size_t k = 0; k < NCPU_IDS; k++)
 		bad |= json_object_set_new(o, cpu_ids[k].key,
-					   il_json_ival(*(const struct il_ival *)((const char *)c + cpu_ids[k].off)));
-	bad |= json_object_set_new(o, "capacity", il_json_val(c->capacity));
+					   il_snapshot_json_ival(*(const struct il_ival *)((const char *)c + cpu_ids[k].off)));
+	bad |= json_object_set_new(o, "capacity", il_snapshot_json_val(c->capacity));
 	for (size_t k = 0; k < c->nstates; k++)
 		bad |= json_array_append_new(sts, state_json(&c->states[k]));
 	bad |= json_object_set_new(o, "states", sts);
@@ -156,8 +98,8 @@ static json_t *zone_json(const struct il_energy_zone *z)
 		return NULL;
 	bad |= json_object_set_new(o, "zone", il_json_str(z->zone));
 	bad |= json_object_set_new(o, "name", il_json_str(z->name));
-	bad |= json_object_set_new(o, "energy_uj", il_json_val(z->energy_uj));
-	bad |= json_object_set_new(o, "max_energy_range_uj", il_json_val(z->max_range_uj));
+	bad |= json_object_set_new(o, "energy_uj", il_snapshot_json_val(z->energy_uj));
+	bad |= json_object_set_new(o, "max_energy_range_uj", il_snapshot_json_val(z->max_range_uj));
 	return il_json_whole(o, bad);
 }
 
@@ -170,7 +112,7 @@ static json_t *chan_json(const struct il_hwmon_chan *ch)
 		return NULL;
 	bad |= json_object_set_new(o, "channel", json_integer(ch->channel));
 	bad |= json_object_set_new(o, "label", il_json_str(ch->label));
-	bad |= json_object_set_new(o, "energy_uj", il_json_val(ch->energy_uj));
+	bad |= json_object_set_new(o, "energy_uj", il_snapshot_json_val(ch->energy_uj));
 	return il_json_whole(o, bad);
 }
 
@@ -228,9 +170,9 @@ json_t *il_snapshot_to_json(const struct il_snapshot *s)
 	bad |= json_object_set_new(o, "online", online_json(s));
 	bad |= json_object_set_new(o, "boot_id", il_json_str(s->boot_id));
 	bad |= json_object_set_new(o, "uptime_s", s->has_uptime ? json_real(s->uptime_s) : json_null());
-	bad |= json_object_set_new(o, "mono_ns", il_json_val((struct il_val){ s->mono_ns, s->has_mono }));
-	bad |= json_object_set_new(o, "suspend_success", il_json_val(s->suspend_success));
-	bad |= json_object_set_new(o, "suspend_fail", il_json_val(s->suspend_fail));
+	bad |= json_object_set_new(o, "mono_ns", il_snapshot_json_val((struct il_val){ s->mono_ns, s->has_mono }));
+	bad |= json_object_set_new(o, "suspend_success", il_snapshot_json_val(s->suspend_success));
+	bad |= json_object_set_new(o, "suspend_fail", il_snapshot_json_val(s->suspend_fail));
 	for (size_t i = 0; i < s->ncpus; i++)
 		bad |= json_array_append_new(cpus, cpu_json(&s->cpus[i]));
 	bad |= json_object_set_new(o, "cpus", cpus);

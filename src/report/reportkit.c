@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* What every report renderer shares: number formatting, word wrapping, the lab caveat's condition. */
-#include "report/common.h"
+#include "report/reportkit.h"
 
 #include "lab/labarch.h"
 

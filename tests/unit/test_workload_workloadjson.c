@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Workload definitions read from their JSON and validated (workload/defjson.c). */
+/* Workload definitions read from their JSON and validated (workload/workloadjson.c). */
 #include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload/defjson.h"
+#include "workload/workloadjson.h"
 #include "workload/parse.h"
 
 static const char *wl_dir(void)
@@ -20,14 +20,14 @@ static void test_defs__all_shipped_load(void **state)
 	struct il_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(il_def_list(&names, wl_dir(), &err), 0);
+	assert_int_equal(il_workload_list(&names, wl_dir(), &err), 0);
 	assert_true(names.n >= 11);
 	for (size_t i = 0; i < names.n; i++) {
 		struct il_workload w;
 		json_t *params = NULL;
 		struct il_strlist argv = { 0 };
 
-		if (il_def_load(&w, wl_dir(), names.v[i], &err))
+		if (il_workload_load(&w, wl_dir(), names.v[i], &err))
 			fail_msg("%s: %s", names.v[i], err.msg);
 		assert_true(il_parser_exists(w.parser));
 		assert_int_equal(il_workload_params(&w, NULL, "params", &params, &err), 0);
@@ -47,11 +47,11 @@ static void test_defs__key_metrics(void **state)
 	struct il_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(il_def_load(&w, tu_srcpath("workloads"), "schbench", &err), 0);
+	assert_int_equal(il_workload_load(&w, tu_srcpath("workloads"), "schbench", &err), 0);
 	assert_int_equal(w.key_metrics.n, 4);
 	assert_string_equal(w.key_metrics.v[0], "wakeup_p99_us");
 	il_workload_release(&w);
-	assert_int_equal(il_def_load(&w, tu_srcpath("workloads"), "fio", &err), 0);
+	assert_int_equal(il_workload_load(&w, tu_srcpath("workloads"), "fio", &err), 0);
 	assert_true(il_strlist_has(&w.key_metrics, "iops"));
 	assert_true(il_strlist_has(&w.key_metrics, "idle.miss_pct"));
 	assert_true(il_strlist_has(&w.key_metrics, "idle.idle_miss"));
@@ -103,7 +103,7 @@ static void test_defs__invalid_definitions(void **state)
 		struct il_workload w;
 
 		assert_non_null(j);
-		assert_int_equal(il_def_from_json(&w, j, "t", "t.json", &err), IL_EPARSE);
+		assert_int_equal(il_workload_from_json(&w, j, "t", "t.json", &err), IL_EPARSE);
 		if (!strstr(err.msg, bad[i].msg))
 			fail_msg("case %zu: got '%s', expected '%s'", i, err.msg, bad[i].msg);
 		assert_non_null(strstr(err.msg, "t.json"));
@@ -112,27 +112,27 @@ static void test_defs__invalid_definitions(void **state)
 }
 
 /* the file a definition came from, the names of the directory, a name that is not one */
-static void test_defjson__load_list_names(void **state)
+static void test_workloadjson__load_list_names(void **state)
 {
 	struct il_strlist names = { 0 };
 	struct il_workload w;
 	struct il_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(il_def_list(&names, wl_dir(), &err), 0);
+	assert_int_equal(il_workload_list(&names, wl_dir(), &err), 0);
 	for (size_t i = 1; i < names.n; i++)
 		assert_true(strcmp(names.v[i - 1], names.v[i]) < 0);
 	assert_true(il_strlist_has(&names, "fio"));
 	il_strlist_release(&names);
-	assert_int_equal(il_def_load(&w, wl_dir(), "fio", &err), 0);
+	assert_int_equal(il_workload_load(&w, wl_dir(), "fio", &err), 0);
 	assert_non_null(w.path);
 	assert_non_null(strstr(w.path, "fio.json"));
 	assert_string_equal(w.name, "fio");
 	il_workload_release(&w);
-	assert_int_equal(il_def_load(&w, wl_dir(), "../fio", &err), IL_EINVAL);
+	assert_int_equal(il_workload_load(&w, wl_dir(), "../fio", &err), IL_EINVAL);
 	assert_non_null(strstr(err.msg, "not a valid workload name"));
 	assert_null(w.name);
-	assert_int_not_equal(il_def_load(&w, wl_dir(), "no-such-workload", &err), 0);
+	assert_int_not_equal(il_workload_load(&w, wl_dir(), "no-such-workload", &err), 0);
 }
 
 int main(void)
@@ -141,8 +141,8 @@ int main(void)
 		cmocka_unit_test(test_defs__all_shipped_load),
 		cmocka_unit_test(test_defs__invalid_definitions),
 		cmocka_unit_test(test_defs__key_metrics),
-		cmocka_unit_test(test_defjson__load_list_names),
+		cmocka_unit_test(test_workloadjson__load_list_names),
 	};
 
-	return cmocka_run_group_tests_name("workload_defjson", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("workload_workloadjson", tests, NULL, NULL);
 }

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Helpers every report renderer shares (report/common.c): numbers in at most
+ * Helpers every report renderer shares (report/reportkit.c): numbers in at most
  * ~10 characters, word wrapping, Markdown and CSV cells, and whether a dataset comes from the QEMU
  * lab host (then each report says il_report_lab_caveat). Nothing here allocates
  * except into the caller's il_buf.
  */
-#ifndef IL_REPORT_COMMON_H
-#define IL_REPORT_COMMON_H
+#ifndef IL_REPORT_REPORTKIT_H
+#define IL_REPORT_REPORTKIT_H
 #include <stdbool.h>
 #include <stddef.h>
 #include "stats/compare.h"

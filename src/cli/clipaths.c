@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Paths from options, the environment, the installation and defaults, resolved once (see paths.h). */
-#include "cli/paths.h"
+#include "cli/clipaths.h"
 
 #include <limits.h>
 #include <pwd.h>

@@ -10,11 +10,11 @@
  * Each element stays one argument, so a value can never become shell syntax
  * or a second argument. A metric may be a pattern, one per value of an
  * integer parameter ("lat_max_t{n}_us", "count": "threads"), which a plan
- * binds to its params. Reading one from its JSON is workload/defjson.h's;
+ * binds to its params. Reading one from its JSON is workload/workloadjson.h's;
  * this header has the definition and what is done with it.
  */
-#ifndef IL_WORKLOAD_DEF_H
-#define IL_WORKLOAD_DEF_H
+#ifndef IL_WORKLOAD_WORKLOAD_H
+#define IL_WORKLOAD_WORKLOAD_H
 #include <stdbool.h>
 #include <jansson.h>
 #include "util/strlist.h"
@@ -68,24 +68,24 @@ struct il_workload {
 bool il_workload_key_default(const char *metric, long idx);
 
 /*
- * The definitions directory: dir if given, else "./workloads" (the search path: cli/paths.c). dir may be a
+ * The definitions directory: dir if given, else "./workloads" (the search path: cli/clipaths.c). dir may be a
  * search path (util/search.h: the first directory holding a name wins). Borrowed.
  */
 const char *il_workloads_dir(const char *dir);
 
-/* What w holds (a definition from workload/defjson.h), and w zeroed. */
+/* What w holds (a definition from workload/workloadjson.h), and w zeroed. */
 void il_workload_release(struct il_workload *w);
 
 /* w's metric or parameter of that name (borrowed from w), or NULL. */
 const struct il_wl_metric *il_workload_metric(const struct il_workload *w, const char *name);
-const struct il_wl_param *il_def_param(const struct il_workload *w, const char *name);
+const struct il_wl_param *il_workload_param(const struct il_workload *w, const char *name);
 
 /*
  * Check value v against parameter p: its type, range or choices; where names
- * v in errors (IL_EPARSE). Both a definition's defaults (workload/defjson.c)
+ * v in errors (IL_EPARSE). Both a definition's defaults (workload/workloadjson.c)
  * and a plan's values go through it.
  */
-int il_def_value_check(const struct il_wl_param *p, const json_t *v, const char *where, struct il_err *err);
+int il_workload_value_check(const struct il_wl_param *p, const json_t *v, const char *where, struct il_err *err);
 
 /*
  * Check overrides (an object, or NULL) against the parameters and fill in

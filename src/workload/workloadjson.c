@@ -4,9 +4,9 @@
  * validated field by field (util/jfields): the parameters and their
  * defaults, the metrics and their patterns, the key metrics, the argv
  * template's placeholders (util/template), and the directory's names. What
- * is done with a definition once read is workload/def.c's.
+ * is done with a definition once read is workload/workload.c's.
  */
-#include "workload/defjson.h"
+#include "workload/workloadjson.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,7 +88,7 @@ static int parse_param(void *entry, const char *name, const json_t *j, const cha
 	if (p->choices.n && p->type != IL_PARAM_STR)
 		return il_jf_bad(err, label, path, "choices", "%s", param_fields[4].what);
 	snprintf(where, sizeof(where), "%s: %s.default", label, path);
-	if ((r = il_def_value_check(p, il_jf_get(j, "default"), where, err)))
+	if ((r = il_workload_value_check(p, il_jf_get(j, "default"), where, err)))
 		return r;
 	p->def = json_incref((json_t *)il_jf_get(j, "default"));
 	return 0;
@@ -132,7 +132,7 @@ struct tpl_check {
 static int check_placeholder(void *ctx, const char *s, const char *name, bool whole, struct il_err *err)
 {
 	const struct tpl_check *c = ctx;
-	const struct il_wl_param *p = il_def_param(c->w, name);
+	const struct il_wl_param *p = il_workload_param(c->w, name);
 
 	if (!p)
 		return il_err_set(err, IL_EPARSE, "%s: %s: unknown parameter '%s'", c->label, c->path, name);
@@ -175,7 +175,7 @@ static int check_template(const struct il_workload *w, const json_t *a, const ch
 			const char *c = json_string_value(json_object_get(e, "if"));
 			json_t *t = json_object_get(e, "then"), *f = json_object_get(e, "else");
 
-			if (!c || !(p = il_def_param(w, c)))
+			if (!c || !(p = il_workload_param(w, c)))
 				return il_jf_bad(err, label, sub, "if", "the name of a parameter (true when it is true, "
 						 "a non-zero number or a non-empty string)");
 			snprintf(name, sizeof(name), "%.60s.then", sub);
@@ -277,7 +277,7 @@ static int parse_entries(const json_t *v, size_t size,
 	return 0;
 }
 
-int il_def_from_json(struct il_workload *out, const json_t *j, const char *name, const char *label,
+int il_workload_from_json(struct il_workload *out, const json_t *j, const char *name, const char *label,
 			  struct il_err *err)
 {
 	const json_t *v;
@@ -307,7 +307,7 @@ int il_def_from_json(struct il_workload *out, const json_t *j, const char *name,
 	if (r)
 		goto fail;
 	for (size_t i = 0; i < out->nmetrics; i++) {
-		const struct il_wl_param *p = out->metrics[i].count ? il_def_param(out, out->metrics[i].count) : NULL;
+		const struct il_wl_param *p = out->metrics[i].count ? il_workload_param(out, out->metrics[i].count) : NULL;
 		char path[128];
 
 		if (out->metrics[i].count && (!p || p->type != IL_PARAM_INT)) {
@@ -338,7 +338,7 @@ fail:
 	return r;
 }
 
-int il_def_load(struct il_workload *out, const char *dir, const char *name, struct il_err *err)
+int il_workload_load(struct il_workload *out, const char *dir, const char *name, struct il_err *err)
 {
 	char *path;
 	json_t *j;
@@ -349,7 +349,7 @@ int il_def_load(struct il_workload *out, const char *dir, const char *name, stru
 		return il_err_set(err, IL_EINVAL, "'%s' is not a valid workload name", name);
 	if ((r = il_json_load_named(il_workloads_dir(dir), name, "workload", "definition", &j, &path, err)))
 		return r;
-	if (!(r = il_def_from_json(out, j, name, path, err)))
+	if (!(r = il_workload_from_json(out, j, name, path, err)))
 		out->path = path;
 	else
 		free(path);
@@ -357,7 +357,7 @@ int il_def_load(struct il_workload *out, const char *dir, const char *name, stru
 	return r;
 }
 
-int il_def_list(struct il_strlist *out, const char *dir, struct il_err *err)
+int il_workload_list(struct il_strlist *out, const char *dir, struct il_err *err)
 {
 	dir = il_workloads_dir(dir);
 	if (il_search_names(out, dir, ".json", err))

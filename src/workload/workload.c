@@ -3,9 +3,9 @@
  * A workload definition in use: its parameters checked and resolved, its
  * pattern metrics bound, its argv template expanded (util/template), and the
  * definition as JSON. Reading and validating a definition file is
- * workload/defjson.c's.
+ * workload/workloadjson.c's.
  */
-#include "workload/def.h"
+#include "workload/workload.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -37,7 +37,7 @@ void il_workload_release(struct il_workload *w)
 	memset(w, 0, sizeof(*w));
 }
 
-const struct il_wl_param *il_def_param(const struct il_workload *w, const char *name)
+const struct il_wl_param *il_workload_param(const struct il_workload *w, const char *name)
 {
 	for (size_t i = 0; i < w->nparams; i++)
 		if (!strcmp(w->params[i].name, name))
@@ -60,7 +60,7 @@ static const char *type_name(enum il_param_type t)
 	return names[t];
 }
 
-int il_def_value_check(const struct il_wl_param *p, const json_t *v, const char *where, struct il_err *err)
+int il_workload_value_check(const struct il_wl_param *p, const json_t *v, const char *where, struct il_err *err)
 {
 	double x;
 
@@ -147,12 +147,12 @@ int il_workload_params(const struct il_workload *w, const json_t *overrides, con
 int il_workload_param_check(const struct il_workload *w, const char *name, const json_t *v, const char *where,
 			    struct il_err *err)
 {
-	const struct il_wl_param *p = il_def_param(w, name);
+	const struct il_wl_param *p = il_workload_param(w, name);
 
 	if (!p)
 		return il_err_set(err, IL_EPARSE, "%s: workload '%s' has no parameter '%s' (see 'idlelab workload show %s')",
 				  where, w->name, name, w->name);
-	return il_def_value_check(p, v, where, err);
+	return il_workload_value_check(p, v, where, err);
 }
 
 bool il_workload_metric_matches(const struct il_wl_metric *m, const char *key)

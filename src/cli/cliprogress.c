@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Progress lines on stderr. */
-#include "cli/progress.h"
+#include "cli/cliprogress.h"
 #include "cli/cli.h"
 
 #include <signal.h>

@@ -4,8 +4,8 @@
  * otherwise a plain line every IL_CLI_PROGRESS_EVERY_S seconds and one at the
  * end, so a CI log shows that a long step moves without filling up.
  */
-#ifndef IL_CLI_PROGRESS_H
-#define IL_CLI_PROGRESS_H
+#ifndef IL_CLI_CLIPROGRESS_H
+#define IL_CLI_CLIPROGRESS_H
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>

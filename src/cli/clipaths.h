@@ -19,8 +19,8 @@
  * --workloads-dir and $IDLELAB_HOSTS, $IDLELAB_WORKLOADS replace the search
  * path (each may itself be a search path, DIR:DIR).
  */
-#ifndef IL_CLI_PATHS_H
-#define IL_CLI_PATHS_H
+#ifndef IL_CLI_CLIPATHS_H
+#define IL_CLI_CLIPATHS_H
 #include <limits.h>
 #include <stdbool.h>
 

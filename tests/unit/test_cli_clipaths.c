@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The search paths cli/paths.c builds: their order, the variables that replace them, directories left out. */
+/* The search paths cli/clipaths.c builds: their order, the variables that replace them, directories left out. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/paths.h"
+#include "cli/clipaths.h"
 #include "testutil.h"
 #include "util/str.h"
 
-static void test_cli_paths__order_and_override(void **state)
+static void test_cli_clipaths__order_and_override(void **state)
 {
 	char *d = tu_tmpdir(), *x;
 	struct il_cli_source *s;
@@ -50,7 +50,7 @@ static void test_cli_paths__order_and_override(void **state)
 	free(d);
 }
 
-static void test_cli_paths__writable_by_others_left_out(void **state)
+static void test_cli_clipaths__writable_by_others_left_out(void **state)
 {
 	char *d = tu_tmpdir(), *x, *h;
 	struct il_cli_source *s;
@@ -87,8 +87,8 @@ static void test_cli_paths__writable_by_others_left_out(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cli_paths__order_and_override),
-		cmocka_unit_test(test_cli_paths__writable_by_others_left_out),
+		cmocka_unit_test(test_cli_clipaths__order_and_override),
+		cmocka_unit_test(test_cli_clipaths__writable_by_others_left_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
