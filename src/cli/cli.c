@@ -17,6 +17,7 @@
 #include "report/idletable.h"
 #include "util/buf.h"
 #include "util/str.h"
+#include "util/jsonfile.h"
 
 int il_cli_fail(const struct il_err *err)
 {
@@ -87,7 +88,7 @@ int il_cli_output_json(const char *path, json_t *j, struct il_err *err)
 
 	if (!j)
 		return il_err_oom(err);
-	s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	s = il_json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	json_decref(j);
 	if (!s)
 		return il_err_oom(err);

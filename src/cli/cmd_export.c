@@ -14,6 +14,7 @@
 #include "report/kcidb.h"
 #include "report/promtext.h"
 #include "util/kcidbrest.h"
+#include "util/jsonfile.h"
 
 /* The line --summary prints: what was exported and idlelab's own miss ratio of it (docs/export.md). */
 static void summary(const char *out, const struct il_promtext_summary *s)
@@ -47,7 +48,7 @@ static int kcidb(char **argv, int nargs, const char *origin, const char *out, bo
 
 	if ((r = il_kcidb_document((const char *const *)argv + 1, (size_t)nargs, origin, &doc, &err)))
 		return il_cli_fail(&err);
-	if (!(txt = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER)))
+	if (!(txt = il_json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER)))
 		r = il_err_oom(&err);
 	if (!r && (out || !submit))
 		r = out && strcmp(out, "-") ? il_write_file_mode(out, txt, strlen(txt), 0644, &err)

@@ -23,6 +23,7 @@
 #include "workflow/nightly.h"
 #include "util/buf.h"
 #include "util/str.h"
+#include "util/jsonfile.h"
 
 enum { EXIT_REGRESSION = 3 };
 
@@ -51,7 +52,7 @@ static int submit_night(const struct il_nightly_opts *no, const json_t *e, const
 	char *txt = NULL;
 	int r = il_kcidb_night(no->dir, json_object_get(e, "record"), origin, &doc, err);
 
-	if (!r && !(txt = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER)))
+	if (!r && !(txt = il_json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER)))
 		r = il_err_oom(err);
 	if (!r)
 		r = il_kcidb_submit(&rest, txt, sid, err);

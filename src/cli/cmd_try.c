@@ -246,7 +246,7 @@ int cmd_try(int argc, char **argv)
 			   "--thread)", argv[1], ans.subject ? ans.subject : "?");
 		goto fail;
 	}
-	if (!(txt = json_dumps(plan, JSON_INDENT(2) | JSON_PRESERVE_ORDER))) {
+	if (!(txt = il_json_dumps(plan, JSON_INDENT(2) | JSON_PRESERVE_ORDER))) {
 		il_err_oom(&err);
 		goto fail;
 	}

@@ -13,6 +13,7 @@
 #include "util/jfields.h"
 #include "util/str.h"
 #include "util/utf8.h"
+#include "util/jsonfile.h"
 
 #define LABEL "alert"
 /* What a mail line may take (the table, the header paragraph): the lkp mails' width. */
@@ -536,7 +537,7 @@ int il_alert_post_webhook(const char *url, const json_t *json, const struct il_s
 {
 	struct il_strlist hl = { 0 };
 	struct il_buf resp = IL_BUF_INIT;
-	char *shown = il_http_url_shown_nopath(url), *text = json_dumps(json, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	char *shown = il_http_url_shown_nopath(url), *text = il_json_dumps(json, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	struct il_http_req q = { .url = url, .url_shown = shown, .method = "POST", .body = text, .headers = &hl,
 				 .user_agent = "idlelab (alert)", .timeout_s = 60, .connect_timeout_s = 15, .max_body = 512,
 				 .accepted = accepted, .accepted_ctx = ctx };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/jfields.h"
+#include "util/jsonfile.h"
 
 /* ---- What every format reads from the history object ---- */
 
@@ -456,7 +457,7 @@ int il_report_history(const json_t *hist, enum il_fmt f, bool all, struct il_buf
 	case IL_FMT_CSV: history_csv(hist, out); break;
 	case IL_FMT_HTML: history_html(hist, all, out); break;
 	case IL_FMT_JSON:
-		if (!(s = json_dumps(hist, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))))
+		if (!(s = il_json_dumps(hist, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))))
 			return il_err_oom(err);
 		il_buf_adds(out, s);
 		il_buf_adds(out, "\n");

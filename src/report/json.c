@@ -7,6 +7,7 @@
 
 #include "util/json.h"
 #include "util/jfields.h"
+#include "util/jsonfile.h"
 
 /* Metrics left out by --max-cv: [{key, variant, cv}] (cv null when the mean was 0). */
 static json_t *dropped_json(const struct il_cmp *c)
@@ -177,7 +178,7 @@ json_t *il_report_json(const struct il_cmp *c)
 int il_report_json_text(const struct il_cmp *c, struct il_buf *out)
 {
 	json_t *j = il_report_json(c);
-	char *s = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
+	char *s = j ? il_json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
 
 	json_decref(j);
 	if (!s)

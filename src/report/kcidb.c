@@ -21,6 +21,7 @@
 #include "util/jfields.h"
 #include "util/sha256.h"
 #include "util/str.h"
+#include "util/jsonfile.h"
 
 struct kctx {
 	const char *origin;
@@ -198,7 +199,7 @@ static int kernel_objects(struct kctx *k, const struct run *u, const char *name,
 		   : make_id(k, "checkout", (const char *[]){ "running", host, release }, 3);
 	{
 		/* a build is its tree, arch and configuration: the plan's build section, in one canonical form */
-		char *how = plan_build ? json_dumps(plan_build, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+		char *how = plan_build ? il_json_dumps(plan_build, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
 
 		*build_id = ke ? make_id(k, "build", (const char *[]){ commit, str(ke, "tree"), str(ke, "arch"), how }, 4)
 			       : make_id(k, "build", (const char *[]){ "running", host, release }, 3);

@@ -18,6 +18,7 @@
 
 #include "report/environ.h"
 #include "report/tracesum.h"
+#include "util/jsonfile.h"
 
 /* The short block's limit: a reply's evidence, not the report (--full has everything). */
 #define IL_TB_MAX_LINES 60
@@ -270,7 +271,7 @@ static void what_and_where(const struct il_cmp *c, bool full, struct il_buf *b)
 		if (strcmp(label, str(e, "workload")))
 			il_buf_printf(&line, " (%s)", str(e, "workload"));
 		json_object_foreach(json_object_get(e, "params"), pk, pv) {
-			char *v = json_dumps(pv, JSON_ENCODE_ANY | JSON_REAL_PRECISION(6));
+			char *v = il_json_dumps(pv, JSON_ENCODE_ANY | JSON_REAL_PRECISION(6));
 
 			il_buf_printf(&line, "%s%s=%s", first ? ": " : " ", pk, v ? v : "?");
 			first = false;

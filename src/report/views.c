@@ -9,6 +9,7 @@
  */
 #include "report/views.h"
 #include "report/viewkit.h"
+#include "util/jsonfile.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -570,7 +571,7 @@ int il_report_view(const struct il_cmp *c, enum il_view v, enum il_fmt f, struct
 		    json_object_set_new(j, "summary", json_string(il_buf_str(&s))))
 			r = IL_ENOMEM;
 		json_decref(body);
-		text = r ? NULL : json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		text = r ? NULL : il_json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 		if (text) {
 			il_buf_adds(out, text);
 			il_buf_adds(out, "\n");

@@ -73,3 +73,15 @@ int il_json_dump(struct il_buf *out, const json_t *j, size_t flags)
 		return IL_ENOMEM;
 	return il_buf_error(out);
 }
+
+char *il_json_dumps(const json_t *j, size_t flags)
+{
+	struct il_buf b = IL_BUF_INIT;
+	char *s;
+
+	if (!j || il_json_dump(&b, j, flags) || !(s = il_buf_detach(&b))) {
+		il_buf_release(&b);
+		return NULL;
+	}
+	return s;
+}

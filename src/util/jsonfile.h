@@ -32,4 +32,11 @@ int il_json_load_named(const char *dir, const char *name, const char *kind, cons
  */
 int il_json_dump(struct il_buf *out, const json_t *j, size_t flags);
 
+/*
+ * json_dumps, whole or NULL (memory; j NULL): the one way idlelab turns JSON
+ * into text (src/util/banned.h refuses json_dumps, for the reason above).
+ * The caller frees.
+ */
+IL_MUST_CHECK char *il_json_dumps(const json_t *j, size_t flags);
+
 #endif

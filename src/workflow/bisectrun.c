@@ -125,7 +125,7 @@ static int measure(void *ctx, const char *commit, size_t k, size_t n, struct il_
 			goto out;
 		}
 		json_object_del(p, "reference");
-		txt = json_dumps(p, JSON_INDENT(2));
+		txt = il_json_dumps(p, JSON_INDENT(2));
 		r = txt ? il_write_file_atomic(plan.p, txt, strlen(txt), err) : il_err_oom(err);
 		free(txt);
 		if (!r)

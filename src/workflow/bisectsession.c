@@ -125,7 +125,7 @@ static int open_env(struct il_bisect_session *s, const struct il_bisect_session_
 			       json_string_value(json_object_get(s->args, "variant")), &s->run, s->dir, err);
 	if (r || !in->plan_path)
 		goto out;
-	if (!(txt = json_dumps(s->env.plan, JSON_INDENT(2))) || !(at = json_dumps(s->args, JSON_INDENT(2))))
+	if (!(txt = il_json_dumps(s->env.plan, JSON_INDENT(2))) || !(at = il_json_dumps(s->args, JSON_INDENT(2))))
 		r = il_err_oom(err);
 	else if (!(r = il_write_file_atomic(pp.p, txt, strlen(txt), err)))
 		r = il_write_file_atomic(ap.p, at, strlen(at), err);

@@ -231,7 +231,7 @@ static char *tip_plan(const struct nt *n)
 	    json_object_set_new(k, "commit", json_string(n->res->tip)) ||
 	    json_object_set_new(p, "kernels", json_pack("[O]", k)))
 		goto out;
-	txt = json_dumps(p, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	txt = il_json_dumps(p, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 out:
 	json_decref(p), json_decref(k);
 	return txt;

@@ -22,6 +22,7 @@
 #include "host/runners.h"
 #include "host/transport.h"
 #include "util/proc.h"
+#include "util/jsonfile.h"
 
 static int parse(const char *boot, const char *pc, struct il_boot_cfg *c, struct il_err *err)
 {
@@ -66,7 +67,7 @@ static void test_boot__config(void **state)
 	assert_true(c.has_power_cycle);
 	assert_int_equal(c.power_cycle.timeout_s, 30);
 	j = il_boot_cfg_to_json(&c);
-	txt = json_dumps(j, JSON_SORT_KEYS);
+	txt = il_json_dumps(j, JSON_SORT_KEYS);
 	/* the request's shape is shown, never its headers or body (credentials) */
 	assert_non_null(strstr(txt, "\"method\": \"POST\""));
 	assert_non_null(strstr(txt, "\"remote_dir\": \"<idlelab's working directory>/boot\""));
@@ -78,7 +79,7 @@ static void test_boot__config(void **state)
 	assert_int_equal(parse("{\"method\": \"kexec\"}",
 			       "{\"url\": \"http://admin:s3cret@127.0.0.1:9/outlet/3?token=s3cret\"}", &c, &err), 0);
 	j = il_boot_cfg_to_json(&c);
-	txt = json_dumps(j, JSON_SORT_KEYS);
+	txt = il_json_dumps(j, JSON_SORT_KEYS);
 	assert_null(strstr(txt, "s3cret"));
 	assert_non_null(strstr(txt, "http://admin:***@127.0.0.1:9/outlet/3?***"));
 	free(txt);

@@ -15,6 +15,7 @@
 #include "host/probe.h"
 #include "host/runners.h"
 #include "util/proc.h"
+#include "util/jsonfile.h"
 
 /* Parse probe lines (no sysfs dump) into a fingerprint; fails the test on error. */
 static json_t *parse(const char *text)
@@ -30,7 +31,7 @@ static json_t *parse(const char *text)
 static void assert_json(const json_t *got, const char *want_text)
 {
 	json_t *want = json_loads(want_text, JSON_DECODE_ANY, NULL);
-	char *g = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	char *g = il_json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 
 	assert_non_null(want);
 	if (!json_equal(got, want))

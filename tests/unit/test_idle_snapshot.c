@@ -8,6 +8,7 @@
 #include "idle/snapshotjson.h"
 #include "util/json.h"
 #include "idle/sysfs.h"
+#include "util/jsonfile.h"
 
 static void test_snapshot__labvm_capture(void **state)
 {
@@ -164,7 +165,7 @@ static void local_roundtrip(const char *fixture)
 	ja = il_snapshot_to_json(&a);
 	jb = il_snapshot_to_json(&b);
 	if (!json_equal(ja, jb)) {
-		char *x = json_dumps(ja, JSON_COMPACT), *y = json_dumps(jb, JSON_COMPACT);
+		char *x = il_json_dumps(ja, JSON_COMPACT), *y = il_json_dumps(jb, JSON_COMPACT);
 
 		fail_msg("%s: local read differs:\n%s\n%s", fixture, x, y);
 	}

@@ -21,6 +21,7 @@
 #include "stats/compare.h"
 #include "stats/dataset.h"
 #include "util/str.h"
+#include "util/jsonfile.h"
 
 /* tests/fixtures/journal/RUN[/FILE]; a static buffer */
 static const char *fixture(const char *run, const char *file)
@@ -133,7 +134,7 @@ static void test_report__json_out_of_memory(void **state)
 			assert_true(hit);
 			continue;
 		}
-		s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		s = il_json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 		assert_non_null(s);
 		assert_memory_equal(s, il_buf_str(&whole), strlen(s));
 		assert_int_equal(strlen(s) + 1, whole.len);
@@ -690,7 +691,7 @@ static void test_testedby__kernels_say_where_the_tree_came_from(void **state)
 		json_object_set_new(json_array_get(json_object_get(rs, "kernels"), i), "origin",
 				    json_string("Debian linux-source-6.12 (/usr/src/x.tar.xz)"));
 	{
-		char *line = json_dumps(rs, JSON_COMPACT);
+		char *line = il_json_dumps(rs, JSON_COMPACT);
 
 		il_buf_adds(&b, line);
 		free(line);

@@ -20,6 +20,7 @@
 #include "report/vtable.h"
 #include "stats/compare.h"
 #include "stats/dataset.h"
+#include "util/jsonfile.h"
 
 static const char *fixture(const char *dir, const char *file)
 {
@@ -491,7 +492,7 @@ static void test_views__vout_json_out_of_memory(void **state)
 	assert_int_equal(il_vout_error(&o), 0);
 	assert_non_null(j = il_vout_json(&o));
 	assert_int_equal(json_array_size(json_object_get(j, "tables")), 2);
-	whole = json_dumps(j, JSON_PRESERVE_ORDER);
+	whole = il_json_dumps(j, JSON_PRESERVE_ORDER);
 	assert_string_equal(whole, "{\"tables\": [{\"name\": \"first\", \"title\": \"a table\", \"columns\": "
 				   "[{\"name\": \"name\", \"kind\": \"text\"}, {\"name\": \"value\", \"kind\": \"number\"}], "
 				   "\"rows\": [[\"row\", 0.0], [null, 1.5], [\"row\", null]]}, {\"name\": \"second\", "
@@ -509,7 +510,7 @@ static void test_views__vout_json_out_of_memory(void **state)
 			assert_true(hit);
 			continue;
 		}
-		s = json_dumps(j, JSON_PRESERVE_ORDER);
+		s = il_json_dumps(j, JSON_PRESERVE_ORDER);
 		assert_string_equal(s, whole);
 		free(s);
 		json_decref(j);

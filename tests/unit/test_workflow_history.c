@@ -21,6 +21,7 @@
 #include "workflow/history.h"
 #include "stats/stats.h"
 #include "util/buf.h"
+#include "util/jsonfile.h"
 
 /* A temp directory with reports/ (the fixtures copied in) and the history's path. */
 struct fx {
@@ -77,7 +78,7 @@ static void put_scaled_run(const struct fx *f, const char *name, const char *tim
 		if (json_is_number(json_object_get(met, "usec_per_loop")))
 			json_object_set_new(met, "usec_per_loop",
 					    json_real(json_number_value(json_object_get(met, "usec_per_loop")) * factor));
-		assert_non_null(dump = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER));
+		assert_non_null(dump = il_json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER));
 		il_buf_printf(&out, "%s\n", dump);
 		free(dump);
 		json_decref(rec);

@@ -9,6 +9,7 @@
 
 #include "workload/workloadjson.h"
 #include "workload/parse.h"
+#include "util/jsonfile.h"
 
 static const char *wl_dir(void)
 {
@@ -182,7 +183,7 @@ static void test_parsers__out_of_memory(void **state)
 		text = tu_read(out_fixture(fixture), &len);
 		assert_int_equal(il_workload_load(&w, wl_dir(), cases[i].wl, &err), 0);
 		assert_int_equal(il_workload_parse(&w, text, len, fixture, &m, &err), 0);
-		whole = json_dumps(m, JSON_PRESERVE_ORDER | JSON_SORT_KEYS);
+		whole = il_json_dumps(m, JSON_PRESERVE_ORDER | JSON_SORT_KEYS);
 		json_decref(m);
 		for (bool hit = true; hit; n++) {
 			int r;
@@ -195,7 +196,7 @@ static void test_parsers__out_of_memory(void **state)
 				assert_true(hit);
 				assert_null(m);
 			} else {
-				char *s = json_dumps(m, JSON_PRESERVE_ORDER | JSON_SORT_KEYS);
+				char *s = il_json_dumps(m, JSON_PRESERVE_ORDER | JSON_SORT_KEYS);
 
 				assert_string_equal(s, whole);
 				free(s);
@@ -346,7 +347,7 @@ static void test_defs__to_json(void **state)
 	assert_true(json_equal(json_object_get(j, "argv"), w.argv));
 	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(j, "metrics"), "iops"),
 								  "better")), "higher");
-	whole = json_dumps(j, JSON_PRESERVE_ORDER);
+	whole = il_json_dumps(j, JSON_PRESERVE_ORDER);
 	json_decref(j);
 	for (bool hit = true; hit; n++) {
 		tu_json_oom(n);
@@ -357,7 +358,7 @@ static void test_defs__to_json(void **state)
 			continue;
 		}
 		{
-			char *s = json_dumps(j, JSON_PRESERVE_ORDER);
+			char *s = il_json_dumps(j, JSON_PRESERVE_ORDER);
 
 			assert_string_equal(s, whole);
 			free(s);
