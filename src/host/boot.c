@@ -38,6 +38,7 @@ struct run {
 	double t0;
 	struct il_host_cfg conn;     /* the settings of the open connection (a transport borrows them) */
 	bool conn_owned;
+	bool lost;                   /* a step could not be kept (no memory left): the boot's record is not whole */
 };
 
 static void step(struct run *b, const char *what, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -53,8 +54,9 @@ static void step(struct run *b, const char *what, const char *fmt, ...)
 		va_end(ap);
 	}
 	il_clock_iso_now(at, sizeof(at));
-	json_array_append_new(b->steps, json_pack("{s:s,s:s,s:f,s:s}", "step", what, "at", at, "elapsed_s",
-						  (double)(long)(el * 1000) / 1000, "detail", detail));
+	if (json_array_append_new(b->steps, json_pack("{s:s,s:s,s:f,s:s}", "step", what, "at", at, "elapsed_s",
+						      (double)(long)(el * 1000) / 1000, "detail", detail)))
+		b->lost = true;
 	if (b->o && b->o->cb)
 		b->o->cb(what, detail, el, b->o->ctx);
 }
@@ -505,7 +507,7 @@ int il_boot_run(const struct il_host_cfg *cfg, const struct il_boot_target *tgt,
 		json_t **steps, struct il_err *err)
 {
 	struct il_boot_opts dflt = { 0 };
-	struct run b = { cfg, o ? o : &dflt, tgt, json_array(), now_s(), { 0 }, false };
+	struct run b = { cfg, o ? o : &dflt, tgt, json_array(), now_s(), { 0 }, false, false };
 	struct il_transport *conn = NULL, **t = &conn;
 	const struct il_boot_cfg *c = &cfg->boot;
 	char old[64] = "", prev[sizeof(err->msg)];
@@ -574,5 +576,5 @@ out:
 	il_transport_free(*t);
 	if (b.conn_owned)
 		il_host_release(&b.conn);
-	return r;
+	return !r && b.lost ? il_err_oom(err) : r;
 }

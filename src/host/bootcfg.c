@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/json.h"
 #include "util/buf.h"
 #include "util/http.h"
 #include "util/jfields.h"
@@ -234,29 +235,30 @@ json_t *il_boot_cfg_to_json(const struct il_boot_cfg *c)
 {
 	json_t *o = json_pack("{s:s,s:i,s:s}", "method", il_boot_method_name(c->method), "timeout_s", c->timeout_s,
 			      "remote_dir", c->remote_dir ? c->remote_dir : "<idlelab's working directory>/boot");
+	int bad = !o;
 
 	if (c->lab)
-		json_object_set_new(o, "lab", json_string(c->lab));
+		bad |= json_object_set_new(o, "lab", json_string(c->lab));
 	if (c->argv.n)
-		json_object_set_new(o, "argv", il_jf_strlist_json(&c->argv));
+		bad |= json_object_set_new(o, "argv", il_jf_strlist_json(&c->argv));
 	if (c->back_argv.n)
-		json_object_set_new(o, "back_argv", il_jf_strlist_json(&c->back_argv));
+		bad |= json_object_set_new(o, "back_argv", il_jf_strlist_json(&c->back_argv));
 	if (c->cmdline)
-		json_object_set_new(o, "cmdline", json_string(c->cmdline));
+		bad |= json_object_set_new(o, "cmdline", json_string(c->cmdline));
 	if (c->initrd)
-		json_object_set_new(o, "initrd", json_string(c->initrd));
+		bad |= json_object_set_new(o, "initrd", json_string(c->initrd));
 	if (c->has_power_cycle) {
 		const struct il_power_cycle *p = &c->power_cycle;
 		/* only the request's shape: headers and bodies may carry credentials */
 		json_t *pc = json_pack("{s:i,s:i}", "timeout_s", p->timeout_s, "wait_s", p->wait_s ? p->wait_s : c->timeout_s);
 
 		if (p->url) {
-			json_object_set_new(pc, "url", json_string(p->url_shown));
-			json_object_set_new(pc, "method", json_string(p->method ? p->method : "POST"));
+			bad |= json_object_set_new(pc, "url", json_string(p->url_shown));
+			bad |= json_object_set_new(pc, "method", json_string(p->method ? p->method : "POST"));
 		}
 		if (p->argv.n)
-			json_object_set_new(pc, "argv", il_jf_strlist_json(&p->argv));
-		json_object_set_new(o, "power_cycle", pc);
+			bad |= json_object_set_new(pc, "argv", il_jf_strlist_json(&p->argv));
+		bad |= json_object_set_new(o, "power_cycle", pc);
 	}
-	return o;
+	return il_json_whole(o, bad);
 }

@@ -49,7 +49,7 @@ int il_boot_cfg_parse(struct il_boot_cfg *c, const json_t *boot, const json_t *p
 		      struct il_err *err);
 void il_boot_cfg_release(struct il_boot_cfg *c);
 const char *il_boot_method_name(enum il_boot_method m);
-/* The configuration as JSON (for `host show` and the journal); caller owns it. */
+/* The configuration as JSON (for `host show` and the journal); caller owns it; NULL: no memory left. */
 json_t *il_boot_cfg_to_json(const struct il_boot_cfg *c);
 
 /* The template placeholders, in the order of the vals[] il_boot_argv takes. */

@@ -23,6 +23,9 @@
 /* What push and pull may print. */
 #define IL_CMDTR_COPY_OUT (64u << 10)
 
+const char *const il_host_exec_names[] = { "cmd", NULL };
+const char *const il_host_copy_names[] = { "src", "dst", NULL };
+
 int il_cmdtr_command(struct il_buf *b, char *const argv[], const char *nonce)
 {
 	if (il_sh_quote_argv(b, argv))

@@ -31,6 +31,15 @@
 #include "util/buf.h"
 
 /*
+ * The templates' placeholders (struct il_host_cmds), NULL-terminated: exec's
+ * ({cmd}) and push's and pull's ({src} {dst}). Here, with the kind that
+ * expands them, for the host file's parser (host/inventory.c) to check them
+ * against: the parser is above the kinds, never the other way round.
+ */
+extern const char *const il_host_exec_names[];
+extern const char *const il_host_copy_names[];
+
+/*
  * Open a transport for cfg (kind IL_HOST_COMMAND): `id -u` runs through it
  * within connect_timeout_s (a program that is missing or a device that is
  * not there fails here, naming the host: IL_ECONNECT, IL_ENOTFOUND,

@@ -23,7 +23,7 @@ struct il_host_kind_info {
 	/* its transport (host/transport.h); a kind without commands returns IL_EUNSUPPORTED saying why */
 	int (*open)(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err);
 	void (*where)(const struct il_host_cfg *h, struct il_buf *out);   /* il_host_where */
-	void (*to_json)(const struct il_host_cfg *h, json_t *o);         /* its own fields; NULL: none */
+	int (*to_json)(const struct il_host_cfg *h, json_t *o);          /* its own fields; NULL: none; -1: no memory */
 };
 extern const struct il_host_kind_info il_host_kinds[IL_HOST_NKINDS];
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Host inventory files: loading, validation, listing. */
 #include "host/inventory.h"
+#include "host/cmdtransport.h"
 #include "host/hostkind.h"
 #include "util/search.h"
 #include "idle/cpuset.h"
@@ -31,9 +32,6 @@ void il_host_release(struct il_host_cfg *h)
 	il_lava_cfg_release(&h->lava);
 	memset(h, 0, sizeof(*h));
 }
-
-const char *const il_host_exec_names[] = { "cmd", NULL };
-const char *const il_host_copy_names[] = { "src", "dst", NULL };
 
 static bool valid_name(const char *s)
 {
@@ -345,12 +343,12 @@ int il_host_from_spec(struct il_host_cfg *out, const char *spec, const char *lab
 		r = il_err_set(err, IL_EPARSE, "%s: '%s': expected [user@]host[:port]", label, spec);
 		goto out;
 	}
-	json_object_set_new(j, "address", json_string(addr));
-	if (user)
-		json_object_set_new(j, "user", json_string(user));
-	if (port)
-		json_object_set_new(j, "port", json_integer(port));
-	r = il_host_from_json(out, j, spec, label, paths, err);
+	if (json_object_set_new(j, "address", json_string(addr)) ||
+	    (user && json_object_set_new(j, "user", json_string(user))) ||
+	    (port && json_object_set_new(j, "port", json_integer(port))))
+		r = il_err_oom(err);
+	else
+		r = il_host_from_json(out, j, spec, label, paths, err);
 out:
 	json_decref(j);
 	free(user);
@@ -378,7 +376,9 @@ bool il_host_ssh_alias(const struct il_paths *paths, const char *name)
 			for (char *c = line; *c; c++)
 				if (*c == '=' || *c == '\t')
 					*c = ' ';
-			il_strlist_split(&w, line);
+			/* no memory left for its words: the line is passed over, as one that could not be read */
+			if (il_strlist_split(&w, line))
+				il_strlist_release(&w);
 		}
 		if (w.n >= 2 && !strcasecmp(w.v[0], "Host"))
 			for (size_t i = 1; i < w.n && !found; i++)

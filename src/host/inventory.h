@@ -41,17 +41,14 @@ const char *il_host_kind_name(enum il_host_kind k);
 /*
  * A command transport's argv templates (util/template.h), the host file's
  * "transport" section; empty lists for other kinds. exec has {cmd}, push
- * {src} and {dst}, pull (optional: empty) {src} and {dst}.
+ * {src} and {dst}, pull (optional: empty) {src} and {dst}
+ * (il_host_exec_names, il_host_copy_names: host/cmdtransport.h).
  */
 struct il_host_cmds {
 	struct il_strlist exec;
 	struct il_strlist push;
 	struct il_strlist pull;
 };
-
-/* Their placeholders, NULL-terminated: exec's ({cmd}) and push's and pull's ({src} {dst}). */
-extern const char *const il_host_exec_names[];
-extern const char *const il_host_copy_names[];
 
 struct il_host_cfg {
 	char *name;
@@ -111,7 +108,7 @@ bool il_host_ssh_alias(const struct il_paths *paths, const char *name);
 /* The lines of a plain inventory file (one "[user@]host[:port]" each; blanks and '#' comments skipped), appended. */
 int il_host_list_file(struct il_strlist *out, const char *path, struct il_err *err);
 
-/* The configuration as JSON (never contains secrets: only the identity path). */
+/* The configuration as JSON (never contains secrets: only the identity path); caller owns; NULL: no memory left. */
 json_t *il_host_to_json(const struct il_host_cfg *h);
 
 void il_host_release(struct il_host_cfg *h);

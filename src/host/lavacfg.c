@@ -188,23 +188,24 @@ fail:
 json_t *il_lava_cfg_to_json(const struct il_lava_cfg *c)
 {
 	json_t *o = json_object();
+	int bad = !o;
 
-	json_object_set_new(o, "url", json_string(c->url));
-	json_object_set_new(o, "token_file", json_string(c->token_file));
-	json_object_set_new(o, "device_type", json_string(c->device_type));
-	json_object_set_new(o, "tags", il_jf_strlist_json(&c->tags));
-	json_object_set_new(o, "priority", json_integer(c->priority));
-	json_object_set_new(o, "visibility", json_string(c->visibility));
-	json_object_set_new(o, "artifact_dir", c->artifact_dir ? json_string(c->artifact_dir) : json_null());
-	json_object_set_new(o, "artifact_url", c->artifact_url ? json_string(c->artifact_url) : json_null());
-	json_object_set_new(o, "poll_s", json_integer(c->poll_s));
-	json_object_set_new(o, "queue_timeout_s", json_integer(c->queue_timeout_s));
-	json_object_set_new(o, "job_timeout_s", json_integer(c->job_timeout_s));
-	json_object_set_new(o, "images", json_pack("{s:o?,s:o?,s:o?,s:o?}", "kernel", il_json_str(c->images.kernel),
-						   "ramdisk", il_json_str(c->images.ramdisk), "dtb",
-						   il_json_str(c->images.dtb), "modules", il_json_str(c->images.modules)));
-	json_object_set_new(o, "job_template", il_json_str(c->job_template));
-	json_object_set_new(o, "boards", json_integer(c->boards));
-	json_object_set_new(o, "bindir", json_string(c->bindir));
-	return o;
+	bad |= json_object_set_new(o, "url", json_string(c->url));
+	bad |= json_object_set_new(o, "token_file", json_string(c->token_file));
+	bad |= json_object_set_new(o, "device_type", json_string(c->device_type));
+	bad |= json_object_set_new(o, "tags", il_jf_strlist_json(&c->tags));
+	bad |= json_object_set_new(o, "priority", json_integer(c->priority));
+	bad |= json_object_set_new(o, "visibility", json_string(c->visibility));
+	bad |= json_object_set_new(o, "artifact_dir", c->artifact_dir ? json_string(c->artifact_dir) : json_null());
+	bad |= json_object_set_new(o, "artifact_url", c->artifact_url ? json_string(c->artifact_url) : json_null());
+	bad |= json_object_set_new(o, "poll_s", json_integer(c->poll_s));
+	bad |= json_object_set_new(o, "queue_timeout_s", json_integer(c->queue_timeout_s));
+	bad |= json_object_set_new(o, "job_timeout_s", json_integer(c->job_timeout_s));
+	bad |= json_object_set_new(o, "images", json_pack("{s:o?,s:o?,s:o?,s:o?}", "kernel", il_json_str(c->images.kernel),
+							  "ramdisk", il_json_str(c->images.ramdisk), "dtb",
+							  il_json_str(c->images.dtb), "modules", il_json_str(c->images.modules)));
+	bad |= json_object_set_new(o, "job_template", il_json_str(c->job_template));
+	bad |= json_object_set_new(o, "boards", json_integer(c->boards));
+	bad |= json_object_set_new(o, "bindir", json_string(c->bindir));
+	return il_json_whole(o, bad);
 }

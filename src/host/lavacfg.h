@@ -44,7 +44,7 @@ struct il_lava_cfg {
 int il_lava_cfg_parse(struct il_lava_cfg *out, const json_t *j, const char *label, const char *path,
 		      const struct il_paths *paths, struct il_err *err);
 
-/* The section as JSON for `host show` (the token file's path, never the token). The caller owns it. */
+/* The section as JSON for `host show` (the token file's path, never the token). The caller owns it; NULL: no memory left. */
 json_t *il_lava_cfg_to_json(const struct il_lava_cfg *c);
 
 void il_lava_cfg_release(struct il_lava_cfg *c);

@@ -440,12 +440,14 @@ fail:
 	return r;
 }
 
-/* How the probe reached the host, in its fingerprint. */
-static void stamp(const struct il_transport *t, json_t *out, double elapsed_s)
+/* How the probe reached the host, in its fingerprint (IL_ENOMEM: not all of it could be said). */
+static int stamp(const struct il_transport *t, json_t *out, double elapsed_s, struct il_err *err)
 {
-	json_object_set_new(out, "transport", json_string(il_host_kind_name(t->cfg->kind)));
-	json_object_set_new(out, "auth", json_string(t->auth));
-	json_object_set_new(out, "probe_s", json_real(elapsed_s));
+	if (json_object_set_new(out, "transport", json_string(il_host_kind_name(t->cfg->kind))) ||
+	    json_object_set_new(out, "auth", json_string(t->auth)) ||
+	    json_object_set_new(out, "probe_s", json_real(elapsed_s)))
+		return il_err_oom(err);
+	return 0;
 }
 
 /*
@@ -480,8 +482,13 @@ int il_probe_run(struct il_transport *t, json_t **out, struct il_snapshot *snap,
 	il_buf_adds(&script, il_runner_script("probe.sh"));
 	il_buf_adds(&script, il_runner_script("snapshot.sh"));
 	if (!(r = run_probe(t, &script, NULL, NULL, "probe", &res, err)) &&
-	    !(r = il_probe_parse(il_buf_str(&res.out), res.out.len, t->label, out, snap, err)))
-		stamp(t, *out, res.elapsed_s);
+	    !(r = il_probe_parse(il_buf_str(&res.out), res.out.len, t->label, out, snap, err)) &&
+	    (r = stamp(t, *out, res.elapsed_s, err))) {
+		json_decref(*out);
+		*out = NULL;
+		if (snap)
+			il_snapshot_release(snap);
+	}
 	il_exec_result_release(&res);
 	return r;
 }
@@ -527,8 +534,13 @@ int il_probe_window(struct il_transport *t, double window_s, json_t **out, struc
 	il_buf_adds(&script, "echo " IL_PROBE_WINDOW_MARK "\nsleep \"$1\"\n");
 	il_buf_adds(&script, il_runner_script("snapshot.sh"));
 	if (!(r = run_probe(t, &script, args, &o, "audit probe", &res, err)) &&
-	    !(r = il_probe_parse_window(il_buf_str(&res.out), res.out.len, t->label, out, before, after, err)))
-		stamp(t, *out, res.elapsed_s);
+	    !(r = il_probe_parse_window(il_buf_str(&res.out), res.out.len, t->label, out, before, after, err)) &&
+	    (r = stamp(t, *out, res.elapsed_s, err))) {
+		json_decref(*out);
+		*out = NULL;
+		il_snapshot_release(before);
+		il_snapshot_release(after);
+	}
 	il_exec_result_release(&res);
 	return r;
 }

@@ -5,6 +5,11 @@
  * argv templates: host/cmdtransport.h). Commands are argv vectors; the ssh
  * and command sides turn them into a command string with il_sh_quote_argv
  * only. Which one a host gets is its il_host_kind (one table: host/hostkind.c).
+ * The files stand in one order, each using only those below it:
+ * host/transportopen.c (il_transport_open) -> host/hostkind.c (the table) ->
+ * the kinds (host/ssh.c, host/cmdtransport.c, host/transportlocal.c) ->
+ * host/transport.c (what they share: il_transport_exec, the transfers'
+ * helpers, the held child).
  */
 #ifndef IL_HOST_TRANSPORT_H
 #define IL_HOST_TRANSPORT_H
@@ -81,8 +86,8 @@ int il_transport_run_script(struct il_transport *t, const char *script, char *co
 
 /* The ssh implementation (host/ssh.c). */
 int il_ssh_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err);
-/* this machine, fork/exec (the built-in host `local`) */
-int il_local_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err);
+/* this machine, fork/exec (the built-in host `local`: host/transportlocal.c) */
+int il_transport_local_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err);
 
 /*
  * A transport whose held command is a child process here (local, command):

@@ -21,20 +21,6 @@
 
 #define now_s il_mono_s
 
-static char *run_dir(const struct il_lab_opts *o, const struct il_lab_ref *l)
-{
-	return il_str_dup_printf("%s/lab/run/%s", o->cache_dir, l->name);
-}
-
-char *il_lab_run_dir(const struct il_lab_opts *o)
-{
-	struct il_lab_ref l = { 0 };
-	char *d = il_lab_ref_open(&l, o, NULL) ? NULL : run_dir(o, &l);
-
-	il_lab_ref_release(&l);
-	return d;
-}
-
 static int free_port(void)
 {
 	struct sockaddr_in a = { 0 };
@@ -151,6 +137,7 @@ out:
 
 int il_lab_status(const struct il_lab_opts *o, json_t **out, struct il_err *err)
 {
+	static const char *const kept[] = { "image", "table", "kernel" };
 	struct il_lab_ref l = { 0 };
 	char *rd, *pidfile, *sp, *tail, *host;
 	json_error_t je;
@@ -163,7 +150,7 @@ int il_lab_status(const struct il_lab_opts *o, json_t **out, struct il_err *err)
 
 	if ((lr = il_lab_ref_open(&l, o, err)))
 		return il_lab_ref_release(&l), lr;
-	rd = run_dir(o, &l), pidfile = il_str_dup_printf("%s/qemu.pid", rd), sp = il_str_dup_printf("%s/state.json", rd);
+	rd = il_lab_ref_dir(o, &l), pidfile = il_str_dup_printf("%s/qemu.pid", rd), sp = il_str_dup_printf("%s/state.json", rd);
 	st = json_load_file(sp, 0, &je);
 	pid = read_pid(pidfile);
 	state = !st ? "stopped" : our_qemu(pid, pidfile) ? "running" : "crashed";
@@ -172,16 +159,16 @@ int il_lab_status(const struct il_lab_opts *o, json_t **out, struct il_err *err)
 	*out = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s}", "name", l.name, "host", host, "arch", l.A->name, "state",
 			 state, "pid", st ? json_integer(pid) : json_null(), "port",
 			 st ? json_incref(json_object_get(st, "port")) : json_null(), "run_dir", rd, "console_tail", tail);
-	if (st) {
-		json_object_set(*out, "image", json_object_get(st, "image"));
-		if (json_object_get(st, "table"))
-			json_object_set(*out, "table", json_object_get(st, "table"));
-		if (json_object_get(st, "kernel"))
-			json_object_set(*out, "kernel", json_object_get(st, "kernel"));
+	/* what the instance was brought up with, as its state.json says (each only when there) */
+	for (size_t i = 0; *out && st && i < sizeof(kept) / sizeof(kept[0]); i++) {
+		json_t *v = json_object_get(st, kept[i]);
+
+		if (v && json_object_set(*out, kept[i], v))
+			json_decref(*out), *out = NULL;
 	}
 	json_decref(st);
 	il_lab_ref_release(&l), free(host), free(rd), free(pidfile), free(sp), free(tail);
-	return 0;
+	return *out ? 0 : il_err_oom(err);
 }
 
 int il_lab_down(const struct il_lab_opts *o, struct il_err *err)
@@ -194,7 +181,7 @@ int il_lab_down(const struct il_lab_opts *o, struct il_err *err)
 
 	if ((lr = il_lab_ref_open(&l, o, err)))
 		return il_lab_ref_release(&l), lr;
-	rd = run_dir(o, &l), pidfile = il_str_dup_printf("%s/qemu.pid", rd), sp = il_str_dup_printf("%s/state.json", rd);
+	rd = il_lab_ref_dir(o, &l), pidfile = il_str_dup_printf("%s/qemu.pid", rd), sp = il_str_dup_printf("%s/state.json", rd);
 	pid = read_pid(pidfile);
 	if (our_qemu(pid, pidfile)) {
 		struct il_host_cfg cfg;
@@ -230,210 +217,289 @@ int il_lab_down(const struct il_lab_opts *o, struct il_err *err)
 	return 0;
 }
 
-int il_lab_up(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, json_t **state, struct il_err *err)
+/* A lab coming up: what the steps of il_lab_up share. */
+struct up {
+	const struct il_lab_opts *o;
+	il_lab_cb cb;
+	void *ctx;
+	struct il_lab_ref l;
+	char *dir;             /* the build (il_lab_build) */
+	char *rd, *pidfile, *console, *kh, *sp; /* the instance's run directory and its files */
+	char *img;             /* the kernel image it boots */
+	char *table;           /* x86_64: the idle table its firmware declares */
+	struct il_buf append;  /* the kernel command line */
+	int port, timeout;
+	double t0, tboot;
+};
+
+static void up_release(struct up *u)
 {
-	double t0 = now_s(), tboot = 0;
-	struct il_lab_ref l = { 0 };
-	char *dir = NULL, *rd = NULL, *pidfile = NULL, *console = NULL, *kh = NULL, *sp = NULL, *img = NULL;
-	char *hostpub = NULL, *table = NULL;
-	int port, r, timeout = o->timeout_s > 0 ? o->timeout_s : 180;
-	struct il_buf pub = IL_BUF_INIT, append = IL_BUF_INIT;
+	il_buf_release(&u->append);
+	il_lab_ref_release(&u->l);
+	free(u->dir), free(u->rd), free(u->pidfile), free(u->console), free(u->kh), free(u->sp), free(u->img);
+	free(u->table);
+}
 
-	*state = NULL;
-	if ((r = il_lab_ref_open(&l, o, err)))
-		goto out;
-	rd = run_dir(o, &l), pidfile = il_str_dup_printf("%s/qemu.pid", rd), console = il_str_dup_printf("%s/console.log", rd);
-	kh = il_str_dup_printf("%s/known_hosts", rd), sp = il_str_dup_printf("%s/state.json", rd);
-	if (our_qemu(read_pid(pidfile), pidfile)) {
-		r = il_err_set(err, IL_EINVAL, "lab '%s' is already running (pid %d): 'idlelab lab down --name %s' first",
-			       l.name, (int)read_pid(pidfile), l.name);
-		goto out;
-	}
-	if (l.a != IL_LAB_X86_64 && o->table && strcmp(o->table, "default")) {
-		r = il_err_set(err, IL_EINVAL, "lab '%s': --table is for the x86_64 lab; the %s lab's idle states are %s/%s",
-			       l.name, l.A->name, l.A->hosts_dir, l.A->idle_file);
-		goto out;
-	}
-	if ((r = il_lab_build(o, cb, ctx, &dir, err)))
-		goto out;
-	img = o->image ? strdup(o->image) : il_str_dup_printf("%s/%s", dir, l.A->target);
-	il_buf_printf(&append, "console=%s rdinit=/init panic=-1", l.A->console);
-	if (l.a == IL_LAB_X86_64) {
-		char *kept = il_str_dup_printf("%s/idle-tables.json", dir);
-		struct il_ssdt_tables t = { 0 };
-		const struct il_ssdt_table *x;
+/* The instance, its files, and what refuses it before anything is built: running already, a table of another arch's. */
+static int up_open(struct up *u, struct il_err *err)
+{
+	const struct il_lab_opts *o = u->o;
+	struct il_lab_ref *l = &u->l;
+	int r;
 
-		table = strdup(o->table && *o->table ? o->table : "default");
-		if (!(r = il_ssdt_tables_load(&t, kept, err)) && !(x = il_ssdt_find(&t, table))) {
-			struct il_buf names = IL_BUF_INIT;
+	if ((r = il_lab_ref_open(l, o, err)))
+		return r;
+	u->rd = il_lab_ref_dir(o, l);
+	if (!u->rd || !(u->pidfile = il_str_dup_printf("%s/qemu.pid", u->rd)) ||
+	    !(u->console = il_str_dup_printf("%s/console.log", u->rd)) || !(u->kh = il_str_dup_printf("%s/known_hosts", u->rd)) ||
+	    !(u->sp = il_str_dup_printf("%s/state.json", u->rd)))
+		return il_err_oom(err);
+	if (our_qemu(read_pid(u->pidfile), u->pidfile))
+		return il_err_set(err, IL_EINVAL, "lab '%s' is already running (pid %d): 'idlelab lab down --name %s' first",
+				  l->name, (int)read_pid(u->pidfile), l->name);
+	if (l->a != IL_LAB_X86_64 && o->table && strcmp(o->table, "default"))
+		return il_err_set(err, IL_EINVAL, "lab '%s': --table is for the x86_64 lab; the %s lab's idle states are %s/%s",
+				  l->name, l->A->name, l->A->hosts_dir, l->A->idle_file);
+	return 0;
+}
 
-			for (size_t i = 0; i < t.n; i++)
-				il_buf_printf(&names, "%s%s", i ? ", " : "", t.v[i].name);
-			r = il_err_set(err, IL_EINVAL, "lab '%s': no idle table '%s' in %s/%s (tables: %s)", l.name, table,
-				       l.A->hosts_dir, l.A->idle_file, il_buf_str(&names));
-			il_buf_release(&names);
-		} else if (!r) {
-			il_buf_adds(&append, " ");
-			r = il_ssdt_cmdline(x, &append);
-		}
-		il_ssdt_tables_release(&t);
+/* x86_64: the idle table's kernel arguments (lab/ssdt.h), from the tables the build kept. */
+static int up_idle_table(struct up *u, struct il_err *err)
+{
+	char *kept = il_str_dup_printf("%s/idle-tables.json", u->dir);
+	struct il_ssdt_tables t = { 0 };
+	const struct il_ssdt_table *x;
+	int r;
+
+	u->table = strdup(u->o->table && *u->o->table ? u->o->table : "default");
+	if (!kept || !u->table) {
 		free(kept);
-		if (r)
-			goto out;
+		return il_err_oom(err);
 	}
-	hostpub = il_str_dup_printf("%s/host_key.pub", dir);
-	{
-		char *m[] = { (char *)"mkdir", (char *)"-p", rd, NULL };
+	if (!(r = il_ssdt_tables_load(&t, kept, err)) && !(x = il_ssdt_find(&t, u->table))) {
+		struct il_buf names = IL_BUF_INIT;
 
-		if ((r = il_lab_tool(m, 0, "mkdir", err)))
-			goto out;
+		for (size_t i = 0; i < t.n; i++)
+			il_buf_printf(&names, "%s%s", i ? ", " : "", t.v[i].name);
+		r = il_err_set(err, IL_EINVAL, "lab '%s': no idle table '%s' in %s/%s (tables: %s)", u->l.name, u->table,
+			       u->l.A->hosts_dir, u->l.A->idle_file, il_buf_str(&names));
+		il_buf_release(&names);
+	} else if (!r) {
+		il_buf_adds(&u->append, " ");
+		r = il_ssdt_cmdline(x, &u->append);
 	}
-	unlink(sp);
-	unlink(console);
-	if ((port = free_port()) < 0) {
+	il_ssdt_tables_release(&t);
+	free(kept);
+	return r;
+}
+
+/* The image to boot and the kernel command line. */
+static int up_cmdline(struct up *u, struct il_err *err)
+{
+	const struct il_lab_arch_info *A = u->l.A;
+
+	u->img = u->o->image ? strdup(u->o->image) : il_str_dup_printf("%s/%s", u->dir, A->target);
+	if (!u->img)
+		return il_err_oom(err);
+	il_buf_printf(&u->append, "console=%s rdinit=/init panic=-1", A->console);
+	return u->l.a == IL_LAB_X86_64 ? up_idle_table(u, err) : 0;
+}
+
+/* A fresh run directory, a free loopback port, and the build's pinned host key for exactly that port. */
+static int up_known_hosts(struct up *u, struct il_err *err)
+{
+	char *m[] = { (char *)"mkdir", (char *)"-p", u->rd, NULL };
+	char *hostpub = il_str_dup_printf("%s/host_key.pub", u->dir), *line = NULL;
+	struct il_buf pub = IL_BUF_INIT;
+	int r;
+
+	if (!hostpub)
+		return il_err_oom(err);
+	if ((r = il_lab_tool(m, 0, "mkdir", err)))
+		goto out;
+	unlink(u->sp);
+	unlink(u->console);
+	if ((u->port = free_port()) < 0) {
 		r = il_err_set(err, IL_EIO, "no free loopback port");
 		goto out;
 	}
-	/* the pinned host key, for exactly this port */
 	if ((r = il_buf_read_file(&pub, hostpub, 4096, err)))
 		goto out;
 	while (pub.len && pub.p[pub.len - 1] == '\n')
 		pub.p[--pub.len] = 0;
-	{
-		char *line = il_str_dup_printf("[127.0.0.1]:%d %s\n", port, pub.p);
+	if (!(line = il_str_dup_printf("[127.0.0.1]:%d %s\n", u->port, pub.p)))
+		r = il_err_oom(err);
+	else
+		r = il_write_file_atomic(u->kh, line, strlen(line), err);
+out:
+	free(line);
+	free(hostpub);
+	il_buf_release(&pub);
+	return r;
+}
 
-		r = il_write_file_atomic(kh, line, strlen(line), err);
-		free(line);
-		if (r)
-			goto out;
-	}
-	il_lab_step(cb, ctx, "booting", t0);
-	tboot = now_s();
-	{
-		char cpus[16], mem[16], *initrd = il_str_dup_printf("%s/initramfs.cpio.gz", dir);
-		char *net = il_str_dup_printf("user,id=n0,hostfwd=tcp:127.0.0.1:%d-:22", port), *ser = il_str_dup_printf("file:%s", console);
-		char *nic = il_str_dup_printf("%s,netdev=n0", l.A->nic), *what = il_str_dup_printf("%s (apt-get install %s)", l.A->qemu, l.A->qemu_pkg);
-		/* the firmware's idle states: arm64 a device tree, x86_64 the table's SSDT */
-		char *fw = l.a == IL_LAB_X86_64 ? il_str_dup_printf("file=%s/cst-%s.aml", dir, table) : il_str_dup_printf("%s/labvm.dtb", dir);
-		char *av[] = { (char *)l.A->qemu, (char *)"-M", (char *)l.A->machine, (char *)"-cpu", (char *)l.A->cpu,
-			       (char *)"-smp", cpus, (char *)"-m", mem, (char *)"-accel", (char *)"tcg,thread=multi",
-			       (char *)"-kernel", img, (char *)"-initrd", initrd,
-			       (char *)(l.a == IL_LAB_X86_64 ? "-acpitable" : "-dtb"), fw, (char *)"-append",
-			       (char *)il_buf_str(&append), (char *)"-netdev", net, (char *)"-device", nic, (char *)"-display",
-			       (char *)"none", (char *)"-monitor", (char *)"none", (char *)"-serial", ser, (char *)"-no-reboot",
-			       (char *)"-daemonize", (char *)"-pidfile", pidfile, NULL };
+/* QEMU, daemonized: the lab's machine with the firmware's idle states, SSH forwarded to u->port. */
+static int up_qemu(struct up *u, struct il_err *err)
+{
+	const struct il_lab_arch_info *A = u->l.A;
+	bool x86 = u->l.a == IL_LAB_X86_64;
+	char cpus[16], mem[16], *initrd = il_str_dup_printf("%s/initramfs.cpio.gz", u->dir);
+	char *net = il_str_dup_printf("user,id=n0,hostfwd=tcp:127.0.0.1:%d-:22", u->port);
+	char *ser = il_str_dup_printf("file:%s", u->console), *nic = il_str_dup_printf("%s,netdev=n0", A->nic);
+	char *what = il_str_dup_printf("%s (apt-get install %s)", A->qemu, A->qemu_pkg);
+	/* the firmware's idle states: arm64 a device tree, x86_64 the table's SSDT */
+	char *fw = x86 ? il_str_dup_printf("file=%s/cst-%s.aml", u->dir, u->table) : il_str_dup_printf("%s/labvm.dtb", u->dir);
+	char *av[] = { (char *)A->qemu, (char *)"-M", (char *)A->machine, (char *)"-cpu", (char *)A->cpu,
+		       (char *)"-smp", cpus, (char *)"-m", mem, (char *)"-accel", (char *)"tcg,thread=multi",
+		       (char *)"-kernel", u->img, (char *)"-initrd", initrd, (char *)(x86 ? "-acpitable" : "-dtb"), fw,
+		       (char *)"-append", (char *)il_buf_str(&u->append), (char *)"-netdev", net, (char *)"-device", nic,
+		       (char *)"-display", (char *)"none", (char *)"-monitor", (char *)"none", (char *)"-serial", ser,
+		       (char *)"-no-reboot", (char *)"-daemonize", (char *)"-pidfile", u->pidfile, NULL };
+	int r;
 
-		snprintf(cpus, sizeof(cpus), "%d", il_lab_cpus(o));
-		snprintf(mem, sizeof(mem), "%d", il_lab_mem(o));
+	snprintf(cpus, sizeof(cpus), "%d", il_lab_cpus(u->o));
+	snprintf(mem, sizeof(mem), "%d", il_lab_mem(u->o));
+	if (!initrd || !net || !ser || !nic || !what || !fw || il_buf_error(&u->append))
+		r = il_err_oom(err);
+	else
 		r = il_lab_tool(av, 60000, what, err);
-		free(initrd), free(net), free(ser), free(nic), free(what), free(fw);
-		if (r)
-			goto out;
-	}
-	{
-		json_t *st = json_pack("{s:s,s:s,s:i,s:i,s:s,s:s,s:s,s:s,s:i}", "name", l.name, "arch", l.A->name, "port",
-				       port, "pid", (int)read_pid(pidfile), "identity", "", "known_hosts", kh, "image", img,
-				       "lab_dir", dir, "cpus", il_lab_cpus(o));
-		char *id = il_str_dup_printf("%s/lab_key", dir), *txt;
+	free(initrd), free(net), free(ser), free(nic), free(what), free(fw);
+	return r;
+}
 
-		json_object_set_new(st, "mem_mb", json_integer(il_lab_mem(o)));
-		/* the source tree it was built from: a restart (a kernel variant's boot) may come from any directory */
-		{
-			char *srcabs = realpath(il_lab_src(o), NULL);
+/*
+ * The running instance's state.json (il_lab_host reads it), *state its
+ * copy. The source tree it was built from goes in: a restart (a kernel
+ * variant's boot) may come from any directory; so does the tree it runs
+ * (labbuild.c's kernel.json): later boots and `try` take the same.
+ */
+static int up_state(struct up *u, json_t **state, struct il_err *err)
+{
+	const struct il_lab_opts *o = u->o;
+	json_t *st = json_pack("{s:s,s:s,s:i,s:i,s:s,s:s,s:s,s:s,s:i}", "name", u->l.name, "arch", u->l.A->name, "port",
+			       u->port, "pid", (int)read_pid(u->pidfile), "identity", "", "known_hosts", u->kh, "image",
+			       u->img, "lab_dir", u->dir, "cpus", il_lab_cpus(o));
+	char *id = il_str_dup_printf("%s/lab_key", u->dir), *srcabs = realpath(il_lab_src(o), NULL);
+	char *kj = il_str_dup_printf("%s/kernel.json", u->dir), *txt = NULL;
+	json_error_t je;
+	json_t *k = kj ? json_load_file(kj, 0, &je) : NULL;
+	int bad = !st || !id, r;
 
-			json_object_set_new(st, "source", json_string(srcabs ? srcabs : il_lab_src(o)));
-			free(srcabs);
-		}
-		if (table)
-			json_object_set_new(st, "table", json_string(table));
-		/* the tree it runs (labbuild.c's kernel.json): later boots and `try` take the same */
-		{
-			char *kj = il_str_dup_printf("%s/kernel.json", dir);
-			json_error_t je;
-			json_t *k = kj ? json_load_file(kj, 0, &je) : NULL;
+	bad |= json_object_set_new(st, "mem_mb", json_integer(il_lab_mem(o)));
+	bad |= json_object_set_new(st, "source", json_string(srcabs ? srcabs : il_lab_src(o)));
+	if (u->table)
+		bad |= json_object_set_new(st, "table", json_string(u->table));
+	if (json_is_object(k))
+		bad |= json_object_set(st, "kernel", k);
+	bad |= json_object_set_new(st, "identity", json_string(id));
+	if (bad || !(txt = json_dumps(st, JSON_INDENT(2))))
+		r = il_err_oom(err);
+	else
+		r = il_write_file_atomic(u->sp, txt, strlen(txt), err);
+	if (!r)
+		*state = st, st = NULL;
+	json_decref(st), json_decref(k);
+	free(txt), free(id), free(srcabs), free(kj);
+	return r;
+}
 
-			if (json_is_object(k))
-				json_object_set(st, "kernel", k);
-			json_decref(k);
-			free(kj);
-		}
-		json_object_set_new(st, "identity", json_string(id));
-		txt = json_dumps(st, JSON_INDENT(2));
-		r = il_write_file_atomic(sp, txt, strlen(txt), err);
-		free(txt), free(id);
-		if (r) {
-			json_decref(st);
-			goto out;
-		}
-		*state = st;
-	}
-	/* init's banner first: an SSH probe before the guest network is up can hang in slirp */
-	for (double end = now_s() + timeout;;) {
-		char *tail = console_tail(rd, 200);
-		bool ready = strstr(tail, "LABVM-READY") != NULL;
+/* init's banner first: an SSH probe before the guest network is up can hang in slirp. */
+static int up_wait_console(struct up *u, struct il_err *err)
+{
+	for (double end = now_s() + u->timeout;;) {
+		char *tail = console_tail(u->rd, 200);
+		bool ready = tail && strstr(tail, "LABVM-READY") != NULL;
+		int r = 0;
 
-		if (!ready && !our_qemu(read_pid(pidfile), pidfile)) {
-			r = il_err_set(err, IL_ECHILD, "lab '%s': QEMU exited while booting; console:\n%s", l.name, tail);
-			free(tail);
-			goto fail;
-		}
+		if (!ready && !our_qemu(read_pid(u->pidfile), u->pidfile))
+			r = il_err_set(err, IL_ECHILD, "lab '%s': QEMU exited while booting; console:\n%s", u->l.name,
+				       tail ? tail : "");
 		free(tail);
-		if (ready)
-			break;
+		if (ready || r)
+			return r;
 		if (now_s() > end) {
-			char *t = console_tail(rd, 20);
+			char *t = console_tail(u->rd, 20);
 
 			r = il_err_set(err, IL_ETIMEOUT, "lab '%s': no LABVM-READY on the console after %d s (wrong kernel "
-				       "image?); console:\n%s", l.name, timeout, t);
+				       "image?); console:\n%s", u->l.name, u->timeout, t ? t : "");
 			free(t);
-			goto fail;
+			return r;
 		}
 		usleep(100000);
 	}
-	for (double end = now_s() + timeout;;) {
-		struct il_host_cfg cfg;
-		struct il_transport *t = NULL;
+}
+
+/* One `true` over SSH, as a run would connect: whether it answered (e2 says why not). */
+static bool up_ssh_once(struct up *u, struct il_err *e2)
+{
+	struct il_host_cfg cfg;
+	struct il_transport *t = NULL;
+	bool ok = false;
+
+	if (!il_lab_host(&cfg, u->o->cache_dir, u->l.name, e2)) {
+		cfg.connect_timeout_s = 5;
+		if (!il_transport_open(&t, &cfg, e2)) {
+			char *av[] = { (char *)"true", NULL };
+			struct il_exec_result res;
+
+			ok = !il_transport_exec(t, av, NULL, &res, e2) && !res.exit_code;
+			il_exec_result_release(&res);
+			il_transport_free(t);
+		}
+		il_host_release(&cfg);
+	}
+	return ok;
+}
+
+static int up_wait_ssh(struct up *u, struct il_err *err)
+{
+	for (double end = now_s() + u->timeout;;) {
 		struct il_err e2 = { 0 };
-		int ok = 0;
 
-		if (!il_lab_host(&cfg, o->cache_dir, l.name, &e2)) {
-			cfg.connect_timeout_s = 5;
-			if (!il_transport_open(&t, &cfg, &e2)) {
-				char *av[] = { (char *)"true", NULL };
-				struct il_exec_result res;
-
-				ok = !il_transport_exec(t, av, NULL, &res, &e2) && !res.exit_code;
-				il_exec_result_release(&res);
-				il_transport_free(t);
-			}
-			il_host_release(&cfg);
-		}
-		if (ok)
-			break;
-		if (e2.code == IL_EHOSTKEY) {
-			r = il_err_set(err, IL_EHOSTKEY, "lab '%s': %s", l.name, e2.msg);
-			goto fail;
-		}
-		if (now_s() > end || !our_qemu(read_pid(pidfile), pidfile)) {
-			r = il_err_set(err, IL_ETIMEOUT, "lab '%s': SSH did not answer within %d s: %s", l.name, timeout,
-				       e2.msg);
-			goto fail;
-		}
+		if (up_ssh_once(u, &e2))
+			return 0;
+		if (e2.code == IL_EHOSTKEY)
+			return il_err_set(err, IL_EHOSTKEY, "lab '%s': %s", u->l.name, e2.msg);
+		if (now_s() > end || !our_qemu(read_pid(u->pidfile), u->pidfile))
+			return il_err_set(err, IL_ETIMEOUT, "lab '%s': SSH did not answer within %d s: %s", u->l.name,
+					  u->timeout, e2.msg);
 		usleep(300000);
 	}
-	json_object_set_new(*state, "ssh_ready_s", json_real(now_s() - t0));
-	/* from QEMU's start: what a boot costs once the build is cached */
-	json_object_set_new(*state, "boot_to_ssh_s", json_real(now_s() - tboot));
-	il_lab_step(cb, ctx, "ssh ready", t0);
-	goto out;
-fail:
-	json_decref(*state);
+}
+
+/* Booted: how long it took, from the start and (what a boot costs once the build is cached) from QEMU's start. */
+static int up_timings(struct up *u, json_t *state, struct il_err *err)
+{
+	double now = now_s();
+
+	if (json_object_set_new(state, "ssh_ready_s", json_real(now - u->t0)) ||
+	    json_object_set_new(state, "boot_to_ssh_s", json_real(now - u->tboot)))
+		return il_err_oom(err);
+	return 0;
+}
+
+int il_lab_up(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, json_t **state, struct il_err *err)
+{
+	struct up u = { .o = o, .cb = cb, .ctx = ctx, .append = IL_BUF_INIT, .t0 = now_s(),
+			.timeout = o->timeout_s > 0 ? o->timeout_s : 180 };
+	int r;
+
 	*state = NULL;
-	il_lab_down(o, NULL);
-out:
-	il_buf_release(&pub);
-	il_buf_release(&append);
-	il_lab_ref_release(&l), free(table);
-	free(dir), free(rd), free(pidfile), free(console), free(kh), free(sp), free(img), free(hostpub);
+	if (!(r = up_open(&u, err)) && !(r = il_lab_build(o, cb, ctx, &u.dir, err)) && !(r = up_cmdline(&u, err)) &&
+	    !(r = up_known_hosts(&u, err))) {
+		il_lab_step(cb, ctx, "booting", u.t0);
+		u.tboot = now_s();
+		if (!(r = up_qemu(&u, err)))
+			r = up_state(&u, state, err);
+	}
+	if (!r && ((r = up_wait_console(&u, err)) || (r = up_wait_ssh(&u, err)) || (r = up_timings(&u, *state, err)))) {
+		/* it came up but not all the way: stopped, never left half running */
+		json_decref(*state);
+		*state = NULL;
+		il_lab_down(o, NULL);
+	}
+	if (!r)
+		il_lab_step(cb, ctx, "ssh ready", u.t0);
+	up_release(&u);
 	return r;
 }

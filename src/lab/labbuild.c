@@ -238,8 +238,10 @@ static int packages(const struct il_lab_ref *l, const char *dir, const char *lis
 	for (char *line = pkgs.p, *nl; line && *line; line = nl) {
 		if ((nl = strchr(line, '\n')))
 			*nl++ = 0;
-		if (*line && *line != '#')
-			il_strlist_push(&names, line);
+		if (*line && *line != '#' && il_strlist_push(&names, line)) {
+			r = il_err_oom(err);
+			goto out;
+		}
 	}
 	mkdir(debs, 0755);
 	if (!(av = calloc(names.n + 7, sizeof(*av)))) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* What the lab's build and its instances share (lab/labtool.h). */
+/* What the lab's build, its instances and its trees share (lab/labtool.h). */
 #include "lab/labtool.h"
 
 #include <stdarg.h>
@@ -8,6 +8,7 @@
 
 #include "util/buf.h"
 #include "util/proc.h"
+#include "util/str.h"
 
 int il_lab_resolve(const struct il_lab_opts *o, enum il_lab_arch *arch, char **instance, struct il_err *err)
 {
@@ -38,6 +39,20 @@ void il_lab_ref_release(struct il_lab_ref *l)
 {
 	free(l->name);
 	l->name = NULL;
+}
+
+char *il_lab_ref_dir(const struct il_lab_opts *o, const struct il_lab_ref *l)
+{
+	return il_str_dup_printf("%s/lab/run/%s", o->cache_dir, l->name);
+}
+
+char *il_lab_run_dir(const struct il_lab_opts *o)
+{
+	struct il_lab_ref l = { 0 };
+	char *d = il_lab_ref_open(&l, o, NULL) ? NULL : il_lab_ref_dir(o, &l);
+
+	il_lab_ref_release(&l);
+	return d;
 }
 
 const char *il_lab_src(const struct il_lab_opts *o)

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What the lab's build (lab/labbuild.c) and its instances (lab/lab.c) share:
- * an instance resolved once per public call (its name and architecture),
- * the instance's shape (CPUs, memory) and source tree, and running a host
- * tool with an error that names it and shows the end of its stderr.
- * Internal to lab/.
+ * What the lab's build (lab/labbuild.c), its instances (lab/lab.c) and its
+ * trees (lab/labtree.c) share: an instance resolved once per public call
+ * (its name and architecture) and its run directory, the instance's shape
+ * (CPUs, memory) and source tree, and running a host tool with an error
+ * that names it and shows the end of its stderr. The lowest file of lab/:
+ * it uses none of the others, so they never use each other in a circle.
+ * Internal to lab/ (il_lab_run_dir is lab/lab.h's).
  */
 #ifndef IL_LAB_LABTOOL_H
 #define IL_LAB_LABTOOL_H
@@ -21,6 +23,9 @@ struct il_lab_ref {
 /* Resolve o's instance (il_lab_resolve); on failure l->A is arm64's so messages stay printable. */
 int il_lab_ref_open(struct il_lab_ref *l, const struct il_lab_opts *o, struct il_err *err);
 void il_lab_ref_release(struct il_lab_ref *l);
+
+/* l's run directory, CACHE/lab/run/NAME (console.log, known_hosts, state.json); caller frees; NULL: no memory. */
+char *il_lab_ref_dir(const struct il_lab_opts *o, const struct il_lab_ref *l);
 
 /* idlelab's source tree (hosts/, workloads/): o->src_dir, else "." */
 const char *il_lab_src(const struct il_lab_opts *o);

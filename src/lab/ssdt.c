@@ -106,20 +106,23 @@ int il_ssdt_tables_load(struct il_ssdt_tables *out, const char *path, struct il_
 json_t *il_ssdt_tables_to_json(const struct il_ssdt_tables *t)
 {
 	json_t *o = json_object();
+	int bad = !o;
 
-	for (size_t i = 0; o && i < t->n; i++) {
+	for (size_t i = 0; !bad && i < t->n; i++) {
 		const struct il_ssdt_table *x = &t->v[i];
 		json_t *st = json_array(), *e = json_object();
 
 		for (size_t k = 0; k < x->n; k++)
-			json_array_append_new(st, json_pack("{s:i,s:i}", "latency_us", x->states[k].latency_us,
-							    "power_mw", x->states[k].power_mw));
+			bad |= json_array_append_new(st, json_pack("{s:i,s:i}", "latency_us", x->states[k].latency_us,
+								   "power_mw", x->states[k].power_mw));
 		if (x->description)
-			json_object_set_new(e, "description", json_string(x->description));
-		json_object_set_new(e, "latency_factor", json_integer(x->latency_factor));
-		json_object_set_new(e, "states", st);
-		json_object_set_new(o, x->name, e);
+			bad |= json_object_set_new(e, "description", json_string(x->description));
+		bad |= json_object_set_new(e, "latency_factor", json_integer(x->latency_factor));
+		bad |= json_object_set_new(e, "states", st);
+		bad |= json_object_set_new(o, x->name, e);
 	}
+	if (bad)
+		json_decref(o), o = NULL;
 	return o;
 }
 

@@ -50,6 +50,7 @@ struct il_ssdt_tables {
  */
 int il_ssdt_tables_from_json(struct il_ssdt_tables *out, const json_t *j, const char *label, struct il_err *err);
 int il_ssdt_tables_load(struct il_ssdt_tables *out, const char *path, struct il_err *err);
+/* The tables as the lab keeps them (idle-tables.json); caller owns; NULL: no memory left. */
 json_t *il_ssdt_tables_to_json(const struct il_ssdt_tables *t);
 void il_ssdt_tables_release(struct il_ssdt_tables *t);
 

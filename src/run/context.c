@@ -20,8 +20,10 @@ int il_run_journal(const struct il_run_ctx *c, json_t *rec, struct il_err *err)
 
 	if (!rec)
 		return il_err_oom(err);
-	json_object_set_new(rec, "time", il_run_time_json());
-	rc = il_journal_append(c->j, rec, err);
+	if (json_object_set_new(rec, "time", il_run_time_json()))
+		rc = il_err_oom(err);
+	else
+		rc = il_journal_append(c->j, rec, err);
 	json_decref(rec);
 	return rc;
 }

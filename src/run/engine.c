@@ -408,7 +408,7 @@ int il_run_start(const char *plan_path, const char *out_dir, const struct il_run
 	struct run r;
 	struct il_plan plan;
 	char *dir = NULL, *jpath = NULL;
-	int rc;
+	int rc, bad = 0;
 
 	*run_dir = NULL;
 	run_init(&r, o);
@@ -416,18 +416,18 @@ int il_run_start(const char *plan_path, const char *out_dir, const struct il_run
 		return rc;
 	if (o->host) {
 		json_object_del(plan.json, "hosts");
-		json_object_set_new(plan.json, "host", json_string(o->host));
+		bad |= json_object_set_new(plan.json, "host", json_string(o->host));
 	} else if (!plan.hosts.n) {
 		/* the built-in lab host is the default */
-		json_object_set_new(plan.json, "host", json_string("labvm"));
+		bad |= json_object_set_new(plan.json, "host", json_string("labvm"));
 	}
 	/* --until-decided: the plan's iterations become the first look, the option's count the last */
 	if (o->until_decided > 0 && !plan.iter_min) {
 		int lo = plan.iterations < 2 ? 2 : plan.iterations, hi = o->until_decided > lo ? o->until_decided : lo;
 
-		json_object_set_new(plan.json, "iterations", json_pack("{s:i,s:i}", "min", lo, "max", hi));
+		bad |= json_object_set_new(plan.json, "iterations", json_pack("{s:i,s:i}", "min", lo, "max", hi));
 	}
-	if (!(dir = out_dir ? strdup(out_dir) : il_rundir_default(plan.name))) {
+	if (bad || !(dir = out_dir ? strdup(out_dir) : il_rundir_default(plan.name))) {
 		rc = il_err_oom(err);
 		goto out;
 	}

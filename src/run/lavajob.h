@@ -57,7 +57,7 @@ extern const char *const il_lavajob_placeholders[];
  */
 int il_lavajob_render(const struct il_lavajob *j, struct il_buf *out, struct il_err *err);
 
-/* One file the block sent back (runners/lava-block.sh's il_attach). */
+/* One file the block sent back (runners/lava-block.sh's il_attach; read back by run/lavajobarmour.c). */
 struct il_lavajob_file {
 	char *name;               /* "probe", "sample-SEQ", "sample-SEQ.err" */
 	struct il_buf data;       /* the decoded bytes */

@@ -1,46 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * A plan's samples on a LAVA host (run/lavarun.h): jobs built, submitted,
- * journaled and collected here; their images published by run/artifacts.c,
- * the jobs followed to their end by run/lavafollow.c.
+ * journaled and re-attached on resume here; their images published by
+ * run/artifacts.c, the jobs followed to their end by run/lavafollow.c, their
+ * samples collected by run/lavaruncollect.c.
  */
 #include "run/lavarun.h"
+#include "run/lavaruncollect.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "host/inventory.h"
 #include "host/lava.h"
-#include "host/lavalog.h"
-#include "host/probe.h"
-#include "util/json.h"
-#include "idle/snapshot.h"
 #include "run/artifacts.h"
 #include "run/kstage.h"
 #include "run/lavafollow.h"
 #include "run/lavajob.h"
-#include "run/lease.h"
 #include "run/record.h"
 #include "run/rundir.h"
 #include "run/sample.h"
 #include "util/clock.h"
 #include "util/str.h"
-
-struct lr {
-	struct il_lavarun *in;
-	const struct il_plan *p;
-	const char *host;
-	struct il_host_cfg cfg;
-	struct il_lava_conn conn;
-	struct il_strlist union_dis;   /* every state name the plan disables */
-	struct il_strlist fp_devices;  /* devices whose fingerprint is journaled */
-	struct il_lavafollow_job *jobs;
-	size_t njobs;
-	struct il_buf *dry;            /* il_lavarun_jobdefs: the jobs are written here, never submitted */
-	char **release;                /* per plan kernel: the release a built one boots as (checked per sample) */
-};
 
 static void job_release(struct il_lavafollow_job *j)
 {
@@ -49,7 +31,7 @@ static void job_release(struct il_lavafollow_job *j)
 	memset(j, 0, sizeof(*j));
 }
 
-static void jobs_clear(struct lr *r)
+static void jobs_clear(struct il_lavarun_state *r)
 {
 	for (size_t i = 0; i < r->njobs; i++)
 		job_release(&r->jobs[i]);
@@ -61,7 +43,7 @@ static void jobs_clear(struct lr *r)
 /* ---- the images a job deploys ---- */
 
 /* The images of plan kernel k: the host's own, with a built variant's image (and modules) in their place. */
-static int images(struct lr *r, int k, struct il_artifacts_urls *u, bool *unbuilt, struct il_err *err)
+static int images(struct il_lavarun_state *r, int k, struct il_artifacts_urls *u, bool *unbuilt, struct il_err *err)
 {
 	const struct il_lava_cfg *lc = &r->cfg.lava;
 	const struct il_kvar *kv = r->in->kv->n ? &r->in->kv->v[k] : NULL;
@@ -97,7 +79,30 @@ static int images(struct lr *r, int k, struct il_artifacts_urls *u, bool *unbuil
 
 /* ---- building and submitting a job ---- */
 
-static int submit(struct lr *r, int kernel, const struct il_artifacts_urls *u, const size_t *seqs, size_t n,
+/* Job j's "lava-job" record (url NULL: null), its samples with their attempts and nonces; NULL: no memory left. */
+static json_t *job_record(const struct il_lavarun_state *r, const struct il_lavafollow_job *j, const char *url)
+{
+	json_t *rec = il_rec_new(IL_REC_LAVA_JOB), *js = json_array(), *ja = json_array(), *jn = json_array();
+	int bad = !rec || !js || !ja || !jn;
+
+	for (size_t i = 0; i < j->n; i++) {
+		bad |= json_array_append_new(js, json_integer((json_int_t)j->s[i].seq));
+		bad |= json_array_append_new(ja, json_integer(j->s[i].attempt));
+		bad |= json_array_append_new(jn, json_string(j->s[i].nonce));
+	}
+	bad |= il_rec_set(rec, IL_RF_LAVA_JOB_HOST, json_string(r->host));
+	bad |= il_rec_set(rec, IL_RF_LAVA_JOB_KERNEL, json_string(r->p->kernels.v[j->kernel]));
+	bad |= il_rec_set(rec, IL_RF_LAVA_JOB_JOB, json_integer(j->id));
+	bad |= il_rec_set(rec, IL_RF_LAVA_JOB_URL, url ? json_string(url) : json_null());
+	bad |= il_rec_set(rec, IL_RF_LAVA_JOB_SEQS, js);
+	bad |= il_rec_set(rec, IL_RF_LAVA_JOB_ATTEMPTS, ja);
+	bad |= il_rec_set(rec, IL_RF_LAVA_JOB_NONCES, jn);
+	if (bad)
+		json_decref(rec), rec = NULL;
+	return rec;
+}
+
+static int submit(struct il_lavarun_state *r, int kernel, const struct il_artifacts_urls *u, const size_t *seqs, size_t n,
 		  size_t part, size_t parts, struct il_err *err)
 {
 	const struct il_plan *p = r->p;
@@ -109,7 +114,7 @@ static int submit(struct lr *r, int kernel, const struct il_artifacts_urls *u, c
 	char **cases = calloc(n, sizeof(*cases)), prio[16];
 	long *ids = NULL;
 	size_t nids = 0;
-	json_t *rec = NULL, *js = NULL, *ja = NULL, *jn = NULL;
+	json_t *rec = NULL;
 	int rc = 0;
 
 	if (!ls || !argv || !j.s || !cases) {
@@ -178,27 +183,14 @@ static int submit(struct lr *r, int kernel, const struct il_artifacts_urls *u, c
 	j.id = ids[0];
 	j.submitted = il_mono_s();
 	/* journaled before it is followed: a resumed run follows this job instead of submitting again */
-	rec = il_rec_new(IL_REC_LAVA_JOB);
-	js = json_array(), ja = json_array(), jn = json_array();
-	for (size_t i = 0; i < n; i++) {
-		json_array_append_new(js, json_integer((json_int_t)j.s[i].seq));
-		json_array_append_new(ja, json_integer(j.s[i].attempt));
-		json_array_append_new(jn, json_string(j.s[i].nonce));
-	}
-	il_rec_set(rec, IL_RF_LAVA_JOB_HOST, json_string(r->host));
-	il_rec_set(rec, IL_RF_LAVA_JOB_KERNEL, json_string(p->kernels.v[kernel]));
-	il_rec_set(rec, IL_RF_LAVA_JOB_JOB, json_integer(j.id));
 	{
 		char *url = il_str_dup_printf("%s/scheduler/job/%ld", lc->url, j.id);
 
-		il_rec_set(rec, IL_RF_LAVA_JOB_URL, url ? json_string(url) : json_null());
+		rec = job_record(r, &j, url);
 		il_run_note(r->in->c, r->host, "LAVA job %ld submitted: %zu samples, kernel %s (%s)", j.id, n,
 			    p->kernels.v[kernel], url ? url : "");
 		free(url);
 	}
-	il_rec_set(rec, IL_RF_LAVA_JOB_SEQS, js);
-	il_rec_set(rec, IL_RF_LAVA_JOB_ATTEMPTS, ja);
-	il_rec_set(rec, IL_RF_LAVA_JOB_NONCES, jn);
 	if ((rc = il_run_journal(r->in->c, rec, err)))
 		goto out;
 	{
@@ -230,199 +222,17 @@ out:
 	return rc;
 }
 
-/* ---- a finished job's samples ---- */
-
-static const struct il_lavajob_file *file(const struct il_lavajob_file *f, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(f[i].name, name))
-			return &f[i];
-	return NULL;
-}
-
-/* The device's fingerprint from the job's probe: a file of its own, and a host record the first time. */
-static char *fingerprint(struct lr *r, const char *device, const struct il_lavajob_file *probe)
-{
-	char *label = il_str_dup_printf("%s@%s", r->host, device ? device : "?");
-	char *name = label ? il_rundir_host_name(IL_RUNDIR_FINGERPRINT, label) : NULL;
-	json_t *fp = NULL;
-	struct il_err e = { 0 };
-
-	if (!name || !probe || !probe->ok || il_probe_parse(probe->data.p, probe->data.len, label, &fp, NULL, &e)) {
-		if (probe && !probe->ok)
-			il_run_note(r->in->c, r->host, "LAVA device %s: probe not usable: %s", device ? device : "?",
-				    probe->why);
-		goto out;
-	}
-	if (!il_strlist_has(&r->fp_devices, label)) {
-		char *path = il_rundir_join(r->in->c->dir, name), *txt = json_dumps(fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		struct stat st;
-		json_t *rec = il_rec_new(IL_REC_HOST);
-
-		if (path && txt && stat(path, &st))
-			il_write_file_atomic(path, txt, strlen(txt), &e);
-		free(path);
-		free(txt);
-		json_object_set_new(fp, "transport", json_string(il_host_kind_name(IL_HOST_LAVA)));
-		json_object_set_new(fp, "lava_device", json_string(device ? device : "?"));
-		il_rec_set(rec, IL_RF_HOST_HOST, json_string(label));
-		il_rec_set_copy(rec, IL_RF_HOST_FINGERPRINT, fp);
-		il_rec_set(rec, IL_RF_HOST_KIND, json_string(il_host_kind_name(IL_HOST_LAVA)));
-		il_run_journal(r->in->c, rec, NULL);
-		il_strlist_push(&r->fp_devices, label);
-	}
-out:
-	json_decref(fp);
-	free(label);
-	return name;
-}
-
-/* Why a job's sample did not come back, for its record. */
-static void job_reason(const struct il_lavafollow_job *j, const struct il_lava_tests *t,
-		       const struct il_lavajob_file *f, size_t seq, char *out, size_t len)
-{
-	if (j->why[0])
-		snprintf(out, len, "%s", j->why);
-	else if (j->st.health != IL_LAVA_COMPLETE)
-		snprintf(out, len, "LAVA job %ld %s%s%s%s%s%s", j->id, il_lava_health_name(j->st.health),
-			 t && t->error_type ? " (" : "", t && t->error_type ? t->error_type : "",
-			 t && t->error_type ? ")" : "", t && t->error_msg ? ": " : "", t && t->error_msg ? t->error_msg : "");
-	else if (f)
-		snprintf(out, len, "LAVA job %ld: sample %zu's output damaged on the console: %s", j->id, seq, f->why);
-	else
-		snprintf(out, len, "LAVA job %ld: sample %zu's output never came back", j->id, seq);
-}
-
-static int collect(struct lr *r, struct il_lavafollow_job *j, struct il_err *err)
-{
-	const struct il_plan *p = r->p;
-	struct il_buf log = IL_BUF_INIT, text = IL_BUF_INIT;
-	struct il_strlist lines = { 0 };
-	struct il_lavajob_file *files = NULL;
-	struct il_lava_tests tests = { 0 };
-	size_t nfiles = 0;
-	char *fp_name = NULL;
-	struct il_err e = { 0 };
-	int rc = 0;
-
-	if (j->st.health == IL_LAVA_CANCELED && !j->why[0]) {
-		/* someone canceled it in LAVA: the samples are interrupted (journaled, not final), the run stops */
-		for (size_t i = 0; i < j->n && !rc; i++) {
-			const struct il_spec *s = &r->in->specs[j->s[i].seq];
-			struct il_sample_result oc = { .status = "interrupted", .retryable = true };
-			struct il_lease h = { .name = r->host };
-			char *variant = il_plan_variant(p, s);
-			json_t *rec;
-
-			snprintf(oc.reason, sizeof(oc.reason), "LAVA job %ld was canceled", j->id);
-			rec = variant ? il_sample_record(r->in->c, &h, s, variant, j->s[i].attempt, false, &oc,
-							 il_run_time_json(), il_mono_s())
-				      : NULL;
-			if (rec)
-				il_rec_set(rec, IL_RF_SAMPLE_LAVA_JOB, json_integer(j->id));
-			rc = rec ? il_run_journal(r->in->c, rec, err) : il_err_oom(err);
-			free(variant);
-		}
-		return rc ? rc : il_err_set(err, IL_EINTR, "LAVA job %ld was canceled (in LAVA): the run stops as "
-					    "interrupted; 'idlelab run --resume' submits its samples again", j->id);
-	}
-	if (j->st.health != IL_LAVA_COMPLETE && !j->why[0] && il_lava_job_tests(&r->conn, j->id, &tests, &e))
-		il_run_note(r->in->c, r->host, "LAVA job %ld: results: %s", j->id, e.msg);
-	il_buf_init(&log, (size_t)256 << 20);
-	if (!j->why[0] && !il_lava_job_logs(&r->conn, j->id, 0, &log, &e) &&
-	    !il_lavalog_target_text(log.p ? log.p : "", log.len, &text, "LAVA log", &e)) {
-		char *save = NULL;
-
-		for (char *l = strtok_r(text.p ? text.p : (char *)"", "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-			if (il_strlist_push(&lines, l)) {
-				rc = il_err_oom(err);
-				goto out;
-			}
-		if ((rc = il_lavajob_unarmour((const char *const *)lines.v, lines.n, &files, &nfiles, err)))
-			goto out;
-	} else if (!j->why[0]) {
-		il_run_note(r->in->c, r->host, "LAVA job %ld: log: %s", j->id, e.msg);
-	}
-	fp_name = fingerprint(r, j->st.actual_device, file(files, nfiles, "probe"));
-	for (size_t i = 0; i < j->n && !rc; i++) {
-		const struct il_spec *s = &r->in->specs[j->s[i].seq];
-		char fname[64], ename[64];
-		const struct il_lavajob_file *f, *fe;
-		struct il_sample_result oc = { 0 };
-		struct il_lease h = { .name = r->host, .fp_file = fp_name };
-		char *variant = il_plan_variant(p, s);
-		json_t *rec;
-		bool final;
-
-		if (r->in->t->final[s->seq] || !variant) {
-			free(variant);
-			continue;
-		}
-		snprintf(fname, sizeof(fname), "sample-%zu", s->seq);
-		snprintf(ename, sizeof(ename), "sample-%zu.err", s->seq);
-		f = file(files, nfiles, fname);
-		fe = file(files, nfiles, ename);
-		if (f && f->ok) {
-			const char *want = r->release[j->kernel];
-
-			il_sample_judge(r->in->c, s, j->s[i].nonce, r->host, f->data.p ? f->data.p : "", f->data.len, 0,
-					fe && fe->ok ? il_buf_str(&fe->data) : "", &oc);
-			/* a built kernel must be the one that ran: a template that deploys another is no measurement of it */
-			if (want && oc.ro.release && strcmp(oc.ro.release, want) && strcmp(oc.status, "infra_failed")) {
-				oc.status = "infra_failed";
-				oc.retryable = false;
-				snprintf(oc.reason, sizeof(oc.reason), "LAVA job %ld: the board ran %s, not the kernel built (%s): "
-					 "does the job template deploy {idlelab.kernel_url}?", j->id, oc.ro.release, want);
-			}
-		} else {
-			oc.status = "infra_failed";
-			oc.retryable = true;
-			job_reason(j, &tests, f, s->seq, oc.reason, sizeof(oc.reason));
-		}
-		final = il_tally_attempt(r->in->t, s->seq, oc.status, oc.retryable, p->retries);
-		rec = il_sample_record(r->in->c, &h, s, variant, j->s[i].attempt, final, &oc, il_run_time_json(),
-				       il_mono_s());
-		if (rec) {
-			il_rec_set(rec, IL_RF_SAMPLE_LAVA_JOB, json_integer(j->id));
-			il_rec_set(rec, IL_RF_SAMPLE_DEVICE, il_json_str(j->st.actual_device));
-		}
-		rc = rec ? il_run_journal(r->in->c, rec, err) : il_err_oom(err);
-		if (!rc && final) {
-			il_tally_final(r->in->t, s->seq);
-			r->in->ran++;
-		}
-		if (!rc && r->in->emit) {
-			struct il_run_event ev = { .kind = IL_EV_SAMPLE_END, .seq = s->seq, .host = r->host,
-						   .variant = variant, .workload = p->wl[s->wl].label,
-						   .iteration = s->iteration, .warmup = s->warmup, .status = oc.status,
-						   .message = oc.reason[0] ? oc.reason : oc.note };
-
-			r->in->emit(r->in->emit_ctx, &ev);
-		}
-		il_sample_result_release(&oc);
-		free(variant);
-	}
-out:
-	free(fp_name);
-	il_lavajob_files_release(files, nfiles);
-	il_strlist_release(&lines);
-	il_lava_tests_release(&tests);
-	il_buf_release(&log);
-	il_buf_release(&text);
-	return rc;
-}
-
 /* ---- resume: the jobs a stopped run left in flight ---- */
 
 struct reattach {
-	struct lr *r;
+	struct il_lavarun_state *r;
 	struct il_err *err;
 };
 
 static int reattach_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 {
 	struct reattach *ra = ctx;
-	struct lr *r = ra->r;
+	struct il_lavarun_state *r = ra->r;
 	json_t *seqs = json_object_get(rec, "seqs"), *att = json_object_get(rec, "attempts"),
 	       *non = json_object_get(rec, "nonces");
 	const char *host = json_string_value(json_object_get(rec, "host"));
@@ -481,25 +291,25 @@ static int reattach_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 /* ---- the host ---- */
 
 /* Follow every job in r->jobs to its end and journal its samples. */
-static int finish_jobs(struct lr *r, struct il_err *err)
+static int finish_jobs(struct il_lavarun_state *r, struct il_err *err)
 {
 	int rc = il_lavafollow_jobs(r->in->c, r->host, &r->conn, &r->cfg.lava, r->jobs, r->njobs, err);
 
 	for (size_t i = 0; i < r->njobs && !rc; i++)
-		rc = collect(r, &r->jobs[i], err);
+		rc = il_lavarun_collect(r, &r->jobs[i], err);
 	jobs_clear(r);
 	return rc;
 }
 
-static bool pending(const struct lr *r, const struct il_spec *s)
+static bool pending(const struct il_lavarun_state *r, const struct il_spec *s)
 {
 	return s->host == r->in->host && !r->in->t->final[s->seq];
 }
 
-static int no_images(struct lr *r, const size_t *seqs, size_t n, struct il_err *err);
+static int no_images(struct il_lavarun_state *r, const size_t *seqs, size_t n, struct il_err *err);
 
 /* Kernel block by kernel block, as the matrix orders them; a round per retry (one round when dry). */
-static int blocks(struct lr *r, struct il_err *err)
+static int blocks(struct il_lavarun_state *r, struct il_err *err)
 {
 	struct il_lavarun *in = r->in;
 	const struct il_plan *p = r->p;
@@ -560,7 +370,7 @@ static int blocks(struct lr *r, struct il_err *err)
 }
 
 /* A block whose kernel did not build: its samples cannot run, final failures, never data. */
-static int no_images(struct lr *r, const size_t *seqs, size_t n, struct il_err *err)
+static int no_images(struct il_lavarun_state *r, const size_t *seqs, size_t n, struct il_err *err)
 {
 	struct il_lavarun *in = r->in;
 	struct il_err why = *err;
@@ -579,7 +389,7 @@ static int no_images(struct lr *r, const size_t *seqs, size_t n, struct il_err *
 	return rc;
 }
 
-static int setup(struct lr *r, struct il_err *err)
+static int setup(struct il_lavarun_state *r, struct il_err *err)
 {
 	const struct il_plan *p = r->p;
 	int rc;
@@ -599,7 +409,7 @@ static int setup(struct lr *r, struct il_err *err)
 	return 0;
 }
 
-static void teardown(struct lr *r)
+static void teardown(struct il_lavarun_state *r)
 {
 	for (size_t k = 0; r->release && k < r->p->kernels.n; k++)
 		free(r->release[k]);
@@ -613,7 +423,7 @@ static void teardown(struct lr *r)
 
 int il_lavarun_host(struct il_lavarun *in, struct il_err *err)
 {
-	struct lr r = { .in = in, .p = in->c->plan, .host = in->c->plan->hosts.v[in->host] };
+	struct il_lavarun_state r = { .in = in, .p = in->c->plan, .host = in->c->plan->hosts.v[in->host] };
 	int rc;
 
 	if (!(rc = setup(&r, err)))
@@ -636,7 +446,7 @@ int il_lavarun_host(struct il_lavarun *in, struct il_err *err)
 
 int il_lavarun_jobdefs(struct il_lavarun *in, struct il_buf *out, struct il_err *err)
 {
-	struct lr r = { .in = in, .p = in->c->plan, .host = in->c->plan->hosts.v[in->host], .dry = out };
+	struct il_lavarun_state r = { .in = in, .p = in->c->plan, .host = in->c->plan->hosts.v[in->host], .dry = out };
 	int rc;
 
 	if (!(rc = setup(&r, err)))
@@ -663,7 +473,10 @@ int il_lavarun_jobdef_plan(const char *plan_path, const struct il_run_opts *o, s
 		struct il_plan p2;
 
 		json_object_del(plan.json, "hosts");
-		json_object_set_new(plan.json, "host", json_string(o->host));
+		if (json_object_set_new(plan.json, "host", json_string(o->host))) {
+			rc = il_err_oom(err);
+			goto out;
+		}
 		if ((rc = il_plan_from_json(&p2, plan.json, o->workloads_dir, plan_path, err)))
 			goto out;
 		il_plan_release(&plan);

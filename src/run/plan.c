@@ -526,34 +526,36 @@ static char *absolute(const char *dir, const char *p)
 	return il_buf_detach(&b);
 }
 
-/* o[key], a string, made absolute against dir */
-static void absolute_at(json_t *o, const char *key, const char *dir)
+/* o[key], a string, made absolute against dir; -1: no memory left (o[key] as it was) */
+static int absolute_at(json_t *o, const char *key, const char *dir)
 {
 	const char *v = json_string_value(json_object_get(o, key));
 	char *a = v ? absolute(dir, v) : NULL;
+	int bad = v && (!a || json_object_set_new(o, key, json_string(a)));
 
-	if (a)
-		json_object_set_new(o, key, json_string(a));
 	free(a);
+	return bad ? -1 : 0;
 }
 
-void il_plan_absolutize(json_t *plan, const char *dir)
+int il_plan_absolutize(json_t *plan, const char *dir)
 {
 	json_t *build = json_object_get(plan, "build"), *frags = json_object_get(build, "config_fragments"), *f, *k;
 	const char *cfg = json_string_value(json_object_get(build, "config"));
 	size_t i;
+	int bad = 0;
 
 	/* "config" is a file when it has a '/' or is not a make target like "defconfig" */
 	if (cfg && (strchr(cfg, '/') || !strstr(cfg, "config")))
-		absolute_at(build, "config", dir);
+		bad |= absolute_at(build, "config", dir);
 	json_array_foreach(frags, i, f)
 		if (json_is_string(f)) {
 			char *a = absolute(dir, json_string_value(f));
 
-			json_array_set_new(frags, i, json_string(a));
+			bad |= !a || json_array_set_new(frags, i, json_string(a));
 			free(a);
 		}
 	json_array_foreach(json_object_get(plan, "kernels"), i, k)
-		absolute_at(k, "repo", dir);
-	absolute_at(json_object_get(plan, "track"), "repo", dir);
+		bad |= absolute_at(k, "repo", dir);
+	bad |= absolute_at(json_object_get(plan, "track"), "repo", dir);
+	return bad ? IL_ENOMEM : 0;
 }

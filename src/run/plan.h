@@ -82,9 +82,10 @@ void il_plan_release(struct il_plan *p);
  * The files a plan names relative to its own directory made absolute against
  * dir (an absolute path), so a copy of the plan (a bisection's, a nightly's)
  * works from anywhere: build.config when it is a file, build.config_fragments,
- * every kernel's repo and track.repo.
+ * every kernel's repo and track.repo. IL_ENOMEM: one could not be (left
+ * as it was).
  */
-void il_plan_absolutize(json_t *plan, const char *dir);
+int il_plan_absolutize(json_t *plan, const char *dir);
 
 /* The plan's limits for a sample's idle diff; o borrows from p. */
 void il_plan_diff_opts(const struct il_plan *p, struct il_diff_opts *o);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/json.h"
 #include "kernel/kplan.h"
 #include "run/plan.h"
 #include "util/jfields.h"
@@ -95,42 +96,44 @@ int il_rec_check(const json_t *rec, const char *path, size_t line, struct il_err
 static json_t *variants_json(const struct il_plan *p)
 {
 	json_t *vars = json_array();
+	int bad = !vars;
 
-	for (size_t k = 0; vars && k < p->kernels.n; k++)
+	for (size_t k = 0; !bad && k < p->kernels.n; k++)
 		for (size_t g = 0; g < p->ngov; g++) {
 			struct il_spec s = { .kernel = (int)k, .gov = (int)g };
 			char *label = il_plan_variant(p, &s);
 
-			json_array_append_new(vars, json_pack("{s:s,s:s,s:o,s:o}", "label", label ? label : "?", "kernel",
-							      p->kernels.v[k], "governor",
-							      p->gov[g].governor ? json_string(p->gov[g].governor) : json_null(),
-							      "disable", il_jf_strlist_json(&p->gov[g].disable)));
+			bad |= !label;
+			bad |= json_array_append_new(vars, json_pack("{s:s,s:s,s:o,s:o}", "label", label ? label : "?",
+								     "kernel", p->kernels.v[k], "governor",
+								     p->gov[g].governor ? json_string(p->gov[g].governor) : json_null(),
+								     "disable", il_jf_strlist_json(&p->gov[g].disable)));
 			free(label);
 		}
-	return vars;
+	return il_json_whole(vars, bad);
 }
 
 static json_t *workloads_json(const struct il_plan *p)
 {
 	json_t *wls = json_object();
+	int bad = !wls;
 
-	for (size_t i = 0; wls && i < p->nwl; i++) {
+	for (size_t i = 0; !bad && i < p->nwl; i++) {
 		const struct il_workload *w = &p->wl[i].def;
-		json_t *ms = json_array();
+		json_t *ms = json_array(), *o;
 
 		for (size_t m = 0; m < w->nmetrics; m++)
-			json_array_append_new(ms, json_pack("{s:s,s:s,s:s}", "name", w->metrics[m].name, "unit",
-							    w->metrics[m].unit, "better",
-							    w->metrics[m].higher_better ? "higher" : "lower"));
-		json_t *o = json_pack("{s:s,s:O,s:o,s:o}", "workload", w->name, "params", p->wl[i].params, "metrics", ms,
-				      "key_metrics", il_jf_strlist_json(&w->key_metrics));
-
+			bad |= json_array_append_new(ms, json_pack("{s:s,s:s,s:s}", "name", w->metrics[m].name, "unit",
+								   w->metrics[m].unit, "better",
+								   w->metrics[m].higher_better ? "higher" : "lower"));
+		o = json_pack("{s:s,s:O,s:o,s:o}", "workload", w->name, "params", p->wl[i].params, "metrics", ms,
+			      "key_metrics", il_jf_strlist_json(&w->key_metrics));
 		/* which parameters a matrix varied: reports print them as columns */
 		if (o && p->wl[i].matrix)
-			json_object_set(o, "matrix", p->wl[i].matrix);
-		json_object_set_new(wls, p->wl[i].label, o);
+			bad |= json_object_set(o, "matrix", p->wl[i].matrix);
+		bad |= json_object_set_new(wls, p->wl[i].label, o);
 	}
-	return wls;
+	return il_json_whole(wls, bad);
 }
 
 /* The reference governor on the first kernel: variant labels carry "@kernel" when there are several. */
@@ -151,16 +154,19 @@ static json_t *reference_json(const struct il_plan *p)
 
 json_t *il_rec_run_start(const struct il_plan *p, const char *run_dir, size_t samples, const struct il_kvars *kv)
 {
-	json_t *rec = il_rec_new(IL_REC_RUN_START);
+	json_t *rec = il_rec_new(IL_REC_RUN_START), *vars = variants_json(p), *wls = workloads_json(p);
 
-	if (!rec)
+	/* what reports are regenerated from: a record without them would be no run-start */
+	if (!rec || !vars || !wls) {
+		json_decref(rec), json_decref(vars), json_decref(wls);
 		return NULL;
+	}
 	il_rec_set(rec, IL_RF_RUN_START_RUN_DIR, json_string(run_dir));
 	il_rec_set(rec, IL_RF_RUN_START_PLAN_NAME, json_string(p->name));
 	il_rec_set(rec, IL_RF_RUN_START_SAMPLES, json_integer((json_int_t)samples));
 	il_rec_set(rec, IL_RF_RUN_START_REFERENCE, reference_json(p));
-	il_rec_set(rec, IL_RF_RUN_START_VARIANTS, variants_json(p));
-	il_rec_set(rec, IL_RF_RUN_START_WORKLOADS, workloads_json(p));
+	il_rec_set(rec, IL_RF_RUN_START_VARIANTS, vars);
+	il_rec_set(rec, IL_RF_RUN_START_WORKLOADS, wls);
 	il_rec_set(rec, IL_RF_RUN_START_ITERATIONS, json_integer(p->iterations));
 	/* the step only when a look is not every round: a one-kernel run's record as it always was */
 	if (p->iter_min && il_plan_step(p) > 1)

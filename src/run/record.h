@@ -3,8 +3,8 @@
  * The journal's schema: every record kind and every field a kind may carry,
  * declared once (IL_RECORD_KINDS, IL_RECORD_FIELDS). Writers build records
  * with il_rec_new/il_rec_set (a field of another kind is refused), and the
- * reader (src/stats/dataset.c, the engine's resume scan) checks records with
- * il_rec_check against the same list — so adding a field is one line here
+ * readers (run/journalread.c for a run's results, the engine's resume scan)
+ * check records with il_rec_check against the same list — so adding a field is one line here
  * plus the writer's il_rec_set, and journals with it are still read.
  * docs/formats.md describes the fields for users.
  */

@@ -24,7 +24,7 @@ static int sum_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 	struct sum *s = ctx;
 	enum il_rec_kind kind = il_rec_kind_of(rec);
 
-	(void)line, (void)err;
+	(void)line;
 	if (kind == IL_REC_RUN_END)
 		s->ended = true;
 	else if (kind == IL_REC_STOP)
@@ -38,10 +38,12 @@ static int sum_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 		const char *st = json_string_value(json_object_get(rec, "status"));
 		json_t *c = json_object_get(s->counts, st ? st : "?");
 
-		json_object_set_new(s->counts, st ? st : "?", json_integer(c ? json_integer_value(c) + 1 : 1));
+		if (json_object_set_new(s->counts, st ? st : "?", json_integer(c ? json_integer_value(c) + 1 : 1)))
+			return il_err_oom(err);
 	}
-	if (json_is_string(json_object_get(rec, "host")) && !json_object_get(s->hosts, json_string_value(json_object_get(rec, "host"))))
-		json_object_set_new(s->hosts, json_string_value(json_object_get(rec, "host")), json_true());
+	if (json_is_string(json_object_get(rec, "host")) && !json_object_get(s->hosts, json_string_value(json_object_get(rec, "host"))) &&
+	    json_object_set_new(s->hosts, json_string_value(json_object_get(rec, "host")), json_true()))
+		return il_err_oom(err);
 	return 0;
 }
 
@@ -55,7 +57,7 @@ int il_run_summary(const char *run_dir, const char *workloads_dir, const char *c
 	struct sum s = { json_object(), 0, 0, false, json_object(), NULL };
 	const char *k;
 	json_t *v, *o, *hl;
-	int rc;
+	int rc, bad = 0;
 
 	*out = NULL;
 	if ((rc = il_plan_load(&plan, pp, workloads_dir, err)))
@@ -79,15 +81,22 @@ int il_run_summary(const char *run_dir, const char *workloads_dir, const char *c
 		done += (size_t)json_integer_value(json_object_get(s.stop, "skipped"));
 	hl = json_array();
 	for (size_t i = 0; i < plan.hosts.n; i++)
-		json_array_append_new(hl, json_string(plan.hosts.v[i]));
+		bad |= json_array_append_new(hl, json_string(plan.hosts.v[i]));
+	if (bad)
+		json_decref(hl), hl = NULL;
 	o = json_pack("{s:s,s:s,s:o,s:I,s:I,s:I,s:o,s:I,s:b,s:I}", "run_dir", run_dir, "plan", plan.name, "hosts", hl,
 		      "planned", (json_int_t)n, "done", (json_int_t)done, "attempts", (json_int_t)s.attempts, "by_status",
 		      s.counts, "interruptions", (json_int_t)s.interrupted, "complete", s.ended && done == n,
 		      "torn_bytes", (json_int_t)torn);
-	if (o && s.stop)
-		json_object_set_new(o, "stop", json_pack("{s:O,s:O,s:O}", "rounds", json_object_get(s.stop, "rounds"),
-							  "reason", json_object_get(s.stop, "reason"), "why",
-							  json_object_get(s.stop, "why")));
+	if (o && s.stop) {
+		json_t *rounds = json_object_get(s.stop, "rounds"), *reason = json_object_get(s.stop, "reason"),
+		       *why = json_object_get(s.stop, "why");
+
+		/* a stop record without them (not the engine's) says nothing here */
+		if (rounds && reason && why &&
+		    json_object_set_new(o, "stop", json_pack("{s:O,s:O,s:O}", "rounds", rounds, "reason", reason, "why", why)))
+			json_decref(o), o = NULL;
+	}
 	json_decref(s.stop);
 	s.counts = NULL;
 	il_plan_release(&plan);

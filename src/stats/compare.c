@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Per-metric comparison against the reference, noise thresholds and verdicts. */
+/*
+ * Per-metric comparison against the reference, noise thresholds and verdicts
+ * (stats/compare.h; the stop rule over them: stats/comparejudge.c; what
+ * they say in words: stats/comparewords.c).
+ */
 #include "stats/compare.h"
 
 #include <math.h>
@@ -58,23 +62,6 @@ static bool too_noisy(const struct il_cmp_opts *o, const struct il_mseries *m, s
 		}
 	}
 	return noisy;
-}
-
-bool il_compare_dropped_note(const struct il_cmp *c, struct il_buf *b)
-{
-	if (!c->ndropped)
-		return false;
-	il_buf_printf(b, "metrics left out, CV above %g%% (a metric of noise on this host):", c->o.max_cv_pct);
-	for (size_t i = 0; i < c->ndropped; i++) {
-		const struct il_cmp_dropped *d = &c->dropped[i];
-
-		if (isfinite(d->cv))
-			il_buf_printf(b, "%s %s (%s %.0f%%)", i ? "," : "", c->ds->met[d->met].key, c->ds->var[d->var],
-				      d->cv * 100);
-		else
-			il_buf_printf(b, "%s %s (%s: mean 0)", i ? "," : "", c->ds->met[d->met].key, c->ds->var[d->var]);
-	}
-	return true;
 }
 
 /* Smallest equal n per side at which the two-sided exact U test can reach alpha. */
@@ -160,8 +147,7 @@ static int adjust(struct il_cmp *c, int v, bool key, bool bh, size_t *family)
 	return r;
 }
 
-/* A sample's governor was bypassed: its idle JSON carries governor_bypass (run/sample.c). */
-static bool row_bypassed(const struct il_row *row)
+bool il_compare_row_bypassed(const struct il_row *row)
 {
 	return json_is_object(json_object_get(row->idle, "governor_bypass"));
 }
@@ -174,7 +160,7 @@ static bool bypassed(const struct il_cmp *c, const char *group, size_t v)
 	if (!c->nbypass[v])
 		return false;
 	for (size_t i = 0; i < ds->nrows; i++)
-		if (row_bypassed(&ds->rows[i]) && !strcmp(ds->rows[i].group, group) &&
+		if (il_compare_row_bypassed(&ds->rows[i]) && !strcmp(ds->rows[i].group, group) &&
 		    !strcmp(ds->rows[i].variant, ds->var[v]))
 			return true;
 	return false;
@@ -415,7 +401,7 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 	for (size_t i = 0; i < ds->nrows; i++) {
 		int v = il_dataset_var(ds, ds->rows[i].variant);
 
-		if (v >= 0 && row_bypassed(&ds->rows[i]))
+		if (v >= 0 && il_compare_row_bypassed(&ds->rows[i]))
 			c->nbypass[v]++, c->nbypass_all++;
 	}
 	mark_key(c);
@@ -468,193 +454,4 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 		}
 	}
 	return 0;
-}
-
-bool il_compare_decided(const struct il_cmp *c)
-{
-	size_t total = 0;
-
-	for (int v = 0; v < IL_NVERDICTS; v++)
-		total += c->n[v];
-	return total && c->n[IL_VERDICT_UNKNOWN] == 0 && c->n[IL_VERDICT_UNRELIABLE] == 0;
-}
-
-bool il_compare_settled(const struct il_cmp *c)
-{
-	return il_compare_decided(c) || (c->iter_max && c->n[IL_VERDICT_UNKNOWN] && c->n[IL_VERDICT_UNRELIABLE] == 0 &&
-					 c->nfutile == c->n[IL_VERDICT_UNKNOWN]);
-}
-
-int il_compare_judge(const struct il_cmp *c, size_t n, struct il_buf *why)
-{
-	size_t cnt[IL_NVERDICTS] = { 0 }, needed = 0, iter_max = 0;
-	bool decided = n > 0, settled = n > 0;
-	int r;
-
-	for (size_t i = 0; i < n; i++) {
-		for (int v = 0; v < IL_NVERDICTS; v++)
-			cnt[v] += c[i].n[v];
-		needed = c[i].n_needed_max > needed ? c[i].n_needed_max : needed;
-		iter_max = c[i].iter_max > iter_max ? c[i].iter_max : iter_max;
-		decided &= il_compare_decided(&c[i]);
-		settled &= il_compare_settled(&c[i]);
-	}
-	if (decided) {
-		il_buf_printf(why, "every key comparison decided (%zu better, %zu worse, %zu changed, %zu the same)",
-			      cnt[IL_VERDICT_BETTER], cnt[IL_VERDICT_WORSE], cnt[IL_VERDICT_CHANGED], cnt[IL_VERDICT_SAME]);
-		r = 1;
-	} else if (settled) {
-		il_buf_printf(why, "%zu better, %zu worse, %zu changed, %zu the same; the %zu unknown would need up to %zu "
-				   "samples a side, beyond the run's maximum of %zu",
-			      cnt[IL_VERDICT_BETTER], cnt[IL_VERDICT_WORSE], cnt[IL_VERDICT_CHANGED], cnt[IL_VERDICT_SAME],
-			      cnt[IL_VERDICT_UNKNOWN], needed, iter_max);
-		r = 2;
-	} else {
-		il_buf_printf(why, "%zu key comparison%s unknown", cnt[IL_VERDICT_UNKNOWN], cnt[IL_VERDICT_UNKNOWN] == 1 ? "" : "s");
-		if (needed)
-			il_buf_printf(why, " (up to %zu samples per side would tell)", needed);
-		if (cnt[IL_VERDICT_UNRELIABLE])
-			il_buf_printf(why, ", %zu unreliable (host not quiet)", cnt[IL_VERDICT_UNRELIABLE]);
-		r = 0;
-	}
-	return r;
-}
-
-int il_compare_run_decided(const char *run_dir, struct il_buf *why, struct il_err *err)
-{
-	struct il_cmp_opts o = IL_CMP_OPTS_INIT;
-	struct il_dataset ds = { 0 };
-	struct il_cmp c = { 0 };
-	struct il_err e = { 0 };
-	int r;
-
-	if ((r = il_dataset_add_run(&ds, run_dir, NULL, err))) {
-		il_dataset_release(&ds);
-		return r;
-	}
-	if (il_compare(&c, &ds, &o, &e)) {
-		/* nothing counted yet (every sample failed, say): not decided, and why */
-		il_buf_adds(why, e.msg);
-		r = 0;
-	} else {
-		r = il_compare_judge(&c, 1, why);
-	}
-	il_compare_release(&c);
-	il_dataset_release(&ds);
-	return il_buf_error(why) ? il_err_oom(err) : r;
-}
-
-int il_compare_sentence(const struct il_cmp *c, struct il_buf *b)
-{
-	const struct il_dataset *ds = c->ds;
-	size_t total = 0, differ = c->n[IL_VERDICT_BETTER] + c->n[IL_VERDICT_WORSE] + c->n[IL_VERDICT_CHANGED];
-	size_t same = c->n[IL_VERDICT_SAME], unknown = c->n[IL_VERDICT_UNKNOWN], listed = 0;
-	size_t differ2 = c->n2[IL_VERDICT_BETTER] + c->n2[IL_VERDICT_WORSE] + c->n2[IL_VERDICT_CHANGED], total2 = 0;
-
-	for (int v = 0; v < IL_NVERDICTS; v++)
-		total += c->n[v], total2 += c->n2[v];
-	if (!total)
-		il_buf_adds(b, "no key comparison could be made");
-	else if (same == total)
-		il_buf_printf(b, "no difference above noise in %zu of %zu key comparisons", same, total);
-	else if (!differ)
-		il_buf_printf(b, "no key metric shown to differ beyond noise (%zu key comparisons)", total);
-	for (size_t i = 0; differ && i < c->nmet; i++) {
-		const struct il_mseries *m = &ds->met[c->met[i]];
-
-		for (size_t v = 0; c->key[i] && v < ds->nvar; v++) {
-			const struct il_mres *x = il_cmp_res(c, i, v);
-
-			if ((int)v == c->aa || (int)v == c->ref || !il_verdict_differs(x->vk))
-				continue;
-			if (listed++ == 8) {
-				il_buf_printf(b, "; and %zu more (see the table)", differ - 8);
-				goto listed;
-			}
-			il_buf_printf(b, "%s%s %s on %s (%+.1f%%, p=%.2g)", listed > 1 ? "; " : "", ds->var[v], x->verdict,
-				      m->key, x->change_pct, x->p);
-		}
-	}
-listed:
-	if (same && same < total)
-		il_buf_printf(b, "; the same within noise: %zu of %zu", same, total);
-	if (unknown) {
-		il_buf_printf(b, "; unknown: %zu of %zu", unknown, total);
-		if (c->n_needed_max)
-			il_buf_printf(b, " (up to %zu samples per side would tell)", c->n_needed_max);
-	}
-	if (c->nunreliable)
-		il_buf_printf(b, "; the A/A pair %s / %s differs on %zu key metric%s (host not quiet): %s floor raised to "
-				 "the A/A floor, %zu comparison%s within it unreliable",
-			      ds->var[c->ref], ds->var[c->aa], c->nunreliable, c->nunreliable > 1 ? "s" : "",
-			      c->nunreliable > 1 ? "their" : "its", c->n[IL_VERDICT_UNRELIABLE],
-			      c->n[IL_VERDICT_UNRELIABLE] == 1 ? "" : "s");
-	if (c->nbypass_all)
-		il_buf_printf(b, "; governor bypassed (CPU latency limit 0) in %zu sample%s: %zu idle metric comparison%s "
-				 "marked bypassed, neither better nor worse (a governor comparison there compares nothing)",
-			      c->nbypass_all, c->nbypass_all > 1 ? "s" : "", c->n[IL_VERDICT_BYPASSED] + c->n2[IL_VERDICT_BYPASSED],
-			      c->n[IL_VERDICT_BYPASSED] + c->n2[IL_VERDICT_BYPASSED] == 1 ? "" : "s");
-	if (total && c->o.holm)
-		il_buf_printf(b, " [key metrics: p Holm-adjusted per variant over up to %zu, alpha %g%s]", c->family_max,
-			      c->alpha_look, c->looks > 1 ? " a look" : "");
-	else if (total)
-		il_buf_adds(b, " [p not adjusted for multiple comparisons]");
-	if (total2)
-		il_buf_printf(b, "; secondary metrics (exploratory, BH q-values): %zu of %zu comparisons differ", differ2,
-			      total2);
-	if (c->naa_secondary)
-		il_buf_printf(b, "; the A/A pair differs on %zu secondary metric%s (exploratory)", c->naa_secondary,
-			      c->naa_secondary > 1 ? "s" : "");
-	il_buf_adds(b, ".");
-	return il_buf_error(b) ? IL_ENOMEM : 0;
-}
-
-bool il_compare_aa_warning(const struct il_cmp *c, struct il_buf *b)
-{
-	const struct il_dataset *ds = c->ds;
-	size_t listed = 0;
-
-	if (!c->nunreliable)
-		return false;
-	il_buf_printf(b, "host not quiet: %s / %s differ on the key metric%s", ds->var[c->ref], ds->var[c->aa],
-		      c->nunreliable > 1 ? "s" : "");
-	for (size_t i = 0; i < c->nmet; i++) {
-		if (!c->unreliable[i])
-			continue;
-		if (listed++ == 6) {
-			il_buf_printf(b, " and %zu more", c->nunreliable - 6);
-			break;
-		}
-		il_buf_printf(b, "%s %s (%+.1f%%, p=%.2g; A/A floor %.1f%%)", listed > 1 ? "," : "", ds->met[c->met[i]].key,
-			      il_cmp_res(c, i, (size_t)c->aa)->change_pct, il_cmp_res(c, i, (size_t)c->aa)->p, c->aa_floor[i]);
-	}
-	il_buf_printf(b, ": %s noise floor is raised to the A/A floor; changes within it are unreliable, larger ones "
-			 "keep their verdict", c->nunreliable > 1 ? "each one's" : "its");
-	return true;
-}
-
-bool il_compare_bypass_warning(const struct il_cmp *c, struct il_buf *b)
-{
-	const struct il_dataset *ds = c->ds;
-	const char *why = NULL;
-	size_t listed = 0;
-
-	if (!c->nbypass_all)
-		return false;
-	for (size_t i = 0; i < ds->nrows && !why; i++)
-		if (row_bypassed(&ds->rows[i]))
-			why = json_string_value(json_object_get(json_object_get(ds->rows[i].idle, "governor_bypass"), "why"));
-	il_buf_adds(b, "governor bypassed in");
-	for (size_t v = 0; v < ds->nvar; v++) {
-		size_t n = 0;
-
-		if (!c->nbypass[v])
-			continue;
-		for (size_t i = 0; i < ds->nrows; i++)
-			n += !strcmp(ds->rows[i].variant, ds->var[v]);
-		il_buf_printf(b, "%s %zu of %zu samples of %s", listed++ ? "," : "", c->nbypass[v], n, ds->var[v]);
-	}
-	il_buf_printf(b, " (%s); their idle metrics are marked bypassed, not better or worse",
-		      why ? why : "CPU latency limit 0");
-	return true;
 }

@@ -30,6 +30,11 @@
  *
  * An adaptive run (iterations {min, max}) spends alpha over its planned
  * looks: o.looks = max - min + 1 and every decision is at alpha / looks.
+ *
+ * The comparison is stats/compare.c; the stop rule over comparisons
+ * (il_compare_decided ... il_compare_run_decided) stats/comparejudge.c; what
+ * one says in words (il_compare_sentence, the warnings, the dropped note)
+ * stats/comparewords.c.
  */
 #ifndef IL_STATS_COMPARE_H
 #define IL_STATS_COMPARE_H
@@ -123,6 +128,9 @@ void il_compare_release(struct il_cmp *c);
  * into b when some were; false (b untouched) when none were.
  */
 bool il_compare_dropped_note(const struct il_cmp *c, struct il_buf *b);
+/* Whether a counted sample's governor was bypassed: its idle JSON carries governor_bypass (run/sample.c). */
+bool il_compare_row_bypassed(const struct il_row *row);
+
 /* Result of kept metric i for variant v. */
 const struct il_mres *il_cmp_res(const struct il_cmp *c, size_t i, size_t v);
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * A dataset from a run directory's journal (il_dataset_add_run): the
- * run-start record's variants, reference, A/A partner and workloads' metric
- * directions, each counted sample's scores and idle metrics, the finals that
- * close a sample, and the meta (fingerprints, stop) reports read.
+ * A dataset from a run directory's journal (il_dataset_add_run), read and
+ * checked by run/journalread.h: the run-start record's variants, reference,
+ * A/A partner and workloads' metric directions, each counted sample's scores
+ * and idle metrics, and the meta (fingerprints, stop) reports read.
  */
 #include "stats/dataset.h"
 
@@ -14,24 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "idle/diffjson.h"
-#include "run/journal.h"
+#include "run/journalread.h"
 #include "run/plan.h"
-#include "run/record.h"
-#include "run/rundir.h"
-#include "util/buf.h"
 
 /* ---- run journals ---- */
 
 struct jctx {
 	struct il_dataset *ds;
-	const char *path;
-	json_t *workloads;   /* from run-start: label -> {metrics: [{name, unit, better}]} */
-	json_t *variants;    /* from run-start */
 	const char *prefix;  /* "" or "run/" when several runs are merged */
-	bool started;
-	size_t start_line;   /* the run-start record's line */
-	json_t *finals;      /* seq (as text) -> line of its final record: a second one is refused */
+	json_t *workloads;   /* from run-start (owned): label -> {metrics: [{name, unit, better}], key_metrics} */
 };
 
 static enum il_better better_of(const char *s)
@@ -364,190 +355,152 @@ static int note_release(struct il_dataset *ds, const json_t *rec, struct il_err 
 	return 0;
 }
 
-static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
+/* The meta object, made on first need. */
+static json_t *meta(struct il_dataset *ds)
+{
+	if (!ds->meta)
+		ds->meta = json_object();
+	return ds->meta;
+}
+
+/* The plan's reference and its A/A partner: the same governor, states and kernel (or commit) under another label. */
+static int reference(struct jctx *c, const json_t *rec, const json_t *variants)
+{
+	struct il_dataset *ds = c->ds;
+	const char *ref = json_string_value(json_object_get(rec, "reference"));
+	const json_t *rv = NULL, *e;
+	char label[200];
+	size_t i;
+
+	if (ds->reference || !ref)
+		return 0;
+	snprintf(label, sizeof(label), "%s%s", c->prefix, ref);
+	if (!(ds->reference = strdup(label)))
+		return IL_ENOMEM;
+	json_array_foreach(variants, i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "label")), ref))
+			rv = e;
+	json_array_foreach(variants, i, e) {
+		if (!rv || e == rv || ds->aa)
+			continue;
+		if (json_equal(json_object_get(e, "governor"), json_object_get(rv, "governor")) &&
+		    json_equal(json_object_get(e, "disable"), json_object_get(rv, "disable")) &&
+		    il_dataset_same_kernel(rec, json_object_get(e, "kernel"), json_object_get(rv, "kernel"))) {
+			snprintf(label, sizeof(label), "%s%s", c->prefix, json_string_value(json_object_get(e, "label")));
+			if (!(ds->aa = strdup(label)))
+				return IL_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* The run-start record: its variants (labels prefixed), reference and A/A partner, planned looks, title. */
+static int on_start(const struct il_journal_run *run, void *ctx, struct il_err *err)
 {
 	struct jctx *c = ctx;
 	struct il_dataset *ds = c->ds;
-	enum il_rec_kind kind = il_rec_kind_of(rec);
-	const char *variant, *group, *status;
-	json_t *metrics, *wdef, *ms, *e;
+	json_t *rec = run->run_start;
+	const json_t *e;
 	char label[200];
-	double score = NAN;
-	int var, it, r = 0;
 	size_t i;
 
-	if ((r = il_rec_check(rec, c->path, line, err)))
-		return r;
-	if (kind == IL_REC_RUN_START) {
-		if (c->started)
-			return il_err_set(err, IL_EPARSE, "%s:%zu: a second run-start record (the first is at line %zu): two "
-					  "runs wrote this journal",
-					  c->path, line, c->start_line);
-		c->started = true;
-		c->start_line = line;
-		c->workloads = json_incref(json_object_get(rec, "workloads"));
-		c->variants = json_incref(json_object_get(rec, "variants"));
-		if (!json_is_object(c->workloads) || !json_is_array(c->variants))
-			return il_err_set(err, IL_EPARSE, "%s:%zu: run-start record lacks workloads or variants", c->path,
-					  line);
-		json_array_foreach(c->variants, i, e) {
-			const char *l = json_string_value(json_object_get(e, "label"));
-
-			if (!l)
-				return il_err_set(err, IL_EPARSE, "%s:%zu: variants[%zu].label: expected a string", c->path,
-						  line, i);
-			snprintf(label, sizeof(label), "%s%s", c->prefix, l);
-			if (il_dataset_add_variant(ds, label) < 0)
-				return il_err_oom(err);
-		}
-		if (!ds->reference && json_is_string(json_object_get(rec, "reference"))) {
-			const char *ref = json_string_value(json_object_get(rec, "reference"));
-			json_t *rv = NULL;
-
-			snprintf(label, sizeof(label), "%s%s", c->prefix, ref);
-			ds->reference = strdup(label);
-			/* the A/A partner: the same governor, states and kernel (or commit) under another label */
-			json_array_foreach(c->variants, i, e)
-				if (!strcmp(json_string_value(json_object_get(e, "label")), ref))
-					rv = e;
-			json_array_foreach(c->variants, i, e) {
-				if (!rv || e == rv || ds->aa)
-					continue;
-				if (json_equal(json_object_get(e, "governor"), json_object_get(rv, "governor")) &&
-				    json_equal(json_object_get(e, "disable"), json_object_get(rv, "disable")) &&
-				    il_dataset_same_kernel(rec, json_object_get(e, "kernel"), json_object_get(rv, "kernel"))) {
-					snprintf(label, sizeof(label), "%s%s", c->prefix,
-						 json_string_value(json_object_get(e, "label")));
-					ds->aa = strdup(label);
-				}
-			}
-		}
-		/* adaptive iterations {"min", "max"[, "step"]}: every look tests at alpha / its planned looks */
-		{
-			json_t *its = json_object_get(rec, "adaptive"), *st = json_object_get(its, "step");
-			json_int_t lo = json_integer_value(json_object_get(its, "min")),
-				   hi = json_integer_value(json_object_get(its, "max")), step = st ? json_integer_value(st) : 1;
-			size_t looks;
-
-			if (json_is_object(its) && lo >= 1 && hi >= lo && hi <= 100000 && step >= 1 && step <= 100000 &&
-			    (looks = il_adaptive_looks((int)lo, (int)hi, (int)step)) > ds->looks)
-				ds->looks = looks, ds->iter_max = (size_t)hi;
-		}
-		if (!ds->title && json_is_string(json_object_get(rec, "plan_name")))
-			ds->title = strdup(json_string_value(json_object_get(rec, "plan_name")));
-		if (!ds->meta)
-			ds->meta = json_object();
-		json_object_set(ds->meta, "run_start", rec);
-		return 0;
-	}
-	if (kind == IL_REC_HOST) {
-		json_t *fps;
-
-		if (!ds->meta)
-			ds->meta = json_object();
-		if (!(fps = json_object_get(ds->meta, "fingerprints")))
-			json_object_set_new(ds->meta, "fingerprints", fps = json_object());
-		if (json_is_string(json_object_get(rec, "host")))
-			json_object_set(fps, json_string_value(json_object_get(rec, "host")), json_object_get(rec, "fingerprint"));
-		/* the host's kind ("local", "ssh", "lab"): absent in journals older than the field */
-		if (json_is_string(json_object_get(rec, "host")) && json_is_string(json_object_get(rec, "kind"))) {
-			json_t *kinds = json_object_get(ds->meta, "host_kinds");
-
-			if (!kinds)
-				json_object_set_new(ds->meta, "host_kinds", kinds = json_object());
-			json_object_set(kinds, json_string_value(json_object_get(rec, "host")), json_object_get(rec, "kind"));
-		}
-		return 0;
-	}
-	if (kind == IL_REC_RUN_END || kind == IL_REC_STOP) {
-		if (!ds->meta)
-			ds->meta = json_object();
-		json_object_set(ds->meta, kind == IL_REC_STOP ? "stop" : "run_end", rec);
-		return 0;
-	}
-	if (kind != IL_REC_SAMPLE)
-		return 0;
-	if (!c->started)
-		return il_err_set(err, IL_EPARSE, "%s:%zu: sample before the run-start record", c->path, line);
-	if (!json_is_true(json_object_get(rec, "final")))
-		return 0;
-	if ((r = note_release(ds, rec, err)))
-		return r;
-	variant = json_string_value(json_object_get(rec, "variant"));
-	group = json_string_value(json_object_get(rec, "workload"));
-	status = json_string_value(json_object_get(rec, "status"));
-	if (!variant || !group || !status || !json_is_integer(json_object_get(rec, "seq")))
-		return il_err_set(err, IL_EPARSE, "%s:%zu: sample record: seq must be an integer, variant, workload and "
-				  "status strings",
-				  c->path, line);
-	/* one final record per sample: a second one would count the sample twice */
-	{
-		char seq[32];
-		json_t *first;
-
-		snprintf(seq, sizeof(seq), "%lld", (long long)json_integer_value(json_object_get(rec, "seq")));
-		if ((first = json_object_get(c->finals, seq)))
-			return il_err_set(err, IL_EPARSE, "%s:%zu: sample %s has a second final record (the first is at line "
-					  "%lld): two runs wrote this journal; it cannot be counted",
-					  c->path, line, seq, (long long)json_integer_value(first));
-		if (json_object_set_new(c->finals, seq, json_integer((json_int_t)line)))
+	c->workloads = json_incref(run->workloads);
+	json_array_foreach(run->variants, i, e) {
+		snprintf(label, sizeof(label), "%s%s", c->prefix, json_string_value(json_object_get(e, "label")));
+		if (il_dataset_add_variant(ds, label) < 0)
 			return il_err_oom(err);
 	}
-	/* one parameter set per workload label: the run-start record's */
+	if (reference(c, rec, run->variants))
+		return il_err_oom(err);
+	/* adaptive iterations {"min", "max"[, "step"]}: every look tests at alpha / its planned looks */
 	{
-		json_t *want = json_object_get(json_object_get(c->workloads, group), "params");
-		json_t *got = json_object_get(rec, "params");
+		json_t *its = json_object_get(rec, "adaptive"), *st = json_object_get(its, "step");
+		json_int_t lo = json_integer_value(json_object_get(its, "min")),
+			   hi = json_integer_value(json_object_get(its, "max")), step = st ? json_integer_value(st) : 1;
+		size_t looks;
 
-		if (want && got && !json_equal(want, got)) {
-			char *a = json_dumps(want, JSON_COMPACT | JSON_SORT_KEYS),
-			     *b = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS);
-
-			r = il_err_set(err, IL_EPARSE, "%s:%zu: workload '%s' ran with params %.150s, but the run-start record "
-				       "(line %zu) says %.150s: samples of two parameter sets under one label",
-				       c->path, line, group, b ? b : "null", c->start_line, a ? a : "null");
-			free(a), free(b);
-			return r;
-		}
+		if (json_is_object(its) && lo >= 1 && hi >= lo && hi <= 100000 && step >= 1 && step <= 100000 &&
+		    (looks = il_adaptive_looks((int)lo, (int)hi, (int)step)) > ds->looks)
+			ds->looks = looks, ds->iter_max = (size_t)hi;
 	}
-	if (strcmp(status, "ok")) {
+	if (!ds->title && json_is_string(json_object_get(rec, "plan_name")) &&
+	    !(ds->title = strdup(json_string_value(json_object_get(rec, "plan_name")))))
+		return il_err_oom(err);
+	if (!meta(ds) || json_object_set(ds->meta, "run_start", rec))
+		return il_err_oom(err);
+	return 0;
+}
+
+/* meta[key][name] = v (meta[key] made on first need); v NULL: nothing. -1: no memory left. */
+static int meta_set(struct il_dataset *ds, const char *key, const char *name, json_t *v)
+{
+	json_t *o;
+
+	if (!meta(ds))
+		return -1;
+	if (!(o = json_object_get(ds->meta, key)) && json_object_set_new(ds->meta, key, o = json_object()))
+		return -1;
+	return v && json_object_set(o, name, v) ? -1 : 0;
+}
+
+/*
+ * A host record: its fingerprint and kind ("local", "ssh", "lab"; absent in
+ * journals older than the field). A stop or run-end record as it is.
+ */
+static int on_meta(const struct il_journal_run *run, json_t *rec, enum il_rec_kind kind, void *ctx,
+		   struct il_err *err)
+{
+	struct jctx *c = ctx;
+	struct il_dataset *ds = c->ds;
+	const char *host = json_string_value(json_object_get(rec, "host"));
+	json_t *k = json_object_get(rec, "kind");
+	int bad;
+
+	(void)run;
+	if (kind == IL_REC_HOST) {
+		bad = meta_set(ds, "fingerprints", host ? host : "", host ? json_object_get(rec, "fingerprint") : NULL);
+		if (!bad && host && json_is_string(k))
+			bad = meta_set(ds, "host_kinds", host, k);
+	} else {
+		bad = !meta(ds) || json_object_set(ds->meta, kind == IL_REC_STOP ? "stop" : "run_end", rec);
+	}
+	return bad ? il_err_oom(err) : 0;
+}
+
+/* A final sample: counted when ok (its metrics, idle metrics and row), else skipped; its release noted either way. */
+static int on_sample(const struct il_journal_run *run, const struct il_journal_sample *s, void *ctx, struct il_err *err)
+{
+	struct jctx *c = ctx;
+	struct il_dataset *ds = c->ds;
+	const json_t *e;
+	char label[200];
+	double score = NAN;
+	int var, r;
+	size_t i;
+
+	(void)run;
+	if ((r = note_release(ds, s->rec, err)))
+		return r;
+	if (!s->ok) {
 		ds->skipped++;
 		return 0;
 	}
-	metrics = json_object_get(rec, "metrics");
-	if (!json_is_object(metrics))
-		return il_err_set(err, IL_EPARSE, "%s:%zu: metrics: expected an object in an ok sample", c->path, line);
-	wdef = json_object_get(c->workloads, group);
-	ms = json_object_get(wdef, "metrics");
-	if (!json_is_array(ms))
-		return il_err_set(err, IL_EPARSE, "%s:%zu: workload '%s' is not in the run-start record", c->path, line,
-				  group);
-	if (!json_is_integer(json_object_get(rec, "iteration")))
-		return il_err_set(err, IL_EPARSE, "%s:%zu: iteration: expected integer", c->path, line);
-	it = (int)json_integer_value(json_object_get(rec, "iteration"));
-	snprintf(label, sizeof(label), "%s%s", c->prefix, variant);
+	snprintf(label, sizeof(label), "%s%s", c->prefix, s->variant);
 	if ((var = il_dataset_add_variant(ds, label)) < 0)
 		return il_err_oom(err);
-	json_array_foreach(ms, i, e) {
+	json_array_foreach(s->defs, i, e) {
 		const char *name = json_string_value(json_object_get(e, "name"));
-		json_t *v = json_object_get(metrics, name ? name : "");
+		double v = json_number_value(json_object_get(s->metrics, name));
 
-		if (!name)
-			return il_err_set(err, IL_EPARSE, "%s: run-start: workloads.%s.metrics[%zu].name: expected a string",
-					  c->path, group, i);
-		if (!json_is_number(v) || !isfinite(json_number_value(v)))
-			return il_err_set(err, IL_EPARSE, "%s:%zu: metrics.%s: expected a finite number", c->path, line, name);
 		if (i == 0)
-			score = json_number_value(v);
-		if ((r = il_dataset_add_value(ds, var, group, name, json_string_value(json_object_get(e, "unit")) ?: "",
-				   better_of(json_string_value(json_object_get(e, "better"))), false, json_number_value(v), it)))
+			score = v;
+		if (il_dataset_add_value(ds, var, s->workload, name, json_string_value(json_object_get(e, "unit")) ?: "",
+					 better_of(json_string_value(json_object_get(e, "better"))), false, v, s->iteration))
 			return il_err_oom(err);
 	}
-	/* a version 2 sample kept poll states' below apart: read it as the kernel counts */
-	if (il_diff_json_upgrade(json_object_get(rec, "idle")))
+	if (s->idle && add_idle(ds, var, s->workload, s->idle, s->iteration))
 		return il_err_oom(err);
-	if (json_is_object(json_object_get(rec, "idle")) && (r = add_idle(ds, var, group, json_object_get(rec, "idle"), it)))
-		return il_err_oom(err);
-	if (add_row(ds, group, label, it, score, json_object_get(rec, "idle"), json_object_get(wdef, "matrix")))
+	if (add_row(ds, s->workload, label, s->iteration, score, s->idle, json_object_get(s->wdef, "matrix")))
 		return il_err_oom(err);
 	ds->counted++;
 	return 0;
@@ -585,27 +538,12 @@ static void mark_keys(struct il_dataset *ds, const json_t *workloads)
 
 int il_dataset_add_run(struct il_dataset *ds, const char *run_dir, const char *prefix, struct il_err *err)
 {
-	struct il_buf path = IL_BUF_INIT;
-	struct jctx c = { .ds = ds, .prefix = prefix ? prefix : "", .finals = json_object() };
-	size_t torn = 0;
-	int r;
+	static const struct il_journal_reader rd = { .start = on_start, .meta = on_meta, .sample = on_sample };
+	struct jctx c = { .ds = ds, .prefix = prefix ? prefix : "" };
+	int r = il_journal_read_run(run_dir, &rd, &c, err);
 
-	if (il_buf_printf(&path, "%s/%s", run_dir, il_rundir_name(IL_RUNDIR_JOURNAL)))
-		return il_err_oom(err);
-	c.path = path.p;
-	r = il_journal_each(path.p, journal_rec, &c, &torn, err);
-	if (!r && torn)
-		r = il_err_set(err, IL_EPARSE,
-			       "%s: the last line is truncated (%zu bytes without a newline: the run was killed while "
-			       "writing it); 'idlelab run --resume %s' repairs it",
-			       path.p, torn, run_dir);
-	if (!r && !c.started)
-		r = il_err_set(err, IL_EPARSE, "%s: no run-start record (not an idlelab journal?)", path.p);
 	if (!r)
 		mark_keys(ds, c.workloads);
 	json_decref(c.workloads);
-	json_decref(c.variants);
-	json_decref(c.finals);
-	il_buf_release(&path);
 	return r;
 }

@@ -2,7 +2,8 @@
 /*
  * lab/labarch (the architectures' table, instance and host names) and
  * lab/ssdt (the x86_64 lab's idle tables and their SSDT, compiled by the
- * real iasl when acpica-tools is installed).
+ * real iasl when acpica-tools is installed; kept as JSON whole or not at
+ * all).
  */
 #include "testutil.h"
 
@@ -214,6 +215,19 @@ static void test_lab__ssdt_round_trip(void **state)
 		assert_int_equal(u.v[i].n, t.v[i].n);
 		assert_int_equal(u.v[i].latency_factor, t.v[i].latency_factor);
 		assert_memory_equal(u.v[i].states, t.v[i].states, t.v[i].n * sizeof(t.v[i].states[0]));
+	}
+	/* what the lab keeps is whole or nothing, whichever allocation fails */
+	for (long n = 0, hit = 1; hit; n++) {
+		json_t *k;
+
+		tu_json_oom(n);
+		k = il_ssdt_tables_to_json(&t);
+		hit = tu_json_oom_end();
+		if (!k)
+			assert_true(hit);
+		else if (!json_equal(k, j))
+			fail_msg("allocation %ld failed: idle tables with a part missing", n);
+		json_decref(k);
 	}
 	json_decref(j);
 	il_ssdt_tables_release(&t);
