@@ -85,7 +85,7 @@ void il_plan_release(struct il_plan *p);
  * every kernel's repo and track.repo. IL_ENOMEM: one could not be (left
  * as it was).
  */
-int il_plan_absolutize(json_t *plan, const char *dir);
+IL_MUST_CHECK int il_plan_absolutize(json_t *plan, const char *dir);
 
 /* The plan's limits for a sample's idle diff; o borrows from p. */
 void il_plan_diff_opts(const struct il_plan *p, struct il_diff_opts *o);

@@ -47,7 +47,10 @@ int il_bisect_env_open(struct il_bisect_env *e, const char *plan_path, const cha
 		goto out;
 	}
 	rp = realpath(dirname(pc), NULL);
-	il_plan_absolutize(e->plan, rp ? rp : ".");
+	if (il_plan_absolutize(e->plan, rp ? rp : ".")) {
+		r = il_err_oom(err);
+		goto out;
+	}
 	govs = json_object_get(e->plan, "governors");
 	json_array_foreach(govs, i, g)
 		if (variant ? gov_label(g) && !strcmp(gov_label(g), variant) : json_array_size(govs) == 1)

@@ -177,7 +177,10 @@ static int load_plan(struct nt *n, struct il_err *err)
 		goto out;
 	}
 	pdir = pc ? realpath(dirname(pc), NULL) : NULL;
-	il_plan_absolutize(n->plan, pdir ? pdir : ".");
+	if (il_plan_absolutize(n->plan, pdir ? pdir : ".")) {
+		r = il_err_oom(err);
+		goto out;
+	}
 	track = json_object_get(n->plan, "track");
 	if (!json_is_object(track)) {
 		r = il_err_set(err, IL_EINVAL, "%s: track: expected an object naming the repository and branch to follow "
