@@ -167,13 +167,13 @@ $(BUILD)/idlelab: $(CLI_OBJ) $(LIB_A)
 idlelab: $(BUILD)/idlelab
 	$(Q)cp $< $@.tmp && mv -f $@.tmp $@
 
-# the unit tests also get cli/paths.o and cli/opt.o: the environment's defaults (il_cli_cache_dir)
+# the unit tests also get cli/clipaths.o and cli/opt.o: the environment's defaults (il_cli_cache_dir)
 # and the option parser are tested there
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/tests/unit/testutil.o $(BUILD)/src/cli/paths.o $(BUILD)/src/cli/opt.o $(LIB_A) $(BUILD)/cflags
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/tests/unit/testutil.o $(BUILD)/src/cli/clipaths.o $(BUILD)/src/cli/opt.o $(LIB_A) $(BUILD)/cflags
 	@mkdir -p $(dir $@)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(IL_CFLAGS) $(WERROR) -Itests/unit $(CFLAGS) $(IL_LDFLAGS) -o $@ $< $(BUILD)/tests/unit/testutil.o \
-		$(BUILD)/src/cli/paths.o $(BUILD)/src/cli/opt.o $(LIB_A) \
+		$(BUILD)/src/cli/clipaths.o $(BUILD)/src/cli/opt.o $(LIB_A) \
 		$(PC_LDLIBS) $(CMOCKA_LIBS)
 
 $(BUILD)/tests/fuzz_%_replay: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(LIB_A) $(BUILD)/cflags

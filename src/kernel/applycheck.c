@@ -24,8 +24,8 @@ static const char *gerr(void)
 }
 
 /*
- * Whether text applies to tree; libgit2's reason appended to why when it does not. Out of memory,
- * why fails (sticky) so that il_applycheck_explain says IL_ENOMEM, never a reason it did not find.
+ * Whether text applies to tree; libgit2's reason appended to why when it does not. When memory runs
+ * out, why fails (sticky) so that il_applycheck_explain says IL_ENOMEM, never a reason it did not find.
  */
 static bool applies(git_repository *repo, git_tree *tree, const char *text, size_t len, struct il_buf *why)
 {

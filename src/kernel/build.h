@@ -47,7 +47,7 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 		    struct il_kbuild_res *res, struct il_err *err);
 void il_kbuild_res_release(struct il_kbuild_res *r);
 
-/* Artifacts in the cache (manifests), as JSON. */
+/* Artifacts in the cache (manifests), as JSON: *out is the caller's (NULL after an error). */
 int il_kernel_list(const char *cache_dir, json_t **out, struct il_err *err);
 
 #endif

@@ -33,15 +33,12 @@ void il_kvars_release(struct il_kvars *k)
 	memset(k, 0, sizeof(*k));
 }
 
+/* p relative to dir (the caller frees); NULL when memory runs out. */
 static char *path_rel(const char *dir, const char *p)
 {
-	struct il_buf b = IL_BUF_INIT;
-
 	if (p[0] == '/' || !dir || !*dir)
-		il_buf_adds(&b, p);
-	else
-		il_buf_printf(&b, "%s/%s", dir, p);
-	return il_buf_detach(&b);
+		return strdup(p);
+	return il_str_dup_printf("%s/%s", dir, p);
 }
 
 static bool plain_name(const char *s)
@@ -68,7 +65,8 @@ static int read_cfg(struct il_kbuild_cfg *c, const json_t *plan_build, const jso
 		if (!json_is_string(v) || !json_string_length(v))                                         \
 			return il_err_set(err, IL_EPARSE, "plan: %s.%s: expected a string", where, key);  \
 		free(c->field);                                                                            \
-		c->field = strdup(json_string_value(v));                                                   \
+		if (!(c->field = strdup(json_string_value(v))))                                            \
+			return il_err_oom(err);                                                            \
 	}
 		STR("arch", arch)
 		STR("cross_compile", cross_compile)
@@ -85,7 +83,10 @@ static int read_cfg(struct il_kbuild_cfg *c, const json_t *plan_build, const jso
 			if (!json_is_string(e))                                                                    \
 				return il_err_set(err, IL_EPARSE, "plan: %s.%s[%zu]: expected a string", where, key, i); \
 			x = rel ? path_rel(plan_dir, json_string_value(e)) : strdup(json_string_value(e));       \
-			il_strlist_push(&c->field, x);                                                             \
+			if (!x || il_strlist_push(&c->field, x)) {                                                 \
+				free(x);                                                                           \
+				return il_err_oom(err);                                                            \
+			}                                                                                          \
 			free(x);                                                                                   \
 		}                                                                                                  \
 	}
@@ -115,31 +116,35 @@ static int read_cfg(struct il_kbuild_cfg *c, const json_t *plan_build, const jso
 		free(c->config);
 		c->config = p;
 	}
-	return 0;
+	return c->arch && c->config ? 0 : il_err_oom(err);
 }
 
-static int cfg_copy(struct il_kbuild_cfg *d, const struct il_kbuild_cfg *s)
+static int cfg_copy(struct il_kbuild_cfg *d, const struct il_kbuild_cfg *s, struct il_err *err)
 {
+	int bad = 0;
+
 	memset(d, 0, sizeof(*d));
 	d->arch = strdup(s->arch);
 	d->cross_compile = s->cross_compile ? strdup(s->cross_compile) : NULL;
 	d->config = strdup(s->config);
 	d->jobs = s->jobs;
 	for (size_t i = 0; i < s->fragments.n; i++)
-		il_strlist_push(&d->fragments, s->fragments.v[i]);
+		bad |= il_strlist_push(&d->fragments, s->fragments.v[i]);
 	for (size_t i = 0; i < s->targets.n; i++)
-		il_strlist_push(&d->targets, s->targets.v[i]);
+		bad |= il_strlist_push(&d->targets, s->targets.v[i]);
 	for (size_t i = 0; i < s->make_args.n; i++)
-		il_strlist_push(&d->make_args, s->make_args.v[i]);
-	return d->arch && d->config ? 0 : IL_ENOMEM;
+		bad |= il_strlist_push(&d->make_args, s->make_args.v[i]);
+	return !bad && d->arch && d->config && (d->cross_compile || !s->cross_compile) ? 0 : il_err_oom(err);
 }
 
 static struct il_kvar *add(struct il_kvars *k, const char *name, struct il_err *err)
 {
 	struct il_kvar *nv = realloc(k->v, (k->n + 1) * sizeof(*nv));
 
-	if (!nv)
+	if (!nv) {
+		il_err_oom(err);
 		return NULL;
+	}
 	k->v = nv;
 	memset(&k->v[k->n], 0, sizeof(k->v[0]));
 	for (size_t i = 0; i < k->n; i++)
@@ -147,7 +152,10 @@ static struct il_kvar *add(struct il_kvars *k, const char *name, struct il_err *
 			il_err_set(err, IL_EPARSE, "plan: kernels: the name '%s' is used twice", name);
 			return NULL;
 		}
-	k->v[k->n].name = strdup(name);
+	if (!(k->v[k->n].name = strdup(name))) {
+		il_err_oom(err);
+		return NULL;
+	}
 	return &k->v[k->n++];
 }
 
@@ -159,19 +167,14 @@ static const struct il_kvar *find(const struct il_kvars *k, const char *name)
 	return NULL;
 }
 
-/* "teo-%d" with 3 -> "teo-3"; a name without %d gets "-3" appended. */
+/* "teo-%d" with 3 -> "teo-3"; a name without %d gets "-3" appended. NULL when memory runs out. */
 static char *numbered(const char *pattern, int k)
 {
-	struct il_buf b = IL_BUF_INIT;
 	const char *pct = strstr(pattern, "%d");
 
-	if (pct) {
-		il_buf_add(&b, pattern, (size_t)(pct - pattern));
-		il_buf_printf(&b, "%d%s", k, pct + 2);
-	} else {
-		il_buf_printf(&b, "%s-%d", pattern, k);
-	}
-	return il_buf_detach(&b);
+	if (pct)
+		return il_str_dup_printf("%.*s%d%s", (int)(pct - pattern), pattern, k, pct + 2);
+	return il_str_dup_printf("%s-%d", pattern, k);
 }
 
 static int load_series(const json_t *sj, const char *plan_dir, const char *cache_dir, const char *path,
@@ -193,6 +196,8 @@ static int load_series(const json_t *sj, const char *plan_dir, const char *cache
 	if (mb) {
 		char *p = path_rel(plan_dir, mb);
 
+		if (!p)
+			return il_err_oom(err);
 		snprintf(label, sizeof(label), "%s", p);
 		r = il_buf_read_file(&mbox, p, (size_t)256 << 20, err);
 		free(p);
@@ -291,12 +296,12 @@ int il_kernels_prepare(const json_t *plan, const char *plan_dir, const char *cac
 			if (tarball) {
 				char *tp = path_rel(plan_dir, tarball);
 
-				r = il_repo_import_tarball(tp, cache_dir, &v->repo_path, &v->commit, err);
+				r = tp ? il_repo_import_tarball(tp, cache_dir, &v->repo_path, &v->commit, err) : il_err_oom(err);
 				free(tp);
-			} else {
-				v->repo_path = path_rel(plan_dir, repo_p);
-				if (!(r = il_repo_open(&repo, v->repo_path, err)))
-					r = il_repo_resolve(repo, commit ? commit : "HEAD", &v->commit, err);
+			} else if (!(v->repo_path = path_rel(plan_dir, repo_p))) {
+				r = il_err_oom(err);
+			} else if (!(r = il_repo_open(&repo, v->repo_path, err))) {
+				r = il_repo_resolve(repo, commit ? commit : "HEAD", &v->commit, err);
 			}
 			if (!r && (repo || !(r = il_repo_open(&repo, v->repo_path, err))) &&
 			    !(r = il_repo_tree_of(repo, &v->commit, &v->tree, err)))
@@ -348,7 +353,7 @@ int il_kernels_prepare(const json_t *plan, const char *plan_dir, const char *cac
 			if (!r && (!idx || !oids))
 				r = il_err_oom(err);
 			/* the base's build settings, with this entry's own keys on top */
-			if (!r && !(r = cfg_copy(&bc, &b->cfg)))
+			if (!r && !(r = cfg_copy(&bc, &b->cfg, err)))
 				r = read_cfg(&bc, NULL, e, plan_dir, path, err);
 			if (!r && !(r = il_repo_open(&repo, b->repo_path, err)))
 				r = il_repo_apply_series(repo, &b->commit, &s, idx, sel.n, oids, err);
@@ -360,6 +365,10 @@ int il_kernels_prepare(const json_t *plan, const char *plan_dir, const char *cac
 				if (!cumulative && k + 1 < sel.n)
 					continue;
 				vn = cumulative ? numbered(name, idx[k]) : strdup(name);
+				if (!vn) {
+					r = il_err_oom(err);
+					break;
+				}
 				if (!(nv = add(out, vn, err))) {
 					free(vn);
 					r = err && err->code ? err->code : IL_ENOMEM;
@@ -373,7 +382,11 @@ int il_kernels_prepare(const json_t *plan, const char *plan_dir, const char *cac
 				nv->patch = idx[k];
 				nv->subject = strdup(s.p[idx[k] - 1].subject);
 				nv->origin = bb->origin ? strdup(bb->origin) : NULL;
-				if ((r = cfg_copy(&nv->cfg, &bc)) || (r = il_repo_tree_of(repo, &nv->commit, &nv->tree, err)) ||
+				if (!nv->repo_path || !nv->lineage || !nv->subject || (bb->origin && !nv->origin)) {
+					r = il_err_oom(err);
+					break;
+				}
+				if ((r = cfg_copy(&nv->cfg, &bc, err)) || (r = il_repo_tree_of(repo, &nv->commit, &nv->tree, err)) ||
 				    (r = il_repo_set_ref(repo, nv->name, &nv->commit, err)))
 					break;
 			}
@@ -402,19 +415,26 @@ json_t *il_kvars_to_json(const struct il_kvars *k)
 	for (size_t i = 0; i < k->n; i++) {
 		const struct il_kvar *v = &k->v[i];
 		char c[GIT_OID_HEXSZ + 1], t[GIT_OID_HEXSZ + 1];
+		json_t *o;
 
 		if (v->running) {
-			json_array_append_new(a, json_pack("{s:s,s:b}", "name", v->name, "running", 1));
-			continue;
+			o = json_pack("{s:s,s:b}", "name", v->name, "running", 1);
+		} else {
+			git_oid_tostr(c, sizeof(c), &v->commit);
+			git_oid_tostr(t, sizeof(t), &v->tree);
+			o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:o,s:s,s:s}", "name", v->name, "commit", c, "tree", t, "repo",
+				      v->repo_path, "patch", v->patch, "subject", v->subject ? json_string(v->subject) : json_null(),
+				      "lineage", v->lineage, "arch", v->cfg.arch);
+			if (o && v->origin && json_object_set_new(o, "origin", json_string(v->origin))) {
+				json_decref(o);
+				o = NULL;
+			}
 		}
-		git_oid_tostr(c, sizeof(c), &v->commit);
-		git_oid_tostr(t, sizeof(t), &v->tree);
-		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:i,s:o,s:s,s:s}", "name", v->name, "commit", c, "tree", t,
-						   "repo", v->repo_path, "patch", v->patch, "subject",
-						   v->subject ? json_string(v->subject) : json_null(), "lineage", v->lineage,
-						   "arch", v->cfg.arch));
-		if (v->origin)
-			json_object_set_new(json_array_get(a, json_array_size(a) - 1), "origin", json_string(v->origin));
+		/* json_array_append_new drops o when it fails, and fails for a NULL o or a */
+		if (json_array_append_new(a, o)) {
+			json_decref(a);
+			return NULL;
+		}
 	}
 	return a;
 }

@@ -48,6 +48,7 @@ struct il_kvars {
 int il_kernels_prepare(const json_t *plan, const char *plan_dir, const char *cache_dir, struct il_kvars *out,
 		       struct il_err *err);
 void il_kvars_release(struct il_kvars *k);
+/* k as JSON (the caller owns it); NULL when memory runs out. */
 json_t *il_kvars_to_json(const struct il_kvars *k);
 
 #endif

@@ -126,11 +126,12 @@ void il_kprogress_record(const struct il_kprogress *kp, const char *cache_dir)
 		json_decref(all);
 		all = json_object();
 	}
-	if (path && all && kp->files) {
-		json_object_set_new(all, kp->key, json_pack("{s:I,s:I}", "files", (json_int_t)kp->files, "yes",
-							     (json_int_t)kp->yes));
-		if ((text = json_dumps(all, JSON_SORT_KEYS | JSON_INDENT(1))))
-			il_write_file_atomic(path, text, strlen(text), NULL);
+	/* a count that could not be added is not written: the file keeps the others as they were */
+	if (path && all && kp->files &&
+	    !json_object_set_new(all, kp->key,
+				 json_pack("{s:I,s:I}", "files", (json_int_t)kp->files, "yes", (json_int_t)kp->yes)) &&
+	    (text = json_dumps(all, JSON_SORT_KEYS | JSON_INDENT(1)))) {
+		il_write_file_atomic(path, text, strlen(text), NULL);
 		free(text);
 	}
 	json_decref(all);

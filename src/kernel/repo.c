@@ -81,8 +81,9 @@ int il_repo_set_ref(git_repository *repo, const char *name, const git_oid *commi
 	git_reference *r = NULL;
 	int rc = 0;
 
-	il_buf_printf(&ref, "refs/idlelab/variants/%s", name);
-	if (git_reference_create(&r, repo, ref.p, commit, 1, "idlelab kernel prepare") < 0)
+	if (il_buf_printf(&ref, "refs/idlelab/variants/%s", name))
+		rc = il_err_oom(err);
+	else if (git_reference_create(&r, repo, ref.p, commit, 1, "idlelab kernel prepare") < 0)
 		rc = il_err_set(err, IL_EIO, "cannot write %s: %s", ref.p, gerr());
 	git_reference_free(r);
 	il_buf_release(&ref);
@@ -175,10 +176,16 @@ int il_repo_import_tarball(const char *tarball, const char *cache_dir, char **re
 		return il_err_set(err, IL_ENOTFOUND, "tarball '%s': %s", tarball, strerror(errno));
 	if ((r = il_sha256_file(tarball, hex, err)))
 		return r;
-	il_buf_printf(&dir, "%s/src", cache_dir);
+	if (il_buf_printf(&dir, "%s/src", cache_dir)) {
+		r = il_err_oom(err);
+		goto done;
+	}
 	mkdir(cache_dir, 0755);
 	mkdir(dir.p, 0755);
-	il_buf_printf(&dir, "/%.16s", hex);
+	if (il_buf_printf(&dir, "/%.16s", hex)) {
+		r = il_err_oom(err);
+		goto done;
+	}
 	/*
 	 * cached: a tree root builds and boots, so only one that only root or this user could have
 	 * written and whose import commit names this tarball's checksum; else imported again
@@ -199,7 +206,10 @@ int il_repo_import_tarball(const char *tarball, const char *cache_dir, char **re
 		repo = NULL;
 	}
 	/* unpack beside, then rename: an interrupted import never looks complete */
-	il_buf_printf(&tmp, "%s.tmp", dir.p);
+	if (il_buf_printf(&tmp, "%s.tmp", dir.p)) {
+		r = il_err_oom(err);
+		goto done;
+	}
 	{
 		char *rm[] = { (char *)"rm", (char *)"-rf", tmp.p, NULL };
 		char *mk[] = { (char *)"mkdir", (char *)"-p", tmp.p, NULL };
@@ -238,13 +248,13 @@ int il_repo_import_tarball(const char *tarball, const char *cache_dir, char **re
 		struct il_buf msg = IL_BUF_INIT;
 		const char *base = strrchr(tarball, '/');
 
-		il_buf_printf(&msg, "import %s\n\nsha256 %s\n", base ? base + 1 : tarball, hex);
-		if (git_commit_create(commit, repo, NULL, sig, sig, "UTF-8", msg.p, tree, 0, NULL) < 0) {
+		if (il_buf_printf(&msg, "import %s\n\nsha256 %s\n", base ? base + 1 : tarball, hex))
+			r = il_err_oom(err);
+		else if (git_commit_create(commit, repo, NULL, sig, sig, "UTF-8", msg.p, tree, 0, NULL) < 0)
 			r = il_err_set(err, IL_EIO, "committing the import of '%s': %s", tarball, gerr());
-			il_buf_release(&msg);
-			goto done;
-		}
 		il_buf_release(&msg);
+		if (r)
+			goto done;
 	}
 	{
 		git_reference *ref = NULL;
@@ -259,15 +269,14 @@ int il_repo_import_tarball(const char *tarball, const char *cache_dir, char **re
 			goto done;
 		/* the work tree holds exactly this tree: builds check out from here */
 		il_buf_reset(&tmp);
-		il_buf_printf(&tmp, "%s/.idlelab-tree", dir.p);
-		if ((f = fopen(tmp.p, "w"))) {
+		if (!il_buf_printf(&tmp, "%s/.idlelab-tree", dir.p) && (f = fopen(tmp.p, "w"))) {
 			fprintf(f, "%s\n", git_oid_tostr_s(&tree_oid));
 			fclose(f);
 		}
 	}
 done:
-	if (!r)
-		*repo_path = il_buf_detach(&dir);
+	if (!r && !(*repo_path = il_buf_detach(&dir)))
+		r = il_err_oom(err);
 	git_tree_free(tree);
 	git_signature_free(sig);
 	git_index_free(index);
@@ -378,7 +387,10 @@ int il_repo_checkout_to(git_repository *repo, const git_oid *commit, const char 
 		goto out;
 	}
 	mkdir(dir, 0755);
-	il_buf_printf(&mark, "%s/.idlelab-tree", dir);
+	if (il_buf_printf(&mark, "%s/.idlelab-tree", dir)) {
+		r = il_err_oom(err);
+		goto out;
+	}
 	if (!il_buf_read_file(&have, mark.p, 100, &e2) && have.len >= GIT_OID_HEXSZ &&
 	    !git_oid_fromstrn(&base_oid, have.p, GIT_OID_HEXSZ)) {
 		if (git_oid_equal(&base_oid, git_tree_id(tree)))
@@ -431,8 +443,12 @@ int il_repo_range(git_repository *repo, const git_oid *good, const git_oid *bad,
 		r = il_err_set(err, IL_EIO, "revwalk: %s", gerr());
 		goto out;
 	}
+	/* all of it or an error: a range cut short would bisect the wrong commits */
 	while (!(e = git_revwalk_next(&id, w)))
-		il_strlist_push(out, git_oid_tostr(hex, sizeof(hex), &id));
+		if (il_strlist_push(out, git_oid_tostr(hex, sizeof(hex), &id))) {
+			r = il_err_oom(err);
+			goto out;
+		}
 	if (e != GIT_ITEROVER)
 		r = il_err_set(err, IL_EIO, "revwalk: %s", gerr());
 out:

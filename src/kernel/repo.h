@@ -62,7 +62,7 @@ int il_repo_checkout_to(git_repository *repo, const git_oid *commit, const char 
  * The commits of good..bad (reachable from bad, not from good), oldest first,
  * as 40-hex strings appended to out: topological order; first_parent follows
  * only first parents (exact for merge-heavy history). IL_EINVAL unless good
- * is a proper ancestor of bad.
+ * is a proper ancestor of bad; IL_ENOMEM rather than a range cut short.
  */
 int il_repo_range(git_repository *repo, const git_oid *good, const git_oid *bad, bool first_parent,
 		  struct il_strlist *out, struct il_err *err);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Patch series from mail: an mbox (a file, or a public-inbox thread) parsed
- * with GMime (folded and RFC 2047 headers, quoted-printable and base64
- * bodies, charsets), ordered by "[PATCH vN M/N]", the cover letter and
- * replies set aside, the highest version kept (or the one asked for), and
- * trailers collected per patch, including those given in replies.
+ * Patch series from mail: the mails of an mbox (a file, or a public-inbox
+ * thread; each read by kernel/patchmail.h) put in order by "[PATCH vN M/N]",
+ * the cover letter and replies set aside, the highest version kept (or the
+ * one asked for), checked complete, and trailers collected per patch,
+ * including those given in replies.
  */
 #ifndef IL_KERNEL_SERIES_H
 #define IL_KERNEL_SERIES_H
@@ -52,6 +52,7 @@ struct il_series {
 int il_series_parse(const char *mbox, size_t len, int want_version, const char *label, struct il_series *out,
 		    struct il_err *err);
 void il_series_release(struct il_series *s);
+/* s as JSON (the caller owns it); NULL when memory runs out. */
 json_t *il_series_to_json(const struct il_series *s);
 
 /* Parse a selection like "1-3,5" against n patches into a sorted 1-based list. */
