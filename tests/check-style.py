@@ -9,7 +9,7 @@ Like curl's checksrc and git's check-builtins, it reads the sources, not the bui
   function   a function definition is at most FUNC_MAX lines, signature to closing brace
   prefix     a name with external linkage (from the objects: nm) starts with its file's prefix:
              il_STEM, il_DIR_STEM, or il_DIR_REST when STEM is DIR + REST (labhost: il_lab_host)
-  oom        no hand-written "out of memory" string: il_err_oom / il_strerror(IL_ENOMEM) say it
+  oom        no hand-written "out of memory" string: il_err_oom / il_err_strerror(IL_ENOMEM) say it
   print      library code (src/ outside cli/) never prints: no printf, puts, perror, stdout, stderr
   exit       library code never exits: no exit, _exit, abort
   unchecked  no call whose result says it ran out of memory used as a bare statement (a libc or
@@ -164,7 +164,7 @@ def check_functions(path, code):
 def check_oom(path, lines):
     for i, ln in enumerate(lines):
         if re.search(r"out of memory", ln, re.I) and path != "src/util/err.h":
-            find(path, i + 1, "oom", "a hand-written \"out of memory\": use il_err_oom or il_strerror(IL_ENOMEM)")
+            find(path, i + 1, "oom", "a hand-written \"out of memory\": use il_err_oom or il_err_strerror(IL_ENOMEM)")
 
 
 def check_library_io(path, code, allow):

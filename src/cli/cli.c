@@ -24,7 +24,7 @@ int il_cli_fail(const struct il_err *err)
 	char msg[sizeof(err->msg)];
 
 	/* messages quote files, hosts and mail: their control bytes must not act on the terminal */
-	il_str_lcpy(msg, err->msg[0] ? err->msg : il_strerror(err->code), sizeof(msg));
+	il_str_lcpy(msg, err->msg[0] ? err->msg : il_err_strerror(err->code), sizeof(msg));
 	fprintf(stderr, "idlelab: error: %s\n", il_str_sanitize(msg, true));
 	return IL_EXIT_FAIL;
 }
@@ -75,7 +75,7 @@ int il_cli_begin(int argc, char **argv, const struct il_opt *opts, const char *c
 int il_cli_output(const char *path, const char *text, size_t len, struct il_err *err)
 {
 	if (path && strcmp(path, "-"))
-		return il_write_file_atomic(path, text, len, err);
+		return il_buf_write_file_atomic(path, text, len, err);
 	if (fwrite(text, 1, len, stdout) != len || fflush(stdout))
 		return il_err_set(err, IL_EIO, "cannot write to standard output");
 	return 0;
@@ -116,7 +116,7 @@ int il_cli_output_diff(const char *path, const struct il_diff *d, bool json, enu
 
 	if (json)
 		return il_cli_output_json(path, il_diff_to_json(d), err);
-	r = il_fmt_diff(&txt, d, by);
+	r = il_idletable_diff(&txt, d, by);
 	if (r)
 		il_err_oom(err);
 	else
@@ -150,7 +150,7 @@ int il_cli_output_diff_trace(const char *path, const struct il_diff *d, const ch
 		}
 		return il_cli_output_json(path, o, err);
 	}
-	r = il_fmt_diff(&txt, d, by) || il_fmt_trace(&txt, t) ? il_err_oom(err)
+	r = il_idletable_diff(&txt, d, by) || il_idletable_trace(&txt, t) ? il_err_oom(err)
 							    : il_cli_output(path, il_buf_str(&txt), txt.len, err);
 	json_decref(t);
 	il_buf_release(&txt);

@@ -32,7 +32,7 @@ static int dry_run(const struct il_cli_dest *o, const struct il_mail *m, json_t 
 	return r;
 }
 
-int cmd_alert(int argc, char **argv)
+int il_cmd_alert(int argc, char **argv)
 {
 	struct il_cli_dest o = { 0 };
 	bool dry = false;
@@ -57,19 +57,19 @@ int cmd_alert(int argc, char **argv)
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
 	if (nargs != 2 || strcmp(argv[1], "send"))
 		return il_opt_error(opts, usage, "expected 'send ALERT.json'");
-	if (!dry && !il_cli_dest_any(&o))
+	if (!dry && !il_deliver_any(&o))
 		return il_opt_error(opts, usage, "nothing to send to: give --smtp, --webhook or --dry-run");
-	if ((bad = il_cli_dest_check(&o, dry))) {
-		il_cli_dest_release(&o);
+	if ((bad = il_deliver_check(&o, dry))) {
+		il_deliver_release(&o);
 		return il_opt_error(opts, usage, "%s", bad);
 	}
 	if ((r = il_json_load(argv[2], &in, &err)) || (r = il_alert_compose(in, &subject, &body, &hook, &err)))
 		goto done;
-	m = il_cli_dest_mail(&o, subject, body);
+	m = il_deliver_mail(&o, subject, body);
 	if (dry)
 		r = dry_run(&o, &m, hook, &err);
 	else {
-		r = il_cli_dest_send(&o, subject, body, hook) ? IL_EXIT_FAIL : IL_EXIT_OK;
+		r = il_deliver_send(&o, subject, body, hook) ? IL_EXIT_FAIL : IL_EXIT_OK;
 		goto out;
 	}
 done:
@@ -79,6 +79,6 @@ out:
 	json_decref(hook);
 	free(subject);
 	free(body);
-	il_cli_dest_release(&o);
+	il_deliver_release(&o);
 	return r;
 }

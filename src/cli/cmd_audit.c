@@ -94,7 +94,7 @@ static void progress(const struct il_fleet_item *it, size_t done, size_t n, void
 		fprintf(stderr, "\raudit: %zu/%zu hosts (%s %s)\033[K", done, n, it->cfg->name, it->code ? "failed" : "ok");
 }
 
-int cmd_audit(int argc, char **argv)
+int il_cmd_audit(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };
@@ -192,15 +192,15 @@ int cmd_audit(int argc, char **argv)
 	fo.window_s = window;
 	fo.done = progress;
 	fo.arg = &verbose;
-	t0 = il_mono_s();
+	t0 = il_clock_mono_s();
 	if ((r = il_fleet_collect(items, t.n, &fo, &err)))
 		goto done;
-	run.wall_s = il_mono_s() - t0;
+	run.wall_s = il_clock_mono_s() - t0;
 	if (verbose)
 		fprintf(stderr, "\n");
 	run.window_s = window;
 	run.jobs = (size_t)jobs < t.n ? (size_t)jobs : t.n;
-	t0 = il_mono_s();
+	t0 = il_clock_mono_s();
 	for (size_t i = 0; i < t.n; i++) {
 		struct il_fleet_item *it = &items[i];
 
@@ -214,7 +214,7 @@ int cmd_audit(int argc, char **argv)
 	}
 	if ((r = il_audit_fleet_make(&fleet, hosts, t.n, &err)))
 		goto done;
-	run.judge_s = il_mono_s() - t0;
+	run.judge_s = il_clock_mono_s() - t0;
 	if ((r = il_report_audit(&fleet, &run, fmt, &text, &err)) || (r = il_cli_output(out, text.p, text.len, &err)))
 		goto done;
 	rc = il_audit_fleet_fails(&fleet, fail_on) ? IL_EXIT_FINDINGS : IL_EXIT_OK;

@@ -78,7 +78,7 @@ static int failed(struct il_bisect_session *s, int r, const struct il_err *err, 
 	return il_cli_fail(err);
 }
 
-int cmd_bisect(int argc, char **argv)
+int il_cmd_bisect(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };
@@ -152,7 +152,7 @@ int cmd_bisect(int argc, char **argv)
 					    .keep_workloads = dirs.workloads, .keep_hosts = dirs.hosts,
 					    .keep_workload_bin = dirs.workload_bin };
 	il_cli_stop_on_signals();
-	il_git_init();
+	il_repo_git_init();
 	if ((r = il_bisect_session_open(&s, &in, &paths, &ro, &err)))
 		goto fail;
 	if (step) {
@@ -170,6 +170,6 @@ fail:
 out:
 	il_bisect_result_release(&res);
 	il_bisect_session_close(&s);
-	il_git_shutdown();
+	il_repo_git_shutdown();
 	return rc;
 }

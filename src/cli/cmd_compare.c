@@ -107,7 +107,7 @@ static int load(struct il_dataset *ds, char **args, int n, struct il_err *err)
 
 		if (is_run_dir(args[i])) {
 			snprintf(prefix, sizeof(prefix), "%s/", base);
-			r = il_dataset_add_run(ds, args[i], runs > 1 ? prefix : NULL, err);
+			r = il_datajournal_add_run(ds, args[i], runs > 1 ? prefix : NULL, err);
 		} else if (!stat(args[i], &st) && S_ISDIR(st.st_mode)) {
 			r = il_err_set(err, IL_EINVAL, "'%s' is a directory without journal.jsonl (not a run directory)",
 				       args[i]);
@@ -158,7 +158,7 @@ static int cmp_begin(int argc, char **argv, const struct il_opt *opts, const cha
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
 	if (*nargs < nmin || (nmax && *nargs > nmax))
 		return il_opt_error(opts, usage, "%s", what);
-	if ((f && a->fmt && il_fmt_parse(a->fmt, f, &err)) || (view && a->view && il_view_parse(a->view, view, &err)) ||
+	if ((f && a->fmt && il_report_fmt_parse(a->fmt, f, &err)) || (view && a->view && il_views_parse(a->view, view, &err)) ||
 	    make_opts(a, &w->o, &w->only, &err)) {
 		il_strlist_release(&w->only);
 		return il_opt_error(opts, usage, "%s", err.msg);
@@ -166,7 +166,7 @@ static int cmp_begin(int argc, char **argv, const struct il_opt *opts, const cha
 	return -1;
 }
 
-int cmd_compare(int argc, char **argv)
+int il_cmd_compare(int argc, char **argv)
 {
 	const char *better = NULL;
 	struct cmp_args a = CMP_ARGS_INIT;
@@ -196,13 +196,13 @@ int cmd_compare(int argc, char **argv)
 	if (!(r = load(&w.ds, argv + 1, nargs, &err)) && better)
 		il_dataset_file_direction(&w.ds, !strcmp(better, "higher") ? IL_BETTER_HIGHER : IL_BETTER_LOWER);
 	if (!r && !(r = il_compare(&w.c, &w.ds, &w.o, &err)) &&
-	    !(r = a.view ? il_report_view(&w.c, view, f, &out, &err) : il_report_render(&w.c, f, &out, &err)))
+	    !(r = a.view ? il_views_report(&w.c, view, f, &out, &err) : il_report_render(&w.c, f, &out, &err)))
 		r = il_cli_output(a.out, il_buf_str(&out), out.len, &err);
 	il_buf_release(&out);
 	return cmp_done(&w, r, &err);
 }
 
-int cmd_report(int argc, char **argv)
+int il_cmd_report(int argc, char **argv)
 {
 	struct cmp_args a = CMP_ARGS_INIT;
 	const struct il_opt opts[] = {
@@ -222,7 +222,7 @@ int cmd_report(int argc, char **argv)
 
 	if ((r = cmp_begin(argc, argv, opts, usage, 1, 1, "expected one run directory", &a, &w, &f, &view, &nargs)) >= 0)
 		return r;
-	if (!(r = il_dataset_add_run(&w.ds, argv[1], NULL, &err)) && !(r = il_compare(&w.c, &w.ds, &w.o, &err))) {
+	if (!(r = il_datajournal_add_run(&w.ds, argv[1], NULL, &err)) && !(r = il_compare(&w.c, &w.ds, &w.o, &err))) {
 		for (int i = 0; i < IL_NFMT && !r; i++) {
 			struct il_buf out = IL_BUF_INIT;
 			char path[4096];
@@ -230,13 +230,13 @@ int cmd_report(int argc, char **argv)
 			if ((a.fmt && (enum il_fmt)i != f) || (a.view && !a.fmt && (enum il_fmt)i == IL_FMT_HTML))
 				continue;
 			if (a.view)
-				snprintf(path, sizeof(path), "%s/view-%s.%s", argv[1], il_view_name(view),
-					 il_fmt_ext((enum il_fmt)i));
+				snprintf(path, sizeof(path), "%s/view-%s.%s", argv[1], il_views_name(view),
+					 il_report_fmt_ext((enum il_fmt)i));
 			else
-				snprintf(path, sizeof(path), "%s/report.%s", argv[1], il_fmt_ext((enum il_fmt)i));
-			if (!(r = a.view ? il_report_view(&w.c, view, (enum il_fmt)i, &out, &err) :
+				snprintf(path, sizeof(path), "%s/report.%s", argv[1], il_report_fmt_ext((enum il_fmt)i));
+			if (!(r = a.view ? il_views_report(&w.c, view, (enum il_fmt)i, &out, &err) :
 					   il_report_render(&w.c, (enum il_fmt)i, &out, &err)) &&
-			    !(r = il_write_file_atomic(path, il_buf_str(&out), out.len, &err)))
+			    !(r = il_buf_write_file_atomic(path, il_buf_str(&out), out.len, &err)))
 				printf("%s\n", path);
 			il_buf_release(&out);
 		}
@@ -244,7 +244,7 @@ int cmd_report(int argc, char **argv)
 	return cmp_done(&w, r, &err);
 }
 
-int cmd_tested_by(int argc, char **argv)
+int il_cmd_tested_by(int argc, char **argv)
 {
 	struct cmp_args a = CMP_ARGS_INIT;
 	struct il_tb_opts tb = { 0 };
@@ -266,8 +266,8 @@ int cmd_tested_by(int argc, char **argv)
 
 	if ((r = cmp_begin(argc, argv, opts, usage, 1, 1, "expected one run directory", &a, &w, NULL, NULL, &nargs)) >= 0)
 		return r;
-	if (!(r = il_dataset_add_run(&w.ds, argv[1], NULL, &err)) && !(r = il_compare(&w.c, &w.ds, &w.o, &err)) &&
-	    !(r = il_report_tested_by(&w.c, &tb, &out, &err)))
+	if (!(r = il_datajournal_add_run(&w.ds, argv[1], NULL, &err)) && !(r = il_compare(&w.c, &w.ds, &w.o, &err)) &&
+	    !(r = il_testedby_report(&w.c, &tb, &out, &err)))
 		fputs(il_buf_str(&out), stdout);
 	il_buf_release(&out);
 	return cmp_done(&w, r, &err);

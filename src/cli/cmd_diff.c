@@ -14,7 +14,7 @@
 #include "util/buf.h"
 #include "idle/cpuset.h"
 
-int cmd_diff(int argc, char **argv)
+int il_cmd_diff(int argc, char **argv)
 {
 	const char *by_s = "state", *out = NULL, *trace = NULL, *cpus = NULL;
 	bool json = false;
@@ -44,7 +44,7 @@ int cmd_diff(int argc, char **argv)
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
 	if (nargs != 2)
 		return il_opt_error(opts, usage, "expected two snapshot files, got %d", nargs);
-	if (il_diff_by_parse(by_s, &by, &err))
+	if (il_idletable_diff_by_parse(by_s, &by, &err))
 		return il_opt_error(opts, usage, "%s", err.msg);
 	if (cpus) {
 		if (il_cpuset_parse(&set, cpus, &err))

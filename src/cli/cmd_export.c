@@ -51,12 +51,12 @@ static int kcidb(char **argv, int nargs, const char *origin, const char *out, bo
 	if (!(txt = il_json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER)))
 		r = il_err_oom(&err);
 	if (!r && (out || !submit))
-		r = out && strcmp(out, "-") ? il_write_file_mode(out, txt, strlen(txt), 0644, &err)
+		r = out && strcmp(out, "-") ? il_buf_write_file_mode(out, txt, strlen(txt), 0644, &err)
 					    : il_cli_output(NULL, txt, strlen(txt), &err);
 	if (!r && submit) {
 		struct il_kcidb_rest rest = { .url = getenv("KCIDB_REST"), .deadline_s = deadline };
 
-		r = il_kcidb_submit(&rest, txt, &id, &err);
+		r = il_kcidbrest_submit(&rest, txt, &id, &err);
 		if (!r && !quiet)
 			fprintf(stderr, "idlelab: export: KCIDB processed submission %s (%zu checkouts, %zu builds, %zu tests, "
 					"%zu issues, %zu incidents)\n", il_buf_str(&id),
@@ -70,7 +70,7 @@ static int kcidb(char **argv, int nargs, const char *origin, const char *out, bo
 	return r ? il_cli_fail(&err) : IL_EXIT_OK;
 }
 
-int cmd_export(int argc, char **argv)
+int il_cmd_export(int argc, char **argv)
 {
 	const char *root = "/", *out = NULL, *host = NULL, *hosts_dir = NULL, *origin = "idlelab";
 	bool om = false, sum = false, kc = false, submit = false, quiet = false;
@@ -129,7 +129,7 @@ int cmd_export(int argc, char **argv)
 		return il_cli_fail(&err);
 	r = il_promtext_render(&b, &snap, &q, &s, &err);
 	if (!r)
-		r = out && strcmp(out, "-") ? il_write_file_mode(out, b.p, b.len, 0644, &err)
+		r = out && strcmp(out, "-") ? il_buf_write_file_mode(out, b.p, b.len, 0644, &err)
 					    : il_cli_output(NULL, il_buf_str(&b), b.len, &err);
 	if (!r && sum)
 		summary(out, &s);

@@ -19,11 +19,11 @@ static int act(struct il_sysfs *fs, int nargs, char **argv, const char *cpus_s, 
 		struct il_strlist govs = { 0 };
 		char *cur = NULL;
 
-		if ((r = il_gov_get(fs, &cur, err)))
+		if ((r = il_govctl_get(fs, &cur, err)))
 			return r;
 		if (!strcmp(verb, "get")) {
 			printf("%s\n", cur);
-		} else if (!(r = il_gov_list(fs, &govs, err))) {
+		} else if (!(r = il_govctl_list(fs, &govs, err))) {
 			for (size_t i = 0; i < govs.n; i++)
 				printf("%s%s\n", govs.v[i], strcmp(govs.v[i], cur) ? "" : " *");
 		}
@@ -32,7 +32,7 @@ static int act(struct il_sysfs *fs, int nargs, char **argv, const char *cpus_s, 
 		return r;
 	}
 	if (!strcmp(verb, "set")) {
-		if ((r = il_gov_set(fs, argv[2], err)))
+		if ((r = il_govctl_set(fs, argv[2], err)))
 			return r;
 		printf("%s\n", argv[2]);
 		return 0;
@@ -45,7 +45,7 @@ static int act(struct il_sysfs *fs, int nargs, char **argv, const char *cpus_s, 
 		if (cpus_s && (r = il_cpuset_parse(&set, cpus_s, err)))
 			return r;
 		if (!(r = il_sysfs_snapshot(fs, &snap, err))) {
-			r = il_state_set_disable(fs, &snap, cpus_s ? &set : NULL, argv[2], verb[0] == 'd', &n, err);
+			r = il_govctl_state_set_disable(fs, &snap, cpus_s ? &set : NULL, argv[2], verb[0] == 'd', &n, err);
 			il_snapshot_release(&snap);
 		}
 		il_cpuset_release(&set);
@@ -55,7 +55,7 @@ static int act(struct il_sysfs *fs, int nargs, char **argv, const char *cpus_s, 
 	}
 }
 
-int cmd_governor(int argc, char **argv)
+int il_cmd_governor(int argc, char **argv)
 {
 	const char *root = "/", *cpus_s = NULL, *host = NULL, *hosts_dir = NULL;
 	const struct il_opt opts[] = {

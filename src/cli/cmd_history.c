@@ -23,7 +23,7 @@ static void print_skipped(FILE *f, const struct il_history_sync *s)
 	}
 }
 
-int cmd_history(int argc, char **argv)
+int il_cmd_history(int argc, char **argv)
 {
 	const char *dir = "reports", *db = NULL, *host = NULL, *metric = NULL, *fmt = NULL, *out = NULL;
 	bool rebuild = false;
@@ -64,7 +64,7 @@ int cmd_history(int argc, char **argv)
 		return il_opt_error(opts, usage, "--window: expected a number of runs (0: all), got %ld", window);
 	if (!rebuild && nargs != 1)
 		return il_opt_error(opts, usage, "expected one plan name (or --rebuild)");
-	if (fmt && (il_fmt_parse(fmt, &f, &err) || f == IL_FMT_MD))
+	if (fmt && (il_report_fmt_parse(fmt, &f, &err) || f == IL_FMT_MD))
 		return il_opt_error(opts, usage, "--format: expected text, csv, json or html, got '%s'", fmt);
 	if (metric && il_strlist_split_on(&only, metric, ','))
 		return il_cli_fail(&(struct il_err){ IL_ENOMEM, "" });

@@ -51,7 +51,7 @@ static void print_check(json_t *j)
 	{
 		struct il_buf env = IL_BUF_INIT;
 
-		il_report_environment(j, false, &env);
+		il_environ_report(j, false, &env);
 		for (const char *p = il_buf_str(&env); *p;) {
 			size_t n = strcspn(p, "\n");
 
@@ -71,7 +71,7 @@ static void print_check(json_t *j)
 	printf("\n");
 }
 
-int cmd_host(int argc, char **argv)
+int il_cmd_host(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };

@@ -13,7 +13,7 @@
 #include "report/idletable.h"
 #include "util/proc.h"
 
-int cmd_idle_stat(int argc, char **argv)
+int il_cmd_idle_stat(int argc, char **argv)
 {
 	const char *root = "/", *by_s = "state", *gov = NULL, *out = NULL;
 	bool json = false, trace = false;
@@ -45,7 +45,7 @@ int cmd_idle_stat(int argc, char **argv)
 		return r == IL_OPT_HELP ? IL_EXIT_OK : IL_EXIT_USAGE;
 	if (!nargs)
 		return il_opt_error(opts, usage, "no command given");
-	if (il_diff_by_parse(by_s, &by, &err))
+	if (il_idletable_diff_by_parse(by_s, &by, &err))
 		return il_opt_error(opts, usage, "%s", err.msg);
 	if (trace_kb < 64 || trace_kb > (4L << 20))
 		return il_opt_error(opts, usage, "--trace-buffer-kb %ld: expected 64 to 4194304", trace_kb);
@@ -55,10 +55,10 @@ int cmd_idle_stat(int argc, char **argv)
 	if ((r = il_sysfs_local_init(&fs, root, &err)))
 		goto cleanup;
 	if (gov) {
-		if ((r = il_idle_save(&fs.ops, &saved, &err)))
+		if ((r = il_govctl_save(&fs.ops, &saved, &err)))
 			goto cleanup;
 		borrowed = true;
-		if ((r = il_gov_set(&fs.ops, gov, &err)))
+		if ((r = il_govctl_set(&fs.ops, gov, &err)))
 			goto cleanup;
 	}
 	/* markers around each snapshot bound what the counters saw (the trace's cross-check) */
@@ -79,14 +79,14 @@ int cmd_idle_stat(int argc, char **argv)
 		goto cleanup;
 	r = il_cli_output_diff_trace(out, &d, traced ? il_buf_str(&frame) : NULL, frame.len, "local", json, by, &err);
 cleanup:
-	if (borrowed && il_idle_restore(&fs.ops, &saved, &rerr)) {
+	if (borrowed && il_govctl_restore(&fs.ops, &saved, &rerr)) {
 		fprintf(stderr, "idlelab: error: restoring the host's idle settings: %s\n", rerr.msg);
 		if (!r)
 			r = IL_EIO, err = rerr;
 	}
 	il_localtrace_release(&lt);
 	il_buf_release(&frame);
-	il_idle_saved_release(&saved);
+	il_govctl_saved_release(&saved);
 	il_diff_release(&d);
 	il_snapshot_release(&a);
 	il_snapshot_release(&b);
@@ -95,5 +95,5 @@ cleanup:
 	if (ex.signal || ex.code)
 		fprintf(stderr, "idlelab: '%s' %s %d\n", argv[1], ex.signal ? "was killed by signal" : "exited with",
 			ex.signal ? ex.signal : ex.code);
-	return il_exit_status(&ex);
+	return il_proc_exit_status(&ex);
 }

@@ -18,7 +18,7 @@
 #include "kernel/kplan.h"
 #include "kernel/series.h"
 
-int cmd_series(int argc, char **argv)
+int il_cmd_series(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	const char *msgid = NULL, *server = NULL;
@@ -82,7 +82,7 @@ static void on_build(const struct il_kvar *v, enum il_kbuild_step step, const st
 	struct il_progress q = *p;
 
 	(void)ctx;
-	snprintf(what, sizeof(what), "kernel %s: %s", v->name, il_kbuild_step_name(step));
+	snprintf(what, sizeof(what), "kernel %s: %s", v->name, il_kernel_build_step_name(step));
 	q.what = what;
 	il_cli_progress(&q, NULL);
 }
@@ -100,7 +100,7 @@ static int load_plan(const char *path, json_t **plan, char **dir, struct il_err 
 	return 0;
 }
 
-int cmd_kernel(int argc, char **argv)
+int il_cmd_kernel(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };
@@ -129,7 +129,7 @@ int cmd_kernel(int argc, char **argv)
 		size_t i;
 		json_t *m;
 
-		if (il_kernel_list(paths.cache_dir, &l, &err))
+		if (il_kernel_build_list(paths.cache_dir, &l, &err))
 			return il_cli_fail(&err);
 		if (json)
 			return il_cli_output_json(NULL, l, &err) ? il_cli_fail(&err) : IL_EXIT_OK;
@@ -144,10 +144,10 @@ int cmd_kernel(int argc, char **argv)
 	}
 	if (nargs != 2 || (strcmp(argv[1], "prepare") && strcmp(argv[1], "build")))
 		return il_opt_error(opts, usage, "expected prepare PLAN, build PLAN or list");
-	if ((r = load_plan(argv[2], &plan, &dir, &err)) || (r = il_kernels_prepare(plan, dir, paths.cache_dir, &kv, &err)))
+	if ((r = load_plan(argv[2], &plan, &dir, &err)) || (r = il_kplan_prepare(plan, dir, paths.cache_dir, &kv, &err)))
 		goto out;
 	if (!strcmp(argv[1], "prepare")) {
-		json_t *a = il_kvars_to_json(&kv);
+		json_t *a = il_kplan_vars_to_json(&kv);
 
 		if (json) {
 			r = il_cli_output_json(NULL, a, &err);
@@ -216,7 +216,7 @@ int cmd_kernel(int argc, char **argv)
 								     "release", res.release ? json_string(res.release) :
 											      json_null())))
 			r = il_err_oom(&err);
-		il_kbuild_res_release(&res);
+		il_kernel_build_res_release(&res);
 	}
 	if (!r && json)
 		r = il_cli_output_json(NULL, json_incref(results), &err);
@@ -224,7 +224,7 @@ out:
 	json_decref(results);
 	json_decref(plan);
 	free(dir);
-	il_kvars_release(&kv);
+	il_kplan_vars_release(&kv);
 	if (r)
 		return il_cli_fail(&err);
 	return failed ? IL_EXIT_FAIL : IL_EXIT_OK;

@@ -30,7 +30,7 @@ static void print_tree(const json_t *j)
 		       json_string_value(json_object_get(k, "origin")) ?: "?");
 }
 
-int cmd_lab(int argc, char **argv)
+int il_cmd_lab(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };

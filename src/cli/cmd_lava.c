@@ -8,7 +8,7 @@
 #include "run/lavajob.h"
 #include "run/lavarun.h"
 
-int cmd_lava(int argc, char **argv)
+int il_cmd_lava(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	const char *host = NULL, *out = NULL;

@@ -55,7 +55,7 @@ static int submit_night(const struct il_nightly_opts *no, const json_t *e, const
 	if (!r && !(txt = il_json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER)))
 		r = il_err_oom(err);
 	if (!r)
-		r = il_kcidb_submit(&rest, txt, sid, err);
+		r = il_kcidbrest_submit(&rest, txt, sid, err);
 	free(txt);
 	json_decref(doc);
 	return r;
@@ -95,7 +95,7 @@ static bool deliver_owed(const struct il_nightly_opts *no, const struct il_night
 
 			if (!il_nightlyq_owes(e, d))
 				continue;
-			if (!il_cli_dest_has(dest, d)) {
+			if (!il_deliver_has(dest, d)) {
 				fprintf(stderr, "idlelab: the alert of %s is still owed to the %s destination (none given now)\n",
 					base, il_nightly_dest_name(d));
 				continue;
@@ -120,7 +120,7 @@ static bool deliver_owed(const struct il_nightly_opts *no, const struct il_night
 				}
 				il_buf_release(&sid);
 			} else if (!r) {
-				il_cli_dest_send_one(dest, d, subject, body, hook, id, on_accepted, &a, &err);
+				il_deliver_send_one(dest, d, subject, body, hook, id, on_accepted, &a, &err);
 			}
 			if (a.accepted && a.journaled) {
 				/* taken by the destination and recorded: what came after (the rest of an answer) is not a failure */
@@ -149,7 +149,7 @@ static bool deliver_owed(const struct il_nightly_opts *no, const struct il_night
 	return ok;
 }
 
-int cmd_nightly(int argc, char **argv)
+int il_cmd_nightly(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };
@@ -193,8 +193,8 @@ int cmd_nightly(int argc, char **argv)
 		return r;
 	if (nargs != 1)
 		return il_opt_error(opts, usage, "expected one plan");
-	if ((bad = il_cli_dest_check(&dest, false))) {
-		il_cli_dest_release(&dest);
+	if ((bad = il_deliver_check(&dest, false))) {
+		il_deliver_release(&dest);
 		return il_opt_error(opts, usage, "%s", bad);
 	}
 	prog.quiet = quiet;
@@ -204,9 +204,9 @@ int cmd_nightly(int argc, char **argv)
 	no = (struct il_nightly_opts){ .run = &ro, .plan_path = argv[1], .dir = dir, .db = db, .force = force,
 				       .rebaseline = rebaseline };
 	for (int w = 0; w < IL_NIGHTLY_NDESTS; w++)
-		no.dest[w] = il_cli_dest_has(&dest, (enum il_nightly_dest)w);
+		no.dest[w] = il_deliver_has(&dest, (enum il_nightly_dest)w);
 	il_cli_stop_on_signals();
-	il_git_init();
+	il_repo_git_init();
 	if ((r = il_nightly_run(&no, &res, &err))) {
 		if (r == IL_EINTR) {
 			il_cli_note(NULL, "idlelab: %s (the next nightly resumes %s)\n", err.msg, res.run ? res.run : "the run");
@@ -224,7 +224,7 @@ int cmd_nightly(int argc, char **argv)
 		goto out;
 	}
 	delivered = deliver_owed(&no, &res, &dest, done, &unlisted);
-	if (res.verdict == IL_NIGHTLY_REGRESSION && !res.repeat && !il_cli_dest_any(&dest) &&
+	if (res.verdict == IL_NIGHTLY_REGRESSION && !res.repeat && !il_deliver_any(&dest) &&
 	    (r = il_alert_compose(res.alert, &subject, &body, NULL, &err))) {
 		rc = il_cli_fail(&err);
 		goto out;
@@ -234,7 +234,7 @@ int cmd_nightly(int argc, char **argv)
 
 		/* a JSON short of a key or a delivery is not written: j NULL makes it IL_ENOMEM */
 		if (unlisted || (j && res.alert && !res.repeat &&
-				 json_object_set_new(j, "alerted", json_boolean(delivered && il_cli_dest_any(&dest)))) ||
+				 json_object_set_new(j, "alerted", json_boolean(delivered && il_deliver_any(&dest)))) ||
 		    (j && json_array_size(done) && json_object_set(j, "deliveries", done))) {
 			json_decref(j);
 			j = NULL;
@@ -243,7 +243,7 @@ int cmd_nightly(int argc, char **argv)
 	} else {
 		il_report_nightly(&res, &text);
 		/* no destination: the alert itself is the output (cron mails it) */
-		if (res.verdict == IL_NIGHTLY_REGRESSION && !res.repeat && !il_cli_dest_any(&dest))
+		if (res.verdict == IL_NIGHTLY_REGRESSION && !res.repeat && !il_deliver_any(&dest))
 			il_buf_printf(&text, "\nSubject: %s\n\n%s", subject, body);
 		r = il_cli_output(ofile, text.p, text.len, &err);
 	}
@@ -263,10 +263,10 @@ int cmd_nightly(int argc, char **argv)
 	}
 out:
 	il_nightly_result_release(&res);
-	il_cli_dest_release(&dest);
+	il_deliver_release(&dest);
 	il_buf_release(&text);
 	json_decref(done);
 	free(subject), free(body);
-	il_git_shutdown();
+	il_repo_git_shutdown();
 	return rc;
 }

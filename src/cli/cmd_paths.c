@@ -70,7 +70,7 @@ static int print_origins(const char *label, const char *search, struct il_err *e
 	return r ? il_err_oom(err) : 0;
 }
 
-int cmd_paths(int argc, char **argv)
+int il_cmd_paths(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { .show_refused = true };

@@ -25,7 +25,7 @@ static int judge(void *ctx, const char *run_dir, struct il_buf *why, struct il_e
 	return il_compare_run_decided(run_dir, why, err);
 }
 
-int cmd_run(int argc, char **argv)
+int il_cmd_run(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	const char *resume = NULL, *out = NULL, *host = NULL, *root = NULL;
@@ -70,9 +70,9 @@ int cmd_run(int argc, char **argv)
 				   .until_decided = until ? (int)(max_it ? max_it : 40) : 0 };
 	il_cli_stop_on_signals();
 	if (resume)
-		r = il_run_resume(resume, &ro, &err);
+		r = il_engine_resume(resume, &ro, &err);
 	else
-		r = il_run_start(argv[1], out, &ro, &dir, &err);
+		r = il_engine_start(argv[1], out, &ro, &dir, &err);
 	if (prog.bar_shown)
 		fputc('\n', stderr);
 	if (r == IL_EINTR) {
@@ -113,7 +113,7 @@ static void print_summary(json_t *s)
 	printf("\n");
 }
 
-int cmd_show(int argc, char **argv)
+int il_cmd_show(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };
@@ -141,7 +141,7 @@ int cmd_show(int argc, char **argv)
 	return IL_EXIT_OK;
 }
 
-int cmd_runs(int argc, char **argv)
+int il_cmd_runs(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };

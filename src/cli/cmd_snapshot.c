@@ -9,7 +9,7 @@
 #include "cli/target.h"
 #include "report/idletable.h"
 
-int cmd_snapshot(int argc, char **argv)
+int il_cmd_snapshot(int argc, char **argv)
 {
 	const char *root = "/", *out = NULL, *host = NULL, *hosts_dir = NULL;
 	bool json = false, dump = false;
@@ -52,7 +52,7 @@ int cmd_snapshot(int argc, char **argv)
 	if (json) {
 		r = il_cli_output_json(out, il_snapshot_to_json(&snap), &err);
 	} else {
-		r = il_fmt_snapshot(&b, &snap);
+		r = il_idletable_snapshot(&b, &snap);
 		if (r)
 			il_err_oom(&err);
 		else

@@ -17,7 +17,7 @@
 #include "cli/opt.h"
 #include "cli/clipaths.h"
 #include "cli/cliprogress.h"
-#include "host/inventory.h"
+#include "host/host.h"
 #include "lab/lab.h"
 #include "lab/labtree.h"
 #include "report/reply.h"
@@ -110,7 +110,7 @@ static int reply(const char *run_dir, const struct il_series *s, const char *fro
 		for (size_t i = 0; parts && i < tc.n; i++)
 			parts[i] = (struct il_reply_part){ tc.title[i], &tc.cmp[i] };
 		if (!r && !(r = il_reply_compose(parts, tc.n, &o, &mail, err)))
-			r = il_write_file_atomic(path, mail.p, mail.len, err);
+			r = il_buf_write_file_atomic(path, mail.p, mail.len, err);
 		free(parts);
 		il_try_compare_release(&tc);
 	}
@@ -119,7 +119,7 @@ static int reply(const char *run_dir, const struct il_series *s, const char *fro
 	return r;
 }
 
-int cmd_try(int argc, char **argv)
+int il_cmd_try(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };
@@ -277,7 +277,7 @@ int cmd_try(int argc, char **argv)
 		}
 		prog.quiet = a.quiet;
 		il_cli_stop_on_signals();
-		r = il_run_start(tmpl, a.out, &ro, &dir, &err);
+		r = il_engine_start(tmpl, a.out, &ro, &dir, &err);
 		unlink(tmpl);
 		if (prog.bar_shown)
 			fputc('\n', stderr);

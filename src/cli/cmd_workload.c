@@ -11,7 +11,7 @@
 #include "workload/workloadjson.h"
 #include "workload/parse.h"
 
-int cmd_workload(int argc, char **argv)
+int il_cmd_workload(int argc, char **argv)
 {
 	IL_CLI_PATHS(paths);
 	struct il_cli_dirs dirs = { 0 };
@@ -68,7 +68,7 @@ int cmd_workload(int argc, char **argv)
 
 		if (il_workload_load(&w, paths.workloads_dir, argv[2], &err))
 			return il_cli_fail(&err);
-		if (parser && !il_parser_exists(parser)) {
+		if (parser && !il_parse_exists(parser)) {
 			il_workload_release(&w);
 			return il_opt_error(opts, usage, "--parser: no parser named '%s'", parser);
 		}

@@ -26,7 +26,7 @@ static bool listable(const json_t *all, const char *name)
 	json_t *d = json_object_get(all, name);
 	bool yes;
 
-	if (!d || il_cli_actions(&acts, name, json_object_get(d, "usage")))
+	if (!d || il_describe_actions(&acts, name, json_object_get(d, "usage")))
 		return false;
 	yes = il_strlist_has(&acts, "list");
 	il_strlist_release(&acts);
@@ -89,7 +89,7 @@ static void command(struct il_buf *b, const json_t *all, const char *name, const
 
 	if (!word(name))
 		return;
-	il_cli_actions(&acts, name, json_object_get(d, "usage"));
+	il_describe_actions(&acts, name, json_object_get(d, "usage"));
 	il_buf_printf(b, "\t%s)\n\t\topts=\"--help", name);
 	json_array_foreach(json_object_get(d, "options"), i, o)
 		if (word(json_string_value(json_object_get(o, "long"))))
@@ -128,7 +128,7 @@ static void command(struct il_buf *b, const json_t *all, const char *name, const
 	il_strlist_release(&acts);
 }
 
-int il_cli_completion(struct il_buf *b, const struct il_cmd *cmds, struct il_err *err)
+int il_complete_script(struct il_buf *b, const struct il_cmd *cmds, struct il_err *err)
 {
 	const char *name;
 	json_t *all, *d;

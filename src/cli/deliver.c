@@ -13,14 +13,14 @@
 #include "util/http.h"
 #include "util/str.h"
 
-const char *il_cli_dest_check(struct il_cli_dest *d, bool dry_run)
+const char *il_deliver_check(struct il_cli_dest *d, bool dry_run)
 {
 	if (d->smtp && !d->to_arg)
 		return "--smtp needs --to";
 	if (!d->smtp && !dry_run && (d->to_arg || d->starttls || d->auth_file || d->from))
 		return "--to, --from, --starttls and --auth-file go with --smtp";
 	if (d->to_arg && il_strlist_split_on(&d->to, d->to_arg, ','))
-		return il_strerror(IL_ENOMEM);
+		return il_err_strerror(IL_ENOMEM);
 	if ((d->kcidb_origin || d->kcidb_deadline) && !d->kcidb)
 		return "--kcidb-origin and --kcidb-deadline go with --kcidb";
 	if (d->kcidb_deadline < 0 || d->kcidb_deadline > 86400)
@@ -43,33 +43,33 @@ const char *il_cli_dest_check(struct il_cli_dest *d, bool dry_run)
 	return NULL;
 }
 
-bool il_cli_dest_any(const struct il_cli_dest *d)
+bool il_deliver_any(const struct il_cli_dest *d)
 {
 	return d->smtp || d->webhook;
 }
 
-struct il_mail il_cli_dest_mail(const struct il_cli_dest *d, const char *subject, const char *body)
+struct il_mail il_deliver_mail(const struct il_cli_dest *d, const char *subject, const char *body)
 {
 	return (struct il_mail){ .url = d->smtp, .starttls = d->starttls, .auth_file = d->auth_file, .from = d->from,
 				 .to = &d->to, .subject = subject, .body = body, .timeout_s = 60 };
 }
 
-bool il_cli_dest_has(const struct il_cli_dest *d, enum il_nightly_dest which)
+bool il_deliver_has(const struct il_cli_dest *d, enum il_nightly_dest which)
 {
 	return which == IL_NIGHTLY_MAIL ? d->smtp != NULL : which == IL_NIGHTLY_WEBHOOK ? d->webhook != NULL :
 	       which == IL_NIGHTLY_KCIDB ? d->kcidb : false;
 }
 
-int il_cli_dest_send_one(const struct il_cli_dest *d, enum il_nightly_dest which, const char *subject,
+int il_deliver_send_one(const struct il_cli_dest *d, enum il_nightly_dest which, const char *subject,
 			 const char *body, const json_t *hook, const char *id, void (*accepted)(void *ctx), void *ctx,
 			 struct il_err *err)
 {
-	struct il_mail m = il_cli_dest_mail(d, subject, body);
+	struct il_mail m = il_deliver_mail(d, subject, body);
 	struct il_strlist hdr = { 0 };
 	char *shown = NULL;
 	int r;
 
-	if (!il_cli_dest_has(d, which))
+	if (!il_deliver_has(d, which))
 		return il_err_set(err, IL_EINVAL, "no %s destination given", il_nightly_dest_name(which));
 	if (which == IL_NIGHTLY_MAIL) {
 		m.accepted = accepted, m.accepted_ctx = ctx, m.message_id = id;
@@ -97,19 +97,19 @@ int il_cli_dest_send_one(const struct il_cli_dest *d, enum il_nightly_dest which
 	return r;
 }
 
-int il_cli_dest_send(const struct il_cli_dest *d, const char *subject, const char *body, const json_t *hook)
+int il_deliver_send(const struct il_cli_dest *d, const char *subject, const char *body, const json_t *hook)
 {
 	struct il_err err = { 0 };
 	int rc = 0;
 
 	for (int w = 0; w < IL_NIGHTLY_NDESTS; w++)
-		if (il_cli_dest_has(d, (enum il_nightly_dest)w) &&
-		    il_cli_dest_send_one(d, (enum il_nightly_dest)w, subject, body, hook, NULL, NULL, NULL, &err))
+		if (il_deliver_has(d, (enum il_nightly_dest)w) &&
+		    il_deliver_send_one(d, (enum il_nightly_dest)w, subject, body, hook, NULL, NULL, NULL, &err))
 			rc = il_cli_fail(&err);
 	return rc;
 }
 
-void il_cli_dest_release(struct il_cli_dest *d)
+void il_deliver_release(struct il_cli_dest *d)
 {
 	il_strlist_release(&d->to);
 }

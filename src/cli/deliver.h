@@ -21,7 +21,7 @@ struct il_cli_dest {
 	bool kcidb;             /* nightly --kcidb: each measured night's results to $KCIDB_REST */
 	const char *kcidb_origin;
 	long kcidb_deadline;    /* seconds for one night's submission (0: 300) */
-	struct il_strlist to;   /* from to_arg, by il_cli_dest_check */
+	struct il_strlist to;   /* from to_arg, by il_deliver_check */
 	char from_buf[300];
 };
 
@@ -40,13 +40,13 @@ struct il_cli_dest {
 	IL_OPT_NUM(0, "kcidb-deadline", &(d)->kcidb_deadline, "S", "one night's submission within S seconds (default 300)")
 
 /* The options' combination (NULL: fine, else what is wrong); fills to and the default sender. */
-const char *il_cli_dest_check(struct il_cli_dest *d, bool dry_run);
+const char *il_deliver_check(struct il_cli_dest *d, bool dry_run);
 /* Whether anything is to be sent. */
-bool il_cli_dest_any(const struct il_cli_dest *d);
+bool il_deliver_any(const struct il_cli_dest *d);
 /* The mail of subject and body for d. */
-struct il_mail il_cli_dest_mail(const struct il_cli_dest *d, const char *subject, const char *body);
+struct il_mail il_deliver_mail(const struct il_cli_dest *d, const char *subject, const char *body);
 /* Whether d names destination which. */
-bool il_cli_dest_has(const struct il_cli_dest *d, enum il_nightly_dest which);
+bool il_deliver_has(const struct il_cli_dest *d, enum il_nightly_dest which);
 /*
  * Deliver to one destination of d; success printed ("alert: mail sent ...",
  * the URL redacted), a failure left in err for the caller. id (may be NULL)
@@ -57,10 +57,10 @@ bool il_cli_dest_has(const struct il_cli_dest *d, enum il_nightly_dest which);
  * destination took the alert, before the mail dialogue's goodbye: where a
  * delivery is recorded.
  */
-int il_cli_dest_send_one(const struct il_cli_dest *d, enum il_nightly_dest which, const char *subject,
+int il_deliver_send_one(const struct il_cli_dest *d, enum il_nightly_dest which, const char *subject,
 			 const char *body, const json_t *hook, const char *id, void (*accepted)(void *ctx), void *ctx,
 			 struct il_err *err);
 /* Mail, then webhook: both tried, each failure printed; 0 when everything asked for went out. */
-int il_cli_dest_send(const struct il_cli_dest *d, const char *subject, const char *body, const json_t *hook);
-void il_cli_dest_release(struct il_cli_dest *d);
+int il_deliver_send(const struct il_cli_dest *d, const char *subject, const char *body, const json_t *hook);
+void il_deliver_release(struct il_cli_dest *d);
 #endif

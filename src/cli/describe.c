@@ -90,7 +90,7 @@ int il_cli_describe_all(json_t **out, const struct il_cmd *cmds, struct il_err *
 	return r;
 }
 
-int il_cli_actions(struct il_strlist *out, const char *name, const json_t *usage)
+int il_describe_actions(struct il_strlist *out, const char *name, const json_t *usage)
 {
 	size_t i, nl = strlen(name);
 	json_t *u;
@@ -209,7 +209,7 @@ static const char *man_text(const char *name)
 	char file[64];
 
 	snprintf(file, sizeof(file), "%s.txt", name);
-	return il_embedded_script(il_man_srcs, file);
+	return il_runners_embedded(il_man_srcs, file);
 }
 
 static void header(struct il_buf *b, const char *page, const char *summary)
@@ -299,7 +299,7 @@ static void main_page(struct il_buf *b, const struct il_cmd *cmds)
 	}
 }
 
-int il_cli_man(struct il_buf *out, const struct il_cmd *cmds, const char *name, struct il_err *err)
+int il_describe_man(struct il_buf *out, const struct il_cmd *cmds, const char *name, struct il_err *err)
 {
 	int r;
 

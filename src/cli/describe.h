@@ -34,12 +34,12 @@ int il_cli_describe_all(json_t **out, const struct il_cmd *cmds, struct il_err *
  * idlelab itself (listing cmds) when name is NULL, appended to out.
  * IL_ENOTFOUND: no such command.
  */
-int il_cli_man(struct il_buf *out, const struct il_cmd *cmds, const char *name, struct il_err *err);
+int il_describe_man(struct il_buf *out, const struct il_cmd *cmds, const char *name, struct il_err *err);
 
 /* The bash completion script (function _idlelab) of cmds (borrowed) appended to out (cli/complete.c). */
-int il_cli_completion(struct il_buf *out, const struct il_cmd *cmds, struct il_err *err);
+int il_complete_script(struct il_buf *out, const struct il_cmd *cmds, struct il_err *err);
 
 /* The sub-actions of a command from its usage lines ("idlelab host list|show NAME": list show) into out. */
-int il_cli_actions(struct il_strlist *out, const char *name, const json_t *usage);
+int il_describe_actions(struct il_strlist *out, const char *name, const json_t *usage);
 
 #endif

@@ -20,30 +20,30 @@
 #include "version.h"
 
 static const struct il_cmd commands[] = {
-	{ "snapshot", cmd_snapshot, "read the cpuidle state of a host (table or JSON)" },
-	{ "diff", cmd_diff, "idle metrics between two snapshots (idles, aboves, belows, miss ratio)" },
-	{ "export", cmd_export, "cpuidle counters, governor and PM QoS for Prometheus (node_exporter textfile)" },
-	{ "idle-stat", cmd_idle_stat, "run a command and print the idle counters over its run" },
-	{ "governor", cmd_governor, "list, get or set the cpuidle governor; disable/enable idle states" },
-	{ "host", cmd_host, "lab host inventory and the host probe (idle environment fingerprint)" },
-	{ "workload", cmd_workload, "workload definitions; parse a saved workload output" },
-	{ "run", cmd_run, "run a plan (governors x workloads x iterations) on a host, or resume one" },
-	{ "bisect", cmd_bisect, "find the commit that made an idle metric worse, noise-aware (git bisect run too)" },
-	{ "runs", cmd_runs, "list run directories with their status" },
-	{ "show", cmd_show, "summary of a run directory: plan, host, samples by status" },
-	{ "compare", cmd_compare, "compare variants (run directories or files of numbers): significance, noise, verdicts" },
-	{ "report", cmd_report, "write every report format of a run into its directory (from journal.jsonl alone)" },
-	{ "lab", cmd_lab, "the built-in lab hosts: arm64 or x86_64 kernels with real cpuidle states under QEMU (build, up, down, ...)" },
-	{ "series", cmd_series, "show a patch series from an mbox or a public-inbox thread (by Message-ID)" },
-	{ "kernel", cmd_kernel, "kernel variants of a plan: prepare (commits), build (cached, incremental), list" },
-	{ "history", cmd_history, "a plan's metrics across its runs, from an SQLite index of the run journals" },
-	{ "audit", cmd_audit, "fleet-wide idle efficiency audit: findings against a policy over SSH, many hosts at once" },
-	{ "lava", cmd_lava, "LAVA labs: the job definitions a plan on a LAVA host submits (jobdef), the job template" },
-	{ "nightly", cmd_nightly, "one nightly regression check: the tracked branch's new tip against the last good nightly" },
-	{ "alert", cmd_alert, "send a regression alert (lkp-style mail over SMTP and/or a webhook) from its JSON" },
-	{ "paths", cmd_paths, "where host files and workload definitions are found (search paths), and which file counts" },
-	{ "tested-by", cmd_tested_by, "the Tested-by evidence block of a run, for a linux-pm reply" },
-	{ "try", cmd_try, "from a posted series (Message-ID, lore URL, mbox) to a linux-pm reply: build, boot, measure, compare" },
+	{ "snapshot", il_cmd_snapshot, "read the cpuidle state of a host (table or JSON)" },
+	{ "diff", il_cmd_diff, "idle metrics between two snapshots (idles, aboves, belows, miss ratio)" },
+	{ "export", il_cmd_export, "cpuidle counters, governor and PM QoS for Prometheus (node_exporter textfile)" },
+	{ "idle-stat", il_cmd_idle_stat, "run a command and print the idle counters over its run" },
+	{ "governor", il_cmd_governor, "list, get or set the cpuidle governor; disable/enable idle states" },
+	{ "host", il_cmd_host, "lab host inventory and the host probe (idle environment fingerprint)" },
+	{ "workload", il_cmd_workload, "workload definitions; parse a saved workload output" },
+	{ "run", il_cmd_run, "run a plan (governors x workloads x iterations) on a host, or resume one" },
+	{ "bisect", il_cmd_bisect, "find the commit that made an idle metric worse, noise-aware (git bisect run too)" },
+	{ "runs", il_cmd_runs, "list run directories with their status" },
+	{ "show", il_cmd_show, "summary of a run directory: plan, host, samples by status" },
+	{ "compare", il_cmd_compare, "compare variants (run directories or files of numbers): significance, noise, verdicts" },
+	{ "report", il_cmd_report, "write every report format of a run into its directory (from journal.jsonl alone)" },
+	{ "lab", il_cmd_lab, "the built-in lab hosts: arm64 or x86_64 kernels with real cpuidle states under QEMU (build, up, down, ...)" },
+	{ "series", il_cmd_series, "show a patch series from an mbox or a public-inbox thread (by Message-ID)" },
+	{ "kernel", il_cmd_kernel, "kernel variants of a plan: prepare (commits), build (cached, incremental), list" },
+	{ "history", il_cmd_history, "a plan's metrics across its runs, from an SQLite index of the run journals" },
+	{ "audit", il_cmd_audit, "fleet-wide idle efficiency audit: findings against a policy over SSH, many hosts at once" },
+	{ "lava", il_cmd_lava, "LAVA labs: the job definitions a plan on a LAVA host submits (jobdef), the job template" },
+	{ "nightly", il_cmd_nightly, "one nightly regression check: the tracked branch's new tip against the last good nightly" },
+	{ "alert", il_cmd_alert, "send a regression alert (lkp-style mail over SMTP and/or a webhook) from its JSON" },
+	{ "paths", il_cmd_paths, "where host files and workload definitions are found (search paths), and which file counts" },
+	{ "tested-by", il_cmd_tested_by, "the Tested-by evidence block of a run, for a linux-pm reply" },
+	{ "try", il_cmd_try, "from a posted series (Message-ID, lore URL, mbox) to a linux-pm reply: build, boot, measure, compare" },
 	{ NULL, NULL, NULL },
 };
 
@@ -72,8 +72,8 @@ static int generate(const char *what, const char *name)
 	int r;
 
 	il_buf_init(&b, (size_t)4 << 20);
-	r = !strcmp(what, "--man") ? il_cli_man(&b, commands, name, &err)
-				   : il_cli_completion(&b, commands, &err);
+	r = !strcmp(what, "--man") ? il_describe_man(&b, commands, name, &err)
+				   : il_complete_script(&b, commands, &err);
 	if (!r)
 		r = il_cli_output(NULL, il_buf_str(&b), b.len, &err);
 	il_buf_release(&b);

@@ -174,7 +174,7 @@ int il_opt_parse(int argc, char **argv, const struct il_opt *opts, const char *c
 		/* hidden: the table itself, for the man pages and the completion made from it (cli/describe.c) */
 		if (!strcmp(a, "--dump-options")) {
 			if (il_opt_dump(stdout, opts, usage)) {
-				fprintf(stderr, "error: %s\n", il_strerror(IL_ENOMEM));
+				fprintf(stderr, "error: %s\n", il_err_strerror(IL_ENOMEM));
 				return IL_OPT_ERROR;
 			}
 			return IL_OPT_HELP;

@@ -4,7 +4,7 @@
 #define IL_CLI_TARGET_H
 
 #include "host/hostfs.h"
-#include "host/inventory.h"
+#include "host/host.h"
 #include "idle/sysfs.h"
 
 struct il_target {

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "host/inventory.h"
+#include "host/host.h"
 #include "host/probe.h"
 #include "host/runners.h"
 #include "host/transport.h"
@@ -26,7 +26,7 @@
 #include "util/proc.h"
 #include "util/str.h"
 
-#define now_s il_mono_s
+#define now_s il_clock_mono_s
 
 /* ---- steps ---- */
 
@@ -115,7 +115,7 @@ static int remote(struct il_transport *t, char *const argv[], bool privileged, i
 	}
 	if (!r && out)
 		r = il_buf_add(out, il_buf_str(&res.out), res.out.len) ? il_err_oom(err) : 0;
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	return r;
 }
 
@@ -218,10 +218,10 @@ static int command_hook(const struct il_strlist *tpl, const char *const vals[IL_
 	if ((r = il_boot_argv(tpl, vals, &argv, err)))
 		return r;
 	r = il_proc_capture(argv, timeout_s * 1000, o ? o->cancel : NULL, &out, &er, &ex, err);
-	if (!r && il_exit_status(&ex)) {
+	if (!r && il_proc_exit_status(&ex)) {
 		const char *e = il_buf_str(&er);
 
-		r = il_err_set(err, IL_ECHILD, "%s command '%s' failed (exit %d)%s%.300s", what, argv[0], il_exit_status(&ex),
+		r = il_err_set(err, IL_ECHILD, "%s command '%s' failed (exit %d)%s%.300s", what, argv[0], il_proc_exit_status(&ex),
 			       *e ? ": " : "", e);
 	} else if (r) {
 		il_err_prefix(err, "%s command '%s': ", what, argv[0]);
@@ -299,7 +299,7 @@ static int deploy_remote(struct run *b, struct il_transport *t, struct il_err *e
 {
 	const struct il_boot_cfg *c = &b->cfg->boot;
 	static const char *const subs[] = { "boot", NULL };
-	char *script = il_workdir_script(il_runner_script("boot.sh")), *wd = NULL;
+	char *script = il_workdir_script(il_runners_script("boot.sh")), *wd = NULL;
 	struct il_exec_opts eo = { .timeout_ms = c->timeout_s * 1000, .privileged = true,
 				   .cancel = b->o ? b->o->cancel : NULL };
 	struct il_exec_result res = { 0 };
@@ -359,7 +359,7 @@ static int deploy_remote(struct run *b, struct il_transport *t, struct il_err *e
 				step(b, "remote", "%.*s", (int)strcspn(l + 13, "\n"), l + 13);
 	}
 out:
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	il_buf_release(&dirb);
 	il_buf_release(&owned);
 	free(script);

@@ -61,26 +61,26 @@ int il_boot_argv(const struct il_strlist *tpl, const char *const vals[IL_PH_N], 
 {
 	struct il_tpl_vals tv = { placeholders, vals };
 
-	return il_tpl_expand_argv(tpl->v, tpl->n, il_tpl_value_list, &tv, argv, err);
+	return il_template_expand_argv(tpl->v, tpl->n, il_template_value_list, &tv, argv, err);
 }
 
 /* An argv template (a non-empty array of strings with known placeholders) at path.key into out. */
 static int parse_argv(struct il_strlist *out, const json_t *obj, const char *key, const char *label, const char *path,
 		      struct il_err *err)
 {
-	const json_t *v = il_jf_get(obj, key), *a;
+	const json_t *v = il_jfields_get(obj, key), *a;
 	char at[64], where[96];
 	size_t i;
 
 	if (!v)
 		return 0;
 	if (!json_array_size(v))
-		return il_jf_bad(err, label, path, key, "a non-empty array of strings (an argv, no shell)");
+		return il_jfields_bad(err, label, path, key, "a non-empty array of strings (an argv, no shell)");
 	json_array_foreach(v, i, a) {
-		il_jf_path(where, sizeof(where), il_jf_path(at, sizeof(at), path, key, 0), NULL, i);
+		il_jfields_path(where, sizeof(where), il_jfields_path(at, sizeof(at), path, key, 0), NULL, i);
 		if (!json_is_string(a))
-			return il_jf_bad(err, label, where, NULL, "a string");
-		if (il_tpl_check_names(json_string_value(a), placeholders, label, where, err))
+			return il_jfields_bad(err, label, where, NULL, "a string");
+		if (il_template_check_names(json_string_value(a), placeholders, label, where, err))
 			return il_err_set(err, IL_EPARSE, "%s: %s: unknown or unclosed placeholder in '%s' (known: {image} "
 					  "{modules} {initrd} {release} {host} {address} {port})", label, where,
 					  json_string_value(a));
@@ -115,28 +115,28 @@ static int parse_power_cycle(struct il_power_cycle *pc, const json_t *j, const c
 	int r;
 
 	pc->timeout_s = 30;
-	if ((r = il_jf_read(j, fields, IL_JF_COUNT(fields), pc, label, "power_cycle", err)) ||
+	if ((r = il_jfields_read(j, fields, IL_JF_COUNT(fields), pc, label, "power_cycle", err)) ||
 	    (r = parse_argv(&pc->argv, j, "argv", label, "power_cycle", err)))
 		return r;
 	if (!pc->argv.n == !pc->url)
-		return il_jf_bad(err, label, "power_cycle", NULL,
+		return il_jfields_bad(err, label, "power_cycle", NULL,
 				 "exactly one of \"argv\" (a command) and \"url\" (an HTTP request)");
 	if (pc->url && strncmp(pc->url, "http://", 7) && strncmp(pc->url, "https://", 8))
-		return il_jf_bad(err, label, "power_cycle", "url", "an http:// or https:// URL");
+		return il_jfields_bad(err, label, "power_cycle", "url", "an http:// or https:// URL");
 	if (pc->url && !(pc->url_shown = il_http_url_shown(pc->url)))
 		return il_err_oom(err);
 	if (pc->method && (!pc->url || !il_str_name_ok(pc->method, "", 16)))
-		return il_jf_bad(err, label, "power_cycle", "method", "an HTTP method (with \"url\")");
-	if (!(v = il_jf_get(j, "headers")))
+		return il_jfields_bad(err, label, "power_cycle", "method", "an HTTP method (with \"url\")");
+	if (!(v = il_jfields_get(j, "headers")))
 		return 0;
 	if (!pc->url)
-		return il_jf_bad(err, label, "power_cycle", "headers", "an array of \"Name: value\" strings (with \"url\")");
+		return il_jfields_bad(err, label, "power_cycle", "headers", "an array of \"Name: value\" strings (with \"url\")");
 	json_array_foreach(v, i, h) {
 		const char *s = json_is_string(h) ? json_string_value(h) : NULL;
 		char where[64];
 
 		if (!s || !strchr(s, ':') || strpbrk(s, "\r\n"))
-			return il_jf_bad(err, label, il_jf_path(where, sizeof(where), "power_cycle.headers", NULL, i), NULL,
+			return il_jfields_bad(err, label, il_jfields_path(where, sizeof(where), "power_cycle.headers", NULL, i), NULL,
 					 "a \"Name: value\" string on one line");
 		if (il_strlist_push(&pc->headers, s))
 			return il_err_oom(err);
@@ -165,18 +165,18 @@ int il_boot_cfg_parse(struct il_boot_cfg *c, const json_t *boot, const json_t *p
 
 	c->timeout_s = c->timeout_s ? c->timeout_s : DEFAULT_TIMEOUT_S;
 	if (boot && !json_is_null(boot)) {
-		if ((r = il_jf_check(boot, fields, IL_JF_COUNT(fields), label, "boot", err)))
+		if ((r = il_jfields_check(boot, fields, IL_JF_COUNT(fields), label, "boot", err)))
 			return r;
-		name = json_string_value(il_jf_get(boot, "method"));
+		name = json_string_value(il_jfields_get(boot, "method"));
 		c->method = IL_BOOT_NONE;
 		for (int i = IL_BOOT_NONE + 1; i < IL_BOOT_N; i++)
 			if (!strcmp(name, methods[i].name))
 				c->method = (enum il_boot_method)i;
 		m = &methods[c->method];
 		if (c->method == IL_BOOT_NONE)
-			return il_jf_bad(err, label, "boot", "method", "one of %s", names);
+			return il_jfields_bad(err, label, "boot", "method", "one of %s", names);
 		if (m->lab_only && !c->lab)
-			return il_jf_bad(err, label, "boot", "method", "\"%s\" only on a lab host (a host file with \"labvm\")",
+			return il_jfields_bad(err, label, "boot", "method", "\"%s\" only on a lab host (a host file with \"labvm\")",
 					 m->name);
 		if ((r = parse_argv(&c->argv, boot, "argv", label, "boot", err)) ||
 		    (r = parse_argv(&c->back_argv, boot, "back_argv", label, "boot", err)))
@@ -185,25 +185,25 @@ int il_boot_cfg_parse(struct il_boot_cfg *c, const json_t *boot, const json_t *p
 		if (m->argv != (c->argv.n > 0)) {
 			snprintf(what, sizeof(what), c->argv.n ? "no argv unless the method is %s" : "the command's argv (method %s)",
 				 with);
-			return il_jf_bad(err, label, "boot", "argv", "%s", what);
+			return il_jfields_bad(err, label, "boot", "argv", "%s", what);
 		}
 		if (c->back_argv.n && !m->argv)
-			return il_jf_bad(err, label, "boot", "back_argv", "no back_argv unless the method is %s", with);
-		if ((r = il_jf_read(boot, fields, IL_JF_COUNT(fields), c, label, "boot", err)))
+			return il_jfields_bad(err, label, "boot", "back_argv", "no back_argv unless the method is %s", with);
+		if ((r = il_jfields_read(boot, fields, IL_JF_COUNT(fields), c, label, "boot", err)))
 			return r;
 		if (c->cmdline && !m->cmdline)
-			return il_jf_bad(err, label, "boot", "cmdline", "no cmdline unless the method is %s",
+			return il_jfields_bad(err, label, "boot", "cmdline", "no cmdline unless the method is %s",
 					 method_list(with, sizeof(with), offsetof(struct method, cmdline), " or "));
 		if (c->cmdline && strpbrk(c->cmdline, "\n\r"))
-			return il_jf_bad(err, label, "boot", "cmdline", "a command line on one line");
+			return il_jfields_bad(err, label, "boot", "cmdline", "a command line on one line");
 		if (c->initrd && !m->initrd)
-			return il_jf_bad(err, label, "boot", "initrd", "no initrd unless the method is %s",
+			return il_jfields_bad(err, label, "boot", "initrd", "no initrd unless the method is %s",
 					 method_list(with, sizeof(with), offsetof(struct method, initrd), " or "));
 		if (c->initrd && access(c->initrd, R_OK))
 			return il_err_set(err, IL_ENOTFOUND, "%s: boot.initrd: cannot read '%s': %s", label, c->initrd,
 					  strerror(errno));
 		if (c->remote_dir && !remote_dir_ok(c->remote_dir))
-			return il_jf_bad(err, label, "boot", "remote_dir", "an absolute path of letters, digits, '/', '.', '_', "
+			return il_jfields_bad(err, label, "boot", "remote_dir", "an absolute path of letters, digits, '/', '.', '_', "
 					 "'-' without '..'");
 	}
 	if (pc && !json_is_null(pc)) {
@@ -240,9 +240,9 @@ json_t *il_boot_cfg_to_json(const struct il_boot_cfg *c)
 	if (c->lab)
 		bad |= json_object_set_new(o, "lab", json_string(c->lab));
 	if (c->argv.n)
-		bad |= json_object_set_new(o, "argv", il_jf_strlist_json(&c->argv));
+		bad |= json_object_set_new(o, "argv", il_jfields_strlist_json(&c->argv));
 	if (c->back_argv.n)
-		bad |= json_object_set_new(o, "back_argv", il_jf_strlist_json(&c->back_argv));
+		bad |= json_object_set_new(o, "back_argv", il_jfields_strlist_json(&c->back_argv));
 	if (c->cmdline)
 		bad |= json_object_set_new(o, "cmdline", json_string(c->cmdline));
 	if (c->initrd)
@@ -257,7 +257,7 @@ json_t *il_boot_cfg_to_json(const struct il_boot_cfg *c)
 			bad |= json_object_set_new(pc, "method", json_string(p->method ? p->method : "POST"));
 		}
 		if (p->argv.n)
-			bad |= json_object_set_new(pc, "argv", il_jf_strlist_json(&p->argv));
+			bad |= json_object_set_new(pc, "argv", il_jfields_strlist_json(&p->argv));
 		bad |= json_object_set_new(o, "power_cycle", pc);
 	}
 	return il_json_whole(o, bad);

@@ -23,12 +23,12 @@
 /* What push and pull may print. */
 #define IL_CMDTR_COPY_OUT (64u << 10)
 
-const char *const il_host_exec_names[] = { "cmd", NULL };
-const char *const il_host_copy_names[] = { "src", "dst", NULL };
+const char *const il_cmdtransport_exec_names[] = { "cmd", NULL };
+const char *const il_cmdtransport_copy_names[] = { "src", "dst", NULL };
 
-int il_cmdtr_command(struct il_buf *b, char *const argv[], const char *nonce)
+int il_cmdtransport_command(struct il_buf *b, char *const argv[], const char *nonce)
 {
-	if (il_sh_quote_argv(b, argv))
+	if (il_quote_argv(b, argv))
 		return IL_ENOMEM;
 	return il_buf_printf(b, "; printf '\\nidlelab-rc:%s:%%d\\n' \"$?\" >&2", nonce) ? IL_ENOMEM : 0;
 }
@@ -67,7 +67,7 @@ static bool cut_marker(struct il_buf *b, const char *nonce, int *code)
 	return false;
 }
 
-bool il_cmdtr_status(struct il_buf *out, struct il_buf *errb, const char *nonce, int *code)
+bool il_cmdtransport_status(struct il_buf *out, struct il_buf *errb, const char *nonce, int *code)
 {
 	return cut_marker(errb, nonce, code) || cut_marker(out, nonce, code);
 }
@@ -78,18 +78,18 @@ static int expand(const struct il_strlist *tpl, const char *const names[], const
 {
 	struct il_tpl_vals tv = { names, vals };
 
-	return il_tpl_expand_argv(tpl->v, tpl->n, il_tpl_value_list, &tv, argv, err);
+	return il_template_expand_argv(tpl->v, tpl->n, il_template_value_list, &tv, argv, err);
 }
 
-int il_cmdtr_argv(const struct il_host_cfg *cfg, char *const argv[], const char *nonce, char ***av, struct il_err *err)
+int il_cmdtransport_argv(const struct il_host_cfg *cfg, char *const argv[], const char *nonce, char ***av, struct il_err *err)
 {
 	struct il_buf cmd = IL_BUF_INIT;
 	int r;
 
-	if (nonce ? il_cmdtr_command(&cmd, argv, nonce) : il_sh_quote_argv(&cmd, argv))
+	if (nonce ? il_cmdtransport_command(&cmd, argv, nonce) : il_quote_argv(&cmd, argv))
 		r = il_err_oom(err);
 	else
-		r = expand(&cfg->cmds.exec, il_host_exec_names, (const char *const[]){ il_buf_str(&cmd) }, av, err);
+		r = expand(&cfg->cmds.exec, il_cmdtransport_exec_names, (const char *const[]){ il_buf_str(&cmd) }, av, err);
 	il_buf_release(&cmd);
 	return r;
 }
@@ -118,12 +118,12 @@ static int cmd_exec(struct il_transport *t, char *const argv[], const struct il_
 	int r;
 
 	il_transport_nonce(nonce);
-	if ((r = il_cmdtr_argv(t->cfg, argv, nonce, &av, err)))
+	if ((r = il_cmdtransport_argv(t->cfg, argv, nonce, &av, err)))
 		return r;
 	r = il_proc_capture_in(av, o->input, o->timeout_ms, o->cancel, &res->out, &res->err, &ex, err);
 	if (r) {
 		r = proc_fail(t, "exec", argv[0], av[0], r, o->timeout_ms, err);
-	} else if (il_cmdtr_status(&res->out, &res->err, nonce, &res->exit_code)) {
+	} else if (il_cmdtransport_status(&res->out, &res->err, nonce, &res->exit_code)) {
 		res->signal = 0;
 	} else if (!res->out.truncated && !res->err.truncated) {
 		const char *e = il_buf_str(&res->err);
@@ -148,16 +148,16 @@ static int copy(struct il_transport *t, const struct il_strlist *tpl, const char
 	char **av = NULL;
 	int r;
 
-	if ((r = expand(tpl, il_host_copy_names, (const char *const[]){ src, dst }, &av, err)))
+	if ((r = expand(tpl, il_cmdtransport_copy_names, (const char *const[]){ src, dst }, &av, err)))
 		return r;
 	il_buf_init(&out, IL_CMDTR_COPY_OUT);
 	il_buf_init(&er, IL_CMDTR_COPY_OUT);
 	r = il_proc_capture(av, timeout_ms, NULL, &out, &er, &ex, err);
 	if (r)
 		r = proc_fail(t, which, which, av[0], r, timeout_ms, err);
-	else if (il_exit_status(&ex))
+	else if (il_proc_exit_status(&ex))
 		r = il_err_set(err, strstr(il_buf_str(&er), "No such file") ? IL_ENOTFOUND : IL_EIO, "host '%s': transport.%s '%s' of '%s' to '%s' failed (exit %d): %.300s", t->label,
-			       which, av[0], src, dst, il_exit_status(&ex), er.len ? il_buf_str(&er) : il_buf_str(&out));
+			       which, av[0], src, dst, il_proc_exit_status(&ex), er.len ? il_buf_str(&er) : il_buf_str(&out));
 	il_buf_release(&out);
 	il_buf_release(&er);
 	free(av);
@@ -172,7 +172,7 @@ static void remove_remote(struct il_transport *t, const char *path)
 	struct il_err ignored = { 0 };
 
 	if (!il_transport_exec(t, rm, NULL, &res, &ignored))
-		il_exec_result_release(&res);
+		il_transport_result_release(&res);
 }
 
 static int cmd_upload(struct il_transport *t, const char *local, const char *remote, struct il_err *err)
@@ -223,7 +223,7 @@ static int cat_into(struct il_transport *t, const char *remote, int fd, const ch
 		il_sha256_update(&h, res.out.p ? res.out.p : "", res.out.len);
 		il_sha256_final(&h, hex);
 	}
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	return r;
 }
 
@@ -235,7 +235,7 @@ static int cmd_download(struct il_transport *t, const char *remote, const char *
 
 	if (il_buf_printf(&tmp, "%s.idlelab-tmp.XXXXXX", local))
 		return il_err_oom(err);
-	fd = mkostemp(tmp.p, O_CLOEXEC); /* exclusive, random: see il_write_file_atomic */
+	fd = mkostemp(tmp.p, O_CLOEXEC); /* exclusive, random: see il_buf_write_file_atomic */
 	if (fd < 0) {
 		r = il_err_set(err, IL_EIO, "cannot create '%s': %s", tmp.p, strerror(errno));
 		il_buf_release(&tmp);
@@ -267,7 +267,7 @@ static int cmd_hold(struct il_transport *t, char *const argv[], int timeout_ms, 
 	int r;
 
 	il_proc_release(&c->held);
-	if ((r = il_cmdtr_argv(t->cfg, argv, NULL, &av, err)))
+	if ((r = il_cmdtransport_argv(t->cfg, argv, NULL, &av, err)))
 		return r;
 	if ((r = il_proc_hold(av, timeout_ms, &c->held, first, err)))
 		r = proc_fail(t, "exec", argv[0], av[0], r, timeout_ms, err);
@@ -327,11 +327,11 @@ static int whoami(struct il_transport *t, struct il_err *err)
 	} else {
 		t->is_root = uid == 0;
 	}
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	return r;
 }
 
-int il_cmdtr_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err)
+int il_cmdtransport_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err)
 {
 	struct il_transport_proc *c;
 	struct il_transport *t;

@@ -5,7 +5,7 @@
  * shell, ssh(1), a serial console helper; struct il_host_cmds).
  *
  * exec runs the exec template with {cmd} = the argv idlelab wants to run,
- * quoted for POSIX sh (il_sh_quote_argv), then a marker that prints the
+ * quoted for POSIX sh (il_quote_argv), then a marker that prints the
  * command's exit status on stderr: the exit status of the transport's own
  * program is not the command's (adb before Android 7 exits 0 whatever the
  * command did), so the marker is the exit code, and an exec whose marker did
@@ -33,11 +33,11 @@
 /*
  * The templates' placeholders (struct il_host_cmds), NULL-terminated: exec's
  * ({cmd}) and push's and pull's ({src} {dst}). Here, with the kind that
- * expands them, for the host file's parser (host/inventory.c) to check them
+ * expands them, for the host file's parser (host/host.c) to check them
  * against: the parser is above the kinds, never the other way round.
  */
-extern const char *const il_host_exec_names[];
-extern const char *const il_host_copy_names[];
+extern const char *const il_cmdtransport_exec_names[];
+extern const char *const il_cmdtransport_copy_names[];
 
 /*
  * Open a transport for cfg (kind IL_HOST_COMMAND): `id -u` runs through it
@@ -46,21 +46,21 @@ extern const char *const il_host_copy_names[];
  * IL_ETIMEOUT; a host that answers with a failure is IL_EIO, with anything
  * but a numeric uid IL_EPARSE). Caller frees with il_transport_free.
  */
-int il_cmdtr_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err);
+int il_cmdtransport_open(struct il_transport **out, const struct il_host_cfg *cfg, struct il_err *err);
 
 /*
  * The value of {cmd} for argv, appended to b: argv quoted for sh, then
  * `; printf '\nidlelab-rc:NONCE:%d\n' "$?" >&2` (nonce: letters and digits,
  * new for each exec). Returns 0 or IL_ENOMEM.
  */
-int il_cmdtr_command(struct il_buf *b, char *const argv[], const char *nonce);
+int il_cmdtransport_command(struct il_buf *b, char *const argv[], const char *nonce);
 
 /*
  * The argv exec runs for argv: cfg's exec template with {cmd} as
- * il_cmdtr_command makes it for nonce (nonce NULL: argv quoted alone, no
+ * il_cmdtransport_command makes it for nonce (nonce NULL: argv quoted alone, no
  * marker: the held lock). *av is the caller's, freed with free().
  */
-int il_cmdtr_argv(const struct il_host_cfg *cfg, char *const argv[], const char *nonce, char ***av, struct il_err *err);
+int il_cmdtransport_argv(const struct il_host_cfg *cfg, char *const argv[], const char *nonce, char ***av, struct il_err *err);
 
 /*
  * The exit status the marker of nonce carries, looked for in errb, then in
@@ -68,6 +68,6 @@ int il_cmdtr_argv(const struct il_host_cfg *cfg, char *const argv[], const char 
  * "\r\n" from a terminal accepted: its line is cut out of the buffer and
  * *code set. False when neither has it.
  */
-bool il_cmdtr_status(struct il_buf *out, struct il_buf *errb, const char *nonce, int *code);
+bool il_cmdtransport_status(struct il_buf *out, struct il_buf *errb, const char *nonce, int *code);
 
 #endif

@@ -24,17 +24,17 @@ static void one(struct il_fleet_item *it, double window_s)
 {
 	struct il_transport *t = NULL;
 	struct il_err err = { 0 };
-	double t0 = il_mono_s(), t1;
+	double t0 = il_clock_mono_s(), t1;
 
 	it->code = il_transport_open(&t, it->cfg, &err);
-	t1 = il_mono_s();
+	t1 = il_clock_mono_s();
 	it->connect_s = t1 - t0;
 	if (!it->code) {
 		it->code = il_probe_window(t, window_s, &it->fp, &it->a, &it->b, &err);
-		it->exec_s = il_mono_s() - t1;
+		it->exec_s = il_clock_mono_s() - t1;
 	}
 	if (it->code)
-		snprintf(it->msg, sizeof(it->msg), "%s", err.msg[0] ? err.msg : il_strerror(it->code));
+		snprintf(it->msg, sizeof(it->msg), "%s", err.msg[0] ? err.msg : il_err_strerror(it->code));
 	il_transport_free(t);
 }
 

@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "host/inventory.h"
+#include "host/host.h"
 #include "idle/snapshot.h"
 
 struct il_fleet_item {

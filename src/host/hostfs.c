@@ -31,7 +31,7 @@ static int hostfs_read(struct il_sysfs *fs, const char *path, struct il_buf *out
 			       "host '%s': cannot read '%s': %s", fs->label, path, il_buf_str(&res.err));
 	else if (il_buf_add(out, res.out.p ? res.out.p : "", res.out.len))
 		r = il_err_oom(err);
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	return r;
 }
 
@@ -56,7 +56,7 @@ static int hostfs_write(struct il_sysfs *fs, const char *path, const char *value
 		r = il_err_set(err, strstr(il_buf_str(&res.err), "ermission denied") ? IL_EPERM : IL_EINVAL,
 			       "host '%s': writing '%s' to '%s' failed: %s", fs->label, value, path,
 			       res.err.len ? il_buf_str(&res.err) : "non-zero exit");
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	return r;
 }
 
@@ -66,7 +66,7 @@ static int run_dump(struct il_sysfs *fs, const char *script, const char *what, s
 {
 	struct il_hostfs *h = (struct il_hostfs *)fs;
 	struct il_exec_result res;
-	int r = il_transport_run_script(h->t, il_runner_script(script), NULL, NULL, &res, err);
+	int r = il_transport_run_script(h->t, il_runners_script(script), NULL, NULL, &res, err);
 
 	if (r)
 		return r;
@@ -75,7 +75,7 @@ static int run_dump(struct il_sysfs *fs, const char *script, const char *what, s
 			       res.out.truncated ? "output too large" : "failed", il_buf_str(&res.err));
 	else if (il_buf_add(out, res.out.p ? res.out.p : "", res.out.len))
 		r = il_err_oom(err);
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	return r;
 }
 

@@ -65,9 +65,9 @@ static int json_command(const struct il_host_cfg *h, json_t *o)
 	json_t *c = json_object();
 	int bad = 0;
 
-	bad |= json_object_set_new(c, "exec", il_jf_strlist_json(&h->cmds.exec));
-	bad |= json_object_set_new(c, "push", il_jf_strlist_json(&h->cmds.push));
-	bad |= json_object_set_new(c, "pull", h->cmds.pull.n ? il_jf_strlist_json(&h->cmds.pull) : json_null());
+	bad |= json_object_set_new(c, "exec", il_jfields_strlist_json(&h->cmds.exec));
+	bad |= json_object_set_new(c, "push", il_jfields_strlist_json(&h->cmds.push));
+	bad |= json_object_set_new(c, "pull", h->cmds.pull.n ? il_jfields_strlist_json(&h->cmds.pull) : json_null());
 	if (bad)
 		json_decref(c), c = NULL;
 	return json_object_set_new(o, "commands", c) ? -1 : 0;
@@ -84,7 +84,7 @@ const struct il_host_kind_info il_host_kinds[IL_HOST_NKINDS] = {
 			  .open = il_ssh_open, .where = where_ssh, .to_json = json_ssh },
 	[IL_HOST_LOCAL] = { .name = "local", .commands = true, .open = il_transport_local_open, .where = where_local },
 	[IL_HOST_COMMAND] = { .name = "command", .commands = true, .remote = true,
-			      .open = il_cmdtr_open, .where = where_command, .to_json = json_command },
+			      .open = il_cmdtransport_open, .where = where_command, .to_json = json_command },
 	[IL_HOST_LAVA] = { .name = "lava", .remote = true, .open = lava_open, .where = where_lava, .to_json = json_lava },
 };
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What differs per kind of host (enum il_host_kind, host/inventory.h), in one
+ * What differs per kind of host (enum il_host_kind, host/host.h), in one
  * table indexed by the kind: its name, how its transport is opened, whether a
  * run drives it by commands (one runner exec per sample, under a host lease)
  * or by jobs (LAVA: run/lavarun.c), whether it is another machine, where it
@@ -10,7 +10,7 @@
 #define IL_HOST_HOSTKIND_H
 #include <stdbool.h>
 #include <jansson.h>
-#include "host/inventory.h"
+#include "host/host.h"
 #include "util/buf.h"
 
 struct il_transport;

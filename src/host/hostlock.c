@@ -11,7 +11,7 @@
 
 int il_host_lock(struct il_transport *t, const char *workdir, const char *holder, struct il_err *err)
 {
-	char *script = il_workdir_script(il_runner_script("lock.sh"));
+	char *script = il_workdir_script(il_runners_script("lock.sh"));
 	char *argv[] = { (char *)"sh", (char *)"-c", script, (char *)"idlelab", (char *)workdir, (char *)holder, NULL };
 	struct il_buf first = IL_BUF_INIT;
 	const char *l;

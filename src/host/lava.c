@@ -73,7 +73,7 @@ static int load_json(json_t **out, const char *body, size_t len, const char *lab
 	if (!json_is_object(*out)) {
 		json_decref(*out);
 		*out = NULL;
-		return il_jf_bad(err, label, NULL, NULL, "a JSON object");
+		return il_jfields_bad(err, label, NULL, NULL, "a JSON object");
 	}
 	return 0;
 }
@@ -115,7 +115,7 @@ static int opt_string(const json_t *o, const char *key, char **out, const char *
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_string(v))
-		return il_jf_bad(err, label, path, key, "a string or null");
+		return il_jfields_bad(err, label, path, key, "a string or null");
 	return (*out = il_str_ndup(json_string_value(v), json_string_length(v))) ? 0
 									       : il_err_oom(err);
 }
@@ -134,10 +134,10 @@ static int named(const json_t *o, const char *key, const char *const names[], in
 	if (s) {
 		char *shown = il_str_sanitize(il_str_ndup(s, strnlen(s, 64)), false);
 
-		r = il_jf_bad(err, label, path, key, "one of %s, not '%s'", il_buf_str(&what), shown ? shown : "");
+		r = il_jfields_bad(err, label, path, key, "one of %s, not '%s'", il_buf_str(&what), shown ? shown : "");
 		free(shown);
 	} else
-		r = il_jf_bad(err, label, path, key, "one of %s", il_buf_str(&what));
+		r = il_jfields_bad(err, label, path, key, "one of %s", il_buf_str(&what));
 	il_buf_release(&what);
 	return r;
 }
@@ -157,7 +157,7 @@ int il_lava_parse_job(struct il_lava_job *out, const char *body, size_t len, con
 	if ((r = load_json(&j, body, len, label, err)))
 		return r;
 	if (!json_is_integer(json_object_get(j, "id")) || json_integer_value(json_object_get(j, "id")) <= 0) {
-		r = il_jf_bad(err, label, NULL, "id", "a job id (a positive integer)");
+		r = il_jfields_bad(err, label, NULL, "id", "a job id (a positive integer)");
 		goto out;
 	}
 	out->id = (long)json_integer_value(json_object_get(j, "id"));
@@ -192,7 +192,7 @@ int il_lava_parse_submit(long **ids, size_t *n, const char *body, size_t len, co
 		return r;
 	a = json_object_get(j, "job_ids");
 	if (!json_is_array(a) || !json_array_size(a)) {
-		r = il_jf_bad(err, label, NULL, "job_ids", "a non-empty array of job ids");
+		r = il_jfields_bad(err, label, NULL, "job_ids", "a non-empty array of job ids");
 		goto out;
 	}
 	if (!(*ids = calloc(json_array_size(a), sizeof(**ids)))) {
@@ -204,7 +204,7 @@ int il_lava_parse_submit(long **ids, size_t *n, const char *body, size_t len, co
 		char at[32];
 
 		if (!json_is_integer(v) || json_integer_value(v) <= 0) {
-			r = il_jf_bad(err, label, il_jf_path(at, sizeof(at), "job_ids", NULL, i), NULL,
+			r = il_jfields_bad(err, label, il_jfields_path(at, sizeof(at), "job_ids", NULL, i), NULL,
 				      "a job id (a positive integer)");
 			free(*ids);
 			*ids = NULL;
@@ -250,9 +250,9 @@ static int one_test(struct il_lava_tests *out, const json_t *o, const char *labe
 	memset(t, 0, sizeof(*t));
 	out->n++;
 	if (!json_is_object(o))
-		return il_jf_bad(err, label, at, NULL, "a test case object");
+		return il_jfields_bad(err, label, at, NULL, "a test case object");
 	if (!json_is_string(json_object_get(o, "name")) || !json_string_length(json_object_get(o, "name")))
-		return il_jf_bad(err, label, at, "name", "a test case name");
+		return il_jfields_bad(err, label, at, "name", "a test case name");
 	if (!(t->name = il_str_sanitize(strdup(json_string_value(json_object_get(o, "name"))), false)))
 		return il_err_oom(err);
 	if ((r = named(o, "result", result_names, IL_LAVA_NRESULTS, &res, label, at, err)))
@@ -261,13 +261,13 @@ static int one_test(struct il_lava_tests *out, const json_t *o, const char *labe
 	/* LAVA keeps a measurement as a decimal, and the API writes it as a string ("7.0000000000") */
 	if (json_is_string(m)) {
 		if (il_parse_double(json_string_value(m), (size_t)-1, &t->measurement) || !isfinite(t->measurement))
-			return il_jf_bad(err, label, at, "measurement", "a number or null");
+			return il_jfields_bad(err, label, at, "measurement", "a number or null");
 		t->has_measurement = true;
 	} else if (json_is_number(m)) {
 		t->measurement = json_number_value(m);
 		t->has_measurement = true;
 	} else if (m && !json_is_null(m))
-		return il_jf_bad(err, label, at, "measurement", "a number or null");
+		return il_jfields_bad(err, label, at, "measurement", "a number or null");
 	if ((r = opt_string(o, "unit", &t->unit, label, at, err)))
 		return r;
 	if (!t->unit && !(t->unit = strdup("")))
@@ -276,7 +276,7 @@ static int one_test(struct il_lava_tests *out, const json_t *o, const char *labe
 	if (!meta)
 		return 0;
 	/* "suite" is the suite's id; its name is the metadata's "definition" */
-	if ((r = il_lavalog_yaml_json(meta, strlen(meta), &mj, il_jf_path(where, sizeof(where), at, "metadata", 0), err)))
+	if ((r = il_lavalog_yaml_json(meta, strlen(meta), &mj, il_jfields_path(where, sizeof(where), at, "metadata", 0), err)))
 		return il_err_prefix(err, "%s: ", label);
 	if ((r = meta_string(mj, "definition", &t->suite, err)))
 		goto done;
@@ -302,11 +302,11 @@ int il_lava_parse_tests(struct il_lava_tests *out, bool *more, const char *body,
 	a = json_object_get(j, "results");
 	next = json_object_get(j, "next");
 	if (!json_is_array(a)) {
-		r = il_jf_bad(err, label, NULL, "results", "an array of test cases");
+		r = il_jfields_bad(err, label, NULL, "results", "an array of test cases");
 		goto out;
 	}
 	if (next && !json_is_null(next) && !json_is_string(next)) {
-		r = il_jf_bad(err, label, NULL, "next", "a URL or null");
+		r = il_jfields_bad(err, label, NULL, "next", "a URL or null");
 		goto out;
 	}
 	if (json_array_size(a) && !(v = realloc(out->v, (out->n + json_array_size(a)) * sizeof(*v)))) {
@@ -317,7 +317,7 @@ int il_lava_parse_tests(struct il_lava_tests *out, bool *more, const char *body,
 	for (size_t i = 0; !r && i < json_array_size(a); i++) {
 		char at[32];
 
-		r = one_test(out, json_array_get(a, i), label, il_jf_path(at, sizeof(at), "results", NULL, i), err);
+		r = one_test(out, json_array_get(a, i), label, il_jfields_path(at, sizeof(at), "results", NULL, i), err);
 	}
 	*more = json_is_string(next);
 out:
@@ -439,7 +439,7 @@ int il_lava_job_get(const struct il_lava_conn *c, long id, struct il_lava_job *o
 				  : http_fail(c, shown, status, &b, err);
 	/* another job's state is no answer about this one */
 	if (!r && out->id != id) {
-		r = il_jf_bad(err, shown, NULL, "id", "%ld, the job asked for, not %ld", id, out->id);
+		r = il_jfields_bad(err, shown, NULL, "id", "%ld, the job asked for, not %ld", id, out->id);
 		il_lava_job_release(out);
 	}
 	free(shown);

@@ -77,7 +77,7 @@ static bool has_scheme(const char *s, const char *const schemes[])
 /* "~/x" -> home's x, as inventory.c does for the host file's other paths */
 static int home_path(const json_t *j, const char *key, const struct il_paths *paths, char **out, struct il_err *err)
 {
-	const char *p = json_string_value(il_jf_get(j, key));
+	const char *p = json_string_value(il_jfields_get(j, key));
 
 	if (!p)
 		return 0;
@@ -117,19 +117,19 @@ int il_lava_cfg_parse(struct il_lava_cfg *c, const json_t *j, const char *label,
 	c->queue_timeout_s = 86400;
 	c->job_timeout_s = 3600;
 	if (!json_is_object(j)) {
-		r = il_jf_bad(err, label, path, NULL, "an object with \"url\", \"token_file\" and \"device_type\"");
+		r = il_jfields_bad(err, label, path, NULL, "an object with \"url\", \"token_file\" and \"device_type\"");
 		goto fail;
 	}
-	if ((r = il_jf_read(j, cfg_fields, IL_JF_COUNT(cfg_fields), c, label, path, err)) ||
+	if ((r = il_jfields_read(j, cfg_fields, IL_JF_COUNT(cfg_fields), c, label, path, err)) ||
 	    (r = home_path(j, "token_file", paths, &c->token_file, err)) ||
 	    (r = home_path(j, "artifact_dir", paths, &c->artifact_dir, err)) ||
 	    (r = home_path(j, "job_template", paths, &c->job_template, err)))
 		goto fail;
-	if ((v = il_jf_get(j, "images"))) {
+	if ((v = il_jfields_get(j, "images"))) {
 		char ipath[128];
 
 		snprintf(ipath, sizeof(ipath), "%s.images", path && *path ? path : "lava");
-		if ((r = il_jf_read(v, image_fields, IL_JF_COUNT(image_fields), NULL, label, ipath, err)) ||
+		if ((r = il_jfields_read(v, image_fields, IL_JF_COUNT(image_fields), NULL, label, ipath, err)) ||
 		    (r = home_path(v, "kernel", paths, &c->images.kernel, err)) ||
 		    (r = home_path(v, "ramdisk", paths, &c->images.ramdisk, err)) ||
 		    (r = home_path(v, "dtb", paths, &c->images.dtb, err)) ||
@@ -143,18 +143,18 @@ int il_lava_cfg_parse(struct il_lava_cfg *c, const json_t *j, const char *label,
 		goto fail;
 	}
 	if (c->bindir[0] != '/') {
-		r = il_jf_bad(err, label, path, "bindir", "an absolute directory, not '%s'", c->bindir);
+		r = il_jfields_bad(err, label, path, "bindir", "an absolute directory, not '%s'", c->bindir);
 		goto fail;
 	}
 	if (!has_scheme(c->url, web)) {
-		r = il_jf_bad(err, label, path, "url", "%s, not '%s'", cfg_fields[0].what, c->url);
+		r = il_jfields_bad(err, label, path, "url", "%s, not '%s'", cfg_fields[0].what, c->url);
 		goto fail;
 	}
 	/* the API paths are appended with their own '/' */
 	for (size_t n = strlen(c->url); n > 0 && c->url[n - 1] == '/'; n--)
 		c->url[n - 1] = '\0';
-	if ((v = il_jf_get(j, "priority")) && priority_of(v, &c->priority)) {
-		r = il_jf_bad(err, label, path, "priority", PRIORITY_WHAT);
+	if ((v = il_jfields_get(j, "priority")) && priority_of(v, &c->priority)) {
+		r = il_jfields_bad(err, label, path, "priority", PRIORITY_WHAT);
 		goto fail;
 	}
 	if (!c->visibility && !(c->visibility = strdup("public"))) {
@@ -163,20 +163,20 @@ int il_lava_cfg_parse(struct il_lava_cfg *c, const json_t *j, const char *label,
 	}
 	/* a group visibility names groups of the server's; idlelab's results are for everyone or the submitter */
 	if (strcmp(c->visibility, "public") && strcmp(c->visibility, "personal")) {
-		r = il_jf_bad(err, label, path, "visibility", "\"public\" or \"personal\"");
+		r = il_jfields_bad(err, label, path, "visibility", "\"public\" or \"personal\"");
 		goto fail;
 	}
 	if (c->artifact_dir && !c->artifact_url) {
-		r = il_jf_bad(err, label, path, "artifact_url",
+		r = il_jfields_bad(err, label, path, "artifact_url",
 			      "the URL under which LAVA's worker sees artifact_dir (required with artifact_dir)");
 		goto fail;
 	}
 	if (c->artifact_url && !c->artifact_dir) {
-		r = il_jf_bad(err, label, path, "artifact_dir", "the local directory artifact_url serves (required with artifact_url)");
+		r = il_jfields_bad(err, label, path, "artifact_dir", "the local directory artifact_url serves (required with artifact_url)");
 		goto fail;
 	}
 	if (c->artifact_url && !has_scheme(c->artifact_url, artifact)) {
-		r = il_jf_bad(err, label, path, "artifact_url", "a file:///, http:// or https:// URL, not '%s'", c->artifact_url);
+		r = il_jfields_bad(err, label, path, "artifact_url", "a file:///, http:// or https:// URL, not '%s'", c->artifact_url);
 		goto fail;
 	}
 	return 0;
@@ -193,7 +193,7 @@ json_t *il_lava_cfg_to_json(const struct il_lava_cfg *c)
 	bad |= json_object_set_new(o, "url", json_string(c->url));
 	bad |= json_object_set_new(o, "token_file", json_string(c->token_file));
 	bad |= json_object_set_new(o, "device_type", json_string(c->device_type));
-	bad |= json_object_set_new(o, "tags", il_jf_strlist_json(&c->tags));
+	bad |= json_object_set_new(o, "tags", il_jfields_strlist_json(&c->tags));
 	bad |= json_object_set_new(o, "priority", json_integer(c->priority));
 	bad |= json_object_set_new(o, "visibility", json_string(c->visibility));
 	bad |= json_object_set_new(o, "artifact_dir", c->artifact_dir ? json_string(c->artifact_dir) : json_null());

@@ -2,7 +2,7 @@
 /*
  * A LAVA host's configuration: the host file's "lava" section (docs/lava.md),
  * where the server is, which devices a job asks for, where images are
- * published, and how long jobs may wait and run. Read by host/inventory.c for
+ * published, and how long jobs may wait and run. Read by host/host.c for
  * a host of kind lava; the REST calls (host/lava.h) and the run on a LAVA host
  * (run/lavarun.c) take it.
  */

@@ -22,7 +22,7 @@
 /* Run the trace functions and then body with args; stdout into out. 0, or an error naming what failed. */
 static int trace_sh(const char *body, char *const args[], size_t nargs, struct il_buf *out, struct il_err *err)
 {
-	char *script = il_str_dup_printf("%s\n%s", il_runner_script("trace.sh"), body);
+	char *script = il_str_dup_printf("%s\n%s", il_runners_script("trace.sh"), body);
 	char *argv[12] = { (char *)"sh", (char *)"-c", script, (char *)"idlelab-trace" };
 	struct il_buf eb = IL_BUF_INIT;
 	struct il_exit ex = { 0 };

@@ -479,8 +479,8 @@ int il_probe_run(struct il_transport *t, json_t **out, struct il_snapshot *snap,
 	int r;
 
 	*out = NULL;
-	il_buf_adds(&script, il_runner_script("probe.sh"));
-	il_buf_adds(&script, il_runner_script("snapshot.sh"));
+	il_buf_adds(&script, il_runners_script("probe.sh"));
+	il_buf_adds(&script, il_runners_script("snapshot.sh"));
 	if (!(r = run_probe(t, &script, NULL, NULL, "probe", &res, err)) &&
 	    !(r = il_probe_parse(il_buf_str(&res.out), res.out.len, t->label, out, snap, err)) &&
 	    (r = stamp(t, *out, res.elapsed_s, err))) {
@@ -489,7 +489,7 @@ int il_probe_run(struct il_transport *t, json_t **out, struct il_snapshot *snap,
 		if (snap)
 			il_snapshot_release(snap);
 	}
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	return r;
 }
 
@@ -529,10 +529,10 @@ int il_probe_window(struct il_transport *t, double window_s, json_t **out, struc
 	*out = NULL;
 	snprintf(win, sizeof(win), "%.3f", window_s > 0 ? window_s : 0);
 	o.timeout_ms = (int)((t->cfg->command_timeout_s + (window_s > 0 ? window_s : 0)) * 1000);
-	il_buf_adds(&script, il_runner_script("probe.sh"));
-	il_buf_adds(&script, il_runner_script("snapshot.sh"));
+	il_buf_adds(&script, il_runners_script("probe.sh"));
+	il_buf_adds(&script, il_runners_script("snapshot.sh"));
 	il_buf_adds(&script, "echo " IL_PROBE_WINDOW_MARK "\nsleep \"$1\"\n");
-	il_buf_adds(&script, il_runner_script("snapshot.sh"));
+	il_buf_adds(&script, il_runners_script("snapshot.sh"));
 	if (!(r = run_probe(t, &script, args, &o, "audit probe", &res, err)) &&
 	    !(r = il_probe_parse_window(il_buf_str(&res.out), res.out.len, t->label, out, before, after, err)) &&
 	    (r = stamp(t, *out, res.elapsed_s, err))) {
@@ -541,6 +541,6 @@ int il_probe_window(struct il_transport *t, double window_s, json_t **out, struc
 		il_snapshot_release(before);
 		il_snapshot_release(after);
 	}
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	return r;
 }

@@ -26,7 +26,7 @@ static int quote_one(struct il_buf *b, const char *p)
 	return il_buf_add(b, "'", 1) ? IL_ENOMEM : 0;
 }
 
-int il_sh_quote_argv(struct il_buf *b, char *const argv[])
+int il_quote_argv(struct il_buf *b, char *const argv[])
 {
 	for (size_t i = 0; argv[i]; i++)
 		if ((i && il_buf_add(b, " ", 1)) || quote_one(b, argv[i]))
@@ -34,7 +34,7 @@ int il_sh_quote_argv(struct il_buf *b, char *const argv[])
 	return 0;
 }
 
-int il_sh_quote_shown(struct il_buf *b, char *const argv[])
+int il_quote_shown(struct il_buf *b, char *const argv[])
 {
 	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:@,%";
 

@@ -10,13 +10,13 @@
 #include "util/buf.h"
 
 /* Append argv (NULL-terminated) to b as a POSIX sh command line. Returns 0 or IL_ENOMEM. */
-int il_sh_quote_argv(struct il_buf *b, char *const argv[]);
+int il_quote_argv(struct il_buf *b, char *const argv[]);
 
 /*
  * The same for a command shown to a person (a mail's reproduce line, a
  * hint): words of only letters, digits and /._-+=:@,% stay bare, the others
  * are quoted as above; pasted into a shell it is the same argv.
  */
-int il_sh_quote_shown(struct il_buf *b, char *const argv[]);
+int il_quote_shown(struct il_buf *b, char *const argv[]);
 
 #endif

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-const char *il_embedded_script(const struct il_runner_src *table, const char *name)
+const char *il_runners_embedded(const struct il_runner_src *table, const char *name)
 {
 	for (const struct il_runner_src *r = table; r->name; r++)
 		if (!strcmp(r->name, name))
@@ -12,7 +12,7 @@ const char *il_embedded_script(const struct il_runner_src *table, const char *na
 	return NULL;
 }
 
-const char *il_runner_script(const char *name)
+const char *il_runners_script(const char *name)
 {
-	return il_embedded_script(il_runner_srcs, name);
+	return il_runners_embedded(il_runner_srcs, name);
 }

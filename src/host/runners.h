@@ -15,9 +15,9 @@ struct il_runner_src {
 extern const struct il_runner_src il_runner_srcs[];
 
 /* The script text for a runners/ file name, or NULL. Borrowed (static). */
-const char *il_runner_script(const char *name);
+const char *il_runners_script(const char *name);
 
 /* The text of file name in an embedded table (ending with { 0, 0 }), or NULL. Borrowed (static). */
-const char *il_embedded_script(const struct il_runner_src *table, const char *name);
+const char *il_runners_embedded(const struct il_runner_src *table, const char *name);
 
 #endif

@@ -38,7 +38,7 @@ struct il_ssh {
 
 static double mono_ms(void)
 {
-	return il_mono_s() * 1e3;
+	return il_clock_mono_s() * 1e3;
 }
 
 /* The one adapter from libssh errors to il_err. */
@@ -277,7 +277,7 @@ static int ssh_exec(struct il_transport *t, char *const argv[], const struct il_
 	bool eof_out = false, eof_err = false;
 	int r = 0;
 
-	if (il_sh_quote_argv(&cmd, argv))
+	if (il_quote_argv(&cmd, argv))
 		return il_err_oom(err);
 	if ((r = open_exec(c, il_buf_str(&cmd), &ch, err)))
 		goto out;
@@ -379,7 +379,7 @@ static int ssh_hold(struct il_transport *t, char *const argv[], int timeout_ms, 
 	int r = 0;
 
 	ssh_hold_release(t);
-	if (il_sh_quote_argv(&cmd, argv))
+	if (il_quote_argv(&cmd, argv))
 		return il_err_oom(err);
 	if ((r = open_exec(c, il_buf_str(&cmd), &ch, err)))
 		goto out;
@@ -566,7 +566,7 @@ static int ssh_download(struct il_transport *t, const char *remote, const char *
 		goto out;
 	}
 	il_buf_printf(&tmp, "%s.idlelab-tmp.XXXXXX", local);
-	fd = mkostemp(tmp.p, O_CLOEXEC); /* exclusive, random: see il_write_file_atomic */
+	fd = mkostemp(tmp.p, O_CLOEXEC); /* exclusive, random: see il_buf_write_file_atomic */
 	if (fd < 0 || il_sha256_init(&h)) {
 		r = il_err_set(err, IL_EIO, "cannot create '%s': %s", tmp.p, strerror(errno));
 		goto out;

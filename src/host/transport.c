@@ -21,7 +21,7 @@
 
 #define IL_DEFAULT_MAX_OUT (16u << 20)
 
-void il_exec_result_release(struct il_exec_result *r)
+void il_transport_result_release(struct il_exec_result *r)
 {
 	il_buf_release(&r->out);
 	il_buf_release(&r->err);
@@ -55,11 +55,11 @@ int il_transport_exec(struct il_transport *t, char *const argv[], const struct i
 		memcpy(av + 2, argv, n * sizeof(*av));
 		argv = av;
 	}
-	t0 = il_mono_s();
+	t0 = il_clock_mono_s();
 	r = t->exec(t, argv, &opts, res, err);
-	res->elapsed_s = il_mono_s() - t0;
+	res->elapsed_s = il_clock_mono_s() - t0;
 	if (r)
-		il_exec_result_release(res); /* what came before the failure: nobody reads it */
+		il_transport_result_release(res); /* what came before the failure: nobody reads it */
 	free(av);
 	return r;
 }
@@ -91,7 +91,7 @@ void il_transport_nonce(char hex[17])
 	unsigned char rnd[8];
 
 	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
-		uint64_t x = (uint64_t)(il_mono_s() * 1e9) ^ ((uint64_t)getpid() << 40);
+		uint64_t x = (uint64_t)(il_clock_mono_s() * 1e9) ^ ((uint64_t)getpid() << 40);
 
 		memcpy(rnd, &x, sizeof(rnd));
 	}
@@ -119,7 +119,7 @@ int il_transport_sha256(struct il_transport *t, const char *path, char hex[65], 
 		memcpy(hex, res.out.p, 64);
 		hex[64] = '\0';
 	}
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	return r;
 }
 
@@ -132,7 +132,7 @@ int il_transport_rename(struct il_transport *t, const char *from, const char *to
 	if (!r && res.exit_code)
 		r = il_err_set(err, IL_EIO, "host '%s': cannot rename '%s' to '%s': %s", t->label, from, to,
 			       il_buf_str(&res.err));
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	return r;
 }
 

@@ -3,7 +3,7 @@
  * One interface to run things on a host, three implementations: `local`
  * (this machine, fork/exec), `ssh` (libssh) and `command` (the host file's
  * argv templates: host/cmdtransport.h). Commands are argv vectors; the ssh
- * and command sides turn them into a command string with il_sh_quote_argv
+ * and command sides turn them into a command string with il_quote_argv
  * only. Which one a host gets is its il_host_kind (one table: host/hostkind.c).
  * The files stand in one order, each using only those below it:
  * host/transportopen.c (il_transport_open) -> host/hostkind.c (the table) ->
@@ -17,7 +17,7 @@
 #include <signal.h>
 #include <stdbool.h>
 
-#include "host/inventory.h"
+#include "host/host.h"
 #include "util/buf.h"
 #include "util/proc.h"
 
@@ -44,7 +44,7 @@ struct il_exec_result {
 	double elapsed_s;
 };
 
-void il_exec_result_release(struct il_exec_result *r);
+void il_transport_result_release(struct il_exec_result *r);
 
 struct il_transport {
 	const struct il_host_cfg *cfg;  /* borrowed; must outlive the transport */

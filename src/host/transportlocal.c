@@ -36,7 +36,7 @@ static int copy_verified(const char *label, const char *from, const char *to, st
 
 	if ((r = il_buf_read_file(&data, from, 0, err)))
 		goto out;
-	if ((r = il_write_file_atomic(to, il_buf_str(&data), data.len, err)))
+	if ((r = il_buf_write_file_atomic(to, il_buf_str(&data), data.len, err)))
 		goto out;
 	if ((r = il_sha256_file(from, a, err)) || (r = il_sha256_file(to, b, err)))
 		goto out;

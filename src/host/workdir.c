@@ -13,7 +13,7 @@ char *il_workdir_script(const char *script)
 {
 	struct il_buf b = IL_BUF_INIT;
 
-	if (il_buf_printf(&b, "%s\n%s", il_runner_script("own.sh"), script))
+	if (il_buf_printf(&b, "%s\n%s", il_runners_script("own.sh"), script))
 		il_buf_release(&b);
 	return il_buf_detach(&b);
 }
@@ -22,7 +22,7 @@ int il_workdir_get(struct il_transport *t, const char *const subs[], char **dir,
 {
 	struct il_exec_opts o = { .privileged = false };
 	struct il_exec_result res;
-	char *script = il_workdir_script(il_runner_script("workdir.sh"));
+	char *script = il_workdir_script(il_runners_script("workdir.sh"));
 	const char *out, *p;
 	int r;
 
@@ -46,7 +46,7 @@ int il_workdir_get(struct il_transport *t, const char *const subs[], char **dir,
 		r = il_err_set(err, IL_EIO, "host '%s': the working directory script failed (exit %d): %.300s", t->label,
 			       res.exit_code, il_buf_str(&res.err));
 	}
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	return r;
 }
 

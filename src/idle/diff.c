@@ -38,7 +38,7 @@
 
 /* ---- Names ---- */
 
-const char *il_clock_name(enum il_clock c)
+const char *il_diff_clock_name(enum il_clock c)
 {
 	static const char *const names[] = { [IL_CLOCK_NONE] = NULL, [IL_CLOCK_MONOTONIC] = "monotonic",
 					     [IL_CLOCK_UPTIME] = "uptime" };
@@ -46,7 +46,7 @@ const char *il_clock_name(enum il_clock c)
 	return names[c];
 }
 
-const char *il_energy_source_name(enum il_energy_source s)
+const char *il_diff_energy_source_name(enum il_energy_source s)
 {
 	static const char *const names[] = { [IL_ENERGY_NONE] = NULL, [IL_ENERGY_POWERCAP] = "powercap",
 					     [IL_ENERGY_HWMON] = "hwmon" };
@@ -153,7 +153,7 @@ static int cpu_delta(struct il_diff_cpu *out, const struct il_cpu *a, const stru
 			return il_err_oom(err);
 		ds->latency_us = sb->info[IL_I_LATENCY];
 		ds->residency_us = sb->info[IL_I_RESIDENCY];
-		ds->poll = il_state_is_poll(sb);
+		ds->poll = il_snapshot_state_is_poll(sb);
 		if (((sa->info[IL_I_DISABLE].ok && sa->info[IL_I_DISABLE].v) ||
 		     (sb->info[IL_I_DISABLE].ok && sb->info[IL_I_DISABLE].v)) &&
 		    il_cpuset_append(&ds->disabled, b->cpu))
@@ -165,7 +165,7 @@ static int cpu_delta(struct il_diff_cpu *out, const struct il_cpu *a, const stru
 			if (va->ok != vb->ok)
 				return il_err_set(err, IL_EMISMATCH,
 						  "host '%s': cpu%d state%zu '%s': '%s' present in only the %s snapshot",
-						  host, a->cpu, k, ds->name, il_counter_file(c),
+						  host, a->cpu, k, ds->name, il_snapshot_counter_file(c),
 						  va->ok ? "first" : "second");
 			/*
 			 * The counters live in the cpuidle device: a CPU taken offline and
@@ -175,7 +175,7 @@ static int cpu_delta(struct il_diff_cpu *out, const struct il_cpu *a, const stru
 				return il_err_set(err, IL_EMISMATCH,
 						  "host '%s': counters of cpu%d reset: the CPU was taken offline and back "
 						  "(haltpoll re-registers the device): state%zu '%s' '%s' went from %llu to %llu",
-						  host, a->cpu, k, ds->name, il_counter_file(c),
+						  host, a->cpu, k, ds->name, il_snapshot_counter_file(c),
 						  (unsigned long long)va->v, (unsigned long long)vb->v);
 			ds->d.c[c].ok = ds->d.poll[c].ok = va->ok;
 			ds->d.c[c].v = va->ok ? vb->v - va->v : 0;
@@ -335,7 +335,7 @@ static int validity(struct il_diff *d, const struct il_snapshot *a, const struct
 						  min_s));
 	else if (d->has_interval && d->interval_s + 1e-9 < min_s) /* 1.00 s of uptime steps is 1 s */
 		r |= invalid(d, il_str_dup_printf("the sample lasted %.3f s, less than min_sample_s %g s (%s clock)",
-						  d->interval_s, min_s, il_clock_name(d->clock)));
+						  d->interval_s, min_s, il_diff_clock_name(d->clock)));
 	for (size_t i = 0; d->has_interval && i < d->ncpus; i++) {
 		const struct il_val t = d->cpus[i].total.c[IL_C_TIME];
 		double slack = IL_IDLE_SLACK_US + (d->clock == IL_CLOCK_UPTIME ? IL_UPTIME_RES_US : 0);

@@ -33,7 +33,7 @@ struct il_diff_state {
 	char *name;
 	char *key;                 /* unique among the diff's states: name, or name@<residency>us */
 	struct il_val latency_us, residency_us;
-	bool poll;                 /* il_state_is_poll */
+	bool poll;                 /* il_snapshot_state_is_poll */
 	struct il_counts d;
 	struct il_cpuset disabled; /* CPUs where `disable` was set in either snapshot */
 };
@@ -151,16 +151,16 @@ int il_diff_lifetime(struct il_diff *out, const struct il_snapshot *s, struct il
 void il_metrics_of(const struct il_counts *c, const struct il_diff *d, struct il_metrics *out);
 
 /* Share of part in whole for one counter; false if either is absent or whole is 0. */
-bool il_counts_share(const struct il_counts *part, const struct il_counts *whole, enum il_counter c,
+bool il_metrics_counts_share(const struct il_counts *part, const struct il_counts *whole, enum il_counter c,
 		     double *out);
 
 /* A state's too-deep % (100 * above / usage) and too-shallow % (100 * below / usage; never for a poll state). */
-bool il_state_too_deep_pct(const struct il_diff_state *s, double *out);
-bool il_state_too_shallow_pct(const struct il_diff_state *s, double *out);
+bool il_metrics_too_deep_pct(const struct il_diff_state *s, double *out);
+bool il_metrics_too_shallow_pct(const struct il_diff_state *s, double *out);
 
 /* "monotonic", "uptime" or NULL. */
-const char *il_clock_name(enum il_clock c);
+const char *il_diff_clock_name(enum il_clock c);
 /* "powercap", "hwmon" or NULL. */
-const char *il_energy_source_name(enum il_energy_source s);
+const char *il_diff_energy_source_name(enum il_energy_source s);
 
 #endif

@@ -69,15 +69,15 @@ static json_t *state_json(const struct il_diff_state *s, const struct il_counts 
 	bad |= json_object_set_new(o, "residency_us", il_snapshot_json_val(s->residency_us));
 	bad |= json_object_set_new(o, "poll", json_boolean(s->poll));
 	for (int c = 0; c < IL_NCOUNTERS; c++)
-		bad |= json_object_set_new(o, il_counter_key(c), il_snapshot_json_val(s->d.c[c]));
+		bad |= json_object_set_new(o, il_snapshot_counter_key(c), il_snapshot_json_val(s->d.c[c]));
 	bad |= json_object_set_new(o, "usage_share",
-				   il_counts_share(&s->d, whole, IL_C_USAGE, &sh) ? json_real(sh) : json_null());
+				   il_metrics_counts_share(&s->d, whole, IL_C_USAGE, &sh) ? json_real(sh) : json_null());
 	bad |= json_object_set_new(o, "time_share",
-				   il_counts_share(&s->d, whole, IL_C_TIME, &sh) ? json_real(sh) : json_null());
+				   il_metrics_counts_share(&s->d, whole, IL_C_TIME, &sh) ? json_real(sh) : json_null());
 	/* the pointer is filled before the value is read: one call per statement */
-	ok = il_state_too_deep_pct(s, &sh);
+	ok = il_metrics_too_deep_pct(s, &sh);
 	bad |= json_object_set_new(o, "too_deep_pct", pct_json(ok, sh));
-	ok = il_state_too_shallow_pct(s, &sh);
+	ok = il_metrics_too_shallow_pct(s, &sh);
 	bad |= json_object_set_new(o, "too_shallow_pct", pct_json(ok, sh));
 	bad |= json_object_set_new(o, "disabled_cpus", s->disabled.n ? cpus_json(&s->disabled) : json_null());
 	return il_json_whole(o, bad);
@@ -122,7 +122,7 @@ static json_t *energy_json(const struct il_diff *d)
 	bad |= json_object_set_new(e, "joules", d->has_energy ? json_real(d->energy_j) : json_null());
 	bad |= json_object_set_new(e, "watts", d->has_energy && d->has_interval && d->interval_s > 0 ?
 						       json_real(d->energy_j / d->interval_s) : json_null());
-	bad |= json_object_set_new(e, "source", il_json_str(il_energy_source_name(d->energy_source)));
+	bad |= json_object_set_new(e, "source", il_json_str(il_diff_energy_source_name(d->energy_source)));
 	for (size_t i = 0; i < d->nzones; i++)
 		bad |= json_array_append_new(zs, zone_json(&d->zones[i]));
 	bad |= json_object_set_new(e, "zones", zs);
@@ -193,7 +193,7 @@ static json_t *diff_json(const struct il_diff *d, bool per_cpu)
 	bad |= json_object_set_new(o, "boot_id", il_json_str(d->boot_id));
 	bad |= json_object_set_new(o, "boot_id_verified", json_boolean(d->boot_id_verified));
 	bad |= json_object_set_new(o, "interval_s", d->has_interval ? json_real(d->interval_s) : json_null());
-	bad |= json_object_set_new(o, "clock", il_json_str(il_clock_name(d->clock)));
+	bad |= json_object_set_new(o, "clock", il_json_str(il_diff_clock_name(d->clock)));
 	bad |= json_object_set_new(o, "suspended_s", d->has_suspended ? json_real(d->suspended_s) : json_null());
 	bad |= json_object_set_new(o, "cpus_measured", cpus_json(&d->measured));
 	bad |= json_object_set_new(o, "caveats", caveats_json(d));

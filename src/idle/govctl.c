@@ -24,7 +24,7 @@ static int read_trimmed(struct il_sysfs *fs, const char *path, char **out, struc
 	return *out ? 0 : il_err_oom(err);
 }
 
-int il_gov_list(struct il_sysfs *fs, struct il_strlist *out, struct il_err *err)
+int il_govctl_list(struct il_sysfs *fs, struct il_strlist *out, struct il_err *err)
 {
 	char *s;
 	int r = read_trimmed(fs, IL_CPUIDLE_DIR "/available_governors", &s, err);
@@ -39,7 +39,7 @@ int il_gov_list(struct il_sysfs *fs, struct il_strlist *out, struct il_err *err)
 	return r ? il_err_oom(err) : 0;
 }
 
-int il_gov_get(struct il_sysfs *fs, char **out, struct il_err *err)
+int il_govctl_get(struct il_sysfs *fs, char **out, struct il_err *err)
 {
 	int r = read_trimmed(fs, IL_CPUIDLE_DIR "/current_governor", out, err);
 
@@ -56,14 +56,14 @@ static bool valid_word(const char *s)
 	return il_str_name_ok(s, "_-", 15); /* CPUIDLE_NAME_LEN is 16 */
 }
 
-int il_gov_set(struct il_sysfs *fs, const char *name, struct il_err *err)
+int il_govctl_set(struct il_sysfs *fs, const char *name, struct il_err *err)
 {
 	struct il_strlist govs = { 0 };
 	struct il_buf list = IL_BUF_INIT;
 	char *now = NULL;
 	int r;
 
-	if ((r = il_gov_list(fs, &govs, err)))
+	if ((r = il_govctl_list(fs, &govs, err)))
 		return r;
 	if (!valid_word(name) || !il_strlist_has(&govs, name)) {
 		il_strlist_join(&govs, &list);
@@ -80,7 +80,7 @@ int il_gov_set(struct il_sysfs *fs, const char *name, struct il_err *err)
 	}
 	if (r)
 		goto cleanup;
-	if ((r = il_gov_get(fs, &now, err)))
+	if ((r = il_govctl_get(fs, &now, err)))
 		goto cleanup;
 	if (strcmp(now, name))
 		r = il_err_set(err, IL_EIO, "host '%s': governor reads back as '%s' after writing '%s'", fs->label, now,
@@ -114,7 +114,7 @@ static int write_disable(struct il_sysfs *fs, int cpu, int state, uint64_t v, st
 	return fs->write(fs, path, val, err);
 }
 
-int il_state_set_disable(struct il_sysfs *fs, const struct il_snapshot *snap, const struct il_cpuset *cpus,
+int il_govctl_state_set_disable(struct il_sysfs *fs, const struct il_snapshot *snap, const struct il_cpuset *cpus,
 			 const char *state, bool disable, size_t *nchanged, struct il_err *err)
 {
 	size_t n = 0;
@@ -152,7 +152,7 @@ int il_state_set_disable(struct il_sysfs *fs, const struct il_snapshot *snap, co
 	return 0;
 }
 
-int il_idle_save(struct il_sysfs *fs, struct il_idle_saved *out, struct il_err *err)
+int il_govctl_save(struct il_sysfs *fs, struct il_idle_saved *out, struct il_err *err)
 {
 	struct il_snapshot snap;
 	size_t n;
@@ -182,11 +182,11 @@ int il_idle_save(struct il_sysfs *fs, struct il_idle_saved *out, struct il_err *
 cleanup:
 	il_snapshot_release(&snap);
 	if (r)
-		il_idle_saved_release(out);
+		il_govctl_saved_release(out);
 	return r;
 }
 
-int il_idle_restore(struct il_sysfs *fs, const struct il_idle_saved *saved, struct il_err *err)
+int il_govctl_restore(struct il_sysfs *fs, const struct il_idle_saved *saved, struct il_err *err)
 {
 	struct il_snapshot snap;
 	int first = 0, r;
@@ -218,7 +218,7 @@ int il_idle_restore(struct il_sysfs *fs, const struct il_idle_saved *saved, stru
 			first = r;
 	}
 	if (saved->governor && (!snap.governor || strcmp(snap.governor, saved->governor))) {
-		r = il_gov_set(fs, saved->governor, first ? NULL : err);
+		r = il_govctl_set(fs, saved->governor, first ? NULL : err);
 		if (r && !first)
 			first = r;
 	}
@@ -226,7 +226,7 @@ int il_idle_restore(struct il_sysfs *fs, const struct il_idle_saved *saved, stru
 	return first;
 }
 
-void il_idle_saved_release(struct il_idle_saved *s)
+void il_govctl_saved_release(struct il_idle_saved *s)
 {
 	free(s->governor);
 	free(s->v);
@@ -236,7 +236,7 @@ void il_idle_saved_release(struct il_idle_saved *s)
 	memset(s, 0, sizeof(*s));
 }
 
-int il_cpufreq_save(struct il_sysfs *fs, const struct il_snapshot *snap, struct il_idle_saved *saved,
+int il_govctl_cpufreq_save(struct il_sysfs *fs, const struct il_snapshot *snap, struct il_idle_saved *saved,
 		    struct il_err *err)
 {
 	struct il_freq_setting *v = calloc(snap->ncpus + 1, sizeof(*v));
@@ -262,7 +262,7 @@ int il_cpufreq_save(struct il_sysfs *fs, const struct il_snapshot *snap, struct 
 	return 0;
 }
 
-int il_cpufreq_set(struct il_sysfs *fs, const struct il_idle_saved *saved, const char *gov, struct il_err *err)
+int il_govctl_cpufreq_set(struct il_sysfs *fs, const struct il_idle_saved *saved, const char *gov, struct il_err *err)
 {
 	int r;
 
@@ -305,7 +305,7 @@ int il_cpufreq_set(struct il_sysfs *fs, const struct il_idle_saved *saved, const
 	return 0;
 }
 
-json_t *il_idle_saved_to_json(const struct il_idle_saved *s)
+json_t *il_govctl_saved_to_json(const struct il_idle_saved *s)
 {
 	json_t *o = json_object(), *d = json_array(), *f = json_array();
 	int bad = 0;
@@ -331,7 +331,7 @@ json_t *il_idle_saved_to_json(const struct il_idle_saved *s)
 	return o;
 }
 
-int il_idle_saved_from_json(struct il_idle_saved *out, const json_t *j, const char *label, struct il_err *err)
+int il_govctl_saved_from_json(struct il_idle_saved *out, const json_t *j, const char *label, struct il_err *err)
 {
 	json_t *g = json_object_get(j, "governor"), *d = json_object_get(j, "disable"), *f = json_object_get(j, "cpufreq");
 	int r = IL_EPARSE;
@@ -373,6 +373,6 @@ int il_idle_saved_from_json(struct il_idle_saved *out, const json_t *j, const ch
 	}
 	return 0;
 fail:
-	il_idle_saved_release(out);
+	il_govctl_saved_release(out);
 	return r;
 }

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-bool il_counts_share(const struct il_counts *part, const struct il_counts *whole, enum il_counter c,
+bool il_metrics_counts_share(const struct il_counts *part, const struct il_counts *whole, enum il_counter c,
 		     double *out)
 {
 	if (!part->c[c].ok || !whole->c[c].ok || !whole->c[c].v)
@@ -65,12 +65,12 @@ void il_metrics_of(const struct il_counts *c, const struct il_diff *d, struct il
 	}
 }
 
-bool il_state_too_deep_pct(const struct il_diff_state *s, double *out)
+bool il_metrics_too_deep_pct(const struct il_diff_state *s, double *out)
 {
 	return pct(s->d.c[IL_C_ABOVE], s->d.c[IL_C_USAGE], out);
 }
 
-bool il_state_too_shallow_pct(const struct il_diff_state *s, double *out)
+bool il_metrics_too_shallow_pct(const struct il_diff_state *s, double *out)
 {
 	return pct(s->d.c[IL_C_BELOW], s->d.c[IL_C_USAGE], out);
 }

@@ -24,10 +24,10 @@ static const char *const info_key[IL_NINFOS] = { IL_INFOS(IL_X_KEY) };
 #undef IL_X_KEY
 #undef IL_X_FILE
 
-const char *il_counter_file(enum il_counter c) { return counter_file[c]; }
-const char *il_counter_key(enum il_counter c) { return counter_key[c]; }
-const char *il_info_file(enum il_info i) { return info_file[i]; }
-const char *il_info_key(enum il_info i) { return info_key[i]; }
+const char *il_snapshot_counter_file(enum il_counter c) { return counter_file[c]; }
+const char *il_snapshot_counter_key(enum il_counter c) { return counter_key[c]; }
+const char *il_snapshot_info_file(enum il_info i) { return info_file[i]; }
+const char *il_snapshot_info_key(enum il_info i) { return info_key[i]; }
 
 /* ---- Lifetime ---- */
 
@@ -78,7 +78,7 @@ const struct il_cpu *il_snapshot_cpu(const struct il_snapshot *s, int cpu)
 	return NULL;
 }
 
-bool il_state_is_poll(const struct il_state *st)
+bool il_snapshot_state_is_poll(const struct il_state *st)
 {
 	if (st->index == 0 && st->name && (!strcmp(st->name, "POLL") || !strcmp(st->name, "snooze")))
 		return true;

@@ -65,10 +65,10 @@ enum il_info {
 };
 
 /* sysfs file and JSON key of a counter / info field. */
-const char *il_counter_file(enum il_counter c);
-const char *il_counter_key(enum il_counter c);
-const char *il_info_file(enum il_info i);
-const char *il_info_key(enum il_info i);
+const char *il_snapshot_counter_file(enum il_counter c);
+const char *il_snapshot_counter_key(enum il_counter c);
+const char *il_snapshot_info_file(enum il_info i);
+const char *il_snapshot_info_key(enum il_info i);
 
 struct il_state {
 	int index;
@@ -150,7 +150,7 @@ const struct il_cpu *il_snapshot_cpu(const struct il_snapshot *s, int cpu);
  * not show): "POLL" (x86, haltpoll) or "snooze" (pseries) at index 0, or a
  * desc containing "POLL" (poll_state.c: "CPUIDLE CORE POLL IDLE").
  */
-bool il_state_is_poll(const struct il_state *st);
+bool il_snapshot_state_is_poll(const struct il_state *st);
 
 /* Number of idle states summed over CPUs (0: the host has no idle states). */
 size_t il_snapshot_nstates(const struct il_snapshot *s);
@@ -176,6 +176,6 @@ int il_snapshot_parse(struct il_snapshot *out, const char *text, size_t len, con
  * idle counters (what the kernel's timer_list prints is ktime_get(), the same
  * clock), so reading the 0400 file is not needed (idle/sysdump.c).
  */
-int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *err);
+int il_sysdump_local(struct il_buf *out, const char *root, struct il_err *err);
 
 #endif

@@ -63,10 +63,10 @@ static json_t *state_json(const struct il_state *st)
 	bad |= json_object_set_new(o, "name", il_json_str(st->name));
 	bad |= json_object_set_new(o, "desc", il_json_str(st->desc));
 	for (int i = 0; i < IL_NINFOS; i++)
-		bad |= json_object_set_new(o, il_info_key(i), il_snapshot_json_val(st->info[i]));
+		bad |= json_object_set_new(o, il_snapshot_info_key(i), il_snapshot_json_val(st->info[i]));
 	bad |= json_object_set_new(o, "default_status", il_json_str(st->default_status));
 	for (int i = 0; i < IL_NCOUNTERS; i++)
-		bad |= json_object_set_new(o, il_counter_key(i), il_snapshot_json_val(st->cnt[i]));
+		bad |= json_object_set_new(o, il_snapshot_counter_key(i), il_snapshot_json_val(st->cnt[i]));
 	return il_json_whole(o, bad);
 }
 
@@ -283,9 +283,9 @@ static int state_from_json(struct jctx *c, const json_t *o, const char *path, si
 	    (r = get_str(c, o, "default_status", path, &st->default_status)))
 		return r;
 	for (int i = 0; i < IL_NINFOS && !r; i++)
-		r = get_val(c, o, il_info_key(i), path, &st->info[i]);
+		r = get_val(c, o, il_snapshot_info_key(i), path, &st->info[i]);
 	for (int i = 0; i < IL_NCOUNTERS && !r; i++)
-		r = get_val(c, o, il_counter_key(i), path, &st->cnt[i]);
+		r = get_val(c, o, il_snapshot_counter_key(i), path, &st->cnt[i]);
 	return r;
 }
 

@@ -147,10 +147,10 @@ static int parse_state_file(struct parse_ctx *c, const struct field *f, struct i
 			    const char *end)
 {
 	for (int i = 0; i < IL_NCOUNTERS; i++)
-		if (is(leaf, end, il_counter_file(i)))
+		if (is(leaf, end, il_snapshot_counter_file(i)))
 			return set_num(c, f, &st->cnt[i], NULL);
 	for (int i = 0; i < IL_NINFOS; i++)
-		if (is(leaf, end, il_info_file(i)))
+		if (is(leaf, end, il_snapshot_info_file(i)))
 			return set_num(c, f, &st->info[i], NULL);
 	if (is(leaf, end, "name"))
 		return set_str(c, f, &st->name);

@@ -209,7 +209,7 @@ static const char *const topo_files[] = { "cluster_id", "core_id", "physical_pac
 static const char *const zone_files[] = { "name", "energy_uj", "max_energy_range_uj" };
 static const char *const hwmon_files[] = { "name" };
 
-int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *err)
+int il_sysdump_local(struct il_buf *out, const char *root, struct il_err *err)
 {
 	struct il_buf path = IL_BUF_INIT, tmp = IL_BUF_INIT;
 	unsigned long *cpus = NULL, *states = NULL;
@@ -246,10 +246,10 @@ int il_snapshot_dump_local(struct il_buf *out, const char *root, struct il_err *
 				if (EMIT_AT(sbase, state_strings[j]))
 					goto cleanup;
 			for (int j = 0; j < IL_NINFOS; j++)
-				if (EMIT_AT(sbase, il_info_file((enum il_info)j)))
+				if (EMIT_AT(sbase, il_snapshot_info_file((enum il_info)j)))
 					goto cleanup;
 			for (int j = 0; j < IL_NCOUNTERS; j++)
-				if (EMIT_AT(sbase, il_counter_file((enum il_counter)j)))
+				if (EMIT_AT(sbase, il_snapshot_counter_file((enum il_counter)j)))
 					goto cleanup;
 		}
 		for (size_t j = 0; j < sizeof(topo_files) / sizeof(*topo_files); j++) {

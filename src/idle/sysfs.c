@@ -63,7 +63,7 @@ static int local_dump(struct il_sysfs *fs, struct il_buf *out, struct il_err *er
 {
 	struct il_sysfs_local *l = (struct il_sysfs_local *)fs;
 
-	return il_snapshot_dump_local(out, l->root[0] ? l->root : "/", err);
+	return il_sysdump_local(out, l->root[0] ? l->root : "/", err);
 }
 
 static int local_pmqos(struct il_sysfs *fs, struct il_buf *out, struct il_err *err)

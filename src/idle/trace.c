@@ -131,7 +131,7 @@ static void walk_release(struct walk *w)
 	for (size_t i = 0; w->cpus && i < w->d->ncpus; i++)
 		IL_FREE_ALL(w->cpus[i].acc, w->cpus[i].group, w->cpus[i].next_res_ns);
 	IL_FREE_ALL(w->cpus, w->order);
-	tp_frame_release(&w->f);
+	il_traceparse_frame_release(&w->f);
 }
 
 /* ---- The walk over the events ---- */
@@ -308,9 +308,9 @@ static int walk_events(struct walk *w, const char *text, size_t len, const char 
 	int r;
 
 	while (il_str_next_line(&p, end, &s, &n)) {
-		if ((r = tp_parse_line(s, n, ++lineno, host, &l, err)) == IL_EPARSE) {
+		if ((r = il_traceparse_line(s, n, ++lineno, host, &l, err)) == IL_EPARSE) {
 			memset(err, 0, sizeof(*err));
-			continue; /* counted by the first pass (tp_scan), said in the trace's caveats */
+			continue; /* counted by the first pass (il_traceparse_scan), said in the trace's caveats */
 		}
 		if (r)
 			return r;
@@ -330,12 +330,12 @@ int il_trace_reduce(const char *text, size_t len, const struct il_diff *d, const
 	*incomplete = NULL;
 	if (!host)
 		host = "?";
-	if ((r = tp_scan(text, len, host, &w.f, err)))
+	if ((r = il_traceparse_scan(text, len, host, &w.f, err)))
 		return r;
 	if (w.f.incomplete) {
 		*incomplete = w.f.incomplete;
 		w.f.incomplete = NULL;
-		tp_frame_release(&w.f);
+		il_traceparse_frame_release(&w.f);
 		return 0;
 	}
 	/* TICK_NSEC (include/vdso/jiffies.h): NSEC_PER_SEC / HZ, rounded */
@@ -347,8 +347,8 @@ int il_trace_reduce(const char *text, size_t len, const struct il_diff *d, const
 	}
 	r = walk_events(&w, text, len, host, err);
 	if (!r)
-		tw_find_blind(&w);
-	if (!r && !(*out = tw_json(&w)))
+		il_tracejson_find_blind(&w);
+	if (!r && !(*out = il_tracejson_make(&w)))
 		r = il_err_oom(err);
 	walk_release(&w);
 	return r;

@@ -30,7 +30,7 @@
  * sees in full has at least as many exits between the edges as its
  * counters moved, so a half is far beyond what the edges explain.
  */
-void tw_find_blind(struct walk *w)
+void il_tracejson_find_blind(struct walk *w)
 {
 	for (size_t i = 0; i < w->d->ncpus; i++) {
 		struct walk_cpu *c = &w->cpus[i];
@@ -369,7 +369,7 @@ static int cover_json(const struct walk *w, json_t *o)
 	return bad;
 }
 
-json_t *tw_json(const struct walk *w)
+json_t *il_tracejson_make(const struct walk *w)
 {
 	const struct il_diff *d = w->d;
 	json_t *o = json_object();

@@ -245,7 +245,7 @@ static int parse_payload(const char *rest, size_t rn, size_t lineno, const char 
 	return 0;
 }
 
-int tp_parse_line(const char *s, size_t n, size_t lineno, const char *host, struct tp_line *out,
+int il_traceparse_line(const char *s, size_t n, size_t lineno, const char *host, struct tp_line *out,
 		  struct il_err *err)
 {
 	size_t at, i, wn;
@@ -453,7 +453,7 @@ static int scan_lines(const char *text, size_t len, const char *host, struct tp_
 				return r;
 			continue;
 		}
-		if ((r = tp_parse_line(s, n, lineno, host, &l, err)) == IL_EPARSE && !starts(s, n, "CPU:")) {
+		if ((r = il_traceparse_line(s, n, lineno, host, &l, err)) == IL_EPARSE && !starts(s, n, "CPU:")) {
 			/* a line this parser cannot read (a task name with a newline, a tracer of a later kernel): skipped */
 			if (!f->skipped++ && !(f->skipped_first = strdup(err->msg)))
 				return il_err_oom(err);
@@ -477,7 +477,7 @@ static int scan_lines(const char *text, size_t len, const char *host, struct tp_
 	return 0;
 }
 
-void tp_frame_release(struct tp_frame *f)
+void il_traceparse_frame_release(struct tp_frame *f)
 {
 	free(f->incomplete);
 	free(f->skipped_first);
@@ -485,7 +485,7 @@ void tp_frame_release(struct tp_frame *f)
 	il_cpuset_release(&f->nohz_full);
 }
 
-int tp_scan(const char *text, size_t len, const char *host, struct tp_frame *f, struct il_err *err)
+int il_traceparse_scan(const char *text, size_t len, const char *host, struct tp_frame *f, struct il_err *err)
 {
 	int r;
 
@@ -494,6 +494,6 @@ int tp_scan(const char *text, size_t len, const char *host, struct tp_frame *f, 
 	if (!r && check_marks(f))
 		r = il_err_oom(err);
 	if (r)
-		tp_frame_release(f);
+		il_traceparse_frame_release(f);
 	return r;
 }

@@ -3,7 +3,7 @@
  * The trace frame's lines (docs/formats.md "idle.trace", the frame in
  * runners/sample.sh): idlelab's own "#idlelab" header lines, tracefs's '#'
  * comments, "CPU:N [LOST N EVENTS]" and one event per line, each read into a
- * struct tp_line; and the first pass over a frame (tp_scan) that checks every
+ * struct tp_line; and the first pass over a frame (il_traceparse_scan) that checks every
  * line and finds the header values and the four markers before the reducer
  * (idle/trace.c) walks the events. For idle/trace.c and idle/traceparse.c only.
  */
@@ -76,7 +76,7 @@ struct tp_frame {
  * Read line number lineno (1-based, for the message) of n bytes into *out.
  * IL_EPARSE with "host H: trace line N: expected ..." in err.
  */
-int tp_parse_line(const char *s, size_t n, size_t lineno, const char *host, struct tp_line *out,
+int il_traceparse_line(const char *s, size_t n, size_t lineno, const char *host, struct tp_line *out,
 		  struct il_err *err);
 
 /*
@@ -88,8 +88,8 @@ int tp_parse_line(const char *s, size_t n, size_t lineno, const char *host, stru
  * malformed header, first line or LOST line is the error. 0, IL_EPARSE or
  * IL_ENOMEM; on error f->incomplete and f->skipped_first are freed.
  */
-int tp_scan(const char *text, size_t len, const char *host, struct tp_frame *f, struct il_err *err);
+int il_traceparse_scan(const char *text, size_t len, const char *host, struct tp_frame *f, struct il_err *err);
 /* What a scan allocated (incomplete, skipped_first, nohz_full); f may be scanned again after. */
-void tp_frame_release(struct tp_frame *f);
+void il_traceparse_frame_release(struct tp_frame *f);
 
 #endif

@@ -73,9 +73,9 @@ struct walk {
 };
 
 /* After the walk: mark the CPUs whose idle entries the trace does not see (walk_cpu.blind). */
-void tw_find_blind(struct walk *w);
+void il_tracejson_find_blind(struct walk *w);
 
 /* The "trace" object of a finished walk (idle/trace.h); NULL when memory ran out. The caller owns it. */
-json_t *tw_json(const struct walk *w);
+json_t *il_tracejson_make(const struct walk *w);
 
 #endif

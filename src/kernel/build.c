@@ -19,7 +19,7 @@
 #include "util/sha256.h"
 #include "util/str.h"
 
-void il_kbuild_res_release(struct il_kbuild_res *r)
+void il_kernel_build_res_release(struct il_kbuild_res *r)
 {
 	free(r->dir);
 	free(r->release);
@@ -29,14 +29,14 @@ void il_kbuild_res_release(struct il_kbuild_res *r)
 	memset(r, 0, sizeof(*r));
 }
 
-#define now_s il_mono_s
+#define now_s il_clock_mono_s
 
 static const char *const step_names[] = {
 	[IL_KB_CHECKOUT] = "checkout", [IL_KB_CONFIG] = "config",     [IL_KB_BUILD] = "build",
 	[IL_KB_COMPILING] = "compiling", [IL_KB_INSTALL] = "artifacts", [IL_KB_DONE] = "done",
 };
 
-const char *il_kbuild_step_name(enum il_kbuild_step step)
+const char *il_kernel_build_step_name(enum il_kbuild_step step)
 {
 	return (unsigned)step < sizeof(step_names) / sizeof(step_names[0]) ? step_names[step] : "?";
 }
@@ -171,7 +171,7 @@ static int stage_config(struct kbuild *b, struct il_err *err)
 	for (size_t i = 0; i < v->cfg.fragments.n && !r; i++)
 		r = il_buf_read_file(&frag, v->cfg.fragments.v[i], (size_t)4 << 20, err);
 	if (!r)
-		r = il_write_file_atomic(fragpath, frag.p ? frag.p : "", frag.len, err);
+		r = il_buf_write_file_atomic(fragpath, frag.p ? frag.p : "", frag.len, err);
 	if (!r && target) {
 		/* the kernel's own merge: a config target with the fragment forced on top */
 		char *a1[] = { v->cfg.fragments.n ? ka : (char *)"KCONFIG_ALLCONFIG=", v->cfg.config, NULL };
@@ -354,7 +354,7 @@ static int stage_compile(struct kbuild *b, struct il_err *err)
 		char *lp = cat(b->obj.p, "/idlelab-build.log");
 
 		if (lp)
-			il_write_file_atomic(lp, b->log.p ? b->log.p : "", b->log.len, NULL);
+			il_buf_write_file_atomic(lp, b->log.p ? b->log.p : "", b->log.len, NULL);
 		free(lp);
 		res->ok = false;
 		res->log_tail = tail_lines(il_buf_str(&b->log), b->log.len, 40);
@@ -392,7 +392,7 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 	git_oid_tostr(b.commit_hex, sizeof(b.commit_hex), &v->commit);
 	git_oid_tostr(b.tree_hex, sizeof(b.tree_hex), &v->tree);
 	snprintf(b.lv, sizeof(b.lv), "-il%.8s", b.commit_hex);
-	il_git_init();
+	il_repo_git_init();
 	if ((r = stage_checkout(&b, err)) || (r = stage_config(&b, err)) || (r = stage_key(&b, err)) ||
 	    (r = stage_cached(&b, &hit, err)))
 		goto out;
@@ -403,7 +403,7 @@ int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb
 	step(&b, IL_KB_DONE);
 out:
 	git_repository_free(b.repo);
-	il_git_shutdown();
+	il_repo_git_shutdown();
 	il_buf_release(&b.log);
 	il_buf_release(&b.src);
 	il_buf_release(&b.obj);
@@ -411,7 +411,7 @@ out:
 	return r;
 }
 
-int il_kernel_list(const char *cache_dir, json_t **out, struct il_err *err)
+int il_kernel_build_list(const char *cache_dir, json_t **out, struct il_err *err)
 {
 	struct il_buf d = IL_BUF_INIT;
 	struct dirent *de;

@@ -36,7 +36,7 @@ typedef void (*il_kbuild_cb)(const struct il_kvar *v, enum il_kbuild_step step, 
 			     void *ctx);
 
 /* "checkout", "config", "build", "compiling", "artifacts", "done" */
-const char *il_kbuild_step_name(enum il_kbuild_step step);
+const char *il_kernel_build_step_name(enum il_kbuild_step step);
 
 /*
  * Build v. A failed compile is not an error of this call (res->ok false, the
@@ -45,9 +45,9 @@ const char *il_kbuild_step_name(enum il_kbuild_step step);
  */
 int il_kernel_build(const struct il_kvar *v, const char *cache_dir, il_kbuild_cb cb, void *ctx,
 		    struct il_kbuild_res *res, struct il_err *err);
-void il_kbuild_res_release(struct il_kbuild_res *r);
+void il_kernel_build_res_release(struct il_kbuild_res *r);
 
 /* Artifacts in the cache (manifests), as JSON: *out is the caller's (NULL after an error). */
-int il_kernel_list(const char *cache_dir, json_t **out, struct il_err *err);
+int il_kernel_build_list(const char *cache_dir, json_t **out, struct il_err *err);
 
 #endif

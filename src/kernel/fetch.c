@@ -177,7 +177,7 @@ int il_fetch_thread(const char *server, const char *msgid, const char *cache_dir
 		il_buf_adds(&d, "/threads");
 		mkdir(d.p, 0755);
 		il_buf_release(&d);
-		if ((r = il_write_file_atomic(cpath.p, mbox.p, mbox.len, err)))
+		if ((r = il_buf_write_file_atomic(cpath.p, mbox.p, mbox.len, err)))
 			goto done;
 	}
 	r = il_buf_add(out, mbox.p, mbox.len) ? il_err_oom(err) : 0;

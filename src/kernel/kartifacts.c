@@ -189,14 +189,14 @@ static int write_manifest(const struct il_kartifacts_build *b, const char *tmp, 
 					  "incremental", b->incremental, "created", (json_int_t)time(NULL));
 		files = NULL; /* taken by json_pack, even when it fails */
 		if (!res->manifest || json_object_set_new(res->manifest, "proc_version", pv ? json_string(pv) : json_null()) ||
-		    json_object_set_new(res->manifest, "config_skipped", il_jf_strlist_json(&res->config_skipped)) ||
+		    json_object_set_new(res->manifest, "config_skipped", il_jfields_strlist_json(&res->config_skipped)) ||
 		    !(txt = json_dumps(res->manifest, JSON_INDENT(2) | JSON_PRESERVE_ORDER)))
 			r = IL_ENOMEM;
 	}
 	if (r) {
 		r = il_err_oom(err);
-	} else if (!(r = il_write_file_atomic(lp, b->log->p ? b->log->p : "", b->log->len, err)) &&
-		   !(r = il_write_file_atomic(mf, txt, strlen(txt), err))) {
+	} else if (!(r = il_buf_write_file_atomic(lp, b->log->p ? b->log->p : "", b->log->len, err)) &&
+		   !(r = il_buf_write_file_atomic(mf, txt, strlen(txt), err))) {
 		il_kmake_quiet(rmo, &code, NULL);
 		if (rename(tmp, b->dir))
 			r = il_err_set(err, IL_EIO, "cannot move artifacts to %s: %s", b->dir, strerror(errno));

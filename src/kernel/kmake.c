@@ -124,7 +124,7 @@ int il_kmake_copy(const char *from, const char *to, struct il_err *err)
 	int r = il_buf_read_file(&b, from, (size_t)2 << 30, err);
 
 	if (!r)
-		r = il_write_file_atomic(to, b.p ? b.p : "", b.len, err);
+		r = il_buf_write_file_atomic(to, b.p ? b.p : "", b.len, err);
 	il_buf_release(&b);
 	return r;
 }

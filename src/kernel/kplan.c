@@ -22,7 +22,7 @@ static void cfg_release(struct il_kbuild_cfg *c)
 	memset(c, 0, sizeof(*c));
 }
 
-void il_kvars_release(struct il_kvars *k)
+void il_kplan_vars_release(struct il_kvars *k)
 {
 	for (size_t i = 0; i < k->n; i++) {
 		free(k->v[i].name), free(k->v[i].repo_path), free(k->v[i].lineage), free(k->v[i].subject);
@@ -232,7 +232,7 @@ static int lineage_of(const json_t *e, const char *name, const char *path, char 
 	return 0;
 }
 
-int il_kernels_prepare(const json_t *plan, const char *plan_dir, const char *cache_dir, struct il_kvars *out,
+int il_kplan_prepare(const json_t *plan, const char *plan_dir, const char *cache_dir, struct il_kvars *out,
 		       struct il_err *err)
 {
 	const json_t *ks = json_object_get(plan, "kernels"), *e, *build = json_object_get(plan, "build");
@@ -244,7 +244,7 @@ int il_kernels_prepare(const json_t *plan, const char *plan_dir, const char *cac
 		return il_err_set(err, IL_EPARSE, "plan: build: expected an object");
 	if (!json_is_array(ks) || !json_array_size(ks))
 		return il_err_set(err, IL_EPARSE, "plan: kernels: expected a non-empty array");
-	il_git_init();
+	il_repo_git_init();
 	json_array_foreach(ks, i, e) {
 		const char *name = json_string_value(json_object_get(e, "name"));
 		const char *repo_p = json_string_value(json_object_get(e, "repo"));
@@ -402,13 +402,13 @@ int il_kernels_prepare(const json_t *plan, const char *plan_dir, const char *cac
 				break;
 		}
 	}
-	il_git_shutdown();
+	il_repo_git_shutdown();
 	if (r)
-		il_kvars_release(out);
+		il_kplan_vars_release(out);
 	return r;
 }
 
-json_t *il_kvars_to_json(const struct il_kvars *k)
+json_t *il_kplan_vars_to_json(const struct il_kvars *k)
 {
 	json_t *a = json_array();
 

@@ -45,10 +45,10 @@ struct il_kvars {
  * fetched threads and imported tarballs cached under cache_dir). Errors
  * name the JSON path ("kernels[2].series.mbox: ...").
  */
-int il_kernels_prepare(const json_t *plan, const char *plan_dir, const char *cache_dir, struct il_kvars *out,
+int il_kplan_prepare(const json_t *plan, const char *plan_dir, const char *cache_dir, struct il_kvars *out,
 		       struct il_err *err);
-void il_kvars_release(struct il_kvars *k);
+void il_kplan_vars_release(struct il_kvars *k);
 /* k as JSON (the caller owns it); NULL when memory runs out. */
-json_t *il_kvars_to_json(const struct il_kvars *k);
+json_t *il_kplan_vars_to_json(const struct il_kvars *k);
 
 #endif

@@ -75,7 +75,7 @@ static void report(struct il_kprogress *kp)
 	if (!kp->cb)
 		return;
 	kp->p.done = (double)kp->files;
-	kp->p.elapsed_s = il_mono_s() - kp->t0;
+	kp->p.elapsed_s = il_clock_mono_s() - kp->t0;
 	/* past the estimate: the estimate was low, say "unknown" rather than a wrong ETA */
 	if (kp->p.total > 0 && kp->p.done >= kp->p.total)
 		kp->p.total = 0;
@@ -131,7 +131,7 @@ void il_kprogress_record(const struct il_kprogress *kp, const char *cache_dir)
 	    !json_object_set_new(all, kp->key,
 				 json_pack("{s:I,s:I}", "files", (json_int_t)kp->files, "yes", (json_int_t)kp->yes)) &&
 	    (text = json_dumps(all, JSON_SORT_KEYS | JSON_INDENT(1)))) {
-		il_write_file_atomic(path, text, strlen(text), NULL);
+		il_buf_write_file_atomic(path, text, strlen(text), NULL);
 		free(text);
 	}
 	json_decref(all);

@@ -17,7 +17,7 @@ struct il_kprogress {
 	const struct il_kvar *v;
 	il_kbuild_cb cb;
 	void *ctx;
-	double t0;             /* il_mono_s() when the whole build started */
+	double t0;             /* il_clock_mono_s() when the whole build started */
 	size_t files;          /* compile lines seen */
 	size_t yes;            /* options set =y in the .config */
 	char key[96];          /* arch + .config hash: the estimate's key */

@@ -18,12 +18,12 @@
 #include "util/str.h"
 #include "util/trust.h"
 
-void il_git_init(void)
+void il_repo_git_init(void)
 {
 	git_libgit2_init();
 }
 
-void il_git_shutdown(void)
+void il_repo_git_shutdown(void)
 {
 	git_libgit2_shutdown();
 }
@@ -410,7 +410,7 @@ int il_repo_checkout_to(git_repository *repo, const git_oid *commit, const char 
 		char hex[GIT_OID_HEXSZ + 2];
 
 		git_oid_tostr(hex, sizeof(hex), git_tree_id(tree));
-		r = il_write_file_atomic(mark.p, hex, strlen(hex), err);
+		r = il_buf_write_file_atomic(mark.p, hex, strlen(hex), err);
 	}
 out:
 	git_tree_free(baseline);

@@ -16,8 +16,8 @@
 #include "util/strlist.h"
 
 /* libgit2 reference counting for the process (init/shutdown pairs). */
-void il_git_init(void);
-void il_git_shutdown(void);
+void il_repo_git_init(void);
+void il_repo_git_shutdown(void);
 
 /* Open a repository at path (error names it). */
 int il_repo_open(git_repository **out, const char *path, struct il_err *err);

@@ -251,15 +251,15 @@ json_t *il_series_to_json(const struct il_series *s)
 		if (json_array_append_new(a, json_pack("{s:i,s:i,s:i,s:s,s:s,s:s,s:I,s:s,s:o,s:o}", "index", p->index, "total",
 							p->total, "version", p->version, "subject", p->subject, "author",
 							p->author_name, "email", p->author_email, "date", (json_int_t)p->date,
-							"message_id", p->message_id, "files", il_jf_strlist_json(&p->files),
-							"trailers", il_jf_strlist_json(&p->trailers)))) {
+							"message_id", p->message_id, "files", il_jfields_strlist_json(&p->files),
+							"trailers", il_jfields_strlist_json(&p->trailers)))) {
 			json_decref(a);
 			return NULL;
 		}
 	}
 	/* "s?": null for a series without a cover letter or a base commit; "o" takes a even when json_pack fails */
 	return json_pack("{s:i,s:o,s:s?,s:s?,s:I,s:I,s:o}", "version", s->version, "versions_seen",
-			 il_jf_strlist_json(&s->versions), "cover", s->cover_subject, "base_commit", s->base_commit,
+			 il_jfields_strlist_json(&s->versions), "cover", s->cover_subject, "base_commit", s->base_commit,
 			 "messages", (json_int_t)s->messages, "replies", (json_int_t)s->replies, "patches", a);
 }
 

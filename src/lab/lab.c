@@ -19,7 +19,7 @@
 #include "util/proc.h"
 #include "util/str.h"
 
-#define now_s il_mono_s
+#define now_s il_clock_mono_s
 
 static int free_port(void)
 {
@@ -196,7 +196,7 @@ int il_lab_down(const struct il_lab_opts *o, struct il_err *err)
 				struct il_exec_result res;
 
 				il_transport_exec(t, av, &eo, &res, NULL);
-				il_exec_result_release(&res);
+				il_transport_result_release(&res);
 				il_transport_free(t);
 			}
 			il_host_release(&cfg);
@@ -330,7 +330,7 @@ static int up_known_hosts(struct up *u, struct il_err *err)
 	if (!(line = il_str_dup_printf("[127.0.0.1]:%d %s\n", u->port, pub.p)))
 		r = il_err_oom(err);
 	else
-		r = il_write_file_atomic(u->kh, line, strlen(line), err);
+		r = il_buf_write_file_atomic(u->kh, line, strlen(line), err);
 out:
 	free(line);
 	free(hostpub);
@@ -395,7 +395,7 @@ static int up_state(struct up *u, json_t **state, struct il_err *err)
 	if (bad || !(txt = json_dumps(st, JSON_INDENT(2))))
 		r = il_err_oom(err);
 	else
-		r = il_write_file_atomic(u->sp, txt, strlen(txt), err);
+		r = il_buf_write_file_atomic(u->sp, txt, strlen(txt), err);
 	if (!r)
 		*state = st, st = NULL;
 	json_decref(st), json_decref(k);
@@ -443,7 +443,7 @@ static bool up_ssh_once(struct up *u, struct il_err *e2)
 			struct il_exec_result res;
 
 			ok = !il_transport_exec(t, av, NULL, &res, e2) && !res.exit_code;
-			il_exec_result_release(&res);
+			il_transport_result_release(&res);
 			il_transport_free(t);
 		}
 		il_host_release(&cfg);

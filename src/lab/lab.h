@@ -14,7 +14,7 @@
 #ifndef IL_LAB_LAB_H
 #define IL_LAB_LAB_H
 #include <jansson.h>
-#include "host/inventory.h"
+#include "host/host.h"
 #include "lab/labarch.h"
 #include "util/err.h"
 #include "util/progress.h"

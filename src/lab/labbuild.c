@@ -26,7 +26,7 @@
 #include "util/strlist.h"
 #include "workload/own.h"
 
-#define now_s il_mono_s
+#define now_s il_clock_mono_s
 
 /* The lab kernel's compile progress goes to the caller's progress function. */
 static void kernel_progress(const struct il_kvar *v, enum il_kbuild_step s, const struct il_progress *p, void *ctx)
@@ -38,7 +38,7 @@ static void kernel_progress(const struct il_kvar *v, enum il_kbuild_step s, cons
 
 	(void)v;
 	q = *p;
-	snprintf(what, sizeof(what), "lab: kernel: %s", il_kbuild_step_name(s));
+	snprintf(what, sizeof(what), "lab: kernel: %s", il_kernel_build_step_name(s));
 	q.what = what;
 	o->progress(&q, o->progress_ctx);
 }
@@ -108,7 +108,7 @@ static int build_kernel(const struct il_lab_opts *o, const struct il_lab_ref *l,
 
 	if (!plan)
 		r = il_err_oom(err);
-	else if (!(r = il_lab_tree_check(t, err)) && !(r = il_kernels_prepare(plan, il_lab_src(o), o->cache_dir, &kv, err)) &&
+	else if (!(r = il_lab_tree_check(t, err)) && !(r = il_kplan_prepare(plan, il_lab_src(o), o->cache_dir, &kv, err)) &&
 		 !(r = il_kernel_build(&kv.v[0], o->cache_dir, o->progress ? kernel_progress : NULL, (void *)o, &res,
 				      err)) && !res.ok)
 		r = il_err_set(err, IL_ECHILD, "the lab kernel (%s) did not build:\n%s", t->origin,
@@ -120,19 +120,19 @@ static int build_kernel(const struct il_lab_opts *o, const struct il_lab_ref *l,
 		*image = il_str_dup_printf("%s/%s", res.dir, l->A->target);
 		*tree_out = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "spec", t->spec, "origin", t->origin, "name", name,
 				      "release", res.release ? res.release : "", "repo", kv.v[0].repo_path, "commit", hex,
-				      "config_skipped", il_jf_strlist_json(&res.config_skipped));
+				      "config_skipped", il_jfields_strlist_json(&res.config_skipped));
 		if (!*image || !*tree_out)
 			r = il_err_oom(err);
 		/* options this tree does not have, skipped: said, not hidden in a log */
 		for (size_t i = 0; !r && i < res.config_skipped.n; i++) {
 			char *w = il_str_dup_printf("warning: the tree has no %s: skipped", res.config_skipped.v[i]);
 
-			il_lab_step(cb, ctx, w ? w : "warning: a config option skipped", il_mono_s());
+			il_lab_step(cb, ctx, w ? w : "warning: a config option skipped", il_clock_mono_s());
 			free(w);
 		}
 	}
-	il_kbuild_res_release(&res);
-	il_kvars_release(&kv);
+	il_kernel_build_res_release(&res);
+	il_kplan_vars_release(&kv);
 	json_decref(plan);
 	free(name);
 	return r;
@@ -153,7 +153,7 @@ extern const struct il_runner_src il_lab_srcs[];
 
 static const char *initramfs_sh(void)
 {
-	return il_embedded_script(il_lab_srcs, "initramfs.sh");
+	return il_runners_embedded(il_lab_srcs, "initramfs.sh");
 }
 
 /* arm64: QEMU's own virt DT for exactly this shape, plus the PSCI idle states of idle-states.dtsi */
@@ -194,7 +194,7 @@ static int firmware_ssdt(const struct il_lab_opts *o, const struct il_lab_ref *l
 
 		il_buf_reset(&asl);
 		if (!(r = il_ssdt_asl(&t.v[i], il_lab_cpus(o), &asl)) &&
-		    !(r = il_write_file_atomic(src, asl.p, asl.len, err))) {
+		    !(r = il_buf_write_file_atomic(src, asl.p, asl.len, err))) {
 			char *av[] = { (char *)"iasl", (char *)"-ve", (char *)"-p", base, src, NULL };
 
 			if ((r = il_lab_tool(av, 60000, "iasl (apt-get install acpica-tools)", err)))
@@ -205,7 +205,7 @@ static int firmware_ssdt(const struct il_lab_opts *o, const struct il_lab_ref *l
 	if (!r && (!(j = il_ssdt_tables_to_json(&t)) || !(txt = json_dumps(j, JSON_INDENT(2)))))
 		r = il_err_oom(err);
 	if (!r)
-		r = il_write_file_atomic(kept, txt, strlen(txt), err);
+		r = il_buf_write_file_atomic(kept, txt, strlen(txt), err);
 out:
 	il_ssdt_tables_release(&t);
 	il_buf_release(&asl);
@@ -296,7 +296,7 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
 		r = il_err_oom(err);
 		goto out;
 	}
-	if ((r = il_write_file_atomic(kj, kjtxt, strlen(kjtxt), err)))
+	if ((r = il_buf_write_file_atomic(kj, kjtxt, strlen(kjtxt), err)))
 		goto out;
 	/* everything else is keyed by its inputs */
 	il_sha256_init(&h);
@@ -368,12 +368,12 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
 
 		r = il_lab_tool(m, 0, "copying the kernel image", err);
 		if (!r)
-			r = il_write_file_atomic(rel, release, strlen(release), err);
+			r = il_buf_write_file_atomic(rel, release, strlen(release), err);
 		free(img), free(rel);
 		if (r)
 			goto out;
 	}
-	if ((r = il_write_file_atomic(stamp, key, 64, err)))
+	if ((r = il_buf_write_file_atomic(stamp, key, 64, err)))
 		goto out;
 done:
 	il_lab_step(cb, ctx, "done", t0);

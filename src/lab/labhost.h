@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Hosts that may be lab instances: the one entry point for loading a host
- * (inventory files through host/inventory.h, then a file with "labvm" gets
+ * (inventory files through host/host.h, then a file with "labvm" gets
  * its address, port and keys from the running instance; "labvm" and
  * "labvm-NAME" without a file are the running instances themselves), and
  * the lab's part of booting a lab host (il_lab_boot, for il_boot_opts.lab).
@@ -9,7 +9,7 @@
 #ifndef IL_LAB_LABHOST_H
 #define IL_LAB_LABHOST_H
 #include "host/boot.h"
-#include "host/inventory.h"
+#include "host/host.h"
 #include "util/paths.h"
 
 /*

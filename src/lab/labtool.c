@@ -116,5 +116,5 @@ int il_lab_sh(const char *script, const char *what, struct il_err *err, ...)
 void il_lab_step(il_lab_cb cb, void *ctx, const char *what, double t0)
 {
 	if (cb)
-		cb(what, il_mono_s() - t0, ctx);
+		cb(what, il_clock_mono_s() - t0, ctx);
 }

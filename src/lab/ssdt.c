@@ -37,28 +37,28 @@ static int one_table(struct il_ssdt_table *t, const char *name, const json_t *j,
 
 	snprintf(path, sizeof(path), "%s", name);
 	if (!json_is_object(j))
-		return il_jf_bad(err, label, NULL, name, "an object with \"states\"");
+		return il_jfields_bad(err, label, NULL, name, "an object with \"states\"");
 	if (!(t->name = strdup(name)))
 		return il_err_oom(err);
-	r = il_jf_read(j, tbl_fields, IL_JF_COUNT(tbl_fields), &f, label, path, err);
+	r = il_jfields_read(j, tbl_fields, IL_JF_COUNT(tbl_fields), &f, label, path, err);
 	t->description = f.description;
 	t->latency_factor = f.latency_factor;
 	if (r)
 		return r;
 	if (!json_array_size(f.states) || json_array_size(f.states) > IL_SSDT_MAX_STATES)
-		return il_jf_bad(err, label, path, "states", "%s", tbl_fields[2].what);
+		return il_jfields_bad(err, label, path, "states", "%s", tbl_fields[2].what);
 	json_array_foreach(f.states, i, s) {
 		struct il_ssdt_state *st = &t->states[i];
 
-		il_jf_path(sts, sizeof(sts), path, "states", 0);
-		il_jf_path(sp, sizeof(sp), sts, NULL, i);
+		il_jfields_path(sts, sizeof(sts), path, "states", 0);
+		il_jfields_path(sp, sizeof(sp), sts, NULL, i);
 		*st = (struct il_ssdt_state){ .power_mw = -1 };
 		if (!json_is_object(s))
-			return il_jf_bad(err, label, sp, NULL, "an object with \"latency_us\"");
-		if ((r = il_jf_read(s, state_fields, IL_JF_COUNT(state_fields), st, label, sp, err)))
+			return il_jfields_bad(err, label, sp, NULL, "an object with \"latency_us\"");
+		if ((r = il_jfields_read(s, state_fields, IL_JF_COUNT(state_fields), st, label, sp, err)))
 			return r;
 		if (i && st->latency_us <= t->states[i - 1].latency_us)
-			return il_jf_bad(err, label, sp, "latency_us", "more than the state before (%d): states are "
+			return il_jfields_bad(err, label, sp, "latency_us", "more than the state before (%d): states are "
 				  "declared shallowest first", t->states[i - 1].latency_us);
 		t->n = i + 1;
 	}
@@ -77,12 +77,12 @@ int il_ssdt_tables_from_json(struct il_ssdt_tables *out, const json_t *j, const 
 
 	memset(out, 0, sizeof(*out));
 	if (!json_is_object(j) || !json_object_size(j))
-		return il_jf_bad(err, label, NULL, NULL, "an object of idle tables by name");
+		return il_jfields_bad(err, label, NULL, NULL, "an object of idle tables by name");
 	if (!(out->v = calloc(json_object_size(j), sizeof(*out->v))))
 		return il_err_oom(err);
 	json_object_foreach((json_t *)j, name, v) {
 		if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(name) || strlen(name) > 64)
-			return il_jf_bad(err, label, NULL, name, "a table name of lower-case letters, digits, '_' and '-'");
+			return il_jfields_bad(err, label, NULL, name, "a table name of lower-case letters, digits, '_' and '-'");
 		r = one_table(&out->v[out->n++], name, v, label, err);
 		if (r)
 			return r;

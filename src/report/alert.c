@@ -86,24 +86,24 @@ static const struct il_jfield reg_fields[] = {
 
 static const char *sval(const json_t *o, const char *key)
 {
-	return json_string_value(il_jf_get(o, key));
+	return json_string_value(il_jfields_get(o, key));
 }
 
 /*
- * il_jf_read o into out, then point each string field at its value in the
+ * il_jfields_read o into out, then point each string field at its value in the
  * document (fields with an .off), each checked to be one line: it lands in a
  * mail header, a table cell or a shell line.
  */
 static int read_obj(const json_t *o, const struct il_jfield *t, size_t n, void *out, const char *path, struct il_err *err)
 {
-	int r = il_jf_read(o, t, n, out, LABEL, path, err);
+	int r = il_jfields_read(o, t, n, out, LABEL, path, err);
 
 	for (size_t i = 0; !r && i < n; i++) {
 		const char *s = t[i].type == IL_JF_STRING ? sval(o, t[i].key) : NULL;
 
 		for (const unsigned char *p = (const unsigned char *)s; p && *p; p++)
 			if (*p < 0x20 || *p == 0x7f)
-				return il_jf_bad(err, LABEL, path, t[i].key, "%s", ONE_LINE);
+				return il_jfields_bad(err, LABEL, path, t[i].key, "%s", ONE_LINE);
 		if (t[i].type == IL_JF_STRING && t[i].off)
 			*(const char **)((char *)out + t[i].off) = s;
 	}
@@ -149,23 +149,23 @@ static int read_reg(struct reg *g, const json_t *o, size_t i, struct il_err *err
 	char path[64];
 	int r;
 
-	il_jf_path(path, sizeof(path), "regressions", NULL, i);
+	il_jfields_path(path, sizeof(path), "regressions", NULL, i);
 	if (!json_is_object(o))
-		return il_jf_bad(err, LABEL, path, NULL, "a regression object");
+		return il_jfields_bad(err, LABEL, path, NULL, "a regression object");
 	*g = (struct reg){ .j = o, .idx = i };
 	if ((r = read_obj(o, reg_fields, IL_JF_COUNT(reg_fields), g, path, err)))
 		return r;
 	if (strcmp(g->better, "lower") && strcmp(g->better, "higher"))
-		return il_jf_bad(err, LABEL, path, "better", "%s", reg_fields[4].what);
+		return il_jfields_bad(err, LABEL, path, "better", "%s", reg_fields[4].what);
 	if (g->kind && strcmp(g->kind, "jump") && strcmp(g->kind, "drift"))
-		return il_jf_bad(err, LABEL, path, "kind", "%s", reg_fields[5].what);
+		return il_jfields_bad(err, LABEL, path, "kind", "%s", reg_fields[5].what);
 	if (g->kind && !strcmp(g->kind, "jump"))
 		g->kind = NULL;
 	if (g->kind ? !g->since || !hex_ok(g->since, 7, 40) : g->since != NULL)
-		return il_jf_bad(err, LABEL, path, "since", "%s", reg_fields[6].what);
+		return il_jfields_bad(err, LABEL, path, "since", "%s", reg_fields[6].what);
 	/* a regression moves against "better": the nightly's sign convention checked, not trusted */
 	if (!strcmp(g->better, "lower") ? g->change_pct <= 0 : g->change_pct >= 0)
-		return il_jf_bad(err, LABEL, path, "change_pct", "a change for the worse (better is '%s': %s 0)",
+		return il_jfields_bad(err, LABEL, path, "change_pct", "a change for the worse (better is '%s': %s 0)",
 				 g->better, !strcmp(g->better, "lower") ? "above" : "below");
 	return 0;
 }
@@ -177,19 +177,19 @@ static int read_alert(struct alert *a, const json_t *in, struct il_err *err)
 	int r;
 
 	if (!json_is_object(in))
-		return il_jf_bad(err, LABEL, NULL, NULL, "an object");
+		return il_jfields_bad(err, LABEL, NULL, NULL, "an object");
 	if ((r = read_obj(in, top_fields, IL_JF_COUNT(top_fields), a, NULL, err)) ||
 	    (r = read_obj(a->baseline, baseline_fields, IL_JF_COUNT(baseline_fields), a, "baseline", err)))
 		return r;
 	if (!hex_ok(a->commit, 40, 40))
-		return il_jf_bad(err, LABEL, NULL, "commit", HEX40);
+		return il_jfields_bad(err, LABEL, NULL, "commit", HEX40);
 	if (!hex_ok(a->base_commit, 40, 40))
-		return il_jf_bad(err, LABEL, "baseline", "commit", HEX40);
+		return il_jfields_bad(err, LABEL, "baseline", "commit", HEX40);
 	if (!range_ok(a))
-		return il_jf_bad(err, LABEL, NULL, "range", "\"BASE..TIP\" with BASE baseline.commit and TIP commit "
+		return il_jfields_bad(err, LABEL, NULL, "range", "\"BASE..TIP\" with BASE baseline.commit and TIP commit "
 				 "(7 to 40 hexadecimal digits each)");
 	if (!(a->n = json_array_size(a->regressions)))
-		return il_jf_bad(err, LABEL, NULL, "regressions", "%s", top_fields[10].what);
+		return il_jfields_bad(err, LABEL, NULL, "regressions", "%s", top_fields[10].what);
 	if (!(a->regs = calloc(a->n, sizeof(*a->regs))))
 		return il_err_oom(err);
 	json_array_foreach(a->regressions, i, o)
@@ -263,9 +263,9 @@ static int table(struct il_buf *b, const struct alert *a, size_t from, size_t to
 		snprintf(n, sizeof(n), "%d/%d", g->n_baseline, g->n);
 		snprintf(p, sizeof(p), "%.2g", g->p);
 		/* FIXED columns: 10 + 1 + 5, 2 + 9, 2 + 10 + 1 + 5, 2 + 8, 2 + 7, 2 */
-		r |= il_buf_printf(b, "%10s %s  %9s  %10s %s  %8s  %7s  ", il_fmt_num(n1, sizeof(n1), g->baseline_mean),
+		r |= il_buf_printf(b, "%10s %s  %9s  %10s %s  %8s  %7s  ", il_report_fmt_num(n1, sizeof(n1), g->baseline_mean),
 				   fmt_sd(s1, sizeof(s1), g->baseline_stdev, g->baseline_mean),
-				   fmt_change(ch, sizeof(ch), g->change_pct), il_fmt_num(n2, sizeof(n2), g->mean),
+				   fmt_change(ch, sizeof(ch), g->change_pct), il_report_fmt_num(n2, sizeof(n2), g->mean),
 				   fmt_sd(s2, sizeof(s2), g->stdev, g->mean), p, n);
 		/* a name too long for the row goes on a line of its own, cut at the width */
 		room = WIDTH - FIXED;

@@ -40,7 +40,7 @@ int il_report_bisect(const struct il_bisect_result *r, struct il_buf *b)
 		if (on && !first)
 			first = key;
 		il_buf_printf(b, "  %-34s %9s -> %-9s %+7.1f%%  p=%-7.2g floor %.1f%%  %s\n", key,
-			      il_fmt_num(n1, sizeof(n1), jnum(e, "good_median")), il_fmt_num(n2, sizeof(n2), jnum(e, "bad_median")),
+			      il_report_fmt_num(n1, sizeof(n1), jnum(e, "good_median")), il_report_fmt_num(n2, sizeof(n2), jnum(e, "bad_median")),
 			      jnum(e, "change_pct"), jnum(e, "p"), jnum(e, "floor_pct"), on ? "bisected on" : "~ (not used)");
 	}
 	if (r->nsteps) {
@@ -55,7 +55,7 @@ int il_report_bisect(const struct il_bisect_result *r, struct il_buf *b)
 		il_buf_reset(&line);
 		if (m)
 			il_buf_printf(&line, "  %.12s %3zu %9s %+7.1f%% %+7.1f%% %7.2g %7.2g %-9s %s", s->commit, s->n,
-				      il_fmt_num(n1, sizeof(n1), jnum(m, "median")), jnum(m, "change_vs_good_pct"),
+				      il_report_fmt_num(n1, sizeof(n1), jnum(m, "median")), jnum(m, "change_vs_good_pct"),
 				      jnum(m, "change_vs_bad_pct"), jnum(m, "p_good"), jnum(m, "p_bad"), s->verdict,
 				      s->subject ? s->subject : "");
 		else

@@ -35,11 +35,11 @@ int il_report_csv(const struct il_cmp *c, struct il_buf *b)
 		       "p_value,ci_low,ci_high,threshold_pct,verdict,key_metric,eq_low_pct,eq_high_pct,n_needed\r\n");
 	for (size_t i = 0; i < c->nmet; i++) {
 		const struct il_mseries *m = &ds->met[c->met[i]];
-		const char *better = il_better_name(m->better);
+		const char *better = il_dataset_better_name(m->better);
 
 		for (size_t v = 0; v < ds->nvar; v++) {
 			const struct il_values *vals = &m->var[v];
-			const struct il_mres *x = il_cmp_res(c, i, v);
+			const struct il_mres *x = il_compare_res(c, i, v);
 
 			for (size_t k = 0; k < vals->n; k++) {
 				row_start(b, "sample", m, better, ds->var[v]);

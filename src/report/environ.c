@@ -216,7 +216,7 @@ static void pm_qos(const json_t *fp, struct il_buf *t)
 	json_decref(groups);
 }
 
-int il_report_environment(const json_t *fp, bool full, struct il_buf *out)
+int il_environ_report(const json_t *fp, bool full, struct il_buf *out)
 {
 	struct il_buf t = IL_BUF_INIT;
 

@@ -18,6 +18,6 @@
  * each word-wrapped at 100 columns. full: the whole kernel command line too.
  * Returns il_buf_error(out).
  */
-int il_report_environment(const json_t *fp, bool full, struct il_buf *out);
+int il_environ_report(const json_t *fp, bool full, struct il_buf *out);
 
 #endif

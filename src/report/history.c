@@ -50,7 +50,7 @@ static const char *date(char *buf, size_t n, const char *iso)
 /* The object of run id in arr (hist's runs, a variant's points; NULL: none). */
 static const json_t *by_run(const json_t *arr, const char *id)
 {
-	return il_jf_find(arr, "run", id);
+	return il_jfields_find(arr, "run", id);
 }
 
 /* The run object of id in hist's runs (NULL: none). */
@@ -147,8 +147,8 @@ static void change_line(struct il_buf *b, const json_t *hist, const json_t *m, c
 
 	if (pt)
 		parts[2] = kernel_cell(kc, sizeof(kc), hist, pt);
-	snprintf(tail, sizeof(tail), "%s -> %s%s%.16s (%+.1f%%, p=%.2g)", il_fmt_num(n1, 32, num(c, "before")),
-		 il_fmt_num(n2, 32, num(c, "after")), *unit ? " " : "", unit, num(c, "change_pct"), num(c, "p"));
+	snprintf(tail, sizeof(tail), "%s -> %s%s%.16s (%+.1f%%, p=%.2g)", il_report_fmt_num(n1, 32, num(c, "before")),
+		 il_report_fmt_num(n2, 32, num(c, "after")), *unit ? " " : "", unit, num(c, "change_pct"), num(c, "p"));
 	for (size_t i = 0; i < 3; i++)
 		w[i] = strlen(parts[i]);
 	/* the run and the commit are what a reader acts on: a second line rather than cut names */
@@ -195,8 +195,8 @@ static void text_point(struct il_buf *b, const json_t *hist, const json_t *m, co
 		snprintf(chg, sizeof(chg), " %+8.1f%%", num(pt, "change_pct"));
 	/* at most 6 + 20 + 2 + 30 + 2 + 10 + 3 + 10 + 11 = 94 columns */
 	il_buf_printf(b, "      %-20.20s  %-30.30s  %10s ± %s%*s%s\n", str(var, "variant"), kernel_cell(k, sizeof(k), hist, pt),
-		      il_fmt_num(n1, 32, num(pt, "mean")), il_fmt_num(n2, 32, num(pt, "stdev")),
-		      *chg ? 10 - (int)strlen(il_fmt_num(n2, 32, num(pt, "stdev"))) : 0, "", chg);
+		      il_report_fmt_num(n1, 32, num(pt, "mean")), il_report_fmt_num(n2, 32, num(pt, "stdev")),
+		      *chg ? 10 - (int)strlen(il_report_fmt_num(n2, 32, num(pt, "stdev"))) : 0, "", chg);
 }
 
 static void history_text(const json_t *hist, bool all, struct il_buf *b)
@@ -350,7 +350,7 @@ static void line_plot(struct il_buf *b, const json_t *hist, const json_t *m)
 	il_buf_printf(b, "<line x1=%g y1=%g x2=%g y2=%g class=ax /><line x1=%g y1=%g x2=%g y2=%g class=ax />", X0, Y0 + H, X0 + W,
 		      Y0 + H, X0, Y0, X0, Y0 + H);
 	il_buf_printf(b, "<text x=%g y=%g class=t text-anchor=end>%s</text><text x=%g y=%g class=t text-anchor=end>%s</text>",
-		      X0 - 4, Y0 + H, il_fmt_num(n1, 32, lo), X0 - 4, Y0 + 8, il_fmt_num(n2, 32, hi));
+		      X0 - 4, Y0 + H, il_report_fmt_num(n1, 32, lo), X0 - 4, Y0 + 8, il_report_fmt_num(n2, 32, hi));
 	il_buf_printf(b, "<text x=%g y=%g class=t>%s</text>", X0, Y0 + H + 14,
 		      date(d, sizeof(d), str(json_array_get(runs, 0), "started")));
 	if (json_array_size(runs) > 1)
@@ -387,8 +387,8 @@ static void line_plot(struct il_buf *b, const json_t *hist, const json_t *m)
 			il_report_html_esc(b, str(pt, "run"));
 			il_buf_adds(b, " ");
 			il_report_html_esc(b, kernel_cell(kc, sizeof(kc), hist, pt));
-			il_buf_printf(b, ": %s &plusmn; %s (n %lld)</title></circle>", il_fmt_num(n1, 32, num(pt, "mean")),
-				      il_fmt_num(n2, 32, num(pt, "stdev")), (long long)json_integer_value(json_object_get(pt, "n")));
+			il_buf_printf(b, ": %s &plusmn; %s (n %lld)</title></circle>", il_report_fmt_num(n1, 32, num(pt, "mean")),
+				      il_report_fmt_num(n2, 32, num(pt, "stdev")), (long long)json_integer_value(json_object_get(pt, "n")));
 		}
 		il_buf_printf(b, "<rect x=%g y=%g width=10 height=10 fill=\"%s\" /><text x=%g y=%g class=l>", X0 + 140.0 * (double)(v % 4),
 			      Y0 + H + 24 + 16.0 * (double)(v / 4), color, X0 + 14 + 140.0 * (double)(v % 4),
@@ -463,8 +463,8 @@ int il_report_history(const json_t *hist, enum il_fmt f, bool all, struct il_buf
 		il_buf_adds(out, "\n");
 		free(s);
 		break;
-	default: return il_err_set(err, IL_EINVAL, "the history has no %s format (text, csv, json or html)", il_fmt_name(f));
+	default: return il_err_set(err, IL_EINVAL, "the history has no %s format (text, csv, json or html)", il_report_fmt_name(f));
 	}
 	r = il_buf_error(out);
-	return r ? il_err_set(err, r, "cannot render the %s history: %s", il_fmt_name(f), il_strerror(r)) : 0;
+	return r ? il_err_set(err, r, "cannot render the %s history: %s", il_report_fmt_name(f), il_err_strerror(r)) : 0;
 }

@@ -48,9 +48,9 @@ static void strip_plot(struct il_buf *b, const struct il_cmp *c, size_t i)
 	il_report_svg_open(b, m->key, m->unit, h);
 	il_buf_printf(b, "<line x1=%g y1=%zu x2=%g y2=%zu class=ax />", x0, h - 22, x0 + w, h - 22);
 	il_buf_printf(b, "<text x=%g y=%zu class=t>%s</text><text x=%g y=%zu class=t text-anchor=end>%s</text>", x0, h - 6,
-		      il_fmt_num(n1, 32, lo), x0 + w, h - 6, il_fmt_num(n2, 32, hi));
+		      il_report_fmt_num(n1, 32, lo), x0 + w, h - 6, il_report_fmt_num(n2, 32, hi));
 	for (size_t v = 0; v < ds->nvar; v++) {
-		const struct il_mres *x = il_cmp_res(c, i, v);
+		const struct il_mres *x = il_compare_res(c, i, v);
 		double y = 18 + 26 * (double)v;
 
 		il_buf_printf(b, "<text x=%g y=%g class=l text-anchor=end>", x0 - 8, y + 4);
@@ -67,7 +67,7 @@ static void strip_plot(struct il_buf *b, const struct il_cmp *c, size_t i)
 		il_buf_printf(b, "<text x=%g y=%g class=\"v v%s\">", x0 + w + 10, y + 4,
 			      !strcmp(x->verdict, "better") ? "b" : !strcmp(x->verdict, "worse") ? "w" : "n");
 		il_report_html_esc(b, x->verdict);
-		if (!c->key[i] && il_verdict_differs(x->vk))
+		if (!c->key[i] && il_decide_verdict_differs(x->vk))
 			il_buf_adds(b, "*"); /* exploratory: a secondary metric (the legend says so) */
 		if (isfinite(x->change_pct))
 			il_buf_printf(b, " %+.1f%%", x->change_pct);
@@ -176,7 +176,7 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 		il_buf_adds(b, "</i></p>\n");
 	}
 	il_buf_reset(&s);
-	if (il_tsum_blind_note(ds, &s)) {
+	if (il_tracesum_blind_note(ds, &s)) {
 		il_buf_adds(b, "<p><i>");
 		il_report_html_esc(b, il_buf_str(&s));
 		il_buf_adds(b, "</i></p>\n");
@@ -195,21 +195,21 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 		il_buf_adds(b, "<h2>Idle residency</h2>\n");
 		residency(b, ds);
 	}
-	r = il_report_html_trace(ds, b);
+	r = il_html_trace(ds, b);
 	il_buf_adds(b, "<h2>Summary</h2>\n<table><tr><th>metric</th><th>variant</th><th>n</th><th>mean</th><th>CV</th>"
 		       "<th>change</th><th>p</th><th>CI of ratio</th><th>noise</th><th>verdict</th></tr>\n");
 	for (size_t i = 0; i < c->nmet; i++) {
 		const struct il_mseries *m = &ds->met[c->met[i]];
 
 		for (size_t v = 0; v < ds->nvar; v++) {
-			const struct il_mres *x = il_cmp_res(c, i, v);
+			const struct il_mres *x = il_compare_res(c, i, v);
 			char n1[32];
 
 			il_buf_adds(b, c->key[i] ? "<tr class=key><td><b>" : "<tr><td>");
 			il_report_html_esc(b, m->key);
 			il_buf_adds(b, c->key[i] ? "</b></td><td>" : "</td><td>");
 			il_report_html_esc(b, ds->var[v]);
-			il_buf_printf(b, "</td><td>%zu</td><td>%s</td>", x->d.n, il_fmt_num(n1, 32, x->d.mean));
+			il_buf_printf(b, "</td><td>%zu</td><td>%s</td>", x->d.n, il_report_fmt_num(n1, 32, x->d.mean));
 			td_num(b, isfinite(x->d.cv), "%.1f%%", x->d.cv * 100);
 			td_num(b, isfinite(x->change_pct), "%+.1f%%", x->change_pct);
 			td_num(b, isfinite(x->p), "%.4f", x->p);
@@ -222,7 +222,7 @@ int il_report_html(const struct il_cmp *c, struct il_buf *b)
 			il_report_html_esc(b, x->verdict);
 			if (x->vk == IL_VERDICT_UNKNOWN && x->n_needed)
 				il_buf_printf(b, " (n~%zu)", x->n_needed);
-			if (!c->key[i] && il_verdict_differs(x->vk))
+			if (!c->key[i] && il_decide_verdict_differs(x->vk))
 				il_buf_adds(b, " (exploratory)");
 			il_buf_adds(b, "</td></tr>\n");
 		}

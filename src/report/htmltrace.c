@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The HTML report's idle trace section (render.h, il_report_html_trace):
+ * The HTML report's idle trace section (render.h, il_html_trace):
  * for a run with traced samples, per workload and idle state an inline SVG
  * plot of each variant's idle period durations side by side (log2 buckets
  * on x, the share of the state's periods on y), and the tick decisions
@@ -34,7 +34,7 @@ static void plot(struct il_buf *b, const struct il_dataset *ds, const char *g, c
 
 	for (size_t v = 0; v < ds->nvar; v++)
 		if (s[v].samples && s[v].st[k].periods > 0) {
-			il_tsum_span(s[v].st[k].hist, &lo, &hi);
+			il_tracesum_span(s[v].st[k].hist, &lo, &hi);
 			nv++;
 			for (size_t x = 0; x < IL_TSUM_NBUCKET; x++)
 				top = fmax(top, s[v].st[k].hist[x] / s[v].st[k].periods);
@@ -63,7 +63,7 @@ static void plot(struct il_buf *b, const struct il_dataset *ds, const char *g, c
 		double cx = X0 + slot * ((double)(x - lo) + 0.5);
 
 		il_buf_printf(b, "<text x=%.1f y=%g class=t text-anchor=end transform=\"rotate(-40 %.1f %g)\">%s</text>",
-			      cx, Y0 + H + 14, cx, Y0 + H + 14, il_tsum_bucket(label, sizeof(label), x));
+			      cx, Y0 + H + 14, cx, Y0 + H + 14, il_tracesum_bucket(label, sizeof(label), x));
 	}
 	for (size_t v = 0, i = 0; v < ds->nvar; v++) {
 		const struct il_tsum_state *st = &s[v].st[k];
@@ -79,7 +79,7 @@ static void plot(struct il_buf *b, const struct il_dataset *ds, const char *g, c
 				      X0 + slot * ((double)(x - lo) + 0.1) + bar * (double)i, Y0 + H - bh, bar, bh,
 				      il_report_palette(v));
 			il_report_html_esc(b, ds->var[v]);
-			il_buf_printf(b, " %s: %.0f periods, %.1f%%</title></rect>", il_tsum_bucket(label, sizeof(label), x),
+			il_buf_printf(b, " %s: %.0f periods, %.1f%%</title></rect>", il_tracesum_bucket(label, sizeof(label), x),
 				      st->hist[x], 100 * share);
 		}
 		/* the legend under the bucket labels, one entry per plotted variant, LEGEND_COLS a line */
@@ -121,29 +121,29 @@ static void tick_table(struct il_buf *b, const struct il_dataset *ds, const char
 	il_buf_adds(b, "</table>\n");
 }
 
-int il_report_html_trace(const struct il_dataset *ds, struct il_buf *b)
+int il_html_trace(const struct il_dataset *ds, struct il_buf *b)
 {
 	struct il_strlist g = { 0 };
 	int r;
 
-	if (!il_tsum_any(ds))
+	if (!il_tracesum_any(ds))
 		return 0;
 	il_buf_adds(b, "<h2>Idle periods (traced samples)</h2>\n<p>Per state, each variant's complete idle periods "
 		       "by duration (log2 buckets, 1ms = 1024us), summed over its traced samples; then the tick's "
 		       "state when each period began (stopped % = 100 &times; stopped / (stopped + retained); shallow: "
 		       "a target residency below the tick period). <code>--view durations</code> gives the numbers.</p>\n");
-	r = il_view_groups(ds, &g);
+	r = il_viewkit_groups(ds, &g);
 	for (size_t i = 0; !r && i < g.n; i++) {
 		struct il_view_keys ks = { 0 };
 		struct il_tsum *s = NULL;
 		bool any = false;
 
-		if ((r = il_tsum_keys(ds, g.v[i], &ks)) || !(s = calloc(ds->nvar, sizeof(*s)))) {
+		if ((r = il_tracesum_keys(ds, g.v[i], &ks)) || !(s = calloc(ds->nvar, sizeof(*s)))) {
 			r = IL_ENOMEM;
 			goto next;
 		}
 		for (size_t v = 0; !r && v < ds->nvar; v++) {
-			r = il_tsum_make(ds, g.v[i], ds->var[v], &ks, &s[v]);
+			r = il_tracesum_make(ds, g.v[i], ds->var[v], &ks, &s[v]);
 			any |= s[v].samples > 0;
 		}
 		for (size_t k = 0; !r && any && k < ks.k.n; k++)
@@ -152,7 +152,7 @@ int il_report_html_trace(const struct il_dataset *ds, struct il_buf *b)
 			tick_table(b, ds, g.v[i], &ks, s);
 next:
 		for (size_t v = 0; s && v < ds->nvar; v++)
-			il_tsum_release(&s[v]);
+			il_tracesum_release(&s[v]);
 		free(s);
 		il_strlist_release(&ks.k);
 	}

@@ -6,7 +6,7 @@
 
 #include "report/tracesum.h"
 
-int il_diff_by_parse(const char *s, enum il_diff_by *out, struct il_err *err)
+int il_idletable_diff_by_parse(const char *s, enum il_diff_by *out, struct il_err *err)
 {
 	if (!strcmp(s, "state"))
 		*out = IL_BY_STATE;
@@ -34,7 +34,7 @@ static int col_pct(struct il_buf *b, int w, bool ok, double frac)
 	return il_buf_printf(b, " %*.2f", w, frac * 100.0);
 }
 
-int il_fmt_snapshot(struct il_buf *b, const struct il_snapshot *s)
+int il_idletable_snapshot(struct il_buf *b, const struct il_snapshot *s)
 {
 	struct il_buf tmp = IL_BUF_INIT;
 	int r = 0;
@@ -78,7 +78,7 @@ int il_fmt_snapshot(struct il_buf *b, const struct il_snapshot *s)
 			r |= col_u(b, 9, st->cnt[IL_C_BELOW]);
 			r |= col_u(b, 8, st->cnt[IL_C_REJECTED]);
 			r |= col_pct(b, 6, mr, ratio);
-			r |= il_buf_adds(b, il_state_is_poll(st) ? "  poll\n" : "\n");
+			r |= il_buf_adds(b, il_snapshot_state_is_poll(st) ? "  poll\n" : "\n");
 		}
 	}
 	for (size_t i = 0; i < s->nzones; i++) {
@@ -142,9 +142,9 @@ static int fmt_states(struct il_buf *b, const struct il_diff_state *v, size_t n,
 
 	for (size_t i = 0; i < n; i++) {
 		double us, ts, dp = 0, sp = 0;
-		bool uok = il_counts_share(&v[i].d, whole, IL_C_USAGE, &us);
-		bool tok = il_counts_share(&v[i].d, whole, IL_C_TIME, &ts);
-		bool dok = il_state_too_deep_pct(&v[i], &dp), sok = il_state_too_shallow_pct(&v[i], &sp);
+		bool uok = il_metrics_counts_share(&v[i].d, whole, IL_C_USAGE, &us);
+		bool tok = il_metrics_counts_share(&v[i].d, whole, IL_C_TIME, &ts);
+		bool dok = il_metrics_too_deep_pct(&v[i], &dp), sok = il_metrics_too_shallow_pct(&v[i], &sp);
 
 		r |= il_buf_printf(b, "%5d %-20.20s", v[i].index, v[i].key ? v[i].key : v[i].name);
 		r |= col_u(b, 7, v[i].latency_us);
@@ -181,7 +181,7 @@ static int fmt_energy(struct il_buf *b, const struct il_diff *d)
 		r |= il_buf_printf(b, "energy %.3f J", d->energy_j);
 		if (d->has_interval && d->interval_s > 0)
 			r |= il_buf_printf(b, ", mean %.3f W", d->energy_j / d->interval_s);
-		r |= il_buf_printf(b, " (%s)\n", il_energy_source_name(d->energy_source));
+		r |= il_buf_printf(b, " (%s)\n", il_diff_energy_source_name(d->energy_source));
 	} else {
 		r |= il_buf_adds(b, "energy: no package counter (none of these is counted)\n");
 	}
@@ -198,7 +198,7 @@ static int fmt_energy(struct il_buf *b, const struct il_diff *d)
 static const char metrics_hdr[] =
 	"     idles   idles/s    aboves    belows idle_miss miss_rat        time_us rejected  deep%  shal%  miss%\n";
 
-int il_fmt_diff(struct il_buf *b, const struct il_diff *d, enum il_diff_by by)
+int il_idletable_diff(struct il_buf *b, const struct il_diff *d, enum il_diff_by by)
 {
 	struct il_buf tmp = IL_BUF_INIT;
 	int r = 0;
@@ -208,7 +208,7 @@ int il_fmt_diff(struct il_buf *b, const struct il_diff *d, enum il_diff_by by)
 	if (d->governor_before && d->governor_after && strcmp(d->governor_before, d->governor_after))
 		r |= il_buf_printf(b, " (was %s at the first snapshot)", d->governor_before);
 	r |= il_buf_adds(b, "\ninterval ");
-	r |= d->has_interval ? il_buf_printf(b, "%.3f s (%s clock)", d->interval_s, il_clock_name(d->clock)) :
+	r |= d->has_interval ? il_buf_printf(b, "%.3f s (%s clock)", d->interval_s, il_diff_clock_name(d->clock)) :
 			       il_buf_adds(b, "-");
 	if (d->has_suspended)
 		r |= il_buf_printf(b, "  suspended %.3f s", d->suspended_s);
@@ -292,7 +292,7 @@ static int tick_pct(struct il_buf *b, const json_t *o, const char *key)
 	return json_is_number(v) ? il_buf_printf(b, "%.1f%%", json_number_value(v)) : il_buf_adds(b, "-");
 }
 
-int il_fmt_trace(struct il_buf *b, const json_t *t)
+int il_idletable_trace(struct il_buf *b, const json_t *t)
 {
 	const json_t *st, *chk = json_object_get(t, "check"), *mm, *v;
 	const char *src = json_string_value(json_object_get(t, "tick_source"));
@@ -318,7 +318,7 @@ int il_fmt_trace(struct il_buf *b, const json_t *t)
 
 		r |= il_buf_printf(b, "%-14.14s %9lld %-11s %8lld %8lld ", json_string_value(json_object_get(st, "key")),
 				   (long long)json_integer_value(json_object_get(st, "entries")),
-				   m == SIZE_MAX ? "-" : il_tsum_bucket(lab, sizeof(lab), m),
+				   m == SIZE_MAX ? "-" : il_tracesum_bucket(lab, sizeof(lab), m),
 				   (long long)json_integer_value(json_object_get(st, "aboves")),
 				   (long long)json_integer_value(json_object_get(st, "belows")));
 		r |= json_is_integer(ts) && known ? il_buf_printf(b, "%7.1f%%\n", 100.0 * (double)json_integer_value(ts) / (double)known)

@@ -45,7 +45,7 @@ static json_t *counts(const size_t *n)
 	json_t *o = json_object();
 
 	for (int v = 0; o && v < IL_NVERDICTS; v++)
-		if (v != IL_VERDICT_REF && json_object_set_new(o, il_verdict_name((enum il_verdict)v),
+		if (v != IL_VERDICT_REF && json_object_set_new(o, il_decide_verdict_name((enum il_verdict)v),
 								json_integer((json_int_t)n[v]))) {
 			json_decref(o);
 			return NULL;
@@ -57,7 +57,7 @@ static json_t *counts(const size_t *n)
 static json_t *variant_json(const struct il_cmp *c, size_t i, size_t v)
 {
 	const struct il_mseries *m = &c->ds->met[c->met[i]];
-	const struct il_mres *x = il_cmp_res(c, i, v);
+	const struct il_mres *x = il_compare_res(c, i, v);
 	json_t *values = json_array(), *e;
 	int bad = !values;
 
@@ -69,12 +69,12 @@ static json_t *variant_json(const struct il_cmp *c, size_t i, size_t v)
 	}
 	/* json_pack takes values (an "o") even when it fails */
 	e = json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:s,s:o,s:o}",
-		      "variant", c->ds->var[v], "n", (json_int_t)x->d.n, "mean", il_jf_num(x->d.mean),
-		      "median", il_jf_num(x->d.median), "stdev", il_jf_num(x->d.stdev), "cv", il_jf_num(x->d.cv), "min",
-		      il_jf_num(x->d.min), "max", il_jf_num(x->d.max), "change_pct", il_jf_num(x->change_pct),
-		      "p_value", il_jf_num(x->p), "p_raw", il_jf_num(x->p_raw), "ci_low", il_jf_num(x->ci_lo), "ci_high",
-		      il_jf_num(x->ci_hi), "ci_method", x->ci_method ? json_string(x->ci_method) : json_null(),
-		      "threshold_pct", il_jf_num(x->threshold_pct), "verdict", x->verdict, "why", x->why,
+		      "variant", c->ds->var[v], "n", (json_int_t)x->d.n, "mean", il_jfields_num(x->d.mean),
+		      "median", il_jfields_num(x->d.median), "stdev", il_jfields_num(x->d.stdev), "cv", il_jfields_num(x->d.cv), "min",
+		      il_jfields_num(x->d.min), "max", il_jfields_num(x->d.max), "change_pct", il_jfields_num(x->change_pct),
+		      "p_value", il_jfields_num(x->p), "p_raw", il_jfields_num(x->p_raw), "ci_low", il_jfields_num(x->ci_lo), "ci_high",
+		      il_jfields_num(x->ci_hi), "ci_method", x->ci_method ? json_string(x->ci_method) : json_null(),
+		      "threshold_pct", il_jfields_num(x->threshold_pct), "verdict", x->verdict, "why", x->why,
 		      "n_needed", x->n_needed ? json_integer((json_int_t)x->n_needed) : json_null(),
 		      "values", values);
 	/* the decision's inputs beside its verdict (schema 2); set_new on a NULL e fails and frees the value */
@@ -83,8 +83,8 @@ static json_t *variant_json(const struct il_cmp *c, size_t i, size_t v)
 					       c->key[i]					 ? "holm" :
 												   "bh"));
 	bad |= json_object_set_new(e, "family", json_integer((json_int_t)x->family));
-	bad |= json_object_set_new(e, "eq_low_pct", il_jf_num(x->eq_lo));
-	bad |= json_object_set_new(e, "eq_high_pct", il_jf_num(x->eq_hi));
+	bad |= json_object_set_new(e, "eq_low_pct", il_jfields_num(x->eq_lo));
+	bad |= json_object_set_new(e, "eq_high_pct", il_jfields_num(x->eq_hi));
 	bad |= json_object_set_new(e, "exploratory", json_boolean(!c->key[i] && (int)v != c->ref));
 	if (bad) {
 		json_decref(e);
@@ -105,7 +105,7 @@ static json_t *metric_json(const struct il_cmp *c, size_t i)
 	bad |= json_object_set_new(mo, "group", json_string(m->group));
 	bad |= json_object_set_new(mo, "metric", json_string(m->metric));
 	bad |= json_object_set_new(mo, "unit", json_string(m->unit));
-	bad |= json_object_set_new(mo, "better", json_string(il_better_name(m->better)));
+	bad |= json_object_set_new(mo, "better", json_string(il_dataset_better_name(m->better)));
 	bad |= json_object_set_new(mo, "idle", json_boolean(m->idle));
 	bad |= json_object_set_new(mo, "key_metric", json_boolean(c->key[i]));
 	for (size_t v = 0; !bad && v < c->ds->nvar; v++)

@@ -338,7 +338,7 @@ static int one_test(struct kctx *k, const struct run *u, const struct il_cmp *c,
 {
 	const struct il_dataset *ds = c->ds;
 	const struct il_mseries *m = &ds->met[c->met[i]];
-	const struct il_mres *x = il_cmp_res(c, i, v);
+	const struct il_mres *x = il_compare_res(c, i, v);
 	const json_t *wl = json_object_get(json_object_get(u->rs, "workloads"), m->group);
 	char *gov = gov_label(ds->var[v]), *id;
 	struct il_buf path = IL_BUF_INIT;
@@ -383,7 +383,7 @@ static int one_test(struct kctx *k, const struct run *u, const struct il_cmp *c,
 		bad |= set_num(misc, "threshold_pct", x->threshold_pct);
 		bad |= set_str(misc, "verdict", x->verdict);
 		bad |= set_str(misc, "why", x->why);
-		bad |= set_str(misc, "better", il_better_name(m->better));
+		bad |= set_str(misc, "better", il_dataset_better_name(m->better));
 		bad |= set_str(misc, "reference", ds->var[c->ref]);
 		if (c->aa >= 0)
 			bad |= set_str(misc, "aa_partner", ds->var[c->aa]);
@@ -462,7 +462,7 @@ static int export_run(struct kctx *k, const char *dir, const json_t *night, stru
 	int r;
 
 	u.name = strrchr(dir, '/') && strrchr(dir, '/')[1] ? strrchr(dir, '/') + 1 : dir;
-	if ((r = il_dataset_add_run(&ds, dir, NULL, err)) || (r = il_compare(&c, &ds, &co, err))) {
+	if ((r = il_datajournal_add_run(&ds, dir, NULL, err)) || (r = il_compare(&c, &ds, &co, err))) {
 		il_err_prefix(err, "%s: ", dir);
 		goto out;
 	}
@@ -489,7 +489,7 @@ static int export_run(struct kctx *k, const char *dir, const json_t *night, stru
 	}
 	for (size_t i = 0; i < c.nmet; i++)
 		for (size_t v = 0; c.key[i] && v < ds.nvar; v++)
-			if (isfinite(il_cmp_res(&c, i, v)->d.mean) && il_cmp_res(&c, i, v)->d.n &&
+			if (isfinite(il_compare_res(&c, i, v)->d.mean) && il_compare_res(&c, i, v)->d.n &&
 			    one_test(k, &u, &c, i, v, builds[v], env, failed)) {
 				r = il_err_oom(err);
 				goto out;

@@ -52,7 +52,7 @@ int il_report_nightly(const struct il_nightly_result *r, struct il_buf *out)
 			snprintf(ch, sizeof(ch), isfinite(d(e, "change_pct")) ? "%+.1f%%" : "-", d(e, "change_pct"));
 			snprintf(p, sizeof(p), isfinite(d(e, "p")) ? "%.2g" : "-", d(e, "p"));
 			il_buf_printf(out, "%-16.16s %-30.30s %10s %10s %8s %7s  %s\n", s(e, "variant"), s(e, "key"),
-				      il_fmt_num(b1, sizeof(b1), d(e, "baseline_mean")), il_fmt_num(b2, sizeof(b2), d(e, "mean")),
+				      il_report_fmt_num(b1, sizeof(b1), d(e, "baseline_mean")), il_report_fmt_num(b2, sizeof(b2), d(e, "mean")),
 				      ch, p, s(e, "verdict"));
 		}
 	}

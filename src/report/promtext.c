@@ -144,7 +144,7 @@ static void cpu_state_labels(struct il_buf *lb, const struct il_snapshot *s, con
 	il_buf_reset(lb);
 	label_int(lb, "cpu", cpu->cpu);
 	state_labels(lb, st->index, st->name ? st->name : "", cpu->driver ? cpu->driver : s->driver, s->governor,
-		     st->info[IL_I_LATENCY], st->info[IL_I_RESIDENCY], il_state_is_poll(st));
+		     st->info[IL_I_LATENCY], st->info[IL_I_RESIDENCY], il_snapshot_state_is_poll(st));
 }
 
 static void per_cpu(struct il_buf *out, const struct il_snapshot *s, struct il_buf *lb)

@@ -15,7 +15,7 @@
 
 /* The mail-width text report: header, per-sample rows, a block per metric, the verdict. */
 int il_report_text(const struct il_cmp *c, struct il_buf *out);
-int il_report_md(const struct il_cmp *c, struct il_buf *out);
+int il_text_md(const struct il_cmp *c, struct il_buf *out);
 int il_report_csv(const struct il_cmp *c, struct il_buf *out);
 int il_report_html(const struct il_cmp *c, struct il_buf *out);
 /*
@@ -24,7 +24,7 @@ int il_report_html(const struct il_cmp *c, struct il_buf *out);
  * out; nothing when no sample was traced. IL_ENOMEM (out's own failures are
  * its sticky error).
  */
-int il_report_html_trace(const struct il_dataset *ds, struct il_buf *out);
+int il_html_trace(const struct il_dataset *ds, struct il_buf *out);
 /* The JSON report as an object (caller owns the reference), and as indented text appended to out. */
 json_t *il_report_json(const struct il_cmp *c);
 int il_report_json_text(const struct il_cmp *c, struct il_buf *out);

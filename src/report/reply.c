@@ -104,7 +104,7 @@ static int blocks(const struct il_reply_part *parts, size_t n, const struct il_r
 
 		if (parts[i].title)
 			il_buf_printf(b, "%s%s\n\n", i ? "\n" : "", parts[i].title);
-		r = il_report_tested_by(parts[i].c, &tb, b, err);
+		r = il_testedby_report(parts[i].c, &tb, b, err);
 	}
 	return r;
 }

@@ -5,7 +5,7 @@
  * author), Subject "Re: ...", Date, Message-ID, In-Reply-To and References
  * (the answered message's References, root first, then its own id) — whose
  * text is a quoted line of the answered message and the block
- * il_report_tested_by makes (the same rules, the same code as `idlelab
+ * il_testedby_report makes (the same rules, the same code as `idlelab
  * tested-by`). Ready for `git send-email --in-reply-to` or `mutt -H`.
  */
 #ifndef IL_REPORT_REPLY_H

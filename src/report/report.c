@@ -15,7 +15,7 @@ static const struct {
 	int (*render)(const struct il_cmp *c, struct il_buf *out);
 } formats[IL_NFMT] = {
 	[IL_FMT_TEXT] = { "text", "txt", render_text },
-	[IL_FMT_MD] = { "md", "md", il_report_md },
+	[IL_FMT_MD] = { "md", "md", il_text_md },
 	[IL_FMT_CSV] = { "csv", "csv", il_report_csv },
 	[IL_FMT_JSON] = { "json", "json", il_report_json_text },
 	[IL_FMT_HTML] = { "html", "html", il_report_html },
@@ -26,7 +26,7 @@ static const char *fmt_name(int i)
 	return formats[i].name;
 }
 
-int il_fmt_parse(const char *s, enum il_fmt *out, struct il_err *err)
+int il_report_fmt_parse(const char *s, enum il_fmt *out, struct il_err *err)
 {
 	int i, r = il_report_pick(s, fmt_name, IL_NFMT, "format", &i, err);
 
@@ -35,12 +35,12 @@ int il_fmt_parse(const char *s, enum il_fmt *out, struct il_err *err)
 	return r;
 }
 
-const char *il_fmt_name(enum il_fmt f)
+const char *il_report_fmt_name(enum il_fmt f)
 {
 	return formats[f].name;
 }
 
-const char *il_fmt_ext(enum il_fmt f)
+const char *il_report_fmt_ext(enum il_fmt f)
 {
 	return formats[f].ext;
 }
@@ -49,5 +49,5 @@ int il_report_render(const struct il_cmp *c, enum il_fmt f, struct il_buf *out, 
 {
 	int r = formats[f].render(c, out);
 
-	return r ? il_err_set(err, r, "cannot render the %s report: %s", formats[f].name, il_strerror(r)) : 0;
+	return r ? il_err_set(err, r, "cannot render the %s report: %s", formats[f].name, il_err_strerror(r)) : 0;
 }

@@ -16,10 +16,10 @@
 /* The formats; their names, extensions and renderers are one table in report.c. */
 enum il_fmt { IL_FMT_TEXT, IL_FMT_MD, IL_FMT_CSV, IL_FMT_JSON, IL_FMT_HTML, IL_NFMT };
 
-int il_fmt_parse(const char *s, enum il_fmt *out, struct il_err *err);
+int il_report_fmt_parse(const char *s, enum il_fmt *out, struct il_err *err);
 /* Name ("text", "md", ...) and file extension ("txt", "md", "csv", "json", "html"). */
-const char *il_fmt_name(enum il_fmt f);
-const char *il_fmt_ext(enum il_fmt f);
+const char *il_report_fmt_name(enum il_fmt f);
+const char *il_report_fmt_ext(enum il_fmt f);
 
 /* Render c in format f, appended to out. */
 int il_report_render(const struct il_cmp *c, enum il_fmt f, struct il_buf *out, struct il_err *err);
@@ -41,6 +41,6 @@ struct il_tb_opts {
  * kernels, governors, workloads, iterations, the key metrics, the verdict in
  * words, and the trailer once, at the end, when it is due (or forced).
  */
-int il_report_tested_by(const struct il_cmp *c, const struct il_tb_opts *o, struct il_buf *out, struct il_err *err);
+int il_testedby_report(const struct il_cmp *c, const struct il_tb_opts *o, struct il_buf *out, struct il_err *err);
 
 #endif

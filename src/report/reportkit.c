@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *il_fmt_num(char *buf, size_t n, double v)
+const char *il_report_fmt_num(char *buf, size_t n, double v)
 {
 	double a = fabs(v);
 

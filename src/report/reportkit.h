@@ -33,7 +33,7 @@ const char *il_report_lab_underneath(const struct il_dataset *ds, const char *ho
 bool il_report_stop_note(const struct il_cmp *c, struct il_buf *b);
 
 /* A number in at most ~10 characters, "-" for NaN; written into buf, returned. */
-const char *il_fmt_num(char *buf, size_t n, double v);
+const char *il_report_fmt_num(char *buf, size_t n, double v);
 
 /* s as one GitHub Markdown table cell: markup characters escaped, newlines as spaces. */
 void il_report_md_cell(struct il_buf *b, const char *s);

@@ -205,7 +205,7 @@ static void what_and_where(const struct il_cmp *c, bool full, struct il_buf *b)
 				      (long long)json_integer_value(json_object_get(e, "latency_us")),
 				      (long long)json_integer_value(json_object_get(e, "residency_us")));
 		il_buf_adds(b, "\n");
-		il_report_environment(fp, full, b);
+		il_environ_report(fp, full, b);
 	}
 	if (json_array_size(json_object_get(rs, "kernels"))) {
 		json_t *rels = json_object_get(ds->meta, "kernel_releases");
@@ -293,7 +293,7 @@ static void what_and_where(const struct il_cmp *c, bool full, struct il_buf *b)
 		struct il_buf note = IL_BUF_INIT;
 
 		il_buf_adds(&note, "Note: ");
-		if (il_tsum_blind_note(ds, &note)) {
+		if (il_tracesum_blind_note(ds, &note)) {
 			il_buf_adds(b, "\n");
 			il_report_wrap(b, il_buf_str(&note), 100, 2);
 		}
@@ -327,7 +327,7 @@ static void what_and_where(const struct il_cmp *c, bool full, struct il_buf *b)
 static bool finding(const struct il_cmp *c, size_t i)
 {
 	for (size_t v = 0; v < c->ds->nvar; v++)
-		if ((int)v != c->aa && il_verdict_differs(il_cmp_res(c, i, v)->vk))
+		if ((int)v != c->aa && il_decide_verdict_differs(il_compare_res(c, i, v)->vk))
 			return true;
 	return false;
 }
@@ -343,19 +343,19 @@ static void key_metric(const struct il_cmp *c, size_t i, struct il_buf *b)
 		      m->better == IL_BETTER_HIGHER ? "higher is better" :
 		      m->better == IL_BETTER_LOWER  ? "lower is better" :
 						      "no direction",
-		      ds->var[c->ref], il_fmt_num(n1, sizeof(n1), il_cmp_res(c, i, (size_t)c->ref)->d.mean));
+		      ds->var[c->ref], il_report_fmt_num(n1, sizeof(n1), il_compare_res(c, i, (size_t)c->ref)->d.mean));
 	for (size_t v = 0; v < ds->nvar; v++) {
-		const struct il_mres *x = il_cmp_res(c, i, v);
+		const struct il_mres *x = il_compare_res(c, i, v);
 
 		if ((int)v == c->ref)
 			continue;
 		snprintf(ch, sizeof(ch), isfinite(x->change_pct) ? "%+.1f%%" : "-", x->change_pct);
 		snprintf(p, sizeof(p), isfinite(x->p) ? "p=%.2g" : "-", x->p);
-		il_buf_printf(b, "  %-24.24s %10s %8s %9s  %s", ds->var[v], il_fmt_num(n1, sizeof(n1), x->d.mean), ch, p,
+		il_buf_printf(b, "  %-24.24s %10s %8s %9s  %s", ds->var[v], il_report_fmt_num(n1, sizeof(n1), x->d.mean), ch, p,
 			      x->verdict);
 		if (x->vk == IL_VERDICT_UNKNOWN && x->n_needed)
 			il_buf_printf(b, " (n~%zu)", x->n_needed);
-		il_buf_printf(b, "%s%s\n", !c->key[i] && il_verdict_differs(x->vk) ? " (exploratory)" : "",
+		il_buf_printf(b, "%s%s\n", !c->key[i] && il_decide_verdict_differs(x->vk) ? " (exploratory)" : "",
 			      (int)v == c->aa ? " (A/A)" : "");
 	}
 }
@@ -369,13 +369,13 @@ static void key_metric_short(const struct il_cmp *c, size_t i, struct il_buf *b)
 	char n1[32];
 
 	il_buf_printf(&line, "%s (%s): %s %s [reference]", m->key, m->unit, ds->var[c->ref],
-		      il_fmt_num(n1, sizeof(n1), il_cmp_res(c, i, (size_t)c->ref)->d.mean));
+		      il_report_fmt_num(n1, sizeof(n1), il_compare_res(c, i, (size_t)c->ref)->d.mean));
 	for (size_t v = 0; v < ds->nvar; v++) {
-		const struct il_mres *x = il_cmp_res(c, i, v);
+		const struct il_mres *x = il_compare_res(c, i, v);
 
 		if ((int)v == c->ref)
 			continue;
-		il_buf_printf(&line, "; %s %s", ds->var[v], il_fmt_num(n1, sizeof(n1), x->d.mean));
+		il_buf_printf(&line, "; %s %s", ds->var[v], il_report_fmt_num(n1, sizeof(n1), x->d.mean));
 		if (isfinite(x->change_pct))
 			il_buf_printf(&line, " %+.1f%%", x->change_pct);
 		if (isfinite(x->p))
@@ -433,7 +433,7 @@ static void key_metrics(const struct il_cmp *c, size_t budget, struct il_buf *b)
 		il_buf_printf(b, "  ... %zu more metric%s: idlelab tested-by --full\n", left, left > 1 ? "s" : "");
 }
 
-int il_report_tested_by(const struct il_cmp *c, const struct il_tb_opts *o, struct il_buf *b, struct il_err *err)
+int il_testedby_report(const struct il_cmp *c, const struct il_tb_opts *o, struct il_buf *b, struct il_err *err)
 {
 	const struct il_dataset *ds = c->ds;
 	struct il_buf who = IL_BUF_INIT, head = IL_BUF_INIT, tail = IL_BUF_INIT, s = IL_BUF_INIT;

@@ -55,7 +55,7 @@ static void header(const struct il_cmp *c, struct il_buf *b, const char *pre)
 			      ds->var[c->ref], ds->var[c->aa]);
 	if (il_report_lab_caveat(ds))
 		note(b, pre, il_report_lab_caveat(ds));
-	if (il_tsum_blind_note(ds, &w))
+	if (il_tracesum_blind_note(ds, &w))
 		note(b, pre, il_buf_str(&w));
 	il_buf_carry(b, &w);
 	il_buf_reset(&w);
@@ -93,9 +93,9 @@ int il_report_text(const struct il_cmp *c, struct il_buf *b)
 			else
 				snprintf(ratio, sizeof(ratio), "-");
 			il_buf_printf(b, "%-15s %-14s %4d %10s %10s %9s %7s %8s %8s\n", cut(t1, sizeof(t1), r->group, 15),
-				      cut(t2, sizeof(t2), r->variant, 14), r->iteration, il_fmt_num(n1, 32, r->score),
-				      il_fmt_num(n2, 32, r->idles), il_fmt_num(n3, 32, r->idle_miss), ratio,
-				      il_fmt_num(n4, 32, r->belows), il_fmt_num(n5, 32, r->aboves));
+				      cut(t2, sizeof(t2), r->variant, 14), r->iteration, il_report_fmt_num(n1, 32, r->score),
+				      il_report_fmt_num(n2, 32, r->idles), il_report_fmt_num(n3, 32, r->idle_miss), ratio,
+				      il_report_fmt_num(n4, 32, r->belows), il_report_fmt_num(n5, 32, r->aboves));
 		}
 		il_buf_adds(b, "\n");
 	}
@@ -107,7 +107,7 @@ int il_report_text(const struct il_cmp *c, struct il_buf *b)
 		il_buf_printf(b, "  %-12s %4s %10s %6s %7s %7s %13s %6s  %s\n", "variant", "n", "mean", "cv", "change", "p",
 			      "CI of ratio", "noise", "verdict");
 		for (size_t v = 0; v < ds->nvar; v++) {
-			const struct il_mres *x = il_cmp_res(c, i, v);
+			const struct il_mres *x = il_compare_res(c, i, v);
 			char cv[16], ch[16], p[16], ci[40], noise[16];
 
 			snprintf(cv, sizeof(cv), isfinite(x->d.cv) ? "%.1f%%" : "-", x->d.cv * 100);
@@ -119,10 +119,10 @@ int il_report_text(const struct il_cmp *c, struct il_buf *b)
 				snprintf(ci, sizeof(ci), "-");
 			snprintf(noise, sizeof(noise), isfinite(x->threshold_pct) ? "%.1f%%" : "-", x->threshold_pct);
 			il_buf_printf(b, "  %-12s %4zu %10s %6s %7s %7s %13s %6s  %s", cut(t1, 32, ds->var[v], 12), x->d.n,
-				      il_fmt_num(n1, 32, x->d.mean), cv, ch, p, ci, noise, x->verdict);
+				      il_report_fmt_num(n1, 32, x->d.mean), cv, ch, p, ci, noise, x->verdict);
 			if (x->vk == IL_VERDICT_UNKNOWN && x->n_needed)
 				il_buf_printf(b, " (n~%zu)", x->n_needed);
-			if (!c->key[i] && il_verdict_differs(x->vk))
+			if (!c->key[i] && il_decide_verdict_differs(x->vk))
 				il_buf_adds(b, " (exploratory)");
 			il_buf_adds(b, "\n");
 		}
@@ -141,7 +141,7 @@ int il_report_text(const struct il_cmp *c, struct il_buf *b)
 	return il_buf_error(b);
 }
 
-int il_report_md(const struct il_cmp *c, struct il_buf *b)
+int il_text_md(const struct il_cmp *c, struct il_buf *b)
 {
 	const struct il_dataset *ds = c->ds;
 	char n1[32], n2[32], n3[32], n4[32], n5[32], n6[32];
@@ -165,13 +165,13 @@ int il_report_md(const struct il_cmp *c, struct il_buf *b)
 		const struct il_mseries *m = &ds->met[c->met[i]];
 
 		for (size_t v = 0; v < ds->nvar; v++) {
-			const struct il_mres *x = il_cmp_res(c, i, v);
+			const struct il_mres *x = il_compare_res(c, i, v);
 
 			il_buf_adds(b, "| ");
 			il_report_md_cell(b, m->key);
 			il_buf_adds(b, c->key[i] ? " [key] | " : " | ");
 			il_report_md_cell(b, ds->var[v]);
-			il_buf_printf(b, " | %zu | %s | %s | %s | %s | ", x->d.n, il_fmt_num(n1, 32, x->d.mean),
+			il_buf_printf(b, " | %zu | %s | %s | %s | %s | ", x->d.n, il_report_fmt_num(n1, 32, x->d.mean),
 				      isfinite(x->d.cv) ? (snprintf(n2, 32, "%.1f%%", x->d.cv * 100), n2) : "-",
 				      isfinite(x->change_pct) ? (snprintf(n3, 32, "%+.1f%%", x->change_pct), n3) : "-",
 				      isfinite(x->p) ? (snprintf(n4, 32, "%.4f", x->p), n4) : "-");
@@ -183,7 +183,7 @@ int il_report_md(const struct il_cmp *c, struct il_buf *b)
 			il_report_md_cell(b, x->verdict);
 			if (x->vk == IL_VERDICT_UNKNOWN && x->n_needed)
 				il_buf_printf(b, " (n~%zu)", x->n_needed);
-			if (!c->key[i] && il_verdict_differs(x->vk))
+			if (!c->key[i] && il_decide_verdict_differs(x->vk))
 				il_buf_adds(b, " (exploratory)");
 			il_buf_adds(b, " |\n");
 		}
@@ -198,10 +198,10 @@ int il_report_md(const struct il_cmp *c, struct il_buf *b)
 			il_report_md_cell(b, r->group);
 			il_buf_adds(b, " | ");
 			il_report_md_cell(b, r->variant);
-			il_buf_printf(b, " | %d | %s | %s | %s | %s | %s | %s |\n", r->iteration, il_fmt_num(n1, 32, r->score),
-				      il_fmt_num(n2, 32, r->idles), il_fmt_num(n3, 32, r->idle_miss),
+			il_buf_printf(b, " | %d | %s | %s | %s | %s | %s | %s |\n", r->iteration, il_report_fmt_num(n1, 32, r->score),
+				      il_report_fmt_num(n2, 32, r->idles), il_report_fmt_num(n3, 32, r->idle_miss),
 				      isfinite(r->ratio) ? (snprintf(n4, 32, "%.3f", r->ratio), n4) : "-",
-				      il_fmt_num(n5, 32, r->belows), il_fmt_num(n6, 32, r->aboves));
+				      il_report_fmt_num(n5, 32, r->belows), il_report_fmt_num(n6, 32, r->aboves));
 		}
 	}
 	return il_buf_error(b);

@@ -20,7 +20,7 @@ static const json_t *trace_of(const struct il_row *r)
 	return json_is_object(t) ? t : NULL;
 }
 
-bool il_tsum_any(const struct il_dataset *ds)
+bool il_tracesum_any(const struct il_dataset *ds)
 {
 	for (size_t i = 0; i < ds->nrows; i++)
 		if (trace_of(&ds->rows[i]))
@@ -28,11 +28,11 @@ bool il_tsum_any(const struct il_dataset *ds)
 	return false;
 }
 
-int il_tsum_keys(const struct il_dataset *ds, const char *group, struct il_view_keys *ks)
+int il_tracesum_keys(const struct il_dataset *ds, const char *group, struct il_view_keys *ks)
 {
 	for (size_t i = 0; i < ds->nrows; i++)
-		if (trace_of(&ds->rows[i]) && il_view_row_is(&ds->rows[i], group, NULL) &&
-		    il_view_keys_add(ks, json_object_get(trace_of(&ds->rows[i]), "states")))
+		if (trace_of(&ds->rows[i]) && il_viewkit_row_is(&ds->rows[i], group, NULL) &&
+		    il_viewkit_keys_add(ks, json_object_get(trace_of(&ds->rows[i]), "states")))
 			return IL_ENOMEM;
 	return 0;
 }
@@ -56,12 +56,12 @@ static double add_hist(double *h, const json_t *a)
 /* The number at key in o, 0 when absent: a count that is not there added nothing. */
 static double count(const json_t *o, const char *key)
 {
-	double v = il_view_jnum(o, key);
+	double v = il_viewkit_jnum(o, key);
 
 	return isfinite(v) ? v : 0;
 }
 
-int il_tsum_make(const struct il_dataset *ds, const char *group, const char *variant, const struct il_view_keys *ks,
+int il_tracesum_make(const struct il_dataset *ds, const char *group, const char *variant, const struct il_view_keys *ks,
 		 struct il_tsum *out)
 {
 	if (!(out->st = calloc(ks->k.n + 1, sizeof(*out->st))))
@@ -73,17 +73,17 @@ int il_tsum_make(const struct il_dataset *ds, const char *group, const char *var
 		const json_t *t = trace_of(&ds->rows[i]), *e;
 		size_t j;
 
-		if (!t || !il_view_row_is(&ds->rows[i], group, variant))
+		if (!t || !il_viewkit_row_is(&ds->rows[i], group, variant))
 			continue;
 		if (!out->samples++)
-			out->tick_period_us = il_view_jnum(t, "tick_period_us");
+			out->tick_period_us = il_viewkit_jnum(t, "tick_period_us");
 		out->mismatched += json_is_false(json_object_get(json_object_get(t, "check"), "ok"));
 		out->tick_traced |= json_is_string(json_object_get(t, "tick_source"));
-		il_view_avg_add(&out->entries, il_view_jnum(t, "entries"));
-		il_view_avg_add(&out->stopped_pct, il_view_jnum(t, "tick_stopped_pct"));
-		il_view_avg_add(&out->shallow_pct, il_view_jnum(t, "tick_stopped_shallow_pct"));
+		il_viewkit_avg_add(&out->entries, il_viewkit_jnum(t, "entries"));
+		il_viewkit_avg_add(&out->stopped_pct, il_viewkit_jnum(t, "tick_stopped_pct"));
+		il_viewkit_avg_add(&out->shallow_pct, il_viewkit_jnum(t, "tick_stopped_shallow_pct"));
 		json_array_foreach(json_object_get(t, "states"), j, e) {
-			const char *key = il_view_state_key(e);
+			const char *key = il_viewkit_state_key(e);
 			struct il_tsum_state *s = NULL;
 
 			for (size_t k = 0; key && k < ks->k.n && !s; k++)
@@ -92,7 +92,7 @@ int il_tsum_make(const struct il_dataset *ds, const char *group, const char *var
 			if (!s)
 				continue;
 			if (isnan(s->residency_us))
-				s->residency_us = il_view_jnum(e, "residency_us");
+				s->residency_us = il_viewkit_jnum(e, "residency_us");
 			s->periods += add_hist(s->hist, json_object_get(e, "hist"));
 			s->aboves += add_hist(s->above, json_object_get(e, "above_short_hist"));
 			s->belows += add_hist(s->below, json_object_get(e, "below_long_hist"));
@@ -107,7 +107,7 @@ int il_tsum_make(const struct il_dataset *ds, const char *group, const char *var
 /* CPU numbers in the trace's blind_cpus, for the run's note: at most this many are named */
 #define BLIND_MAX 64
 
-bool il_tsum_blind_note(const struct il_dataset *ds, struct il_buf *b)
+bool il_tracesum_blind_note(const struct il_dataset *ds, struct il_buf *b)
 {
 	int cpu[BLIND_MAX];
 	size_t hits[BLIND_MAX], n = 0, traced = 0, more = 0;
@@ -149,13 +149,13 @@ bool il_tsum_blind_note(const struct il_dataset *ds, struct il_buf *b)
 	return true;
 }
 
-void il_tsum_release(struct il_tsum *s)
+void il_tracesum_release(struct il_tsum *s)
 {
 	free(s->st);
 	memset(s, 0, sizeof(*s));
 }
 
-void il_tsum_span(const double *h, size_t *lo, size_t *hi)
+void il_tracesum_span(const double *h, size_t *lo, size_t *hi)
 {
 	for (size_t k = 0; k < IL_TSUM_NBUCKET; k++)
 		if (h[k] > 0) {
@@ -174,7 +174,7 @@ static void bound(char *buf, size_t n, unsigned e, const char **unit)
 	*unit = units[u];
 }
 
-const char *il_tsum_bucket(char *buf, size_t n, size_t k)
+const char *il_tracesum_bucket(char *buf, size_t n, size_t k)
 {
 	char a[16], b[16];
 	const char *ua, *ub;

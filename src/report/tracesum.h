@@ -35,23 +35,23 @@ struct il_tsum {
 	double tick_period_us;   /* the first sample's, NaN when its HZ is unknown */
 	bool tick_traced;        /* some sample traced the tick decisions (tick_source not null) */
 	struct il_view_avg entries, stopped_pct, shallow_pct; /* per sample: exits, its tick_stopped(_shallow)_pct */
-	struct il_tsum_state *st; /* [keys->k.n], in the order of the keys il_tsum_make was given */
+	struct il_tsum_state *st; /* [keys->k.n], in the order of the keys il_tracesum_make was given */
 };
 
 /* Whether any counted sample of ds carries an idle.trace object. */
-bool il_tsum_any(const struct il_dataset *ds);
+bool il_tracesum_any(const struct il_dataset *ds);
 
 /* The state keys of group's traced samples, every variant's, in index order (ks zeroed; il_strlist_release(&ks->k)). IL_ENOMEM. */
-int il_tsum_keys(const struct il_dataset *ds, const char *group, struct il_view_keys *ks);
+int il_tracesum_keys(const struct il_dataset *ds, const char *group, struct il_view_keys *ks);
 
 /*
  * Sum the traced samples of group and variant into out (zeroed by the
- * caller; il_tsum_release frees), per key of ks; a state of no key in ks is
+ * caller; il_tracesum_release frees), per key of ks; a state of no key in ks is
  * left out. IL_ENOMEM.
  */
-int il_tsum_make(const struct il_dataset *ds, const char *group, const char *variant, const struct il_view_keys *ks,
+int il_tracesum_make(const struct il_dataset *ds, const char *group, const char *variant, const struct il_view_keys *ks,
 		 struct il_tsum *out);
-void il_tsum_release(struct il_tsum *s);
+void il_tracesum_release(struct il_tsum *s);
 
 /*
  * The CPUs whose idle entries the host's tracing does not see (idle.trace's
@@ -60,12 +60,12 @@ void il_tsum_release(struct il_tsum *s);
  * or fewer than half of them); the idle trace figures leave it out" into b.
  * False (b untouched) when every traced sample saw every measured CPU.
  */
-bool il_tsum_blind_note(const struct il_dataset *ds, struct il_buf *b);
+bool il_tracesum_blind_note(const struct il_dataset *ds, struct il_buf *b);
 
 /* Widen [*lo, *hi] to hold h's nonzero buckets (start with *lo = IL_TSUM_NBUCKET, *hi = 0). */
-void il_tsum_span(const double *h, size_t *lo, size_t *hi);
+void il_tracesum_span(const double *h, size_t *lo, size_t *hi);
 
 /* Bucket k's label ("<1us", "1-2us", ..., "512us-1ms", ..., ">=4s": binary units, 1ms = 1024us), into buf. */
-const char *il_tsum_bucket(char *buf, size_t n, size_t k);
+const char *il_tracesum_bucket(char *buf, size_t n, size_t k);
 
 #endif

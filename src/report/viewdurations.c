@@ -27,24 +27,24 @@ static void traced_row(struct il_vout *o, struct dtabs *t, const struct il_datas
 	size_t n = 0;
 
 	if (!t->traced) {
-		t->traced = il_view_tg_table(o, "traced", "traced samples: idle entries and tick decisions (mean per "
+		t->traced = il_viewkit_tg_table(o, "traced", "traced samples: idle entries and tick decisions (mean per "
 					     "traced sample)");
-		il_vtab_col(o, t->traced, "n", IL_VK_COUNT);
-		il_vtab_col(o, t->traced, "traced", IL_VK_COUNT);
-		il_vtab_col(o, t->traced, "entries", IL_VK_COUNT);
-		il_vtab_col(o, t->traced, "tick stopped %", IL_VK_FIX1);
-		il_vtab_col(o, t->traced, "shallow stopped %", IL_VK_FIX1);
-		il_vtab_col(o, t->traced, "mismatched", IL_VK_COUNT);
+		il_vtable_col(o, t->traced, "n", IL_VK_COUNT);
+		il_vtable_col(o, t->traced, "traced", IL_VK_COUNT);
+		il_vtable_col(o, t->traced, "entries", IL_VK_COUNT);
+		il_vtable_col(o, t->traced, "tick stopped %", IL_VK_FIX1);
+		il_vtable_col(o, t->traced, "shallow stopped %", IL_VK_FIX1);
+		il_vtable_col(o, t->traced, "mismatched", IL_VK_COUNT);
 	}
 	for (size_t x = 0; x < ds->nrows; x++)
-		n += il_view_row_is(&ds->rows[x], g, ds->var[v]);
-	il_view_tg_row(o, t->traced, g, ds->var[v]);
-	il_vtab_n(o, t->traced, (double)n);
-	il_vtab_n(o, t->traced, (double)s->samples);
-	il_vtab_n(o, t->traced, il_view_avg_get(&s->entries));
-	il_vtab_n(o, t->traced, il_view_avg_get(&s->stopped_pct));
-	il_vtab_n(o, t->traced, il_view_avg_get(&s->shallow_pct));
-	il_vtab_n(o, t->traced, (double)s->mismatched);
+		n += il_viewkit_row_is(&ds->rows[x], g, ds->var[v]);
+	il_viewkit_tg_row(o, t->traced, g, ds->var[v]);
+	il_vtable_n(o, t->traced, (double)n);
+	il_vtable_n(o, t->traced, (double)s->samples);
+	il_vtable_n(o, t->traced, il_viewkit_avg_get(&s->entries));
+	il_vtable_n(o, t->traced, il_viewkit_avg_get(&s->stopped_pct));
+	il_vtable_n(o, t->traced, il_viewkit_avg_get(&s->shallow_pct));
+	il_vtable_n(o, t->traced, (double)s->mismatched);
 }
 
 /* The rows of one state's histogram h (of total) for one variant, over the buckets lo..hi. */
@@ -54,13 +54,13 @@ static void hist_rows(struct il_vout *o, struct il_vtab *t, const char *g, const
 	for (size_t b = lo; b <= hi; b++) {
 		char label[32];
 
-		il_view_tg_row(o, t, g, var);
-		il_vtab_s(o, t, key);
+		il_viewkit_tg_row(o, t, g, var);
+		il_vtable_s(o, t, key);
 		if (kind)
-			il_vtab_s(o, t, kind);
-		il_vtab_s(o, t, il_tsum_bucket(label, sizeof(label), b));
-		il_vtab_n(o, t, h[b]);
-		il_vtab_n(o, t, total > 0 ? 100 * h[b] / total : NAN);
+			il_vtable_s(o, t, kind);
+		il_vtable_s(o, t, il_tracesum_bucket(label, sizeof(label), b));
+		il_vtable_n(o, t, h[b]);
+		il_vtable_n(o, t, total > 0 ? 100 * h[b] / total : NAN);
 	}
 }
 
@@ -72,14 +72,14 @@ static void state_rows(struct il_vout *o, struct dtabs *t, const struct il_datas
 
 	for (size_t v = 0; v < ds->nvar; v++)
 		if (s[v].samples)
-			il_tsum_span(s[v].st[k].hist, &lo, &hi);
+			il_tracesum_span(s[v].st[k].hist, &lo, &hi);
 	if (lo <= hi && !t->dur) {
-		t->dur = il_view_tg_table(o, "durations", "idle period durations per state (log2 buckets, summed over "
+		t->dur = il_viewkit_tg_table(o, "durations", "idle period durations per state (log2 buckets, summed over "
 					  "the traced samples): periods and % of the state's periods");
-		il_vtab_col(o, t->dur, "state", IL_VK_TEXT);
-		il_vtab_col(o, t->dur, "duration", IL_VK_TEXT);
-		il_vtab_col(o, t->dur, "periods", IL_VK_COUNT);
-		il_vtab_col(o, t->dur, "%", IL_VK_FIX1);
+		il_vtable_col(o, t->dur, "state", IL_VK_TEXT);
+		il_vtable_col(o, t->dur, "duration", IL_VK_TEXT);
+		il_vtable_col(o, t->dur, "periods", IL_VK_COUNT);
+		il_vtable_col(o, t->dur, "%", IL_VK_FIX1);
 	}
 	for (size_t v = 0; lo <= hi && v < ds->nvar; v++)
 		if (s[v].samples)
@@ -88,17 +88,17 @@ static void state_rows(struct il_vout *o, struct dtabs *t, const struct il_datas
 		lo = IL_TSUM_NBUCKET, hi = 0;
 		for (size_t v = 0; v < ds->nvar; v++)
 			if (s[v].samples)
-				il_tsum_span(above ? s[v].st[k].above : s[v].st[k].below, &lo, &hi);
+				il_tracesum_span(above ? s[v].st[k].above : s[v].st[k].below, &lo, &hi);
 		if (lo > hi)
 			continue;
 		if (!t->off) {
-			t->off = il_view_tg_table(o, "offsets", "how far off the misses were (log2 buckets, summed over "
+			t->off = il_viewkit_tg_table(o, "offsets", "how far off the misses were (log2 buckets, summed over "
 						  "the traced samples): count and % of the state's misses of the kind");
-			il_vtab_col(o, t->off, "state", IL_VK_TEXT);
-			il_vtab_col(o, t->off, "miss", IL_VK_TEXT);
-			il_vtab_col(o, t->off, "offset", IL_VK_TEXT);
-			il_vtab_col(o, t->off, "count", IL_VK_COUNT);
-			il_vtab_col(o, t->off, "%", IL_VK_FIX1);
+			il_vtable_col(o, t->off, "state", IL_VK_TEXT);
+			il_vtable_col(o, t->off, "miss", IL_VK_TEXT);
+			il_vtable_col(o, t->off, "offset", IL_VK_TEXT);
+			il_vtable_col(o, t->off, "count", IL_VK_COUNT);
+			il_vtable_col(o, t->off, "%", IL_VK_FIX1);
 		}
 		for (size_t v = 0; v < ds->nvar; v++)
 			if (s[v].samples)
@@ -112,31 +112,31 @@ static void tick_rows(struct il_vout *o, struct dtabs *t, const char *g, const c
 		      const struct il_tsum *s)
 {
 	if (!t->tick) {
-		t->tick = il_view_tg_table(o, "tick", "the tick when the idle periods began, per state (summed over "
+		t->tick = il_viewkit_tg_table(o, "tick", "the tick when the idle periods began, per state (summed over "
 					   "the traced samples)");
-		il_vtab_col(o, t->tick, "state", IL_VK_TEXT);
-		il_vtab_col(o, t->tick, "shallow", IL_VK_TEXT);
-		il_vtab_col(o, t->tick, "stopped", IL_VK_COUNT);
-		il_vtab_col(o, t->tick, "retained", IL_VK_COUNT);
-		il_vtab_col(o, t->tick, "unknown", IL_VK_COUNT);
-		il_vtab_col(o, t->tick, "stopped %", IL_VK_FIX1);
+		il_vtable_col(o, t->tick, "state", IL_VK_TEXT);
+		il_vtable_col(o, t->tick, "shallow", IL_VK_TEXT);
+		il_vtable_col(o, t->tick, "stopped", IL_VK_COUNT);
+		il_vtable_col(o, t->tick, "retained", IL_VK_COUNT);
+		il_vtable_col(o, t->tick, "unknown", IL_VK_COUNT);
+		il_vtable_col(o, t->tick, "stopped %", IL_VK_FIX1);
 	}
 	for (size_t k = 0; k < ks->k.n; k++) {
 		const struct il_tsum_state *st = &s->st[k];
 		bool known = isfinite(st->residency_us) && isfinite(s->tick_period_us);
 
-		il_view_tg_row(o, t->tick, g, var);
-		il_vtab_s(o, t->tick, ks->k.v[k]);
-		il_vtab_s(o, t->tick, !known ? "-" : st->residency_us < s->tick_period_us ? "yes" : "no");
-		il_vtab_n(o, t->tick, st->stopped);
-		il_vtab_n(o, t->tick, st->retained);
-		il_vtab_n(o, t->tick, st->unknown);
-		il_vtab_n(o, t->tick, st->stopped + st->retained > 0 ? 100 * st->stopped / (st->stopped + st->retained) :
+		il_viewkit_tg_row(o, t->tick, g, var);
+		il_vtable_s(o, t->tick, ks->k.v[k]);
+		il_vtable_s(o, t->tick, !known ? "-" : st->residency_us < s->tick_period_us ? "yes" : "no");
+		il_vtable_n(o, t->tick, st->stopped);
+		il_vtable_n(o, t->tick, st->retained);
+		il_vtable_n(o, t->tick, st->unknown);
+		il_vtable_n(o, t->tick, st->stopped + st->retained > 0 ? 100 * st->stopped / (st->stopped + st->retained) :
 									NAN);
 	}
 }
 
-int il_view_build_durations(const struct il_cmp *c, struct il_vout *o)
+int il_viewdurations_build(const struct il_cmp *c, struct il_vout *o)
 {
 	const struct il_dataset *ds = c->ds;
 	struct il_strlist g = { 0 };
@@ -145,24 +145,24 @@ int il_view_build_durations(const struct il_cmp *c, struct il_vout *o)
 	bool ticks = false;
 	int r;
 
-	if (!il_tsum_any(ds)) {
-		il_vout_note(o, "no traced samples: no counted sample of this run has an idle trace (idle.trace in its "
+	if (!il_tracesum_any(ds)) {
+		il_vtable_note(o, "no traced samples: no counted sample of this run has an idle trace (idle.trace in its "
 			     "journal record, docs/formats.md), so there are no idle period durations or tick decisions "
 			     "to show; the counters' views (states, misses) show what the counters tell");
 		return 0;
 	}
-	r = il_view_groups(ds, &g);
+	r = il_viewkit_groups(ds, &g);
 	for (size_t i = 0; !r && i < g.n; i++) {
 		struct il_view_keys ks = { 0 };
 		struct il_tsum *s = NULL;
 		size_t traced = 0;
 
-		if ((r = il_tsum_keys(ds, g.v[i], &ks)) || !(s = calloc(ds->nvar, sizeof(*s)))) {
+		if ((r = il_tracesum_keys(ds, g.v[i], &ks)) || !(s = calloc(ds->nvar, sizeof(*s)))) {
 			r = IL_ENOMEM;
 			goto next;
 		}
 		for (size_t v = 0; !r && v < ds->nvar; v++)
-			r = il_tsum_make(ds, g.v[i], ds->var[v], &ks, &s[v]);
+			r = il_tracesum_make(ds, g.v[i], ds->var[v], &ks, &s[v]);
 		for (size_t v = 0; !r && v < ds->nvar; v++) {
 			traced += s[v].samples;
 			mismatched += s[v].mismatched;
@@ -171,7 +171,7 @@ int il_view_build_durations(const struct il_cmp *c, struct il_vout *o)
 				traced_row(o, &t, ds, g.v[i], v, &s[v]);
 		}
 		if (!r && !traced)
-			il_vout_note(o, "%s: no traced samples", g.v[i]);
+			il_vtable_note(o, "%s: no traced samples", g.v[i]);
 		for (size_t k = 0; !r && traced && k < ks.k.n; k++)
 			state_rows(o, &t, ds, g.v[i], ks.k.v[k], s, k);
 		for (size_t v = 0; !r && v < ds->nvar; v++)
@@ -179,42 +179,42 @@ int il_view_build_durations(const struct il_cmp *c, struct il_vout *o)
 				tick_rows(o, &t, g.v[i], ds->var[v], &ks, &s[v]);
 next:
 		for (size_t v = 0; s && v < ds->nvar; v++)
-			il_tsum_release(&s[v]);
+			il_tracesum_release(&s[v]);
 		free(s);
 		il_strlist_release(&ks.k);
 	}
 	if (!r) {
-		il_vout_note(o, "traced: the counted samples with an idle trace; entries: idle state exits in the trace's "
+		il_vtable_note(o, "traced: the counted samples with an idle trace; entries: idle state exits in the trace's "
 			     "window over the measured CPUs; tick stopped %% and shallow stopped %%: the mean over the "
 			     "traced samples of each one's own (compare judges them as idle.trace.tick_stopped_pct and "
 			     "idle.trace.tick_stopped_shallow_pct)");
-		il_vout_note(o, "durations: complete idle periods in the window (cpu_idle entry to exit), summed over the "
+		il_vtable_note(o, "durations: complete idle periods in the window (cpu_idle entry to exit), summed over the "
 			     "variant's traced samples and measured CPUs; bucket k holds [2^(k-1), 2^k) us, in binary "
 			     "units (1ms = 1024us, 1s = 1024ms); buckets no variant reached are left out; %%: of the "
 			     "state's complete periods");
 		if (t.off)
-			il_vout_note(o, "offsets: above (too deep) = the state's target residency - the period's "
+			il_vtable_note(o, "offsets: above (too deep) = the state's target residency - the period's "
 				     "duration, below (too shallow) = the duration - the next enabled deeper state's target "
 				     "residency, as cpuidle_enter_state() judges them (cpu_idle_miss events); %%: of the "
 				     "state's misses of that kind");
-		il_vout_note(o, "tick: its state when each period began (timer:tick_stop, until the CPU left the idle "
+		il_vtable_note(o, "tick: its state when each period began (timer:tick_stop, until the CPU left the idle "
 			     "loop; or the decision traced before the period with the function tracer), unknown when not "
 			     "seen; stopped %% = 100 x stopped / (stopped + retained); shallow: the state's target residency "
 			     "is below the tick period (1e6 / HZ us)");
 		if (!ticks)
-			il_vout_note(o, "the tick was not traced (no timer:tick_stop or sched:sched_switch event in "
+			il_vtable_note(o, "the tick was not traced (no timer:tick_stop or sched:sched_switch event in "
 				     "that kernel): every period's tick is unknown");
 		{
 			struct il_buf bn = IL_BUF_INIT;
 
-			if (il_tsum_blind_note(ds, &bn))
-				il_vout_note(o, "%s", il_buf_str(&bn));
+			if (il_tracesum_blind_note(ds, &bn))
+				il_vtable_note(o, "%s", il_buf_str(&bn));
 			if (!il_buf_ok(&bn))
 				r = IL_ENOMEM;
 			il_buf_release(&bn);
 		}
 		if (mismatched)
-			il_vout_note(o, "%zu traced samples' counts disagree with the idle counters (check.mismatches in "
+			il_vtable_note(o, "%zu traced samples' counts disagree with the idle counters (check.mismatches in "
 				     "the journal): their histograms are summed all the same", mismatched);
 	}
 	il_strlist_release(&g);

@@ -6,19 +6,19 @@
 #include <stdio.h>
 #include <string.h>
 
-double il_view_jnum(const json_t *o, const char *key)
+double il_viewkit_jnum(const json_t *o, const char *key)
 {
 	const json_t *v = json_object_get(o, key);
 
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-double il_view_change(double v, double ref)
+double il_viewkit_change(double v, double ref)
 {
 	return isfinite(v) && isfinite(ref) && ref != 0 ? (v - ref) / fabs(ref) * 100 : NAN;
 }
 
-double il_view_mean(const struct il_values *s)
+double il_viewkit_mean(const struct il_values *s)
 {
 	double sum = 0;
 
@@ -27,18 +27,18 @@ double il_view_mean(const struct il_values *s)
 	return s->n ? sum / (double)s->n : NAN;
 }
 
-void il_view_avg_add(struct il_view_avg *a, double v)
+void il_viewkit_avg_add(struct il_view_avg *a, double v)
 {
 	if (isfinite(v))
 		a->sum += v, a->n++;
 }
 
-double il_view_avg_get(const struct il_view_avg *a)
+double il_viewkit_avg_get(const struct il_view_avg *a)
 {
 	return a->n ? a->sum / (double)a->n : NAN;
 }
 
-int il_view_groups(const struct il_dataset *ds, struct il_strlist *g)
+int il_viewkit_groups(const struct il_dataset *ds, struct il_strlist *g)
 {
 	for (size_t i = 0; i < ds->nrows; i++)
 		if (!il_strlist_has(g, ds->rows[i].group) && il_strlist_push(g, ds->rows[i].group))
@@ -46,12 +46,12 @@ int il_view_groups(const struct il_dataset *ds, struct il_strlist *g)
 	return 0;
 }
 
-bool il_view_row_is(const struct il_row *r, const char *group, const char *variant)
+bool il_viewkit_row_is(const struct il_row *r, const char *group, const char *variant)
 {
 	return !strcmp(r->group, group) && (!variant || !strcmp(r->variant, variant));
 }
 
-const struct il_mseries *il_view_metric(const struct il_dataset *ds, const char *g, const char *metric)
+const struct il_mseries *il_viewkit_metric(const struct il_dataset *ds, const char *g, const char *metric)
 {
 	for (size_t i = 0; i < ds->nmet; i++)
 		if (!ds->met[i].idle && !strcmp(ds->met[i].group, g) && (!metric || !strcmp(ds->met[i].metric, metric)))
@@ -59,15 +59,15 @@ const struct il_mseries *il_view_metric(const struct il_dataset *ds, const char 
 	return NULL;
 }
 
-const char *il_view_verdict(const struct il_cmp *c, const struct il_mseries *m, size_t v)
+const char *il_viewkit_verdict(const struct il_cmp *c, const struct il_mseries *m, size_t v)
 {
 	for (size_t i = 0; m && i < c->nmet; i++)
 		if (&c->ds->met[c->met[i]] == m)
-			return il_cmp_res(c, i, v)->verdict;
+			return il_compare_res(c, i, v)->verdict;
 	return "-";
 }
 
-const char *il_view_value_text(char *buf, size_t n, const json_t *v)
+const char *il_viewkit_value_text(char *buf, size_t n, const json_t *v)
 {
 	if (json_is_string(v))
 		snprintf(buf, n, "%s", json_string_value(v));
@@ -80,20 +80,20 @@ const char *il_view_value_text(char *buf, size_t n, const json_t *v)
 	return buf;
 }
 
-const char *il_view_state_key(const json_t *st)
+const char *il_viewkit_state_key(const json_t *st)
 {
 	const char *k = json_string_value(json_object_get(st, "key"));
 
 	return k ? k : json_string_value(json_object_get(st, "name"));
 }
 
-int il_view_keys_add(struct il_view_keys *ks, const json_t *states)
+int il_viewkit_keys_add(struct il_view_keys *ks, const json_t *states)
 {
 	const json_t *st;
 	size_t i;
 
 	json_array_foreach(states, i, st) {
-		const char *k = il_view_state_key(st);
+		const char *k = il_viewkit_state_key(st);
 		size_t at;
 
 		if (!k || il_strlist_has(&ks->k, k) || ks->k.n >= 256)
@@ -103,7 +103,7 @@ int il_view_keys_add(struct il_view_keys *ks, const json_t *states)
 		/* keep the list ordered by the state's index (insertion, stable for equal ones) */
 		{
 			/* a state without a numeric index (a damaged journal) sorts last, never (int)NaN */
-			double ix = il_view_jnum(st, "index");
+			double ix = il_viewkit_jnum(st, "index");
 
 			ks->idx[ks->k.n - 1] = isfinite(ix) && ix >= 0 && ix < 1e6 ? (int)ix : 1000000;
 		}
@@ -118,29 +118,29 @@ int il_view_keys_add(struct il_view_keys *ks, const json_t *states)
 	return 0;
 }
 
-const json_t *il_view_state_in(const json_t *states, const char *k)
+const json_t *il_viewkit_state_in(const json_t *states, const char *k)
 {
 	const json_t *st;
 	size_t i;
 
 	json_array_foreach(states, i, st)
-		if (il_view_state_key(st) && !strcmp(il_view_state_key(st), k))
+		if (il_viewkit_state_key(st) && !strcmp(il_viewkit_state_key(st), k))
 			return st;
 	return NULL;
 }
 
-struct il_vtab *il_view_tg_table(struct il_vout *o, const char *name, const char *title)
+struct il_vtab *il_viewkit_tg_table(struct il_vout *o, const char *name, const char *title)
 {
-	struct il_vtab *t = il_vout_table(o, name, title);
+	struct il_vtab *t = il_vtable_table(o, name, title);
 
-	il_vtab_col(o, t, "test", IL_VK_TEXT);
-	il_vtab_col(o, t, "gov", IL_VK_TEXT);
+	il_vtable_col(o, t, "test", IL_VK_TEXT);
+	il_vtable_col(o, t, "gov", IL_VK_TEXT);
 	return t;
 }
 
-void il_view_tg_row(struct il_vout *o, struct il_vtab *t, const char *group, const char *variant)
+void il_viewkit_tg_row(struct il_vout *o, struct il_vtab *t, const char *group, const char *variant)
 {
-	il_vtab_row(o, t);
-	il_vtab_s(o, t, group);
-	il_vtab_s(o, t, variant);
+	il_vtable_row(o, t);
+	il_vtable_s(o, t, group);
+	il_vtable_s(o, t, variant);
 }

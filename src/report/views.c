@@ -35,12 +35,12 @@ static void iter_rows(const struct il_cmp *c, struct il_vout *o, struct il_vtab 
 
 	/* %change against the reference's first counted iteration of the same workload */
 	for (size_t i = 0; i < ds->nrows; i++)
-		if (il_view_row_is(&ds->rows[i], g, ref) && (!r0 || ds->rows[i].iteration < r0->iteration))
+		if (il_viewkit_row_is(&ds->rows[i], g, ref) && (!r0 || ds->rows[i].iteration < r0->iteration))
 			r0 = &ds->rows[i];
 	if (!r0)
-		il_vout_note(o, "%s: no counted sample of the reference %s, so no %%change", g, ref);
+		il_vtable_note(o, "%s: no counted sample of the reference %s, so no %%change", g, ref);
 	else if (r0->iteration)
-		il_vout_note(o, "%s: %%change is against %s's iteration %d, its first counted one", g, ref,
+		il_vtable_note(o, "%s: %%change is against %s's iteration %d, its first counted one", g, ref,
 			     r0->iteration);
 	for (size_t v = 0; v < ds->nvar; v++)
 		for (size_t i = 0; i < ds->nrows; i++) {
@@ -49,25 +49,25 @@ static void iter_rows(const struct il_cmp *c, struct il_vout *o, struct il_vtab 
 			json_t *val;
 			char buf[128];
 
-			if (!il_view_row_is(r, g, ds->var[v]))
+			if (!il_viewkit_row_is(r, g, ds->var[v]))
 				continue;
-			il_vtab_row(o, t);
+			il_vtable_row(o, t);
 			if (mparams) {
 				json_object_foreach((json_t *)mparams, name, val)
-					il_vtab_s(o, t, il_view_value_text(buf, sizeof(buf),
+					il_vtable_s(o, t, il_viewkit_value_text(buf, sizeof(buf),
 								   json_object_get(json_object_get(r->matrix, "params"), name)));
 			} else {
-				il_vtab_s(o, t, g);
+				il_vtable_s(o, t, g);
 			}
-			il_vtab_s(o, t, r->variant);
-			il_vtab_n(o, t, r->iteration);
-			il_vtab_n(o, t, r->score);
-			il_vtab_n(o, t, il_view_change(r->score, r0 ? r0->score : NAN));
-			il_vtab_n(o, t, r->idles);
-			il_vtab_n(o, t, r->idle_miss);
-			il_vtab_n(o, t, r->ratio);
-			il_vtab_n(o, t, r->belows);
-			il_vtab_n(o, t, r->aboves);
+			il_vtable_s(o, t, r->variant);
+			il_vtable_n(o, t, r->iteration);
+			il_vtable_n(o, t, r->score);
+			il_vtable_n(o, t, il_viewkit_change(r->score, r0 ? r0->score : NAN));
+			il_vtable_n(o, t, r->idles);
+			il_vtable_n(o, t, r->idle_miss);
+			il_vtable_n(o, t, r->ratio);
+			il_vtable_n(o, t, r->belows);
+			il_vtable_n(o, t, r->aboves);
 		}
 }
 
@@ -75,7 +75,7 @@ static int build_iterations(const struct il_cmp *c, struct il_vout *o)
 {
 	const struct il_dataset *ds = c->ds;
 	struct il_strlist g = { 0 }, tkeys = { 0 };
-	int r = il_view_groups(ds, &g);
+	int r = il_viewkit_groups(ds, &g);
 
 	for (size_t i = 0; !r && i < ds->nrows; i++)
 		if (!il_strlist_has(&tkeys, table_key(&ds->rows[i])) && il_strlist_push(&tkeys, table_key(&ds->rows[i])))
@@ -93,7 +93,7 @@ static int build_iterations(const struct il_cmp *c, struct il_vout *o)
 			const struct il_mseries *m = il_view_score(ds, g.v[i]);
 
 			for (size_t x = 0; x < ds->nrows && !first; x++)
-				if (il_view_row_is(&ds->rows[x], g.v[i], NULL))
+				if (il_viewkit_row_is(&ds->rows[x], g.v[i], NULL))
 					first = &ds->rows[x];
 			if (strcmp(table_key(first), key))
 				continue;
@@ -114,26 +114,26 @@ static int build_iterations(const struct il_cmp *c, struct il_vout *o)
 			il_buf_printf(&title, "per iteration: %%change of the score vs %s's first iteration of the same test",
 				      ds->var[c->ref]);
 		}
-		t = il_vout_table(o, *key ? key : "iterations", il_buf_str(&title));
+		t = il_vtable_table(o, *key ? key : "iterations", il_buf_str(&title));
 		il_buf_release(&title);
 		if (mparams) {
 			json_object_foreach((json_t *)mparams, name, val)
-				il_vtab_col(o, t, name, IL_VK_TEXT);
+				il_vtable_col(o, t, name, IL_VK_TEXT);
 		} else {
-			il_vtab_col(o, t, "test", IL_VK_TEXT);
+			il_vtable_col(o, t, "test", IL_VK_TEXT);
 		}
-		il_vtab_col(o, t, "gov", IL_VK_TEXT);
-		il_vtab_col(o, t, "iter", IL_VK_COUNT);
-		il_vtab_col(o, t, same && score ? score : "score", IL_VK_NUM);
-		il_vtab_col(o, t, "%change", IL_VK_CHG0);
-		il_vtab_col(o, t, "idles", IL_VK_COUNT);
-		il_vtab_col(o, t, "idle_miss", IL_VK_COUNT);
-		il_vtab_col(o, t, "ratio", IL_VK_FIX3);
-		il_vtab_col(o, t, "belows", IL_VK_COUNT);
-		il_vtab_col(o, t, "aboves", IL_VK_COUNT);
+		il_vtable_col(o, t, "gov", IL_VK_TEXT);
+		il_vtable_col(o, t, "iter", IL_VK_COUNT);
+		il_vtable_col(o, t, same && score ? score : "score", IL_VK_NUM);
+		il_vtable_col(o, t, "%change", IL_VK_CHG0);
+		il_vtable_col(o, t, "idles", IL_VK_COUNT);
+		il_vtable_col(o, t, "idle_miss", IL_VK_COUNT);
+		il_vtable_col(o, t, "ratio", IL_VK_FIX3);
+		il_vtable_col(o, t, "belows", IL_VK_COUNT);
+		il_vtable_col(o, t, "aboves", IL_VK_COUNT);
 		for (size_t i = 0; i < g.n; i++) {
 			for (size_t x = 0; x < ds->nrows; x++)
-				if (il_view_row_is(&ds->rows[x], g.v[i], NULL)) {
+				if (il_viewkit_row_is(&ds->rows[x], g.v[i], NULL)) {
 					if (!strcmp(table_key(&ds->rows[x]), key))
 						iter_rows(c, o, t, g.v[i], mparams);
 					break;
@@ -141,7 +141,7 @@ static int build_iterations(const struct il_cmp *c, struct il_vout *o)
 		}
 	}
 	if (!r && tkeys.n)
-		il_vout_note(o, "%%change = 100 x (score / the reference's first counted iteration of the same workload - "
+		il_vtable_note(o, "%%change = 100 x (score / the reference's first counted iteration of the same workload - "
 			     "1), printed as %%.0f like the seed tables; ratio = idle_miss / idles; belows and aboves as "
 			     "cpuidle_enter_state counts them (drivers/cpuidle/cpuidle.c)");
 	il_strlist_release(&g);
@@ -159,11 +159,11 @@ static int build_states(const struct il_cmp *c, struct il_vout *o)
 	const char *score = NULL;
 	bool same = true, watts = false;
 	struct il_vtab *t;
-	int r = il_view_groups(ds, &g);
+	int r = il_viewkit_groups(ds, &g);
 
 	for (size_t i = 0; !r && i < ds->nrows; i++) {
-		r = il_view_keys_add(&ks, json_object_get(ds->rows[i].idle, "states"));
-		watts |= isfinite(il_view_jnum(json_object_get(ds->rows[i].idle, "energy"), "watts"));
+		r = il_viewkit_keys_add(&ks, json_object_get(ds->rows[i].idle, "states"));
+		watts |= isfinite(il_viewkit_jnum(json_object_get(ds->rows[i].idle, "energy"), "watts"));
 	}
 	for (size_t i = 0; i < g.n; i++) {
 		const struct il_mseries *m = il_view_score(ds, g.v[i]);
@@ -173,23 +173,23 @@ static int build_states(const struct il_cmp *c, struct il_vout *o)
 		if (m && !score)
 			score = m->metric;
 	}
-	t = il_view_tg_table(o, "states",
+	t = il_viewkit_tg_table(o, "states",
 			     "per variant: mean score, change vs the reference, idle state usage (% of entries), "
 			     "package power");
-	il_vtab_col(o, t, "n", IL_VK_COUNT);
-	il_vtab_col(o, t, same && score ? score : "score", IL_VK_NUM);
-	il_vtab_col(o, t, "%change", IL_VK_CHG1);
-	il_vtab_col(o, t, "verdict", IL_VK_TEXT);
+	il_vtable_col(o, t, "n", IL_VK_COUNT);
+	il_vtable_col(o, t, same && score ? score : "score", IL_VK_NUM);
+	il_vtable_col(o, t, "%change", IL_VK_CHG1);
+	il_vtable_col(o, t, "verdict", IL_VK_TEXT);
 	for (size_t k = 0; k < ks.k.n; k++) {
 		char col[96];
 
 		snprintf(col, sizeof(col), "%s %%", ks.k.v[k]);
-		il_vtab_col(o, t, col, IL_VK_FIX1);
+		il_vtable_col(o, t, col, IL_VK_FIX1);
 	}
-	il_vtab_col(o, t, "watts", IL_VK_FIX1);
+	il_vtable_col(o, t, "watts", IL_VK_FIX1);
 	for (size_t i = 0; !r && i < g.n; i++) {
 		const struct il_mseries *m = il_view_score(ds, g.v[i]);
-		double ref = m ? il_view_mean(&m->var[c->ref]) : NAN;
+		double ref = m ? il_viewkit_mean(&m->var[c->ref]) : NAN;
 
 		for (size_t v = 0; v < ds->nvar; v++) {
 			struct il_view_avg w = { 0 }, *use = calloc(ks.k.n + 1, sizeof(*use));
@@ -202,36 +202,36 @@ static int build_states(const struct il_cmp *c, struct il_vout *o)
 			for (size_t x = 0; x < ds->nrows; x++) {
 				const struct il_row *row = &ds->rows[x];
 
-				if (!il_view_row_is(row, g.v[i], ds->var[v]))
+				if (!il_viewkit_row_is(row, g.v[i], ds->var[v]))
 					continue;
 				n++;
-				il_view_avg_add(&w, il_view_jnum(json_object_get(row->idle, "energy"), "watts"));
+				il_viewkit_avg_add(&w, il_viewkit_jnum(json_object_get(row->idle, "energy"), "watts"));
 				for (size_t k = 0; k < ks.k.n; k++) {
 					const json_t *states = json_object_get(row->idle, "states");
 
-					il_view_avg_add(&use[k], 100 * il_view_jnum(il_view_state_in(states, ks.k.v[k]),
+					il_viewkit_avg_add(&use[k], 100 * il_viewkit_jnum(il_viewkit_state_in(states, ks.k.v[k]),
 										     "usage_share"));
 				}
 			}
 			if (n) {
-				il_view_tg_row(o, t, g.v[i], ds->var[v]);
-				il_vtab_n(o, t, (double)n);
-				il_vtab_n(o, t, m ? il_view_mean(&m->var[v]) : NAN);
-				il_vtab_n(o, t, (int)v == c->ref || !m ? NAN :
-						il_view_change(il_view_mean(&m->var[v]), ref));
-				il_vtab_s(o, t, il_view_verdict(c, m, v));
+				il_viewkit_tg_row(o, t, g.v[i], ds->var[v]);
+				il_vtable_n(o, t, (double)n);
+				il_vtable_n(o, t, m ? il_viewkit_mean(&m->var[v]) : NAN);
+				il_vtable_n(o, t, (int)v == c->ref || !m ? NAN :
+						il_viewkit_change(il_viewkit_mean(&m->var[v]), ref));
+				il_vtable_s(o, t, il_viewkit_verdict(c, m, v));
 				for (size_t k = 0; k < ks.k.n; k++)
-					il_vtab_n(o, t, il_view_avg_get(&use[k]));
-				il_vtab_n(o, t, il_view_avg_get(&w));
+					il_vtable_n(o, t, il_viewkit_avg_get(&use[k]));
+				il_vtable_n(o, t, il_viewkit_avg_get(&w));
 			}
 			free(use);
 		}
 	}
 	if (!r) {
-		il_vout_note(o, "state columns: the mean over the samples of the state's share of idle entries (usage); "
+		il_vtable_note(o, "state columns: the mean over the samples of the state's share of idle entries (usage); "
 			     "%%change: of the mean score vs %s, verdict as in the comparison", ds->var[c->ref]);
 		if (!watts)
-			il_vout_note(o, "no package power: the samples have no energy (no powercap package zone or hwmon "
+			il_vtable_note(o, "no package power: the samples have no energy (no powercap package zone or hwmon "
 				     "energy counter on the host)");
 	}
 	il_strlist_release(&ks.k);
@@ -276,7 +276,7 @@ static int build_clusters(const struct il_cmp *c, struct il_vout *o)
 	struct il_strlist g = { 0 }, labels = { 0 };
 	bool v1 = false;
 	struct il_vtab *res, *mis;
-	int r = il_view_groups(ds, &g);
+	int r = il_viewkit_groups(ds, &g);
 
 	for (size_t i = 0; !r && i < ds->nrows; i++) {
 		const json_t *a = json_object_get(ds->rows[i].idle, "clusters"), *cl;
@@ -292,23 +292,23 @@ static int build_clusters(const struct il_cmp *c, struct il_vout *o)
 		}
 	}
 	if (!r && !labels.n) {
-		il_vout_note(o, "no clusters: the samples' idle JSON lists none, so the host is symmetric (one CPU "
+		il_vtable_note(o, "no clusters: the samples' idle JSON lists none, so the host is symmetric (one CPU "
 			     "type; an x86 cluster_id is an L2 group, not a cluster) and there is no per-cluster table; "
 			     "see the states view for the whole host");
 		goto out;
 	}
-	res = il_view_tg_table(o, "residency", "per cluster: residency per idle state (mean per sample)");
-	il_vtab_col(o, res, "cluster", IL_VK_TEXT);
-	il_vtab_col(o, res, "state", IL_VK_TEXT);
-	il_vtab_col(o, res, "time_s", IL_VK_FIX3);
-	il_vtab_col(o, res, "time %", IL_VK_FIX1);
-	mis = il_view_tg_table(o, "misses",
+	res = il_viewkit_tg_table(o, "residency", "per cluster: residency per idle state (mean per sample)");
+	il_vtable_col(o, res, "cluster", IL_VK_TEXT);
+	il_vtable_col(o, res, "state", IL_VK_TEXT);
+	il_vtable_col(o, res, "time_s", IL_VK_FIX3);
+	il_vtable_col(o, res, "time %", IL_VK_FIX1);
+	mis = il_viewkit_tg_table(o, "misses",
 			       "per cluster: too deep % (aboves) and too shallow % (belows) of idle entries");
-	il_vtab_col(o, mis, "cluster", IL_VK_TEXT);
-	il_vtab_col(o, mis, "cpus", IL_VK_TEXT);
-	il_vtab_col(o, mis, "idles", IL_VK_COUNT);
-	il_vtab_col(o, mis, "too deep %", IL_VK_FIX2);
-	il_vtab_col(o, mis, "too shallow %", IL_VK_FIX2);
+	il_vtable_col(o, mis, "cluster", IL_VK_TEXT);
+	il_vtable_col(o, mis, "cpus", IL_VK_TEXT);
+	il_vtable_col(o, mis, "idles", IL_VK_COUNT);
+	il_vtable_col(o, mis, "too deep %", IL_VK_FIX2);
+	il_vtable_col(o, mis, "too shallow %", IL_VK_FIX2);
 	for (size_t i = 0; !r && i < g.n; i++)
 		for (size_t v = 0; !r && v < ds->nvar; v++)
 			for (size_t l = 0; !r && l < labels.n; l++) {
@@ -320,13 +320,13 @@ static int build_clusters(const struct il_cmp *c, struct il_vout *o)
 				for (size_t x = 0; !r && x < ds->nrows; x++) {
 					const json_t *cl = cluster_in(ds->rows[x].idle, labels.v[l]);
 
-					if (!cl || !il_view_row_is(&ds->rows[x], g.v[i], ds->var[v]))
+					if (!cl || !il_viewkit_row_is(&ds->rows[x], g.v[i], ds->var[v]))
 						continue;
-					r = il_view_keys_add(&ks, json_object_get(cl, "states"));
+					r = il_viewkit_keys_add(&ks, json_object_get(cl, "states"));
 					cpus = cpus ? cpus : json_string_value(json_object_get(cl, "cpus"));
 					/* pooled over the samples: the sums' ratio, as the kernel's counters add up */
-					idles += il_view_jnum(cl, "idles"), above += il_view_jnum(cl, "aboves"),
-					below += il_view_jnum(cl, "belows");
+					idles += il_viewkit_jnum(cl, "idles"), above += il_viewkit_jnum(cl, "aboves"),
+					below += il_viewkit_jnum(cl, "belows");
 					n++;
 				}
 				for (size_t k = 0; n && k < ks.k.n; k++) {
@@ -334,37 +334,37 @@ static int build_clusters(const struct il_cmp *c, struct il_vout *o)
 
 					for (size_t x = 0; x < ds->nrows; x++) {
 						const json_t *cx = cluster_in(ds->rows[x].idle, labels.v[l]);
-						const json_t *st = il_view_state_in(json_object_get(cx, "states"),
+						const json_t *st = il_viewkit_state_in(json_object_get(cx, "states"),
 										    ks.k.v[k]);
 
-						if (!st || !il_view_row_is(&ds->rows[x], g.v[i], ds->var[v]))
+						if (!st || !il_viewkit_row_is(&ds->rows[x], g.v[i], ds->var[v]))
 							continue;
-						il_view_avg_add(&ts, il_view_jnum(st, "time_us") / 1e6);
-						il_view_avg_add(&tt, 100 * il_view_jnum(st, "time_share"));
+						il_viewkit_avg_add(&ts, il_viewkit_jnum(st, "time_us") / 1e6);
+						il_viewkit_avg_add(&tt, 100 * il_viewkit_jnum(st, "time_share"));
 					}
-					il_view_tg_row(o, res, g.v[i], ds->var[v]);
-					il_vtab_s(o, res, labels.v[l]);
-					il_vtab_s(o, res, ks.k.v[k]);
-					il_vtab_n(o, res, il_view_avg_get(&ts));
-					il_vtab_n(o, res, il_view_avg_get(&tt));
+					il_viewkit_tg_row(o, res, g.v[i], ds->var[v]);
+					il_vtable_s(o, res, labels.v[l]);
+					il_vtable_s(o, res, ks.k.v[k]);
+					il_vtable_n(o, res, il_viewkit_avg_get(&ts));
+					il_vtable_n(o, res, il_viewkit_avg_get(&tt));
 				}
 				if (n) {
-					il_view_tg_row(o, mis, g.v[i], ds->var[v]);
-					il_vtab_s(o, mis, labels.v[l]);
-					il_vtab_s(o, mis, cpus);
-					il_vtab_n(o, mis, idles / (double)n);
-					il_vtab_n(o, mis, idles > 0 ? 100 * above / idles : NAN);
-					il_vtab_n(o, mis, idles > 0 ? 100 * below / idles : NAN);
+					il_viewkit_tg_row(o, mis, g.v[i], ds->var[v]);
+					il_vtable_s(o, mis, labels.v[l]);
+					il_vtable_s(o, mis, cpus);
+					il_vtable_n(o, mis, idles / (double)n);
+					il_vtable_n(o, mis, idles > 0 ? 100 * above / idles : NAN);
+					il_vtable_n(o, mis, idles > 0 ? 100 * below / idles : NAN);
 				}
 				il_strlist_release(&ks.k);
 			}
 	if (!r) {
-		il_vout_note(o, "time_s: the state's residency summed over the cluster's CPUs, mean per sample; time %%: "
+		il_vtable_note(o, "time_s: the state's residency summed over the cluster's CPUs, mean per sample; time %%: "
 			     "its share of the cluster's idle time. too deep %% = 100 x aboves / idle entries, too "
 			     "shallow %% = 100 x belows / idle entries, pooled over the samples (drivers/cpuidle/"
 			     "cpuidle.c, cpuidle_enter_state)");
 		if (v1)
-			il_vout_note(o, "idle JSON v1: its clusters are every cluster_id group (on x86 an L2 group), "
+			il_vtable_note(o, "idle JSON v1: its clusters are every cluster_id group (on x86 an L2 group), "
 				     "not only the asymmetric CPU types the v2 JSON lists");
 	}
 out:
@@ -381,18 +381,18 @@ static int build_misses(const struct il_cmp *c, struct il_vout *o)
 	struct il_strlist g = { 0 };
 	struct il_vtab *met, *use;
 	bool poll = false;
-	int r = il_view_groups(ds, &g);
+	int r = il_viewkit_groups(ds, &g);
 
 	for (size_t i = 0; i < ds->nrows; i++)
-		poll |= isfinite(il_view_jnum(json_object_get(ds->rows[i].idle, "total"), "poll_belows"));
-	met = il_vout_table(o, "metrics", "the workload's metrics: mean per variant, change vs the reference");
-	il_vtab_col(o, met, "test", IL_VK_TEXT);
-	il_vtab_col(o, met, "metric", IL_VK_TEXT);
-	il_vtab_col(o, met, "gov", IL_VK_TEXT);
-	il_vtab_col(o, met, "n", IL_VK_COUNT);
-	il_vtab_col(o, met, "mean", IL_VK_NUM);
-	il_vtab_col(o, met, "%change", IL_VK_CHG1);
-	il_vtab_col(o, met, "verdict", IL_VK_TEXT);
+		poll |= isfinite(il_viewkit_jnum(json_object_get(ds->rows[i].idle, "total"), "poll_belows"));
+	met = il_vtable_table(o, "metrics", "the workload's metrics: mean per variant, change vs the reference");
+	il_vtable_col(o, met, "test", IL_VK_TEXT);
+	il_vtable_col(o, met, "metric", IL_VK_TEXT);
+	il_vtable_col(o, met, "gov", IL_VK_TEXT);
+	il_vtable_col(o, met, "n", IL_VK_COUNT);
+	il_vtable_col(o, met, "mean", IL_VK_NUM);
+	il_vtable_col(o, met, "%change", IL_VK_CHG1);
+	il_vtable_col(o, met, "verdict", IL_VK_TEXT);
 	for (size_t i = 0; i < g.n; i++)
 		for (size_t k = 0; k < ds->nmet; k++) {
 			const struct il_mseries *m = &ds->met[k];
@@ -402,28 +402,28 @@ static int build_misses(const struct il_cmp *c, struct il_vout *o)
 			for (size_t v = 0; v < ds->nvar; v++) {
 				if (!m->var[v].n)
 					continue;
-				il_vtab_row(o, met);
-				il_vtab_s(o, met, g.v[i]);
-				il_vtab_s(o, met, m->metric);
-				il_vtab_s(o, met, ds->var[v]);
-				il_vtab_n(o, met, (double)m->var[v].n);
-				il_vtab_n(o, met, il_view_mean(&m->var[v]));
-				il_vtab_n(o, met, (int)v == c->ref ? NAN :
-						  il_view_change(il_view_mean(&m->var[v]),
-								 il_view_mean(&m->var[c->ref])));
-				il_vtab_s(o, met, il_view_verdict(c, m, v));
+				il_vtable_row(o, met);
+				il_vtable_s(o, met, g.v[i]);
+				il_vtable_s(o, met, m->metric);
+				il_vtable_s(o, met, ds->var[v]);
+				il_vtable_n(o, met, (double)m->var[v].n);
+				il_vtable_n(o, met, il_viewkit_mean(&m->var[v]));
+				il_vtable_n(o, met, (int)v == c->ref ? NAN :
+						  il_viewkit_change(il_viewkit_mean(&m->var[v]),
+								 il_viewkit_mean(&m->var[c->ref])));
+				il_vtable_s(o, met, il_viewkit_verdict(c, m, v));
 			}
 		}
-	use = il_view_tg_table(o, "idle", "idle state usage (mean per sample) and misses (% of all entries)");
-	il_vtab_col(o, use, "n", IL_VK_COUNT);
-	il_vtab_col(o, use, "total", IL_VK_COUNT);
-	il_vtab_col(o, use, "above", IL_VK_COUNT);
-	il_vtab_col(o, use, "below", IL_VK_COUNT);
+	use = il_viewkit_tg_table(o, "idle", "idle state usage (mean per sample) and misses (% of all entries)");
+	il_vtable_col(o, use, "n", IL_VK_COUNT);
+	il_vtable_col(o, use, "total", IL_VK_COUNT);
+	il_vtable_col(o, use, "above", IL_VK_COUNT);
+	il_vtable_col(o, use, "below", IL_VK_COUNT);
 	if (poll)
-		il_vtab_col(o, use, "poll_below", IL_VK_COUNT);
-	il_vtab_col(o, use, "above %", IL_VK_FIX2);
-	il_vtab_col(o, use, "below %", IL_VK_FIX2);
-	il_vtab_col(o, use, "miss %", IL_VK_FIX2);
+		il_vtable_col(o, use, "poll_below", IL_VK_COUNT);
+	il_vtable_col(o, use, "above %", IL_VK_FIX2);
+	il_vtable_col(o, use, "below %", IL_VK_FIX2);
+	il_vtable_col(o, use, "miss %", IL_VK_FIX2);
 	for (size_t i = 0; !r && i < g.n; i++)
 		for (size_t v = 0; v < ds->nvar; v++) {
 			double tot = 0, ab = 0, be = 0;
@@ -433,33 +433,33 @@ static int build_misses(const struct il_cmp *c, struct il_vout *o)
 			for (size_t x = 0; x < ds->nrows; x++) {
 				const struct il_row *row = &ds->rows[x];
 
-				if (!il_view_row_is(row, g.v[i], ds->var[v]) || !isfinite(row->idles) ||
+				if (!il_viewkit_row_is(row, g.v[i], ds->var[v]) || !isfinite(row->idles) ||
 				    !isfinite(row->aboves) || !isfinite(row->belows))
 					continue;
 				tot += row->idles, ab += row->aboves, be += row->belows;
-				il_view_avg_add(&pt, il_view_jnum(json_object_get(row->idle, "total"), "poll_belows"));
+				il_viewkit_avg_add(&pt, il_viewkit_jnum(json_object_get(row->idle, "total"), "poll_belows"));
 				n++;
 			}
 			if (!n)
 				continue;
-			il_view_tg_row(o, use, g.v[i], ds->var[v]);
-			il_vtab_n(o, use, (double)n);
-			il_vtab_n(o, use, tot / (double)n);
-			il_vtab_n(o, use, ab / (double)n);
-			il_vtab_n(o, use, be / (double)n);
+			il_viewkit_tg_row(o, use, g.v[i], ds->var[v]);
+			il_vtable_n(o, use, (double)n);
+			il_vtable_n(o, use, tot / (double)n);
+			il_vtable_n(o, use, ab / (double)n);
+			il_vtable_n(o, use, be / (double)n);
 			if (poll)
-				il_vtab_n(o, use, il_view_avg_get(&pt));
+				il_vtable_n(o, use, il_viewkit_avg_get(&pt));
 			/* pooled: Above / Total of the columns beside them */
-			il_vtab_n(o, use, tot > 0 ? 100 * ab / tot : NAN);
-			il_vtab_n(o, use, tot > 0 ? 100 * be / tot : NAN);
-			il_vtab_n(o, use, tot > 0 ? 100 * (ab + be) / tot : NAN);
+			il_vtable_n(o, use, tot > 0 ? 100 * ab / tot : NAN);
+			il_vtable_n(o, use, tot > 0 ? 100 * be / tot : NAN);
+			il_vtable_n(o, use, tot > 0 ? 100 * (ab + be) / tot : NAN);
 		}
 	if (!r) {
-		il_vout_note(o, "total = idle state entries (usage), above = entries that were too deep (left before the "
+		il_vtable_note(o, "total = idle state entries (usage), above = entries that were too deep (left before the "
 			     "target residency), below = entries that were too shallow (a deeper enabled state would "
 			     "have fit), as cpuidle_enter_state counts them; above %% = above / total, below %% = below / "
 			     "total, miss %% = their sum");
-		il_vout_note(o, poll ? "poll_below: the part of below counted by poll states (POLL, snooze): a poll "
+		il_vtable_note(o, poll ? "poll_below: the part of below counted by poll states (POLL, snooze): a poll "
 				       "that outlasted the next enabled state's target residency, ended by its time "
 				       "limit (cpuidle_poll_time()) or by a wakeup alike; the kernel counts it in below "
 				       "and fires cpu_idle_miss for it (cpuidle.c)" :
@@ -480,8 +480,8 @@ static const struct {
 	[IL_VIEW_STATES] = { "states", "Smythies' ping-pong summary", build_states },
 	[IL_VIEW_CLUSTERS] = { "clusters", "the Pixel 6 per-cluster residency", build_clusters },
 	[IL_VIEW_MISSES] = { "misses", "the pgbench Above/Below tables", build_misses },
-	[IL_VIEW_LATENCY] = { "latency", "the nohz_full cyclictest reply", il_view_build_latency },
-	[IL_VIEW_DURATIONS] = { "durations", "idle traces: durations and tick decisions", il_view_build_durations },
+	[IL_VIEW_LATENCY] = { "latency", "the nohz_full cyclictest reply", il_viewlatency_build },
+	[IL_VIEW_DURATIONS] = { "durations", "idle traces: durations and tick decisions", il_viewdurations_build },
 };
 
 static const char *view_name(int i)
@@ -489,7 +489,7 @@ static const char *view_name(int i)
 	return views[i].name;
 }
 
-int il_view_parse(const char *s, enum il_view *out, struct il_err *err)
+int il_views_parse(const char *s, enum il_view *out, struct il_err *err)
 {
 	int i, r = il_report_pick(s, view_name, IL_NVIEW, "view", &i, err);
 
@@ -498,16 +498,16 @@ int il_view_parse(const char *s, enum il_view *out, struct il_err *err)
 	return r;
 }
 
-const char *il_view_name(enum il_view v)
+const char *il_views_name(enum il_view v)
 {
 	return views[v].name;
 }
 
-int il_view_build(const struct il_cmp *c, enum il_view v, struct il_vout *out)
+int il_views_build(const struct il_cmp *c, enum il_view v, struct il_vout *out)
 {
 	int r = views[v].build(c, out);
 
-	return r ? r : il_vout_error(out);
+	return r ? r : il_vtable_error(out);
 }
 
 static void header(const struct il_cmp *c, enum il_view v, struct il_buf *b, const char *pre)
@@ -530,7 +530,7 @@ static void header(const struct il_cmp *c, enum il_view v, struct il_buf *b, con
 	}
 }
 
-int il_report_view(const struct il_cmp *c, enum il_view v, enum il_fmt f, struct il_buf *out, struct il_err *err)
+int il_views_report(const struct il_cmp *c, enum il_view v, enum il_fmt f, struct il_buf *out, struct il_err *err)
 {
 	struct il_vout o = { 0 };
 	struct il_buf s = IL_BUF_INIT;
@@ -540,13 +540,13 @@ int il_report_view(const struct il_cmp *c, enum il_view v, enum il_fmt f, struct
 
 	if (f != IL_FMT_TEXT && f != IL_FMT_MD && f != IL_FMT_CSV && f != IL_FMT_JSON)
 		return il_err_set(err, IL_EINVAL, "--view %s: the %s format has no table views (text, md, csv or json)",
-				  views[v].name, il_fmt_name(f));
-	if ((r = il_view_build(c, v, &o)))
+				  views[v].name, il_report_fmt_name(f));
+	if ((r = il_views_build(c, v, &o)))
 		goto out;
 	if (f == IL_FMT_TEXT || f == IL_FMT_MD) {
 		header(c, v, out, f == IL_FMT_MD ? "> " : "");
 		il_buf_adds(out, "\n");
-		il_vout_text(&o, f == IL_FMT_MD, out);
+		il_vtable_text(&o, f == IL_FMT_MD, out);
 		il_buf_adds(&s, "Verdict: ");
 		il_compare_sentence(c, &s);
 		if (f == IL_FMT_MD) {
@@ -558,12 +558,12 @@ int il_report_view(const struct il_cmp *c, enum il_view v, enum il_fmt f, struct
 		}
 		il_buf_adds(out, "\n");
 	} else if (f == IL_FMT_CSV) {
-		il_vout_csv(&o, out);
+		il_vtable_csv(&o, out);
 	} else if ((j = json_pack("{s:s,s:s,s:o,s:s,s:{s:I,s:I}}", "schema", "idlelab-view/1", "view", views[v].name,
 				  "title", c->ds->title ? json_string(c->ds->title) : json_null(), "reference",
 				  c->ds->var[c->ref], "samples", "counted", (json_int_t)c->ds->counted, "not_counted",
 				  (json_int_t)c->ds->skipped))) {
-		json_t *body = il_vout_json(&o);
+		json_t *body = il_vtable_json(&o);
 
 		il_compare_sentence(c, &s);
 
@@ -588,6 +588,6 @@ int il_report_view(const struct il_cmp *c, enum il_view v, enum il_fmt f, struct
 out:
 	json_decref(j);
 	il_buf_release(&s);
-	il_vout_release(&o);
-	return r ? il_err_set(err, r, "cannot render the %s view: %s", views[v].name, il_strerror(r)) : 0;
+	il_vtable_release(&o);
+	return r ? il_err_set(err, r, "cannot render the %s view: %s", views[v].name, il_err_strerror(r)) : 0;
 }

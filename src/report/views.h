@@ -40,13 +40,13 @@ enum il_view {
 };
 
 /* "iterations", ...; IL_EINVAL naming the views otherwise. */
-int il_view_parse(const char *s, enum il_view *out, struct il_err *err);
-const char *il_view_name(enum il_view v);
+int il_views_parse(const char *s, enum il_view *out, struct il_err *err);
+const char *il_views_name(enum il_view v);
 
-/* The view's tables and notes into out (zeroed by the caller; il_vout_release frees). */
-int il_view_build(const struct il_cmp *c, enum il_view v, struct il_vout *out);
+/* The view's tables and notes into out (zeroed by the caller; il_vtable_release frees). */
+int il_views_build(const struct il_cmp *c, enum il_view v, struct il_vout *out);
 
 /* View v of c in format f, appended to out; html is refused with a message naming the formats. */
-int il_report_view(const struct il_cmp *c, enum il_view v, enum il_fmt f, struct il_buf *out, struct il_err *err);
+int il_views_report(const struct il_cmp *c, enum il_view v, enum il_fmt f, struct il_buf *out, struct il_err *err);
 
 #endif

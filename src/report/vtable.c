@@ -11,7 +11,7 @@
 #include "report/reportkit.h"
 #include "util/str.h"
 
-struct il_vtab *il_vout_table(struct il_vout *o, const char *name, const char *title)
+struct il_vtab *il_vtable_table(struct il_vout *o, const char *name, const char *title)
 {
 	struct il_vtab **nt = realloc(o->tab, (o->ntab + 1) * sizeof(*nt)), *t = calloc(1, sizeof(*t));
 
@@ -28,7 +28,7 @@ struct il_vtab *il_vout_table(struct il_vout *o, const char *name, const char *t
 	return t;
 }
 
-void il_vtab_col(struct il_vout *o, struct il_vtab *t, const char *name, enum il_vkind kind)
+void il_vtable_col(struct il_vout *o, struct il_vtab *t, const char *name, enum il_vkind kind)
 {
 	char **nc;
 	enum il_vkind *nk;
@@ -50,7 +50,7 @@ void il_vtab_col(struct il_vout *o, struct il_vtab *t, const char *name, enum il
 	t->kind[t->ncol++] = kind;
 }
 
-void il_vtab_row(struct il_vout *o, struct il_vtab *t)
+void il_vtable_row(struct il_vout *o, struct il_vtab *t)
 {
 	struct il_vcell *nc;
 
@@ -77,7 +77,7 @@ static struct il_vcell *next_cell(struct il_vout *o, struct il_vtab *t)
 	return &t->cell[(t->nrow - 1) * t->ncol + t->cur++];
 }
 
-void il_vtab_s(struct il_vout *o, struct il_vtab *t, const char *s)
+void il_vtable_s(struct il_vout *o, struct il_vtab *t, const char *s)
 {
 	struct il_vcell *c = next_cell(o, t);
 
@@ -85,7 +85,7 @@ void il_vtab_s(struct il_vout *o, struct il_vtab *t, const char *s)
 		o->failed = true;
 }
 
-void il_vtab_n(struct il_vout *o, struct il_vtab *t, double v)
+void il_vtable_n(struct il_vout *o, struct il_vtab *t, double v)
 {
 	struct il_vcell *c = next_cell(o, t);
 
@@ -93,7 +93,7 @@ void il_vtab_n(struct il_vout *o, struct il_vtab *t, double v)
 		c->v = v;
 }
 
-void il_vout_note(struct il_vout *o, const char *fmt, ...)
+void il_vtable_note(struct il_vout *o, const char *fmt, ...)
 {
 	char note[1024]; /* a sentence or two */
 	va_list ap;
@@ -105,12 +105,12 @@ void il_vout_note(struct il_vout *o, const char *fmt, ...)
 		o->failed = true;
 }
 
-int il_vout_error(const struct il_vout *o)
+int il_vtable_error(const struct il_vout *o)
 {
 	return o->failed ? IL_ENOMEM : 0;
 }
 
-void il_vout_release(struct il_vout *o)
+void il_vtable_release(struct il_vout *o)
 {
 	for (size_t i = 0; i < o->ntab; i++) {
 		struct il_vtab *t = o->tab[i];
@@ -139,7 +139,7 @@ static const char *cell_text(char *buf, size_t n, enum il_vkind k, const struct 
 	else if (!isfinite(c->v))
 		snprintf(buf, n, "-");
 	else if (k == IL_VK_NUM)
-		il_fmt_num(buf, n, c->v);
+		il_report_fmt_num(buf, n, c->v);
 	else
 		snprintf(buf, n, fmt[k], c->v);
 	return buf;
@@ -151,7 +151,7 @@ static void text_table(const struct il_vtab *t, struct il_buf *b)
 	char cell[128];
 
 	if (!w) {
-		il_buf_printf(b, "(%s)\n", il_strerror(IL_ENOMEM));
+		il_buf_printf(b, "(%s)\n", il_err_strerror(IL_ENOMEM));
 		return;
 	}
 	for (size_t c = 0; c < t->ncol; c++) {
@@ -207,7 +207,7 @@ static void md_table(const struct il_vtab *t, struct il_buf *b)
 	}
 }
 
-int il_vout_text(const struct il_vout *o, bool md, struct il_buf *b)
+int il_vtable_text(const struct il_vout *o, bool md, struct il_buf *b)
 {
 	for (size_t i = 0; i < o->ntab; i++) {
 		const struct il_vtab *t = o->tab[i];
@@ -236,7 +236,7 @@ int il_vout_text(const struct il_vout *o, bool md, struct il_buf *b)
 	return il_buf_error(b);
 }
 
-int il_vout_csv(const struct il_vout *o, struct il_buf *b)
+int il_vtable_csv(const struct il_vout *o, struct il_buf *b)
 {
 	for (size_t i = 0; i < o->ntab; i++) {
 		const struct il_vtab *t = o->tab[i];
@@ -303,7 +303,7 @@ static json_t *vtab_json(const struct il_vtab *t)
 	return json_pack("{s:s,s:s,s:o,s:o}", "name", t->name, "title", t->title, "columns", cols, "rows", rows);
 }
 
-json_t *il_vout_json(const struct il_vout *o)
+json_t *il_vtable_json(const struct il_vout *o)
 {
 	json_t *j = json_object(), *tabs = json_array(), *notes = json_array();
 	int bad = 0;

@@ -10,7 +10,7 @@
  * and Markdown print its numbers; CSV and JSON carry them unrounded.
  *
  * Appending is failure-sticky, like il_buf: build freely, then check
- * il_vout_error once. Everything is owned by the il_vout; il_vout_release
+ * il_vtable_error once. Everything is owned by the il_vout; il_vtable_release
  * frees it.
  */
 #ifndef IL_REPORT_VTABLE_H
@@ -24,7 +24,7 @@
 enum il_vkind {
 	IL_VK_TEXT,   /* a string */
 	IL_VK_COUNT,  /* an integer-valued number: %.0f */
-	IL_VK_NUM,    /* il_fmt_num: at most ~10 characters */
+	IL_VK_NUM,    /* il_report_fmt_num: at most ~10 characters */
 	IL_VK_FIX1,   /* %.1f: percentages, watts */
 	IL_VK_FIX2,   /* %.2f: small percentages (miss rates) */
 	IL_VK_FIX3,   /* %.3f: ratios, microseconds, seconds */
@@ -54,26 +54,26 @@ struct il_vout {
 };
 
 /* A new table at the end of o (NULL when memory ran out: o is then failed). */
-struct il_vtab *il_vout_table(struct il_vout *o, const char *name, const char *title);
+struct il_vtab *il_vtable_table(struct il_vout *o, const char *name, const char *title);
 /* Add a column (before the first row). */
-void il_vtab_col(struct il_vout *o, struct il_vtab *t, const char *name, enum il_vkind kind);
-/* Start a row: its cells are "-" until set; il_vtab_s/il_vtab_n fill them left to right. */
-void il_vtab_row(struct il_vout *o, struct il_vtab *t);
-void il_vtab_s(struct il_vout *o, struct il_vtab *t, const char *s);
-void il_vtab_n(struct il_vout *o, struct il_vtab *t, double v);
-void il_vout_note(struct il_vout *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void il_vtable_col(struct il_vout *o, struct il_vtab *t, const char *name, enum il_vkind kind);
+/* Start a row: its cells are "-" until set; il_vtable_s/il_vtable_n fill them left to right. */
+void il_vtable_row(struct il_vout *o, struct il_vtab *t);
+void il_vtable_s(struct il_vout *o, struct il_vtab *t, const char *s);
+void il_vtable_n(struct il_vout *o, struct il_vtab *t, double v);
+void il_vtable_note(struct il_vout *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* IL_ENOMEM when an append failed, else 0. */
-int il_vout_error(const struct il_vout *o);
-void il_vout_release(struct il_vout *o);
+int il_vtable_error(const struct il_vout *o);
+void il_vtable_release(struct il_vout *o);
 
 /* The tables as aligned text (md: GitHub tables under "### title"), then the notes. */
-int il_vout_text(const struct il_vout *o, bool md, struct il_buf *out);
+int il_vtable_text(const struct il_vout *o, bool md, struct il_buf *out);
 /* The tables as CSV: per table a header row "table,COL,...", then "NAME,CELL,..." rows; the notes as table "notes". */
-int il_vout_csv(const struct il_vout *o, struct il_buf *out);
+int il_vtable_csv(const struct il_vout *o, struct il_buf *out);
 /*
  * {"tables": [{name, title, columns: [{name, kind}], rows: [[...]]}], "notes": [...]}
  * (the caller owns it; NULL: memory ran out).
  */
-json_t *il_vout_json(const struct il_vout *o);
+json_t *il_vtable_json(const struct il_vout *o);
 
 #endif

@@ -76,7 +76,7 @@ static int publish(const struct il_lava_cfg *lc, const char *path, bool dry, cha
 		st.st_size = -1;
 	}
 	if (st.st_size < 0 && (rc = il_buf_read_file(&data, path, (size_t)1 << 31, err)) == 0)
-		rc = il_write_file_mode(dst, data.p ? data.p : "", data.len, 0644, err);
+		rc = il_buf_write_file_mode(dst, data.p ? data.p : "", data.len, 0644, err);
 	if (!rc && !(*url = il_str_dup_printf("%s/%s/%s", lc->artifact_url, hex, base)))
 		rc = il_err_oom(err);
 out:

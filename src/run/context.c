@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-json_t *il_run_time_json(void)
+json_t *il_context_time_json(void)
 {
 	char buf[32];
 
@@ -14,13 +14,13 @@ json_t *il_run_time_json(void)
 	return json_string(buf);
 }
 
-int il_run_journal(const struct il_run_ctx *c, json_t *rec, struct il_err *err)
+int il_context_journal(const struct il_run_ctx *c, json_t *rec, struct il_err *err)
 {
 	int rc;
 
 	if (!rec)
 		return il_err_oom(err);
-	if (json_object_set_new(rec, "time", il_run_time_json()))
+	if (json_object_set_new(rec, "time", il_context_time_json()))
 		rc = il_err_oom(err);
 	else
 		rc = il_journal_append(c->j, rec, err);
@@ -28,7 +28,7 @@ int il_run_journal(const struct il_run_ctx *c, json_t *rec, struct il_err *err)
 	return rc;
 }
 
-void il_run_note(const struct il_run_ctx *c, const char *host, const char *fmt, ...)
+void il_context_note(const struct il_run_ctx *c, const char *host, const char *fmt, ...)
 {
 	char line[1200];
 	va_list ap;
@@ -40,7 +40,7 @@ void il_run_note(const struct il_run_ctx *c, const char *host, const char *fmt, 
 		c->note(c->note_ctx, host, line);
 }
 
-bool il_run_stopped(const struct il_run_ctx *c)
+bool il_context_stopped(const struct il_run_ctx *c)
 {
 	return c->o->stop && *c->o->stop;
 }

@@ -24,12 +24,12 @@ struct il_run_ctx {
 };
 
 /* Add "time" to rec, append it to the journal and drop the reference (rec NULL: memory ran out). */
-int il_run_journal(const struct il_run_ctx *c, json_t *rec, struct il_err *err);
+int il_context_journal(const struct il_run_ctx *c, json_t *rec, struct il_err *err);
 /* Tell the user something about host (printf-style; cut at 1 KiB). */
-void il_run_note(const struct il_run_ctx *c, const char *host, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void il_context_note(const struct il_run_ctx *c, const char *host, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Whether the user asked the run to stop (opts->stop). */
-bool il_run_stopped(const struct il_run_ctx *c);
+bool il_context_stopped(const struct il_run_ctx *c);
 /* The wall-clock time now, as an ISO 8601 JSON string (new reference). */
-json_t *il_run_time_json(void);
+json_t *il_context_time_json(void);
 
 #endif

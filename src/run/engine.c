@@ -17,7 +17,7 @@
 #include "kernel/kplan.h"
 #include "run/context.h"
 #include "host/hostkind.h"
-#include "host/inventory.h"
+#include "host/host.h"
 #include "run/kstage.h"
 #include "run/lavarun.h"
 #include "run/lease.h"
@@ -79,8 +79,8 @@ static int do_sample(struct run *r, struct il_lease *h, const struct il_spec *s,
 					   .warmup = s->warmup };
 		struct il_sample_result oc;
 		int attempt = ++r->t.attempts[s->seq];
-		json_t *started = il_run_time_json();
-		double t0 = il_mono_s();
+		json_t *started = il_context_time_json();
+		double t0 = il_clock_mono_s();
 		bool final;
 
 		emit(r, &ev);
@@ -92,7 +92,7 @@ static int do_sample(struct run *r, struct il_lease *h, const struct il_spec *s,
 			rc = rec ? il_journal_append(&r->j, rec, err) : il_err_oom(err);
 			json_decref(rec);
 		}
-		r->busy_s += il_mono_s() - t0;
+		r->busy_s += il_clock_mono_s() - t0;
 		if (final) {
 			il_tally_final(&r->t, s->seq);
 			r->ran++;
@@ -139,13 +139,13 @@ static bool host_pending(const struct run *r, size_t hi)
 static void journal_interrupted(struct run *r, const char *host, struct il_err *err)
 {
 	size_t next = 0;
-	json_t *rec = il_rec_new(IL_REC_INTERRUPTED);
+	json_t *rec = il_record_new(IL_REC_INTERRUPTED);
 
 	while (next < r->t.n && r->t.final[next])
 		next++;
-	il_rec_set(rec, IL_RF_INTERRUPTED_HOST, json_string(host ? host : ""));
-	il_rec_set(rec, IL_RF_INTERRUPTED_NEXT_SEQ, json_integer((json_int_t)next));
-	il_run_journal(&r->ctx, rec, NULL);
+	il_record_set(rec, IL_RF_INTERRUPTED_HOST, json_string(host ? host : ""));
+	il_record_set(rec, IL_RF_INTERRUPTED_NEXT_SEQ, json_integer((json_int_t)next));
+	il_context_journal(&r->ctx, rec, NULL);
 	il_err_set(err, IL_EINTR, "interrupted: %zu of %zu samples done; continue with 'idlelab run --resume %s'", r->t.done,
 		   r->t.n, r->dir);
 }
@@ -157,19 +157,19 @@ static void journal_interrupted(struct run *r, const char *host, struct il_err *
 static int journal_stop(struct run *r, int rounds, int judged, const char *why, struct il_err *err)
 {
 	size_t skipped = il_tally_stop(&r->t, r->specs, rounds);
-	json_t *rec = il_rec_new(IL_REC_STOP);
+	json_t *rec = il_record_new(IL_REC_STOP);
 
 	r->t.stop_rounds = rounds;
-	il_rec_set(rec, IL_RF_STOP_ROUNDS, json_integer(rounds));
+	il_record_set(rec, IL_RF_STOP_ROUNDS, json_integer(rounds));
 	/* 1: decided; 2: futile (the rest needs more than the maximum); 0: the maximum reached */
-	il_rec_set(rec, IL_RF_STOP_REASON, json_string(judged == 1 ? "decided" : judged == 2 ? "futile" : "max"));
-	il_rec_set(rec, IL_RF_STOP_WHY, why && *why ? json_string(why) : json_null());
-	il_rec_set(rec, IL_RF_STOP_SKIPPED, json_integer((json_int_t)skipped));
+	il_record_set(rec, IL_RF_STOP_REASON, json_string(judged == 1 ? "decided" : judged == 2 ? "futile" : "max"));
+	il_record_set(rec, IL_RF_STOP_WHY, why && *why ? json_string(why) : json_null());
+	il_record_set(rec, IL_RF_STOP_SKIPPED, json_integer((json_int_t)skipped));
 	emit(r, &(struct il_run_event){ .kind = IL_EV_NOTE,
 					.message = judged == 1 ? "every key comparison decided: stopping" :
 						   judged == 2 ? "the undecided comparisons need more rounds than the maximum: stopping" :
 								 "the maximum of rounds reached" });
-	return il_run_journal(&r->ctx, rec, err);
+	return il_context_journal(&r->ctx, rec, err);
 }
 
 /*
@@ -183,7 +183,7 @@ static bool round_opens(const struct run *r, size_t i)
 	const struct il_spec *s = &r->specs[i];
 
 	if (!r->plan.iter_min || s->warmup ||
-	    !il_adaptive_look_at(r->plan.iter_min, r->plan.iterations, il_plan_step(&r->plan), s->iteration) ||
+	    !il_plan_adaptive_look_at(r->plan.iter_min, r->plan.iterations, il_plan_step(&r->plan), s->iteration) ||
 	    (i && !r->specs[i - 1].warmup && r->specs[i - 1].iteration >= s->iteration))
 		return false;
 	for (size_t k = 0; k < i; k++)
@@ -231,7 +231,7 @@ static int run_host(struct run *r, size_t hi, struct il_err *err)
 
 		if (sp->host != (int)hi || r->t.final[i])
 			continue;
-		if (il_run_stopped(&r->ctx)) {
+		if (il_context_stopped(&r->ctx)) {
 			rc = IL_EINTR;
 			break;
 		}
@@ -257,7 +257,7 @@ static int run_host(struct run *r, size_t hi, struct il_err *err)
 		rc = rr;
 		*err = rerr;
 	} else if (rr) {
-		il_run_note(&r->ctx, h.name, "%s", rerr.msg);
+		il_context_note(&r->ctx, h.name, "%s", rerr.msg);
 	}
 	il_lease_release(&h);
 	return rc;
@@ -295,7 +295,7 @@ static int run_lava(struct run *r, size_t hi, struct il_err *err)
 
 		journal_interrupted(r, host, err);
 		if (why.msg[0] && strcmp(why.msg, "stopped: LAVA jobs canceled"))
-			il_run_note(&r->ctx, host, "%s", why.msg);
+			il_context_note(&r->ctx, host, "%s", why.msg);
 	}
 	return rc;
 }
@@ -321,9 +321,9 @@ static int run_exec(struct run *r, struct il_err *err)
 	}
 	if (rc || r->t.done != r->t.n)
 		return rc;
-	rec = il_rec_new(IL_REC_RUN_END);
-	il_rec_set(rec, IL_RF_RUN_END_SAMPLES, json_integer((json_int_t)r->t.n));
-	return il_run_journal(&r->ctx, rec, err);
+	rec = il_record_new(IL_REC_RUN_END);
+	il_record_set(rec, IL_RF_RUN_END_SAMPLES, json_integer((json_int_t)r->t.n));
+	return il_context_journal(&r->ctx, rec, err);
 }
 
 /* ---- the run directory ---- */
@@ -338,7 +338,7 @@ static void run_release(struct run *r)
 	free(r->script);
 	free(r->dir);
 	free(r->plan_dir);
-	il_kvars_release(&r->kv);
+	il_kplan_vars_release(&r->kv);
 }
 
 static void run_init(struct run *r, const struct il_run_opts *o)
@@ -387,7 +387,7 @@ static int run_create(struct run *r, const char *plan_path, const struct il_plan
 		goto out;
 	}
 	if ((rc = il_journal_open(&r->j, jpath, err)) ||
-	    (rc = il_run_journal(&r->ctx, il_rec_run_start(&r->plan, dir, r->t.n, &r->kv), err)))
+	    (rc = il_context_journal(&r->ctx, il_record_run_start(&r->plan, dir, r->t.n, &r->kv), err)))
 		goto out;
 	il_journal_close(&r->j);
 	if (!(rc = il_rundir_commit(tmp, dir, err))) {
@@ -402,7 +402,7 @@ out:
 	return rc;
 }
 
-int il_run_start(const char *plan_path, const char *out_dir, const struct il_run_opts *o, char **run_dir,
+int il_engine_start(const char *plan_path, const char *out_dir, const struct il_run_opts *o, char **run_dir,
 		 struct il_err *err)
 {
 	struct run r;
@@ -446,7 +446,7 @@ out:
 	return rc;
 }
 
-int il_run_resume(const char *run_dir, const struct il_run_opts *o, struct il_err *err)
+int il_engine_resume(const char *run_dir, const struct il_run_opts *o, struct il_err *err)
 {
 	struct run r;
 	char *jpath = il_rundir_path(run_dir, IL_RUNDIR_JOURNAL);
@@ -466,11 +466,11 @@ int il_run_resume(const char *run_dir, const struct il_run_opts *o, struct il_er
 	/* opening cuts the torn last line run_load skipped */
 	if ((rc = il_journal_open(&r.j, jpath, err)) || (r.t.done == r.t.n && r.t.ended))
 		goto out;
-	rec = il_rec_new(IL_REC_RESUME);
-	il_rec_set(rec, IL_RF_RESUME_DONE, json_integer((json_int_t)r.t.done));
-	il_rec_set(rec, IL_RF_RESUME_PENDING, json_integer((json_int_t)(r.t.n - r.t.done)));
-	il_rec_set(rec, IL_RF_RESUME_TORN_BYTES, json_integer((json_int_t)r.j.torn));
-	if (!(rc = il_run_journal(&r.ctx, rec, err)))
+	rec = il_record_new(IL_REC_RESUME);
+	il_record_set(rec, IL_RF_RESUME_DONE, json_integer((json_int_t)r.t.done));
+	il_record_set(rec, IL_RF_RESUME_PENDING, json_integer((json_int_t)(r.t.n - r.t.done)));
+	il_record_set(rec, IL_RF_RESUME_TORN_BYTES, json_integer((json_int_t)r.j.torn));
+	if (!(rc = il_context_journal(&r.ctx, rec, err)))
 		rc = run_exec(&r, err);
 out:
 	run_release(&r);

@@ -37,7 +37,7 @@ typedef void (*il_run_cb)(const struct il_run_event *ev, void *ctx);
 
 struct il_run_opts {
 	const struct il_paths *paths;  /* hosts, cache, home, ssh config (resolved by cli/clipaths.c; borrowed); NULL: defaults */
-	const char *workloads_dir;     /* NULL: il_workloads_dir default */
+	const char *workloads_dir;     /* NULL: il_workload_dir default */
 	const char *workload_bin;      /* idlelab's own workload binaries: <dir>/<arch>/<name>; NULL: build/workloads
 					  (the CLI sets --workload-bin, else $IDLELAB_WORKLOAD_BIN) */
 	const char *host;              /* replaces the plan's host(s) (new runs only) */
@@ -65,10 +65,10 @@ struct il_run_opts {
  * *run_dir (caller frees) is set as soon as the directory exists, also on
  * failure. Returns IL_EINTR when stopped by opts->stop.
  */
-int il_run_start(const char *plan_path, const char *out_dir, const struct il_run_opts *o, char **run_dir,
+int il_engine_start(const char *plan_path, const char *out_dir, const struct il_run_opts *o, char **run_dir,
 		 struct il_err *err);
 /* Continue the run in run_dir: samples already final are not run again. */
-int il_run_resume(const char *run_dir, const struct il_run_opts *o, struct il_err *err);
+int il_engine_resume(const char *run_dir, const struct il_run_opts *o, struct il_err *err);
 
 /*
  * A run directory's summary (plan name, hosts, planned samples, counts by

@@ -140,10 +140,10 @@ static int sample(struct jread *c, json_t *rec, size_t line, struct il_err *err)
 static int journal_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 {
 	struct jread *c = ctx;
-	enum il_rec_kind kind = il_rec_kind_of(rec);
+	enum il_rec_kind kind = il_record_kind_of(rec);
 	int r;
 
-	if ((r = il_rec_check(rec, c->run.path, line, err)))
+	if ((r = il_record_check(rec, c->run.path, line, err)))
 		return r;
 	switch (kind) {
 	case IL_REC_RUN_START:

@@ -22,7 +22,7 @@ int il_kstage_plan(struct il_plan *plan, const char *dir, const char *cache_dir,
 	if (!plan->built_kernels)
 		return 0;
 	*plan_dir = il_rundir_plan_dir(dir);
-	rc = il_kernels_prepare(plan->json, *plan_dir ? *plan_dir : ".", cache_dir, kv, err);
+	rc = il_kplan_prepare(plan->json, *plan_dir ? *plan_dir : ".", cache_dir, kv, err);
 	for (size_t i = 0; !rc && i < kv->n; i++)
 		rc = il_strlist_push(&names, kv->v[i].name) ? il_err_oom(err) : 0;
 	if (!rc)
@@ -72,7 +72,7 @@ static void kernel_progress(const struct il_kvar *v, enum il_kbuild_step s, cons
 	struct il_progress q = *p;
 	char what[200];
 
-	snprintf(what, sizeof(what), "kernel %s: %s", v->name, il_kbuild_step_name(s));
+	snprintf(what, sizeof(what), "kernel %s: %s", v->name, il_kernel_build_step_name(s));
 	q.what = what;
 	c->o->progress(&q, NULL);
 }
@@ -86,7 +86,7 @@ static void boot_step(const char *what, const char *detail, double elapsed_s, vo
 {
 	struct boot_note *bn = ctx;
 
-	il_run_note(bn->c, bn->host, "boot: %s (%.1f s)%s%s", what, elapsed_s, *detail ? ": " : "", detail);
+	il_context_note(bn->c, bn->host, "boot: %s (%.1f s)%s%s", what, elapsed_s, *detail ? ": " : "", detail);
 }
 
 /* What to boot for kv: build it (cached) and name its files in the artifact. */
@@ -134,7 +134,7 @@ int il_kstage_build(const struct il_run_ctx *c, const struct il_kvar *kv, char *
 	*release = !rc && tgt.release ? strdup(tgt.release) : NULL;
 	if (rc)
 		free(b.image), free(b.modules);
-	il_kbuild_res_release(&b.res);
+	il_kernel_build_res_release(&b.res);
 	return rc;
 }
 
@@ -143,18 +143,18 @@ static void journal_boot(const struct il_run_ctx *c, const char *host, const str
 			 const struct il_boot_target *tgt, enum il_boot_method method, json_t *started, json_t *steps,
 			 int rc, const struct il_err *err)
 {
-	json_t *rec = il_rec_new(IL_REC_BOOT);
+	json_t *rec = il_record_new(IL_REC_BOOT);
 
-	il_rec_set(rec, IL_RF_BOOT_HOST, json_string(host));
-	il_rec_set(rec, IL_RF_BOOT_KERNEL, kv ? json_string(kv->name) : json_null());
-	il_rec_set(rec, IL_RF_BOOT_RELEASE, tgt->release ? json_string(tgt->release) : json_null());
-	il_rec_set(rec, IL_RF_BOOT_METHOD, json_string(il_boot_method_name(method)));
-	il_rec_set(rec, IL_RF_BOOT_IMAGE, tgt->image ? json_string(tgt->image) : json_null());
-	il_rec_set(rec, IL_RF_BOOT_OK, json_boolean(!rc));
-	il_rec_set(rec, IL_RF_BOOT_ERROR, rc ? il_json_str(err ? err->msg : "") : json_null());
-	il_rec_set(rec, IL_RF_BOOT_STARTED, started);
-	il_rec_set(rec, IL_RF_BOOT_STEPS, steps ? steps : json_array());
-	il_run_journal(c, rec, NULL);
+	il_record_set(rec, IL_RF_BOOT_HOST, json_string(host));
+	il_record_set(rec, IL_RF_BOOT_KERNEL, kv ? json_string(kv->name) : json_null());
+	il_record_set(rec, IL_RF_BOOT_RELEASE, tgt->release ? json_string(tgt->release) : json_null());
+	il_record_set(rec, IL_RF_BOOT_METHOD, json_string(il_boot_method_name(method)));
+	il_record_set(rec, IL_RF_BOOT_IMAGE, tgt->image ? json_string(tgt->image) : json_null());
+	il_record_set(rec, IL_RF_BOOT_OK, json_boolean(!rc));
+	il_record_set(rec, IL_RF_BOOT_ERROR, rc ? il_json_str(err ? err->msg : "") : json_null());
+	il_record_set(rec, IL_RF_BOOT_STARTED, started);
+	il_record_set(rec, IL_RF_BOOT_STEPS, steps ? steps : json_array());
+	il_context_journal(c, rec, NULL);
 }
 
 /*
@@ -171,7 +171,7 @@ static int boot(const struct il_run_ctx *c, struct il_lease *h, const char *host
 	struct boot_note bn = { c, host };
 	struct il_boot_opts bo = { .cache_dir = il_paths_cache_dir(c->o->paths), .cancel = c->o->stop, .cb = boot_step,
 				    .ctx = &bn, .lab = &il_lab_boot };
-	json_t *steps = NULL, *started = il_run_time_json();
+	json_t *steps = NULL, *started = il_context_time_json();
 	char *own = NULL;
 	struct il_err e2 = { 0 };
 	int rc;
@@ -194,7 +194,7 @@ static int boot(const struct il_run_ctx *c, struct il_lease *h, const char *host
 out:
 	journal_boot(c, host, kv, &tgt, cfg.boot.method, started, steps, rc, err);
 	il_host_release(&cfg);
-	il_kbuild_res_release(&b.res);
+	il_kernel_build_res_release(&b.res);
 	free(b.image), free(b.modules), free(own);
 	return rc;
 }
@@ -223,6 +223,6 @@ void il_kstage_leave(struct il_kstage *ks, struct il_lease *h, const char *host)
 	struct il_err be = { 0 };
 
 	if (ks->state != IL_KS_OWN && boot(ks->c, h, host, NULL, &be))
-		il_run_note(ks->c, host, "%s", be.msg);
+		il_context_note(ks->c, host, "%s", be.msg);
 	ks->state = IL_KS_OWN;
 }

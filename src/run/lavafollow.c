@@ -27,11 +27,11 @@ static bool sleep_or_stop(const struct fl *fl, int seconds)
 	for (int i = 0; i < seconds * 10; i++) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 
-		if (il_run_stopped(fl->c))
+		if (il_context_stopped(fl->c))
 			return true;
 		nanosleep(&ts, NULL);
 	}
-	return il_run_stopped(fl->c);
+	return il_context_stopped(fl->c);
 }
 
 /*
@@ -49,12 +49,12 @@ static void cancel(const struct fl *fl, const struct il_lavafollow_job *j)
 	if (fl->conn->timeout_s > CANCEL_TIMEOUT_S)
 		fl->conn->timeout_s = CANCEL_TIMEOUT_S;
 	if (il_lava_job_cancel(fl->conn, j->id, &e))
-		il_run_note(fl->c, fl->host, "LAVA job %ld: cancel: %s", j->id, e.msg);
+		il_context_note(fl->c, fl->host, "LAVA job %ld: cancel: %s", j->id, e.msg);
 	fl->conn->timeout_s = was;
 }
 
 /*
- * When idlelab gives up on j (il_mono_s()), 0 for never: queue_timeout_s
+ * When idlelab gives up on j (il_clock_mono_s()), 0 for never: queue_timeout_s
  * after its submission until it is seen running, job_timeout_s after that.
  * Every poll counts against it, answered or not: a server that stopped
  * answering (or answers errors) must not keep an unattended run forever.
@@ -93,7 +93,7 @@ static int poll_job(const struct fl *fl, struct il_lavafollow_job *j, double dl,
 	int rc;
 
 	if (dl > 0) {
-		double left = dl - il_mono_s();
+		double left = dl - il_clock_mono_s();
 
 		fl->conn->timeout_s = left < 1 ? 1 : left < (double)was ? (long)left + 1 : was;
 	}
@@ -114,14 +114,14 @@ int il_lavafollow_jobs(const struct il_run_ctx *c, const char *host, struct il_l
 		for (size_t i = 0; i < fl->njobs; i++) {
 			struct il_lavafollow_job *j = &fl->jobs[i];
 			enum il_lava_state was = j->st.state;
-			double dl = deadline(j, lc), asked = il_mono_s(), now;
+			double dl = deadline(j, lc), asked = il_clock_mono_s(), now;
 			struct il_err e = { 0 };
 			int rc;
 
 			if (j->done)
 				continue;
 			rc = poll_job(fl, j, dl, &e);
-			now = il_mono_s();
+			now = il_clock_mono_s();
 			if (rc == IL_EPARSE)
 				return il_err_set(err, IL_EPARSE, "LAVA job %ld: the server's answer is not LAVA's, the run stops "
 						  "(the job is left in LAVA; 'idlelab run --resume' follows it again): %s",
@@ -130,7 +130,7 @@ int il_lavafollow_jobs(const struct il_run_ctx *c, const char *host, struct il_l
 				/* the server may be restarting: a note, and the next poll, until the deadline */
 				if (!j->failing)
 					j->failing = asked;
-				il_run_note(fl->c, fl->host, "LAVA job %ld: %s", j->id, e.msg);
+				il_context_note(fl->c, fl->host, "LAVA job %ld: %s", j->id, e.msg);
 				if (dl > 0 && now > dl)
 					give_up(fl, j, now, e.msg);
 				else
@@ -139,7 +139,7 @@ int il_lavafollow_jobs(const struct il_run_ctx *c, const char *host, struct il_l
 			}
 			j->failing = 0;
 			if (j->st.state != was && j->st.state != IL_LAVA_FINISHED)
-				il_run_note(fl->c, fl->host, "LAVA job %ld: %s%s%s", j->id, il_lava_state_name(j->st.state),
+				il_context_note(fl->c, fl->host, "LAVA job %ld: %s%s%s", j->id, il_lava_state_name(j->st.state),
 					    j->st.actual_device ? " on " : "", j->st.actual_device ? j->st.actual_device : "");
 			if (j->st.state == IL_LAVA_FINISHED) {
 				j->done = true;

@@ -29,9 +29,9 @@ struct il_lavafollow_job {
 	int kernel;
 	struct il_lavafollow_sample *s;
 	size_t n;
-	double submitted;           /* il_mono_s(), for the queue time-out */
-	double running;             /* il_mono_s() when first seen running, for job_timeout_s; 0: not yet */
-	double failing;             /* il_mono_s() of the first failed poll in a row; 0: the last poll was answered */
+	double submitted;           /* il_clock_mono_s(), for the queue time-out */
+	double running;             /* il_clock_mono_s() when first seen running, for job_timeout_s; 0: not yet */
+	double failing;             /* il_clock_mono_s() of the first failed poll in a row; 0: the last poll was answered */
 	struct il_lava_job st;
 	bool done;                  /* finished, or given up on */
 	char why[600];              /* set when idlelab itself gave up on it (past its deadline) */

@@ -314,7 +314,7 @@ static void sample_step(struct il_buf *b, const struct il_lavajob_sample *s)
 	av[9] = (char *)"--";
 	for (size_t i = 0; i < na; i++)
 		av[10 + i] = s->argv->v[i];
-	if (il_buf_error(&cn) || il_buf_error(&dis) || il_sh_quote_shown(b, av))
+	if (il_buf_error(&cn) || il_buf_error(&dis) || il_quote_shown(b, av))
 		b->nomem = true;
 	free(av);
 	il_buf_release(&cn);
@@ -353,12 +353,12 @@ static int test_action(struct gen *g, long test_min)
 	if (sample) {
 		struct il_buf probe = IL_BUF_INIT;
 
-		put_script(&b, "block.sh", il_runner_script("lava-block.sh"));
+		put_script(&b, "block.sh", il_runners_script("lava-block.sh"));
 		step(g, steps, &b);
 		put_script(&b, "sample.sh", sample);
 		step(g, steps, &b);
-		il_buf_adds(&probe, il_runner_script("probe.sh"));
-		il_buf_adds(&probe, il_runner_script("snapshot.sh"));
+		il_buf_adds(&probe, il_runners_script("probe.sh"));
+		il_buf_adds(&probe, il_runners_script("snapshot.sh"));
 		if (il_buf_error(&probe))
 			oom(g);
 		else
@@ -374,7 +374,7 @@ static int test_action(struct gen *g, long test_min)
 		/* IL_UNION='a,b': quoted as one word after the '=' */
 		il_buf_adds(&b, ". \"$IL/block.sh\" && IL_UNION=");
 		av[0] = (char *)il_buf_str(&u);
-		if (il_buf_error(&u) || il_sh_quote_argv(&b, av))
+		if (il_buf_error(&u) || il_quote_argv(&b, av))
 			b.nomem = true;
 		il_buf_adds(&b, " && il_begin || lava-test-raise idlelab-begin");
 		il_buf_release(&u);
@@ -498,7 +498,7 @@ int il_lavajob_render(const struct il_lavajob *j, struct il_buf *out, struct il_
 	yaml_emitter_set_width(&em, -1);
 	if (!yaml_emitter_open(&em) || !yaml_emitter_dump(&em, &g.doc) || !yaml_emitter_close(&em) ||
 	    !yaml_emitter_flush(&em) || il_buf_error(out)) {
-		int r = il_err_set(err, IL_ENOMEM, "YAML output: %s", em.problem ? em.problem : il_strerror(IL_ENOMEM));
+		int r = il_err_set(err, IL_ENOMEM, "YAML output: %s", em.problem ? em.problem : il_err_strerror(IL_ENOMEM));
 
 		yaml_emitter_delete(&em);
 		return r;

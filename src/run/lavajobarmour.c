@@ -38,7 +38,7 @@ static void finish_file(struct il_lavajob_file *f, const char *hash, unsigned lo
 
 	f->ok = false;
 	if (il_buf_error(&f->data)) {
-		snprintf(f->why, sizeof(f->why), "%s", il_strerror(IL_ENOMEM));
+		snprintf(f->why, sizeof(f->why), "%s", il_err_strerror(IL_ENOMEM));
 		return;
 	}
 	if (m % 4) {
@@ -48,7 +48,7 @@ static void finish_file(struct il_lavajob_file *f, const char *hash, unsigned lo
 	while (pad < 2 && m > pad && f->data.p[m - 1 - pad] == '=')
 		pad++;
 	if (!(dec = malloc(m / 4 * 3 + 1))) {
-		snprintf(f->why, sizeof(f->why), "%s", il_strerror(IL_ENOMEM));
+		snprintf(f->why, sizeof(f->why), "%s", il_err_strerror(IL_ENOMEM));
 		return;
 	}
 	n = m ? EVP_DecodeBlock(dec, (const unsigned char *)f->data.p, (int)m) : 0;
@@ -66,7 +66,7 @@ static void finish_file(struct il_lavajob_file *f, const char *hash, unsigned lo
 		return;
 	}
 	if (il_sha256_init(&h)) {
-		snprintf(f->why, sizeof(f->why), "%s", il_strerror(IL_ENOMEM));
+		snprintf(f->why, sizeof(f->why), "%s", il_err_strerror(IL_ENOMEM));
 		return;
 	}
 	il_sha256_update(&h, f->data.p ? f->data.p : "", f->data.len);

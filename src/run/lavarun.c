@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/inventory.h"
+#include "host/host.h"
 #include "host/lava.h"
 #include "run/artifacts.h"
 #include "run/kstage.h"
@@ -82,7 +82,7 @@ static int images(struct il_lavarun_state *r, int k, struct il_artifacts_urls *u
 /* Job j's "lava-job" record (url NULL: null), its samples with their attempts and nonces; NULL: no memory left. */
 static json_t *job_record(const struct il_lavarun_state *r, const struct il_lavafollow_job *j, const char *url)
 {
-	json_t *rec = il_rec_new(IL_REC_LAVA_JOB), *js = json_array(), *ja = json_array(), *jn = json_array();
+	json_t *rec = il_record_new(IL_REC_LAVA_JOB), *js = json_array(), *ja = json_array(), *jn = json_array();
 	int bad = !rec || !js || !ja || !jn;
 
 	for (size_t i = 0; i < j->n; i++) {
@@ -90,13 +90,13 @@ static json_t *job_record(const struct il_lavarun_state *r, const struct il_lava
 		bad |= json_array_append_new(ja, json_integer(j->s[i].attempt));
 		bad |= json_array_append_new(jn, json_string(j->s[i].nonce));
 	}
-	bad |= il_rec_set(rec, IL_RF_LAVA_JOB_HOST, json_string(r->host));
-	bad |= il_rec_set(rec, IL_RF_LAVA_JOB_KERNEL, json_string(r->p->kernels.v[j->kernel]));
-	bad |= il_rec_set(rec, IL_RF_LAVA_JOB_JOB, json_integer(j->id));
-	bad |= il_rec_set(rec, IL_RF_LAVA_JOB_URL, url ? json_string(url) : json_null());
-	bad |= il_rec_set(rec, IL_RF_LAVA_JOB_SEQS, js);
-	bad |= il_rec_set(rec, IL_RF_LAVA_JOB_ATTEMPTS, ja);
-	bad |= il_rec_set(rec, IL_RF_LAVA_JOB_NONCES, jn);
+	bad |= il_record_set(rec, IL_RF_LAVA_JOB_HOST, json_string(r->host));
+	bad |= il_record_set(rec, IL_RF_LAVA_JOB_KERNEL, json_string(r->p->kernels.v[j->kernel]));
+	bad |= il_record_set(rec, IL_RF_LAVA_JOB_JOB, json_integer(j->id));
+	bad |= il_record_set(rec, IL_RF_LAVA_JOB_URL, url ? json_string(url) : json_null());
+	bad |= il_record_set(rec, IL_RF_LAVA_JOB_SEQS, js);
+	bad |= il_record_set(rec, IL_RF_LAVA_JOB_ATTEMPTS, ja);
+	bad |= il_record_set(rec, IL_RF_LAVA_JOB_NONCES, jn);
 	if (bad)
 		json_decref(rec), rec = NULL;
 	return rec;
@@ -181,17 +181,17 @@ static int submit(struct il_lavarun_state *r, int kernel, const struct il_artifa
 		goto out;
 	}
 	j.id = ids[0];
-	j.submitted = il_mono_s();
+	j.submitted = il_clock_mono_s();
 	/* journaled before it is followed: a resumed run follows this job instead of submitting again */
 	{
 		char *url = il_str_dup_printf("%s/scheduler/job/%ld", lc->url, j.id);
 
 		rec = job_record(r, &j, url);
-		il_run_note(r->in->c, r->host, "LAVA job %ld submitted: %zu samples, kernel %s (%s)", j.id, n,
+		il_context_note(r->in->c, r->host, "LAVA job %ld submitted: %zu samples, kernel %s (%s)", j.id, n,
 			    p->kernels.v[kernel], url ? url : "");
 		free(url);
 	}
-	if ((rc = il_run_journal(r->in->c, rec, err)))
+	if ((rc = il_context_journal(r->in->c, rec, err)))
 		goto out;
 	{
 		struct il_lavafollow_job *nj = realloc(r->jobs, (r->njobs + 1) * sizeof(*nj));
@@ -243,7 +243,7 @@ static int reattach_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 
 	(void)line;
 	(void)err;
-	if (il_rec_kind_of(rec) != IL_REC_LAVA_JOB || !host || strcmp(host, r->host) || !kernel ||
+	if (il_record_kind_of(rec) != IL_REC_LAVA_JOB || !host || strcmp(host, r->host) || !kernel ||
 	    json_array_size(seqs) != json_array_size(att) || json_array_size(seqs) != json_array_size(non))
 		return 0;
 	for (size_t i = 0; i < r->p->kernels.n; i++)
@@ -264,7 +264,7 @@ static int reattach_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 	j.id = (long)json_integer_value(json_object_get(rec, "job"));
 	j.kernel = k;
 	j.n = json_array_size(seqs);
-	j.submitted = il_mono_s();
+	j.submitted = il_clock_mono_s();
 	if (!(j.s = calloc(j.n, sizeof(*j.s))))
 		return il_err_oom(ra->err);
 	for (size_t i = 0; i < j.n; i++) {
@@ -284,7 +284,7 @@ static int reattach_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 		r->jobs = nj;
 		r->jobs[r->njobs++] = j;
 	}
-	il_run_note(r->in->c, r->host, "LAVA job %ld was in flight when the run stopped: following it again", j.id);
+	il_context_note(r->in->c, r->host, "LAVA job %ld was in flight when the run stopped: following it again", j.id);
 	return 0;
 }
 
@@ -334,7 +334,7 @@ static int blocks(struct il_lavarun_state *r, struct il_err *err)
 						round);
 				break;
 			}
-			if (!r->dry && il_run_stopped(in->c)) {
+			if (!r->dry && il_context_stopped(in->c)) {
 				rc = IL_EINTR;
 				break;
 			}
@@ -381,7 +381,7 @@ static int no_images(struct il_lavarun_state *r, const size_t *seqs, size_t n, s
 		json_t *rec = il_sample_fail_record(in->c, r->host, &in->specs[seqs[i]], variant ? variant : "?",
 						    ++in->t->attempts[seqs[i]], why.msg);
 
-		rc = rec ? il_run_journal(in->c, rec, err) : il_err_oom(err);
+		rc = rec ? il_context_journal(in->c, rec, err) : il_err_oom(err);
 		if (!rc)
 			il_tally_final(in->t, seqs[i]);
 		free(variant);
@@ -469,7 +469,7 @@ int il_lavarun_jobdef_plan(const char *plan_path, const struct il_run_opts *o, s
 	if ((rc = il_plan_load(&plan, plan_path, o->workloads_dir, err)))
 		return rc;
 	if (o->host) {
-		/* the same replacement il_run_start makes */
+		/* the same replacement il_engine_start makes */
 		struct il_plan p2;
 
 		json_object_del(plan.json, "hosts");

@@ -50,17 +50,17 @@ static int fingerprint(struct il_lavarun_state *r, const char *device, const str
 	}
 	if (!probe || !probe->ok || il_probe_parse(probe->data.p, probe->data.len, label, &fp, NULL, &e)) {
 		if (probe && !probe->ok)
-			il_run_note(r->in->c, r->host, "LAVA device %s: probe not usable: %s", device ? device : "?",
+			il_context_note(r->in->c, r->host, "LAVA device %s: probe not usable: %s", device ? device : "?",
 				    probe->why);
 		goto out;
 	}
 	if (!il_strlist_has(&r->fp_devices, label)) {
 		char *path = il_rundir_join(r->in->c->dir, *name), *txt = json_dumps(fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		struct stat st;
-		json_t *rec = il_rec_new(IL_REC_HOST);
+		json_t *rec = il_record_new(IL_REC_HOST);
 
 		if (path && txt && stat(path, &st))
-			il_write_file_atomic(path, txt, strlen(txt), &e);
+			il_buf_write_file_atomic(path, txt, strlen(txt), &e);
 		free(path);
 		free(txt);
 		if (json_object_set_new(fp, "transport", json_string(il_host_kind_name(IL_HOST_LAVA))) ||
@@ -70,10 +70,10 @@ static int fingerprint(struct il_lavarun_state *r, const char *device, const str
 			rc = il_err_oom(err);
 			goto out;
 		}
-		il_rec_set(rec, IL_RF_HOST_HOST, json_string(label));
-		il_rec_set_copy(rec, IL_RF_HOST_FINGERPRINT, fp);
-		il_rec_set(rec, IL_RF_HOST_KIND, json_string(il_host_kind_name(IL_HOST_LAVA)));
-		il_run_journal(r->in->c, rec, NULL);
+		il_record_set(rec, IL_RF_HOST_HOST, json_string(label));
+		il_record_set_copy(rec, IL_RF_HOST_FINGERPRINT, fp);
+		il_record_set(rec, IL_RF_HOST_KIND, json_string(il_host_kind_name(IL_HOST_LAVA)));
+		il_context_journal(r->in->c, rec, NULL);
 	}
 out:
 	json_decref(fp);
@@ -120,18 +120,18 @@ int il_lavarun_collect(struct il_lavarun_state *r, struct il_lavafollow_job *j, 
 
 			snprintf(oc.reason, sizeof(oc.reason), "LAVA job %ld was canceled", j->id);
 			rec = variant ? il_sample_record(r->in->c, &h, s, variant, j->s[i].attempt, false, &oc,
-							 il_run_time_json(), il_mono_s())
+							 il_context_time_json(), il_clock_mono_s())
 				      : NULL;
 			if (rec)
-				il_rec_set(rec, IL_RF_SAMPLE_LAVA_JOB, json_integer(j->id));
-			rc = rec ? il_run_journal(r->in->c, rec, err) : il_err_oom(err);
+				il_record_set(rec, IL_RF_SAMPLE_LAVA_JOB, json_integer(j->id));
+			rc = rec ? il_context_journal(r->in->c, rec, err) : il_err_oom(err);
 			free(variant);
 		}
 		return rc ? rc : il_err_set(err, IL_EINTR, "LAVA job %ld was canceled (in LAVA): the run stops as "
 					    "interrupted; 'idlelab run --resume' submits its samples again", j->id);
 	}
 	if (j->st.health != IL_LAVA_COMPLETE && !j->why[0] && il_lava_job_tests(&r->conn, j->id, &tests, &e))
-		il_run_note(r->in->c, r->host, "LAVA job %ld: results: %s", j->id, e.msg);
+		il_context_note(r->in->c, r->host, "LAVA job %ld: results: %s", j->id, e.msg);
 	il_buf_init(&log, (size_t)256 << 20);
 	if (!j->why[0] && !il_lava_job_logs(&r->conn, j->id, 0, &log, &e) &&
 	    !il_lavalog_target_text(log.p ? log.p : "", log.len, &text, "LAVA log", &e)) {
@@ -145,7 +145,7 @@ int il_lavarun_collect(struct il_lavarun_state *r, struct il_lavafollow_job *j, 
 		if ((rc = il_lavajob_unarmour((const char *const *)lines.v, lines.n, &files, &nfiles, err)))
 			goto out;
 	} else if (!j->why[0]) {
-		il_run_note(r->in->c, r->host, "LAVA job %ld: log: %s", j->id, e.msg);
+		il_context_note(r->in->c, r->host, "LAVA job %ld: log: %s", j->id, e.msg);
 	}
 	if ((rc = fingerprint(r, j->st.actual_device, file(files, nfiles, "probe"), &fp_name, err)))
 		goto out;
@@ -185,13 +185,13 @@ int il_lavarun_collect(struct il_lavarun_state *r, struct il_lavafollow_job *j, 
 			job_reason(j, &tests, f, s->seq, oc.reason, sizeof(oc.reason));
 		}
 		final = il_tally_attempt(r->in->t, s->seq, oc.status, oc.retryable, p->retries);
-		rec = il_sample_record(r->in->c, &h, s, variant, j->s[i].attempt, final, &oc, il_run_time_json(),
-				       il_mono_s());
+		rec = il_sample_record(r->in->c, &h, s, variant, j->s[i].attempt, final, &oc, il_context_time_json(),
+				       il_clock_mono_s());
 		if (rec) {
-			il_rec_set(rec, IL_RF_SAMPLE_LAVA_JOB, json_integer(j->id));
-			il_rec_set(rec, IL_RF_SAMPLE_DEVICE, il_json_str(j->st.actual_device));
+			il_record_set(rec, IL_RF_SAMPLE_LAVA_JOB, json_integer(j->id));
+			il_record_set(rec, IL_RF_SAMPLE_DEVICE, il_json_str(j->st.actual_device));
 		}
-		rc = rec ? il_run_journal(r->in->c, rec, err) : il_err_oom(err);
+		rc = rec ? il_context_journal(r->in->c, rec, err) : il_err_oom(err);
 		if (!rc && final) {
 			il_tally_final(r->in->t, s->seq);
 			r->in->ran++;

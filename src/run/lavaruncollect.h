@@ -8,7 +8,7 @@
  */
 #ifndef IL_RUN_LAVARUNCOLLECT_H
 #define IL_RUN_LAVARUNCOLLECT_H
-#include "host/inventory.h"
+#include "host/host.h"
 #include "host/lava.h"
 #include "run/lavafollow.h"
 #include "run/lavarun.h"

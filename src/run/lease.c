@@ -34,7 +34,7 @@ void il_lease_release(struct il_lease *h)
 		for (size_t i = 0; i < h->ngov; i++)
 			il_strlist_release(&h->writes[i]);
 	free(h->writes);
-	il_idle_saved_release(&h->saved);
+	il_govctl_saved_release(&h->saved);
 	il_snapshot_release(&h->snap);
 	free(h->fp_file);
 	free(h->bindir);
@@ -149,7 +149,7 @@ static int plan_writes(const struct il_plan *p, struct il_lease *h, struct il_er
  */
 int il_lease_cancel(struct il_lease *h, const char *id, int *n, struct il_err *err)
 {
-	char *cancel = il_str_dup_printf("%s\n%s", il_runner_script("trace.sh"), il_runner_script("cancel.sh"));
+	char *cancel = il_str_dup_printf("%s\n%s", il_runners_script("trace.sh"), il_runners_script("cancel.sh"));
 	char *script = cancel ? il_workdir_script(cancel) : NULL;
 	char *args[] = { h->workdir, (char *)(id ? id : "--all"), NULL };
 	struct il_exec_opts o = { .privileged = true, .timeout_ms = 30000 };
@@ -173,7 +173,7 @@ int il_lease_cancel(struct il_lease *h, const char *id, int *n, struct il_err *e
 		rc = il_err_set(err, IL_EIO, "host '%s': cannot stop the sample's processes: %.*s", h->name,
 				p ? (int)strcspn(p + 20, "\n") : 300, p ? p + 20 : il_buf_str(&res.err));
 	}
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	return rc;
 }
 
@@ -198,7 +198,7 @@ static int upload_workloads(const struct il_run_ctx *c, struct il_lease *h, cons
 		/* the checkout's own binaries are built for the host's architecture on demand */
 		if (stat(f.p, &st) && !c->o->workload_bin && !tried_build) {
 			tried_build = true;
-			il_run_note(c, h->name, "building idlelab's own workloads for %s", arch);
+			il_context_note(c, h->name, "building idlelab's own workloads for %s", arch);
 			if ((rc = il_own_build(NULL, arch, err)))
 				break;
 		}
@@ -241,7 +241,7 @@ static int upload_workloads(const struct il_run_ctx *c, struct il_lease *h, cons
 
 			if (!(rc = il_transport_exec(h->t, ch, NULL, &res, err)) && res.exit_code)
 				rc = il_err_set(err, IL_EIO, "host '%s': chmod %s failed", h->name, dst.p);
-			il_exec_result_release(&res);
+			il_transport_result_release(&res);
 		}
 		il_buf_release(&f);
 		il_buf_release(&dst);
@@ -295,19 +295,19 @@ int il_lease_take(struct il_lease *h, const struct il_run_ctx *c, const char *na
 		if (!fpath || !txt)
 			rc = il_err_oom(err);
 		else if (stat(fpath, &st))
-			rc = il_write_file_atomic(fpath, txt, strlen(txt), err);
+			rc = il_buf_write_file_atomic(fpath, txt, strlen(txt), err);
 		free(txt);
 		free(fpath);
 		if (rc)
 			goto out;
 	}
 	/* the fingerprint goes into the journal too: reports need nothing but journal.jsonl */
-	rec = il_rec_new(IL_REC_HOST);
-	il_rec_set(rec, IL_RF_HOST_HOST, json_string(name));
-	il_rec_set_copy(rec, IL_RF_HOST_FINGERPRINT, fp);
+	rec = il_record_new(IL_REC_HOST);
+	il_record_set(rec, IL_RF_HOST_HOST, json_string(name));
+	il_record_set_copy(rec, IL_RF_HOST_FINGERPRINT, fp);
 	/* what reports key the lab caveat and the Tested-by rule on: never the host's name */
-	il_rec_set(rec, IL_RF_HOST_KIND, json_string(il_lab_host_kind(&h->cfg)));
-	if ((rc = il_run_journal(c, rec, err)))
+	il_record_set(rec, IL_RF_HOST_KIND, json_string(il_lab_host_kind(&h->cfg)));
+	if ((rc = il_context_journal(c, rec, err)))
 		goto out;
 	/* governors must be ones the host offers */
 	for (size_t g = 0; g < p->ngov; g++) {
@@ -349,7 +349,7 @@ int il_lease_take(struct il_lease *h, const struct il_run_ctx *c, const char *na
 		    (rc = il_lease_cancel(h, NULL, &stopped_n, err)))
 			goto out;
 		if (stopped_n)
-			il_run_note(c, name, "stopped %d sample(s) a killed run had left running on the host", stopped_n);
+			il_context_note(c, name, "stopped %d sample(s) a killed run had left running on the host", stopped_n);
 	}
 	arch = json_string_value(json_object_get(json_object_get(fp, "kernel"), "arch"));
 	for (size_t i = 0; i < p->nwl; i++) {
@@ -372,29 +372,29 @@ int il_lease_take(struct il_lease *h, const struct il_run_ctx *c, const char *na
 			rc = il_err_set(err, IL_EPARSE, "%s:%d: %s", saved_path, je.line, je.text);
 			goto out;
 		}
-		rc = il_idle_saved_from_json(&h->saved, j, saved_path, err);
+		rc = il_govctl_saved_from_json(&h->saved, j, saved_path, err);
 		json_decref(j);
 		if (rc)
 			goto out;
 	} else {
 		char *txt;
 
-		if ((rc = il_idle_save(h->fs, &h->saved, err)) ||
-		    (p->cpufreq_governor && (rc = il_cpufreq_save(h->fs, &h->snap, &h->saved, err))))
+		if ((rc = il_govctl_save(h->fs, &h->saved, err)) ||
+		    (p->cpufreq_governor && (rc = il_govctl_cpufreq_save(h->fs, &h->snap, &h->saved, err))))
 			goto out;
 		{
-			json_t *j = il_idle_saved_to_json(&h->saved);
+			json_t *j = il_govctl_saved_to_json(&h->saved);
 
 			txt = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
 			json_decref(j);
 		}
-		rc = txt ? il_write_file_atomic(saved_path, txt, strlen(txt), err) : il_err_oom(err);
+		rc = txt ? il_buf_write_file_atomic(saved_path, txt, strlen(txt), err) : il_err_oom(err);
 		free(txt);
 		if (rc)
 			goto out;
 	}
 	h->borrowed = true;
-	if (p->cpufreq_governor && (rc = il_cpufreq_set(h->fs, &h->saved, p->cpufreq_governor, err)))
+	if (p->cpufreq_governor && (rc = il_govctl_cpufreq_set(h->fs, &h->saved, p->cpufreq_governor, err)))
 		goto out;
 	rc = plan_writes(p, h, err);
 out:
@@ -415,12 +415,12 @@ int il_lease_restore(struct il_lease *h, const struct il_run_ctx *c, struct il_e
 	/* nothing of a sample may still run when the host is declared restored */
 	rc = h->workdir ? il_lease_cancel(h, NULL, NULL, &rerr) : 0;
 	if (!rc)
-		rc = il_idle_restore(h->fs, &h->saved, &rerr);
-	rec = il_rec_new(IL_REC_RESTORED);
-	il_rec_set(rec, IL_RF_RESTORED_HOST, json_string(h->name));
-	il_rec_set(rec, IL_RF_RESTORED_OK, json_boolean(!rc));
-	il_rec_set(rec, IL_RF_RESTORED_ERROR, rc ? json_string(rerr.msg) : json_null());
-	il_run_journal(c, rec, NULL);
+		rc = il_govctl_restore(h->fs, &h->saved, &rerr);
+	rec = il_record_new(IL_REC_RESTORED);
+	il_record_set(rec, IL_RF_RESTORED_HOST, json_string(h->name));
+	il_record_set(rec, IL_RF_RESTORED_OK, json_boolean(!rc));
+	il_record_set(rec, IL_RF_RESTORED_ERROR, rc ? json_string(rerr.msg) : json_null());
+	il_context_journal(c, rec, NULL);
 	h->borrowed = false;
 	if (rc)
 		return il_err_set(err, rc, "host '%s': restoring the idle settings failed: %s", h->name, rerr.msg);

@@ -9,7 +9,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include "host/hostfs.h"
-#include "host/inventory.h"
+#include "host/host.h"
 #include "host/transport.h"
 #include "idle/govctl.h"
 #include "idle/snapshot.h"

@@ -352,7 +352,7 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 
 	*out = (struct il_plan){ .iterations = 5, .retries = 2, .timeout_s = 600, .order = IL_ORDER_BALANCED,
 				 .seed = 1, .quiesce_s = -1, .min_sample_s = -1 };
-	if ((r = il_jf_read_as(j, plan_fields, IL_JF_COUNT(plan_fields), out, label, NULL, "field", err)))
+	if ((r = il_jfields_read_as(j, plan_fields, IL_JF_COUNT(plan_fields), out, label, NULL, "field", err)))
 		goto fail;
 	if (!plain_word(out->name))
 		FAIL("%s: name: '%s' must be letters, digits, '-', '_', '.', '+' (it names the run directory)", label,
@@ -416,7 +416,7 @@ int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, 
 		const char *o = json_string_value(v);
 		int k = IL_NORDERS;
 
-		while (o && k-- > 0 && strcmp(o, il_order_name((enum il_order)k)))
+		while (o && k-- > 0 && strcmp(o, il_plan_order_name((enum il_order)k)))
 			;
 		if (!o || k < 0)
 			FAIL("%s: order: expected \"interleave\", \"blocked\", \"random\" or \"balanced\"", label);

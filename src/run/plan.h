@@ -24,7 +24,7 @@
  */
 enum il_order { IL_ORDER_INTERLEAVE, IL_ORDER_BLOCKED, IL_ORDER_RANDOM, IL_ORDER_BALANCED, IL_NORDERS };
 /* "interleave", "blocked", "random", "balanced" */
-const char *il_order_name(enum il_order o);
+const char *il_plan_order_name(enum il_order o);
 
 /* One governor setting compared in the run ("teo", or teo with C3 disabled). */
 struct il_govcfg {
@@ -72,7 +72,7 @@ struct il_plan {
 	json_t *json;                  /* the plan as given */
 };
 
-/* Parse and validate; workloads are loaded from wl_dir (il_workloads_dir). label names the source. */
+/* Parse and validate; workloads are loaded from wl_dir (il_workload_dir). label names the source. */
 int il_plan_from_json(struct il_plan *out, const json_t *j, const char *wl_dir, const char *label,
 		      struct il_err *err);
 int il_plan_load(struct il_plan *out, const char *path, const char *wl_dir, struct il_err *err);
@@ -104,9 +104,9 @@ int il_plan_set_kernels(struct il_plan *p, const struct il_strlist *names, struc
 /* The rounds between looks (0: not adaptive). */
 int il_plan_step(const struct il_plan *p);
 /* Whether a look is taken once `rounds` counted rounds of every variant are complete. */
-bool il_adaptive_look_at(int min, int max, int step, int rounds);
+bool il_plan_adaptive_look_at(int min, int max, int step, int rounds);
 /* The planned looks of an adaptive run: 1 + ceil((max - min) / step). */
-size_t il_adaptive_looks(int min, int max, int step);
+size_t il_plan_adaptive_looks(int min, int max, int step);
 
 /* One sample in the matrix. */
 struct il_spec {

@@ -19,7 +19,7 @@ static uint64_t mix(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-const char *il_order_name(enum il_order o)
+const char *il_plan_order_name(enum il_order o)
 {
 	static const char *const names[IL_NORDERS] = {
 		[IL_ORDER_INTERLEAVE] = "interleave",
@@ -55,12 +55,12 @@ int il_plan_step(const struct il_plan *p)
 	return p->iter_step ? p->iter_step : p->kernels.n > 1 ? p->iter_min : 1;
 }
 
-bool il_adaptive_look_at(int min, int max, int step, int rounds)
+bool il_plan_adaptive_look_at(int min, int max, int step, int rounds)
 {
 	return step > 0 && rounds >= min && rounds <= max && ((rounds - min) % step == 0 || rounds == max);
 }
 
-size_t il_adaptive_looks(int min, int max, int step)
+size_t il_plan_adaptive_looks(int min, int max, int step)
 {
 	if (step < 1 || max < min)
 		return 1;

@@ -21,17 +21,17 @@ int il_pmatrix_count(const json_t *matrix, const char *label, size_t entry, size
 		return 0;
 	snprintf(path, sizeof(path), "workloads[%zu].matrix", entry);
 	if (!json_is_object(matrix) || !json_object_size(matrix))
-		return il_jf_bad(err, label, path, NULL, "an object of parameter name -> array of values");
+		return il_jfields_bad(err, label, path, NULL, "an object of parameter name -> array of values");
 	json_object_foreach((json_t *)matrix, name, vals) {
 		if (!json_is_array(vals) || !json_array_size(vals))
-			return il_jf_bad(err, label, path, name, "a non-empty array of values");
+			return il_jfields_bad(err, label, path, name, "a non-empty array of values");
 		json_array_foreach(vals, k, v)
 			if (!json_is_string(v) && !json_is_number(v))
 				return il_err_set(err, IL_EPARSE, "%s: %s.%s[%zu]: expected a string or a number", label, path,
 						  name, k);
 		/* a plan is read before anything runs: a runaway product is a typo, not a wish */
 		if (*n * json_array_size(vals) > IL_PMATRIX_MAX)
-			return il_jf_bad(err, label, path, name, "at most %d workloads from one matrix (the product of "
+			return il_jfields_bad(err, label, path, name, "at most %d workloads from one matrix (the product of "
 					 "the arrays' lengths)", IL_PMATRIX_MAX);
 		*n *= json_array_size(vals);
 	}

@@ -27,12 +27,12 @@ static const struct {
 #undef IL_REC_FIELD_ROW
 };
 
-const char *il_rec_kind_name(enum il_rec_kind k)
+const char *il_record_kind_name(enum il_rec_kind k)
 {
 	return k < IL_REC_NKINDS ? kind_names[k] : "?";
 }
 
-enum il_rec_kind il_rec_kind_of(const json_t *rec)
+enum il_rec_kind il_record_kind_of(const json_t *rec)
 {
 	const char *type = json_string_value(json_object_get(rec, "type"));
 
@@ -42,11 +42,11 @@ enum il_rec_kind il_rec_kind_of(const json_t *rec)
 	return IL_REC_ANY;
 }
 
-json_t *il_rec_new(enum il_rec_kind k)
+json_t *il_record_new(enum il_rec_kind k)
 {
 	json_t *rec = json_object();
 
-	if (rec && json_object_set_new(rec, "type", json_string(il_rec_kind_name(k)))) {
+	if (rec && json_object_set_new(rec, "type", json_string(il_record_kind_name(k)))) {
 		json_decref(rec);
 		return NULL;
 	}
@@ -58,23 +58,23 @@ static int allowed(enum il_rec_kind k, enum il_rec_field f)
 	return f < IL_RF_COUNT && (fields[f].kind == IL_REC_ANY || fields[f].kind == k);
 }
 
-int il_rec_set(json_t *rec, enum il_rec_field f, json_t *v)
+int il_record_set(json_t *rec, enum il_rec_field f, json_t *v)
 {
-	if (!allowed(il_rec_kind_of(rec), f)) {
+	if (!allowed(il_record_kind_of(rec), f)) {
 		json_decref(v);
 		return IL_EINVAL;
 	}
 	return v && json_object_set_new(rec, fields[f].key, v) ? IL_ENOMEM : 0;
 }
 
-int il_rec_set_copy(json_t *rec, enum il_rec_field f, json_t *v)
+int il_record_set_copy(json_t *rec, enum il_rec_field f, json_t *v)
 {
-	return il_rec_set(rec, f, json_incref(v));
+	return il_record_set(rec, f, json_incref(v));
 }
 
-int il_rec_check(const json_t *rec, const char *path, size_t line, struct il_err *err)
+int il_record_check(const json_t *rec, const char *path, size_t line, struct il_err *err)
 {
-	enum il_rec_kind k = il_rec_kind_of(rec);
+	enum il_rec_kind k = il_record_kind_of(rec);
 	const char *key;
 	json_t *v;
 
@@ -107,7 +107,7 @@ static json_t *variants_json(const struct il_plan *p)
 			bad |= json_array_append_new(vars, json_pack("{s:s,s:s,s:o,s:o}", "label", label ? label : "?",
 								     "kernel", p->kernels.v[k], "governor",
 								     p->gov[g].governor ? json_string(p->gov[g].governor) : json_null(),
-								     "disable", il_jf_strlist_json(&p->gov[g].disable)));
+								     "disable", il_jfields_strlist_json(&p->gov[g].disable)));
 			free(label);
 		}
 	return il_json_whole(vars, bad);
@@ -127,7 +127,7 @@ static json_t *workloads_json(const struct il_plan *p)
 								   w->metrics[m].unit, "better",
 								   w->metrics[m].higher_better ? "higher" : "lower"));
 		o = json_pack("{s:s,s:O,s:o,s:o}", "workload", w->name, "params", p->wl[i].params, "metrics", ms,
-			      "key_metrics", il_jf_strlist_json(&w->key_metrics));
+			      "key_metrics", il_jfields_strlist_json(&w->key_metrics));
 		/* which parameters a matrix varied: reports print them as columns */
 		if (o && p->wl[i].matrix)
 			bad |= json_object_set(o, "matrix", p->wl[i].matrix);
@@ -152,33 +152,33 @@ static json_t *reference_json(const struct il_plan *p)
 	return j;
 }
 
-json_t *il_rec_run_start(const struct il_plan *p, const char *run_dir, size_t samples, const struct il_kvars *kv)
+json_t *il_record_run_start(const struct il_plan *p, const char *run_dir, size_t samples, const struct il_kvars *kv)
 {
-	json_t *rec = il_rec_new(IL_REC_RUN_START), *vars = variants_json(p), *wls = workloads_json(p);
+	json_t *rec = il_record_new(IL_REC_RUN_START), *vars = variants_json(p), *wls = workloads_json(p);
 
 	/* what reports are regenerated from: a record without them would be no run-start */
 	if (!rec || !vars || !wls) {
 		json_decref(rec), json_decref(vars), json_decref(wls);
 		return NULL;
 	}
-	il_rec_set(rec, IL_RF_RUN_START_RUN_DIR, json_string(run_dir));
-	il_rec_set(rec, IL_RF_RUN_START_PLAN_NAME, json_string(p->name));
-	il_rec_set(rec, IL_RF_RUN_START_SAMPLES, json_integer((json_int_t)samples));
-	il_rec_set(rec, IL_RF_RUN_START_REFERENCE, reference_json(p));
-	il_rec_set(rec, IL_RF_RUN_START_VARIANTS, vars);
-	il_rec_set(rec, IL_RF_RUN_START_WORKLOADS, wls);
-	il_rec_set(rec, IL_RF_RUN_START_ITERATIONS, json_integer(p->iterations));
+	il_record_set(rec, IL_RF_RUN_START_RUN_DIR, json_string(run_dir));
+	il_record_set(rec, IL_RF_RUN_START_PLAN_NAME, json_string(p->name));
+	il_record_set(rec, IL_RF_RUN_START_SAMPLES, json_integer((json_int_t)samples));
+	il_record_set(rec, IL_RF_RUN_START_REFERENCE, reference_json(p));
+	il_record_set(rec, IL_RF_RUN_START_VARIANTS, vars);
+	il_record_set(rec, IL_RF_RUN_START_WORKLOADS, wls);
+	il_record_set(rec, IL_RF_RUN_START_ITERATIONS, json_integer(p->iterations));
 	/* the step only when a look is not every round: a one-kernel run's record as it always was */
 	if (p->iter_min && il_plan_step(p) > 1)
-		il_rec_set(rec, IL_RF_RUN_START_ADAPTIVE, json_pack("{s:i,s:i,s:i}", "min", p->iter_min, "max", p->iterations,
+		il_record_set(rec, IL_RF_RUN_START_ADAPTIVE, json_pack("{s:i,s:i,s:i}", "min", p->iter_min, "max", p->iterations,
 								    "step", il_plan_step(p)));
 	else if (p->iter_min)
-		il_rec_set(rec, IL_RF_RUN_START_ADAPTIVE, json_pack("{s:i,s:i}", "min", p->iter_min, "max", p->iterations));
-	il_rec_set(rec, IL_RF_RUN_START_WARMUP, json_integer(p->warmup));
-	il_rec_set(rec, IL_RF_RUN_START_ORDER, json_string(il_order_name(p->order)));
-	il_rec_set_copy(rec, IL_RF_RUN_START_PLAN, p->json);
+		il_record_set(rec, IL_RF_RUN_START_ADAPTIVE, json_pack("{s:i,s:i}", "min", p->iter_min, "max", p->iterations));
+	il_record_set(rec, IL_RF_RUN_START_WARMUP, json_integer(p->warmup));
+	il_record_set(rec, IL_RF_RUN_START_ORDER, json_string(il_plan_order_name(p->order)));
+	il_record_set_copy(rec, IL_RF_RUN_START_PLAN, p->json);
 	if (kv->n)
-		il_rec_set(rec, IL_RF_RUN_START_KERNELS, il_kvars_to_json(kv));
-	il_rec_set(rec, IL_RF_RUN_START_VERSION, json_string(IL_VERSION));
+		il_record_set(rec, IL_RF_RUN_START_KERNELS, il_kplan_vars_to_json(kv));
+	il_record_set(rec, IL_RF_RUN_START_VERSION, json_string(IL_VERSION));
 	return rec;
 }

@@ -2,10 +2,10 @@
 /*
  * The journal's schema: every record kind and every field a kind may carry,
  * declared once (IL_RECORD_KINDS, IL_RECORD_FIELDS). Writers build records
- * with il_rec_new/il_rec_set (a field of another kind is refused), and the
+ * with il_record_new/il_record_set (a field of another kind is refused), and the
  * readers (run/journalread.c for a run's results, the engine's resume scan)
- * check records with il_rec_check against the same list — so adding a field is one line here
- * plus the writer's il_rec_set, and journals with it are still read.
+ * check records with il_record_check against the same list — so adding a field is one line here
+ * plus the writer's il_record_set, and journals with it are still read.
  * docs/formats.md describes the fields for users.
  */
 #ifndef IL_RUN_RECORD_H
@@ -132,19 +132,19 @@ enum il_rec_field {
 };
 
 /* The "type" value of a kind ("sample"). */
-const char *il_rec_kind_name(enum il_rec_kind k);
+const char *il_record_kind_name(enum il_rec_kind k);
 /* A record's kind from its "type"; IL_REC_ANY for a type this version does not know. */
-enum il_rec_kind il_rec_kind_of(const json_t *rec);
+enum il_rec_kind il_record_kind_of(const json_t *rec);
 
 /* A new record {"type": ...} of kind k (caller owns; NULL: memory ran out). */
-json_t *il_rec_new(enum il_rec_kind k);
+json_t *il_record_new(enum il_rec_kind k);
 /*
  * Set field f of rec to v (the reference is stolen; v NULL sets nothing, as
  * json_object_set_new does). A field of another kind is a programming error:
- * IL_EINVAL, nothing set. il_rec_set_copy takes a new reference instead.
+ * IL_EINVAL, nothing set. il_record_set_copy takes a new reference instead.
  */
-int il_rec_set(json_t *rec, enum il_rec_field f, json_t *v);
-int il_rec_set_copy(json_t *rec, enum il_rec_field f, json_t *v);
+int il_record_set(json_t *rec, enum il_rec_field f, json_t *v);
+int il_record_set_copy(json_t *rec, enum il_rec_field f, json_t *v);
 
 struct il_plan;
 struct il_kvars;
@@ -153,7 +153,7 @@ struct il_kvars;
  * them, and each workload's metrics with unit and direction, so reports can
  * be regenerated from journal.jsonl alone (caller owns; NULL: memory ran out).
  */
-json_t *il_rec_run_start(const struct il_plan *p, const char *run_dir, size_t samples, const struct il_kvars *kv);
+json_t *il_record_run_start(const struct il_plan *p, const char *run_dir, size_t samples, const struct il_kvars *kv);
 
 
 /*
@@ -161,6 +161,6 @@ json_t *il_rec_run_start(const struct il_plan *p, const char *run_dir, size_t sa
  * field 'x' in a sample record (written by another idlelab version?)").
  * Records of kinds this version does not know pass: they are skipped by readers.
  */
-int il_rec_check(const json_t *rec, const char *path, size_t line, struct il_err *err);
+int il_record_check(const json_t *rec, const char *path, size_t line, struct il_err *err);
 
 #endif

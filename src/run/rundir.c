@@ -173,14 +173,14 @@ int il_rundir_prepare(const char *dir, const char *plan_text, const char *plan_p
 		rc = il_err_set(err, IL_EIO, "cannot create '%s': %s", p, strerror(errno));
 		goto out;
 	}
-	if ((rc = in_tmp(*tmp, IL_RUNDIR_PLAN, &p, err)) || (rc = il_write_file_atomic(p, plan_text, strlen(plan_text), err)))
+	if ((rc = in_tmp(*tmp, IL_RUNDIR_PLAN, &p, err)) || (rc = il_buf_write_file_atomic(p, plan_text, strlen(plan_text), err)))
 		goto out;
 	if ((rc = in_tmp(*tmp, IL_RUNDIR_PLAN_DIR, &p, err)))
 		goto out;
 	if (realpath(plan_path, real)) {
 		const char *d = dirname(real);
 
-		rc = il_write_file_atomic(p, d, strlen(d), err);
+		rc = il_buf_write_file_atomic(p, d, strlen(d), err);
 	}
 out:
 	free(p);

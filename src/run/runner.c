@@ -14,9 +14,9 @@ char *il_runner_sample_script(void)
 {
 	struct il_buf b = IL_BUF_INIT;
 
-	if (il_buf_printf(&b, "snap() {\n%s\n}\npmqos() {\n%s\n}\n%s\n%s\n%s", il_runner_script("snapshot.sh"),
-			  il_runner_script("pmqos.sh"), il_runner_script("own.sh"), il_runner_script("trace.sh"),
-			  il_runner_script("sample.sh")))
+	if (il_buf_printf(&b, "snap() {\n%s\n}\npmqos() {\n%s\n}\n%s\n%s\n%s", il_runners_script("snapshot.sh"),
+			  il_runners_script("pmqos.sh"), il_runners_script("own.sh"), il_runners_script("trace.sh"),
+			  il_runners_script("sample.sh")))
 		il_buf_release(&b);
 	return il_buf_detach(&b);
 }

@@ -86,7 +86,7 @@ void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *s
 		struct il_buf abs = IL_BUF_INIT;
 
 		if (il_buf_printf(&abs, "%s/%s", h->bindir, wargv.v[0])) {
-			set_reason(oc, "infra_failed", true, il_strerror(IL_ENOMEM));
+			set_reason(oc, "infra_failed", true, il_err_strerror(IL_ENOMEM));
 			goto out;
 		}
 		free(wargv.v[0]);
@@ -100,7 +100,7 @@ void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *s
 
 		if (il_runner_sample_argv(&args, id, &ra) || !(av = calloc(args.n + 1, sizeof(*av))) ||
 		    !il_runner_sample_input(input, sizeof(input), nonce)) {
-			set_reason(oc, "infra_failed", true, il_strerror(IL_ENOMEM));
+			set_reason(oc, "infra_failed", true, il_err_strerror(IL_ENOMEM));
 			goto out;
 		}
 		memcpy(av, args.v, args.n * sizeof(*av));
@@ -136,7 +136,7 @@ void il_sample_run(const struct il_run_ctx *c, struct il_lease *h, const char *s
 	il_sample_judge(c, s, nonce, h->name, il_buf_str(&res.out), res.out.len, res.exit_code, il_buf_str(&res.err),
 			oc);
 out:
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	il_strlist_release(&wargv);
 	il_strlist_release(&args);
 	free(av);
@@ -342,7 +342,7 @@ void il_sample_judge(const struct il_run_ctx *c, const struct il_spec *s, const 
 						   : "no idle states on host: idle counters are absent, workload metrics only");
 		else if (!(oc->idle = il_diff_summary_json(&d)) ||
 			 note_bypass(oc->idle, &oc->ro, &d.measured, host)) {
-			set_reason(oc, "infra_failed", true, il_strerror(IL_ENOMEM));
+			set_reason(oc, "infra_failed", true, il_err_strerror(IL_ENOMEM));
 			il_diff_release(&d);
 			return;
 		}
@@ -351,7 +351,7 @@ void il_sample_judge(const struct il_run_ctx *c, const struct il_spec *s, const 
 
 			if (t) {
 				if (t < 0)
-					set_reason(oc, "infra_failed", true, il_strerror(IL_ENOMEM));
+					set_reason(oc, "infra_failed", true, il_err_strerror(IL_ENOMEM));
 				il_diff_release(&d);
 				return;
 			}
@@ -371,30 +371,30 @@ static json_t *record_head(const struct il_run_ctx *c, const char *host, const s
 			   int attempt, bool final, const char *status, const char *reason)
 {
 	const struct il_plan *p = c->plan;
-	json_t *rec = il_rec_new(IL_REC_SAMPLE);
+	json_t *rec = il_record_new(IL_REC_SAMPLE);
 
 	if (!rec)
 		return NULL;
-	il_rec_set(rec, IL_RF_SAMPLE_SEQ, json_integer((json_int_t)s->seq));
-	il_rec_set(rec, IL_RF_SAMPLE_ATTEMPT, json_integer(attempt));
-	il_rec_set(rec, IL_RF_SAMPLE_FINAL, json_boolean(final));
-	il_rec_set(rec, IL_RF_SAMPLE_STATUS, json_string(status));
-	il_rec_set(rec, IL_RF_SAMPLE_REASON, reason && *reason ? json_string(reason) : json_null());
-	il_rec_set(rec, IL_RF_SAMPLE_HOST, json_string(host));
-	il_rec_set(rec, IL_RF_SAMPLE_KERNEL, json_string(p->kernels.v[s->kernel]));
-	il_rec_set(rec, IL_RF_SAMPLE_VARIANT, json_string(variant));
-	il_rec_set(rec, IL_RF_SAMPLE_GOVERNOR, p->gov[s->gov].governor ? json_string(p->gov[s->gov].governor) : json_null());
+	il_record_set(rec, IL_RF_SAMPLE_SEQ, json_integer((json_int_t)s->seq));
+	il_record_set(rec, IL_RF_SAMPLE_ATTEMPT, json_integer(attempt));
+	il_record_set(rec, IL_RF_SAMPLE_FINAL, json_boolean(final));
+	il_record_set(rec, IL_RF_SAMPLE_STATUS, json_string(status));
+	il_record_set(rec, IL_RF_SAMPLE_REASON, reason && *reason ? json_string(reason) : json_null());
+	il_record_set(rec, IL_RF_SAMPLE_HOST, json_string(host));
+	il_record_set(rec, IL_RF_SAMPLE_KERNEL, json_string(p->kernels.v[s->kernel]));
+	il_record_set(rec, IL_RF_SAMPLE_VARIANT, json_string(variant));
+	il_record_set(rec, IL_RF_SAMPLE_GOVERNOR, p->gov[s->gov].governor ? json_string(p->gov[s->gov].governor) : json_null());
 	return rec;
 }
 
 /* What ran: the workload, its parameters and the iteration. */
 static void record_workload(json_t *rec, const struct il_plan *p, const struct il_spec *s)
 {
-	il_rec_set(rec, IL_RF_SAMPLE_WORKLOAD, json_string(p->wl[s->wl].label));
-	il_rec_set(rec, IL_RF_SAMPLE_WORKLOAD_NAME, json_string(p->wl[s->wl].name));
-	il_rec_set_copy(rec, IL_RF_SAMPLE_PARAMS, p->wl[s->wl].params);
-	il_rec_set(rec, IL_RF_SAMPLE_ITERATION, json_integer(s->iteration));
-	il_rec_set(rec, IL_RF_SAMPLE_WARMUP, json_boolean(s->warmup));
+	il_record_set(rec, IL_RF_SAMPLE_WORKLOAD, json_string(p->wl[s->wl].label));
+	il_record_set(rec, IL_RF_SAMPLE_WORKLOAD_NAME, json_string(p->wl[s->wl].name));
+	il_record_set_copy(rec, IL_RF_SAMPLE_PARAMS, p->wl[s->wl].params);
+	il_record_set(rec, IL_RF_SAMPLE_ITERATION, json_integer(s->iteration));
+	il_record_set(rec, IL_RF_SAMPLE_WARMUP, json_boolean(s->warmup));
 }
 
 /* samples/NAME (file f of the sample) written whole; its name, or NULL when it could not be (caller frees). */
@@ -403,7 +403,7 @@ static char *sample_file(const char *dir, size_t seq, int attempt, enum il_rundi
 {
 	char name[64], *fp = il_rundir_join(dir, il_rundir_sample_name(name, sizeof(name), seq, attempt, f));
 	struct il_err fe = { 0 };
-	int r = fp ? il_write_file_atomic(fp, text ? text : "", len, &fe) : -1;
+	int r = fp ? il_buf_write_file_atomic(fp, text ? text : "", len, &fe) : -1;
 
 	free(fp);
 	return r ? NULL : strdup(name);
@@ -420,7 +420,7 @@ static void record_output(json_t *rec, const char *dir, size_t seq, int attempt,
 		char *name = sample_file(dir, seq, attempt, file[i], text[i]->p, text[i]->len);
 
 		if (name)
-			il_rec_set(rec, field[i], json_string(name));
+			il_record_set(rec, field[i], json_string(name));
 		free(name);
 	}
 }
@@ -451,7 +451,7 @@ static void record_trace(json_t *rec, const char *dir, size_t seq, int attempt, 
 	if (name[0] && name[1] && name[2])
 		files = json_pack("{s:s, s:s, s:s}", "frame", name[0], "before", name[1], "after", name[2]);
 	if (files)
-		il_rec_set(rec, IL_RF_SAMPLE_TRACE_FILES, files);
+		il_record_set(rec, IL_RF_SAMPLE_TRACE_FILES, files);
 	for (int i = 0; i < 3; i++)
 		free(name[i]);
 }
@@ -467,28 +467,28 @@ json_t *il_sample_record(const struct il_run_ctx *c, const struct il_lease *h, c
 		json_decref(started);
 		return NULL;
 	}
-	il_rec_set(rec, IL_RF_SAMPLE_GOVERNOR_READ, oc->have_snaps ? il_json_str(oc->pre.governor) : json_null());
-	il_rec_set(rec, IL_RF_SAMPLE_DISABLE, il_jf_strlist_json(&p->gov[s->gov].disable));
+	il_record_set(rec, IL_RF_SAMPLE_GOVERNOR_READ, oc->have_snaps ? il_json_str(oc->pre.governor) : json_null());
+	il_record_set(rec, IL_RF_SAMPLE_DISABLE, il_jfields_strlist_json(&p->gov[s->gov].disable));
 	record_workload(rec, p, s);
-	il_rec_set(rec, IL_RF_SAMPLE_METRICS, oc->metrics ? json_incref(oc->metrics) : json_null());
-	il_rec_set(rec, IL_RF_SAMPLE_IDLE, oc->idle ? json_incref(oc->idle) : json_null());
+	il_record_set(rec, IL_RF_SAMPLE_METRICS, oc->metrics ? json_incref(oc->metrics) : json_null());
+	il_record_set(rec, IL_RF_SAMPLE_IDLE, oc->idle ? json_incref(oc->idle) : json_null());
 	if (oc->note)
-		il_rec_set(rec, IL_RF_SAMPLE_NOTE, json_string(oc->note));
-	il_rec_set(rec, IL_RF_SAMPLE_INTERVAL_S, oc->has_interval ? json_real(oc->interval_s) : json_null());
-	il_rec_set(rec, IL_RF_SAMPLE_KERNEL_RELEASE, il_json_str(oc->ro.release));
-	il_rec_set(rec, IL_RF_SAMPLE_MACHINE, il_json_str(oc->ro.machine));
-	il_rec_set(rec, IL_RF_SAMPLE_BOOT_ID, oc->have_snaps ? il_json_str(oc->pre.boot_id) : json_null());
-	il_rec_set(rec, IL_RF_SAMPLE_DRIVER, oc->have_snaps ? il_json_str(oc->pre.driver) : json_null());
-	il_rec_set(rec, IL_RF_SAMPLE_EXIT_STATUS, oc->ro.has_status ? json_integer(oc->ro.status) : json_null());
-	il_rec_set(rec, IL_RF_SAMPLE_FINGERPRINT, h->fp_file ? json_string(h->fp_file) : json_null());
+		il_record_set(rec, IL_RF_SAMPLE_NOTE, json_string(oc->note));
+	il_record_set(rec, IL_RF_SAMPLE_INTERVAL_S, oc->has_interval ? json_real(oc->interval_s) : json_null());
+	il_record_set(rec, IL_RF_SAMPLE_KERNEL_RELEASE, il_json_str(oc->ro.release));
+	il_record_set(rec, IL_RF_SAMPLE_MACHINE, il_json_str(oc->ro.machine));
+	il_record_set(rec, IL_RF_SAMPLE_BOOT_ID, oc->have_snaps ? il_json_str(oc->pre.boot_id) : json_null());
+	il_record_set(rec, IL_RF_SAMPLE_DRIVER, oc->have_snaps ? il_json_str(oc->pre.driver) : json_null());
+	il_record_set(rec, IL_RF_SAMPLE_EXIT_STATUS, oc->ro.has_status ? json_integer(oc->ro.status) : json_null());
+	il_record_set(rec, IL_RF_SAMPLE_FINGERPRINT, h->fp_file ? json_string(h->fp_file) : json_null());
 	if (oc->ro.has_status)
 		record_output(rec, c->dir, s->seq, attempt, oc);
 	if (p->keep_trace && oc->ro.has_trace && oc->have_snaps)
 		record_trace(rec, c->dir, s->seq, attempt, oc);
-	il_rec_set(rec, IL_RF_SAMPLE_STARTED, started);
-	il_rec_set(rec, IL_RF_SAMPLE_ENDED, il_run_time_json());
-	il_rec_set(rec, IL_RF_SAMPLE_ELAPSED_S, json_real(il_mono_s() - t0));
-	il_rec_set(rec, IL_RF_SAMPLE_VERSION, json_string(IL_VERSION));
+	il_record_set(rec, IL_RF_SAMPLE_STARTED, started);
+	il_record_set(rec, IL_RF_SAMPLE_ENDED, il_context_time_json());
+	il_record_set(rec, IL_RF_SAMPLE_ELAPSED_S, json_real(il_clock_mono_s() - t0));
+	il_record_set(rec, IL_RF_SAMPLE_VERSION, json_string(IL_VERSION));
 	return rec;
 }
 
@@ -500,9 +500,9 @@ json_t *il_sample_fail_record(const struct il_run_ctx *c, const char *host, cons
 	if (!rec)
 		return NULL;
 	record_workload(rec, c->plan, s);
-	il_rec_set(rec, IL_RF_SAMPLE_METRICS, json_null());
-	il_rec_set(rec, IL_RF_SAMPLE_IDLE, json_null());
-	il_rec_set(rec, IL_RF_SAMPLE_ENDED, il_run_time_json());
-	il_rec_set(rec, IL_RF_SAMPLE_VERSION, json_string(IL_VERSION));
+	il_record_set(rec, IL_RF_SAMPLE_METRICS, json_null());
+	il_record_set(rec, IL_RF_SAMPLE_IDLE, json_null());
+	il_record_set(rec, IL_RF_SAMPLE_ENDED, il_context_time_json());
+	il_record_set(rec, IL_RF_SAMPLE_VERSION, json_string(IL_VERSION));
 	return rec;
 }

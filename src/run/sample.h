@@ -48,7 +48,7 @@ void il_sample_judge(const struct il_run_ctx *c, const struct il_spec *s, const 
 		     const char *text, size_t len, int exit_code, const char *stderr_text, struct il_sample_result *oc);
 
 /*
- * The journal record of one attempt: started (stolen) and t0 (il_mono_s at
+ * The journal record of one attempt: started (stolen) and t0 (il_clock_mono_s at
  * the start) time it; the workload's output is written to samples/ first.
  * Caller owns the record; NULL: memory ran out.
  */

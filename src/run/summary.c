@@ -22,7 +22,7 @@ struct sum {
 static int sum_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 {
 	struct sum *s = ctx;
-	enum il_rec_kind kind = il_rec_kind_of(rec);
+	enum il_rec_kind kind = il_record_kind_of(rec);
 
 	(void)line;
 	if (kind == IL_REC_RUN_END)
@@ -67,7 +67,7 @@ int il_run_summary(const char *run_dir, const char *workloads_dir, const char *c
 		char *pd = NULL;
 
 		rc = il_kstage_plan(&plan, run_dir, cache_dir, &kv, &pd, err);
-		il_kvars_release(&kv);
+		il_kplan_vars_release(&kv);
 		free(pd);
 	}
 	if (rc || (rc = il_plan_matrix(&plan, &specs, &n, err)) || (rc = il_journal_each(jp, sum_rec, &s, &torn, err))) {

@@ -55,7 +55,7 @@ static int scan_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 {
 	struct scan *sc = ctx;
 	struct il_tally *t = sc->t;
-	enum il_rec_kind kind = il_rec_kind_of(rec);
+	enum il_rec_kind kind = il_record_kind_of(rec);
 	json_int_t seq, attempt;
 	const char *variant, *wl, *status, *want_wl;
 	char *want;

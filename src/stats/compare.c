@@ -24,7 +24,7 @@ void il_compare_release(struct il_cmp *c)
 	memset(c, 0, sizeof(*c));
 }
 
-const struct il_mres *il_cmp_res(const struct il_cmp *c, size_t i, size_t v)
+const struct il_mres *il_compare_res(const struct il_cmp *c, size_t i, size_t v)
 {
 	return &c->r[i * c->ds->nvar + v];
 }
@@ -51,7 +51,7 @@ static bool too_noisy(const struct il_cmp_opts *o, const struct il_mseries *m, s
 
 		if (m->var[v].n < 2)
 			continue;
-		il_desc_compute(m->var[v].v, m->var[v].n, &d);
+		il_stats_desc_compute(m->var[v].v, m->var[v].n, &d);
 		/* a mean of 0 with scatter has an infinite CV; all zeros is perfectly quiet */
 		double cv = isnan(d.cv) ? (d.stdev > 0 ? INFINITY : 0) : d.cv;
 
@@ -68,7 +68,7 @@ static bool too_noisy(const struct il_cmp_opts *o, const struct il_mseries *m, s
 static size_t min_n_for(double alpha)
 {
 	for (size_t n = 2; n < 100; n++)
-		if (il_mwu_min_p(n, n) < alpha)
+		if (il_stats_mwu_min_p(n, n) < alpha)
 			return n;
 	return 100;
 }
@@ -136,7 +136,7 @@ static int adjust(struct il_cmp *c, int v, bool key, bool bh, size_t *family)
 				ix[k] = x, p[k++] = x->p_raw;
 		}
 	}
-	r = bh ? il_bh(p, k) : il_holm(p, k);
+	r = bh ? il_stats_bh(p, k) : il_stats_holm(p, k);
 	for (size_t j = 0; !r && j < k; j++) {
 		ix[j]->p = p[j];
 		ix[j]->family = k;
@@ -206,11 +206,11 @@ static void decide_beyond_aa(struct il_cmp *c, const struct il_mseries *m, const
 	if (!(x->threshold_pct >= floor))
 		x->threshold_pct = floor;
 	decide(c, m, rr, x, v);
-	if (il_verdict_differs(x->vk) && isfinite(floor)) {
+	if (il_decide_verdict_differs(x->vk) && isfinite(floor)) {
 		snprintf(why, sizeof(why), "%s; beyond the A/A floor %.1f%% (the A/A pair differs by %+.1f%%)", x->why, floor,
 			 a->change_pct);
 		memcpy(x->why, why, sizeof(why));
-	} else if (!il_verdict_differs(x->vk) && (!isfinite(x->change_pct) || fabs(x->change_pct) < floor)) {
+	} else if (!il_decide_verdict_differs(x->vk) && (!isfinite(x->change_pct) || fabs(x->change_pct) < floor)) {
 		x->vk = IL_VERDICT_UNRELIABLE;
 		x->n_needed = 0;
 		if (isfinite(floor))
@@ -249,7 +249,7 @@ static int measure(struct il_cmp *c, struct il_err *err)
 		struct il_mres *rr = &c->r[i * nv + (size_t)c->ref];
 		double aa_change = NAN;
 
-		il_desc_compute(rv->v, rv->n, &rr->d);
+		il_stats_desc_compute(rv->v, rv->n, &rr->d);
 		rr->change_pct = rr->p = rr->p_raw = rr->ci_lo = rr->ci_hi = rr->threshold_pct = NAN;
 		rr->eq_lo = rr->eq_hi = NAN;
 		rr->vk = IL_VERDICT_REF;
@@ -258,7 +258,7 @@ static int measure(struct il_cmp *c, struct il_err *err)
 		if (c->aa >= 0 && m->var[c->aa].n) {
 			struct il_desc a;
 
-			il_desc_compute(m->var[c->aa].v, m->var[c->aa].n, &a);
+			il_stats_desc_compute(m->var[c->aa].v, m->var[c->aa].n, &a);
 			aa_change = fabs(change_of(&rr->d, &a));
 		}
 		for (size_t v = 0; v < nv; v++) {
@@ -269,7 +269,7 @@ static int measure(struct il_cmp *c, struct il_err *err)
 
 			if ((int)v == c->ref)
 				continue;
-			il_desc_compute(xv->v, xv->n, &x->d);
+			il_stats_desc_compute(xv->v, xv->n, &x->d);
 			x->change_pct = xv->n && rv->n ? change_of(&rr->d, &x->d) : NAN;
 			x->p = x->p_raw = x->ci_lo = x->ci_hi = x->eq_lo = x->eq_hi = NAN;
 			x->ci_method = NULL;
@@ -281,8 +281,8 @@ static int measure(struct il_cmp *c, struct il_err *err)
 			x->threshold_pct = isfinite(rse) && o->k * rse > floor ? o->k * rse : floor;
 			if (xv->n < 2 || rv->n < 2)
 				continue;
-			r = o->test == IL_TEST_MWU ? il_mwu(rv->v, rv->n, xv->v, xv->n, &t, err) :
-						     il_welch(rv->v, rv->n, xv->v, xv->n, &t, err);
+			r = o->test == IL_TEST_MWU ? il_stats_mwu(rv->v, rv->n, xv->v, xv->n, &t, err) :
+						     il_stats_welch(rv->v, rv->n, xv->v, xv->n, &t, err);
 			if (r)
 				return il_err_prefix(err, "%s, %s: ", m->key, ds->var[v]), r;
 			/* Welch's t of two constants is undefined; equal constants are p = 1, unequal p = 0 */
@@ -293,7 +293,7 @@ static int measure(struct il_cmp *c, struct il_err *err)
 				struct il_err e2 = { 0 };
 
 				/* seeded by names, so a CI does not change with the --metric selection */
-				il_ratio_ci(rv->v, rv->n, xv->v, xv->n, o->level, o->resamples,
+				il_stats_ratio_ci(rv->v, rv->n, xv->v, xv->n, o->level, o->resamples,
 					    o->seed ^ fnv1a(m->key) ^ (fnv1a(ds->var[v]) << 1), &x->ci_lo, &x->ci_hi,
 					    &x->ci_method, &e2);
 			}
@@ -321,7 +321,7 @@ static int aa_check(struct il_cmp *c)
 		struct il_mres *x = &c->r[i * nv + (size_t)c->aa];
 
 		decide(c, m, &c->r[i * nv + (size_t)c->ref], x, (size_t)c->aa);
-		if (!il_verdict_differs(x->vk))
+		if (!il_decide_verdict_differs(x->vk))
 			continue;
 		if (c->key[i]) {
 			const struct il_values *rv = &m->var[c->ref], *av = &m->var[c->aa];
@@ -330,7 +330,7 @@ static int aa_check(struct il_cmp *c)
 			c->unreliable[i] = true;
 			c->nunreliable++;
 			/* the A/A floor: the largest change the A/A change's interval allows (no interval: all of it) */
-			c->aa_floor[i] = il_change_interval(rv->v, rv->n, av->v, av->n, 1 - 2 * a_fam, &lo, &hi) ?
+			c->aa_floor[i] = il_decide_change_interval(rv->v, rv->n, av->v, av->n, 1 - 2 * a_fam, &lo, &hi) ?
 						 fmax(fabs(lo), fabs(hi)) : INFINITY;
 			x->vk = IL_VERDICT_UNRELIABLE;
 		} else {
@@ -434,14 +434,14 @@ int il_compare(struct il_cmp *c, const struct il_dataset *ds, const struct il_cm
 			struct il_mres *x = &c->r[i * nv + v];
 
 			if ((int)v == c->ref || (int)v == c->aa) {
-				x->verdict = il_verdict_name(x->vk);
+				x->verdict = il_decide_verdict_name(x->vk);
 				continue;
 			}
 			if (c->unreliable[i])
 				decide_beyond_aa(c, m, rr, x, v, i);
 			else
 				decide(c, m, rr, x, v);
-			x->verdict = il_verdict_name(x->vk);
+			x->verdict = il_decide_verdict_name(x->vk);
 			if (c->key[i]) {
 				c->n[x->vk]++;
 				if (x->vk == IL_VERDICT_UNKNOWN && x->n_needed > c->n_needed_max)

@@ -81,7 +81,7 @@ struct il_mres {
 	double eq_lo, eq_hi;      /* the decision's interval of the change, % (il_decide) */
 	double threshold_pct;
 	enum il_verdict vk;
-	const char *verdict;      /* il_verdict_name(vk) */
+	const char *verdict;      /* il_decide_verdict_name(vk) */
 	bool key;                 /* in the decision family (else secondary: exploratory) */
 	size_t family;            /* comparisons its adjustment covered */
 	char why[200];
@@ -132,7 +132,7 @@ bool il_compare_dropped_note(const struct il_cmp *c, struct il_buf *b);
 bool il_compare_row_bypassed(const struct il_row *row);
 
 /* Result of kept metric i for variant v. */
-const struct il_mres *il_cmp_res(const struct il_cmp *c, size_t i, size_t v);
+const struct il_mres *il_compare_res(const struct il_cmp *c, size_t i, size_t v);
 
 /*
  * The verdict in plain words, from the key comparisons only: "teo better

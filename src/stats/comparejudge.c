@@ -65,7 +65,7 @@ int il_compare_run_decided(const char *run_dir, struct il_buf *why, struct il_er
 	struct il_err e = { 0 };
 	int r;
 
-	if ((r = il_dataset_add_run(&ds, run_dir, NULL, err))) {
+	if ((r = il_datajournal_add_run(&ds, run_dir, NULL, err))) {
 		il_dataset_release(&ds);
 		return r;
 	}

@@ -46,9 +46,9 @@ int il_compare_sentence(const struct il_cmp *c, struct il_buf *b)
 		const struct il_mseries *m = &ds->met[c->met[i]];
 
 		for (size_t v = 0; c->key[i] && v < ds->nvar; v++) {
-			const struct il_mres *x = il_cmp_res(c, i, v);
+			const struct il_mres *x = il_compare_res(c, i, v);
 
-			if ((int)v == c->aa || (int)v == c->ref || !il_verdict_differs(x->vk))
+			if ((int)v == c->aa || (int)v == c->ref || !il_decide_verdict_differs(x->vk))
 				continue;
 			if (listed++ == 8) {
 				il_buf_printf(b, "; and %zu more (see the table)", differ - 8);
@@ -109,7 +109,7 @@ bool il_compare_aa_warning(const struct il_cmp *c, struct il_buf *b)
 			break;
 		}
 		il_buf_printf(b, "%s %s (%+.1f%%, p=%.2g; A/A floor %.1f%%)", listed > 1 ? "," : "", ds->met[c->met[i]].key,
-			      il_cmp_res(c, i, (size_t)c->aa)->change_pct, il_cmp_res(c, i, (size_t)c->aa)->p, c->aa_floor[i]);
+			      il_compare_res(c, i, (size_t)c->aa)->change_pct, il_compare_res(c, i, (size_t)c->aa)->p, c->aa_floor[i]);
 	}
 	il_buf_printf(b, ": %s noise floor is raised to the A/A floor; changes within it are unreliable, larger ones "
 			 "keep their verdict", c->nunreliable > 1 ? "each one's" : "its");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * A dataset from a run directory's journal (il_dataset_add_run), read and
+ * A dataset from a run directory's journal (il_datajournal_add_run), read and
  * checked by run/journalread.h: the run-start record's variants, reference,
  * A/A partner and workloads' metric directions, each counted sample's scores
  * and idle metrics, and the meta (fingerprints, stop) reports read.
@@ -322,7 +322,7 @@ static int add_idle(struct il_dataset *ds, int var, const char *group, const jso
  * built kernels of the same commit (idlelab try's base and its A/A copy
  * base-aa: the same build, booted again).
  */
-bool il_dataset_same_kernel(const json_t *run_start, const json_t *a, const json_t *b)
+bool il_datajournal_same_kernel(const json_t *run_start, const json_t *a, const json_t *b)
 {
 	const json_t *e, *ca = NULL, *cb = NULL;
 	size_t i;
@@ -385,7 +385,7 @@ static int reference(struct jctx *c, const json_t *rec, const json_t *variants)
 			continue;
 		if (json_equal(json_object_get(e, "governor"), json_object_get(rv, "governor")) &&
 		    json_equal(json_object_get(e, "disable"), json_object_get(rv, "disable")) &&
-		    il_dataset_same_kernel(rec, json_object_get(e, "kernel"), json_object_get(rv, "kernel"))) {
+		    il_datajournal_same_kernel(rec, json_object_get(e, "kernel"), json_object_get(rv, "kernel"))) {
 			snprintf(label, sizeof(label), "%s%s", c->prefix, json_string_value(json_object_get(e, "label")));
 			if (!(ds->aa = strdup(label)))
 				return IL_ENOMEM;
@@ -420,7 +420,7 @@ static int on_start(const struct il_journal_run *run, void *ctx, struct il_err *
 		size_t looks;
 
 		if (json_is_object(its) && lo >= 1 && hi >= lo && hi <= 100000 && step >= 1 && step <= 100000 &&
-		    (looks = il_adaptive_looks((int)lo, (int)hi, (int)step)) > ds->looks)
+		    (looks = il_plan_adaptive_looks((int)lo, (int)hi, (int)step)) > ds->looks)
 			ds->looks = looks, ds->iter_max = (size_t)hi;
 	}
 	if (!ds->title && json_is_string(json_object_get(rec, "plan_name")) &&
@@ -536,7 +536,7 @@ static void mark_keys(struct il_dataset *ds, const json_t *workloads)
 	}
 }
 
-int il_dataset_add_run(struct il_dataset *ds, const char *run_dir, const char *prefix, struct il_err *err)
+int il_datajournal_add_run(struct il_dataset *ds, const char *run_dir, const char *prefix, struct il_err *err)
 {
 	static const struct il_journal_reader rd = { .start = on_start, .meta = on_meta, .sample = on_sample };
 	struct jctx c = { .ds = ds, .prefix = prefix ? prefix : "" };

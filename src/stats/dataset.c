@@ -43,7 +43,7 @@ void il_dataset_file_direction(struct il_dataset *ds, enum il_better b)
 			ds->met[i].better = b;
 }
 
-const char *il_better_name(enum il_better b)
+const char *il_dataset_better_name(enum il_better b)
 {
 	return b == IL_BETTER_HIGHER ? "higher" : b == IL_BETTER_LOWER ? "lower" : "none";
 }

@@ -17,7 +17,7 @@
 
 enum il_better { IL_BETTER_NONE = 0, IL_BETTER_HIGHER = 1, IL_BETTER_LOWER = -1 };
 /* "higher", "lower" or "none": the one spelling of a direction in journals, indexes and reports. */
-const char *il_better_name(enum il_better b);
+const char *il_dataset_better_name(enum il_better b);
 
 struct il_values {
 	size_t n, cap;
@@ -83,7 +83,7 @@ struct il_dataset {
  * record gives variants, reference and metric directions). prefix (NULL or
  * "") is put before variant labels when several runs are compared.
  */
-int il_dataset_add_run(struct il_dataset *ds, const char *run_dir, const char *prefix, struct il_err *err);
+int il_datajournal_add_run(struct il_dataset *ds, const char *run_dir, const char *prefix, struct il_err *err);
 /* Add a file of numbers as variant `name` (metric "value"; blank lines and # comments ignored). */
 int il_dataset_add_file(struct il_dataset *ds, const char *path, const char *name, struct il_err *err);
 void il_dataset_release(struct il_dataset *ds);
@@ -111,7 +111,7 @@ int il_dataset_pick(struct il_dataset *out, const struct il_dataset *src, const 
  * kernel: the same name, or two built kernels of the same commit (idlelab
  * try's base and its A/A copy base-aa: the same build, booted again).
  */
-bool il_dataset_same_kernel(const json_t *run_start, const json_t *a, const json_t *b);
+bool il_datajournal_same_kernel(const json_t *run_start, const json_t *a, const json_t *b);
 
 /* The absolute floor of metric group.metric (an existing series; nothing when there is none). */
 void il_dataset_set_floor(struct il_dataset *ds, const char *group, const char *metric, double abs_floor);

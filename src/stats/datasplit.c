@@ -92,7 +92,7 @@ static int make_part(const struct il_dataset *src, const json_t *rs, const json_
 		if (json_equal(json_object_get(e, "kernel"), ref_kernel)) {
 			if (!p->ds.reference && !(p->ds.reference = strdup(l)))
 				r = IL_ENOMEM;
-		} else if (!p->ds.aa && il_dataset_same_kernel(rs, json_object_get(e, "kernel"), ref_kernel) &&
+		} else if (!p->ds.aa && il_datajournal_same_kernel(rs, json_object_get(e, "kernel"), ref_kernel) &&
 			   !(p->ds.aa = strdup(l))) {
 			r = IL_ENOMEM;
 		}
@@ -105,7 +105,7 @@ static int make_part(const struct il_dataset *src, const json_t *rs, const json_
 	return r || !p->governor || (src->title && !p->ds.title) ? IL_ENOMEM : 0;
 }
 
-int il_dataset_by_governor(const struct il_dataset *src, struct il_dataset_part **out, size_t *n, struct il_err *err)
+int il_datasplit_by_governor(const struct il_dataset *src, struct il_dataset_part **out, size_t *n, struct il_err *err)
 {
 	const json_t *rs = json_object_get(src->meta, "run_start"), *vs = json_object_get(rs, "variants"), *ref, *e;
 	const json_t *ref_kernel;
@@ -126,7 +126,7 @@ int il_dataset_by_governor(const struct il_dataset *src, struct il_dataset_part 
 			continue;
 		if (*n == cap) {
 			if (!(np = realloc(*out, (cap = cap ? 2 * cap : 4) * sizeof(*np)))) {
-				il_dataset_parts_release(*out, *n);
+				il_datasplit_parts_release(*out, *n);
 				*out = NULL, *n = 0;
 				return il_err_oom(err);
 			}
@@ -134,25 +134,25 @@ int il_dataset_by_governor(const struct il_dataset *src, struct il_dataset_part 
 		}
 		memset(&(*out)[*n], 0, sizeof(**out));
 		if (make_part(src, rs, e, ref_kernel, &(*out)[(*n)++])) {
-			il_dataset_parts_release(*out, *n);
+			il_datasplit_parts_release(*out, *n);
 			*out = NULL, *n = 0;
 			return il_err_oom(err);
 		}
 		/* a governor not measured on the reference's kernel, or on no other: nothing to compare */
 		if (!(*out)[*n - 1].ds.reference || (*out)[*n - 1].ds.nvar < 2) {
-			il_dataset_parts_release(&(*out)[*n - 1], 1);
+			il_datasplit_parts_release(&(*out)[*n - 1], 1);
 			(*n)--;
 		}
 	}
 	/* one governor: the run itself */
 	if (*n < 2) {
-		il_dataset_parts_release(*out, *n);
+		il_datasplit_parts_release(*out, *n);
 		*out = NULL, *n = 0;
 	}
 	return 0;
 }
 
-void il_dataset_parts_release(struct il_dataset_part *p, size_t n)
+void il_datasplit_parts_release(struct il_dataset_part *p, size_t n)
 {
 	for (size_t i = 0; p && i < n; i++) {
 		free(p[i].governor);

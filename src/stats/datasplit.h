@@ -20,12 +20,12 @@ struct il_dataset_part {
 
 /*
  * Split src (a run directory's dataset, its run-start record in meta) into
- * *out[0..*n) (caller frees with il_dataset_parts_release): one part per
+ * *out[0..*n) (caller frees with il_datasplit_parts_release): one part per
  * governor (and disabled states) that was measured on the reference's kernel
  * and on at least one other. *n 0 when the run is no such run (one kernel,
  * or one governor): the caller compares it whole. IL_ENOMEM.
  */
-int il_dataset_by_governor(const struct il_dataset *src, struct il_dataset_part **out, size_t *n, struct il_err *err);
-void il_dataset_parts_release(struct il_dataset_part *p, size_t n);
+int il_datasplit_by_governor(const struct il_dataset *src, struct il_dataset_part **out, size_t *n, struct il_err *err);
+void il_datasplit_parts_release(struct il_dataset_part *p, size_t n);
 
 #endif

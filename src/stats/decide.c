@@ -11,19 +11,19 @@ static const char *const verdict_names[IL_NVERDICTS] = {
 #undef IL_V_NAME
 };
 
-const char *il_verdict_name(enum il_verdict v)
+const char *il_decide_verdict_name(enum il_verdict v)
 {
 	return (unsigned)v < IL_NVERDICTS ? verdict_names[v] : "unknown";
 }
 
-bool il_verdict_differs(enum il_verdict v)
+bool il_decide_verdict_differs(enum il_verdict v)
 {
 	return v == IL_VERDICT_BETTER || v == IL_VERDICT_WORSE || v == IL_VERDICT_CHANGED;
 }
 
-bool il_verdict_decided(enum il_verdict v)
+bool il_decide_verdict_decided(enum il_verdict v)
 {
-	return il_verdict_differs(v) || v == IL_VERDICT_SAME;
+	return il_decide_verdict_differs(v) || v == IL_VERDICT_SAME;
 }
 
 bool il_decide_alpha_ok(double alpha)
@@ -36,20 +36,20 @@ double il_decide_look_alpha(double alpha, size_t looks)
 	return alpha / (double)(looks ? looks : 1);
 }
 
-double il_t_isf(double p, double df)
+double il_decide_t_isf(double p, double df)
 {
 	double lo = 0, hi = 1;
 
 	if (!(p > 0 && p < 1) || !(df > 0))
 		return NAN;
 	if (p >= 0.5)
-		return -il_t_isf(1 - p, df);
-	while (il_t_sf(hi, df) > p && hi < 1e15)
+		return -il_decide_t_isf(1 - p, df);
+	while (il_stats_t_sf(hi, df) > p && hi < 1e15)
 		hi *= 2;
 	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
 		double mid = (lo + hi) / 2;
 
-		if (il_t_sf(mid, df) > p)
+		if (il_stats_t_sf(mid, df) > p)
 			lo = mid;
 		else
 			hi = mid;
@@ -92,13 +92,13 @@ static bool abs_interval(const double *r, size_t nr, const double *x, size_t nx,
 	}
 	/* Welch-Satterthwaite degrees of freedom */
 	df = se2 * se2 / ((vr / nr) * (vr / nr) / (double)(nr - 1) + (vx / nx) * (vx / nx) / (double)(nx - 1));
-	t = il_t_isf((1 - level) / 2, df);
+	t = il_decide_t_isf((1 - level) / 2, df);
 	*lo = mx - *mr - t * sqrt(se2);
 	*hi = mx - *mr + t * sqrt(se2);
 	return isfinite(*lo) && isfinite(*hi);
 }
 
-bool il_change_interval(const double *r, size_t nr, const double *x, size_t nx, double level, double *lo, double *hi)
+bool il_decide_change_interval(const double *r, size_t nr, const double *x, size_t nx, double level, double *lo, double *hi)
 {
 	double mr;
 
@@ -119,7 +119,7 @@ bool il_change_interval(const double *r, size_t nr, const double *x, size_t nx, 
  */
 static size_t n_for(double a, bool two_sided, double s_pct, double delta_pct, size_t now, size_t n_min)
 {
-	double z = two_sided ? il_norm_isf(a / 2) + 0.8416212335729143 : il_norm_isf(a) + 1.2815515655446004, n;
+	double z = two_sided ? il_stats_norm_isf(a / 2) + 0.8416212335729143 : il_stats_norm_isf(a) + 1.2815515655446004, n;
 
 	if (!(s_pct > 0) || !(delta_pct > 0) || !isfinite(s_pct))
 		return 0;
@@ -181,7 +181,7 @@ void il_decide(const struct il_decide_in *in, struct il_decision *out)
 		snprintf(out->why, sizeof(out->why), "both sides are the same constant (%g)", mr);
 		return;
 	}
-	if (il_change_interval(in->r, in->nr, in->x, in->nx, 1 - 2 * a_fam, &out->eq_lo, &out->eq_hi) &&
+	if (il_decide_change_interval(in->r, in->nr, in->x, in->nx, 1 - 2 * a_fam, &out->eq_lo, &out->eq_hi) &&
 	    out->eq_lo > -thr && out->eq_hi < thr) {
 		out->v = IL_VERDICT_SAME;
 		snprintf(out->why, sizeof(out->why), "the change's %.4g%% interval [%+.1f%%, %+.1f%%] lies within noise +-%.1f%%",

@@ -43,11 +43,11 @@ enum il_verdict {
 	IL_NVERDICTS
 };
 
-const char *il_verdict_name(enum il_verdict v);
+const char *il_decide_verdict_name(enum il_verdict v);
 /* better, worse or changed: a finding */
-bool il_verdict_differs(enum il_verdict v);
+bool il_decide_verdict_differs(enum il_verdict v);
 /* a decision was reached: a finding or same */
-bool il_verdict_decided(enum il_verdict v);
+bool il_decide_verdict_decided(enum il_verdict v);
 
 /* One comparison of x (a variant) against r (the reference), as il_decide sees it. */
 struct il_decide_in {
@@ -91,13 +91,13 @@ void il_decide(const struct il_decide_in *in, struct il_decision *out);
  * |mean(r)|; false (lo, hi NaN) when it has no meaning (fewer than 2 values
  * a side, a reference mean of 0).
  */
-bool il_change_interval(const double *r, size_t nr, const double *x, size_t nx, double level, double *lo, double *hi);
+bool il_decide_change_interval(const double *r, size_t nr, const double *x, size_t nx, double level, double *lo, double *hi);
 
 /* Whether alpha is a significance level idlelab decides at: 0 < alpha < 0.5 (beyond, its intervals mean nothing). */
 bool il_decide_alpha_ok(double alpha);
 
 /* The Student t quantile: t with P(T > t) = p for df degrees of freedom (0 < p < 1). */
-double il_t_isf(double p, double df);
+double il_decide_t_isf(double p, double df);
 
 /*
  * The per-look level of a run whose planned looks are looks (1: a fixed

@@ -58,7 +58,7 @@ static void moments(const double *x, size_t n, struct il_desc *o)
 	o->cv = o->mean != 0 && n > 1 ? o->stdev / fabs(o->mean) : NAN;
 }
 
-void il_desc_compute(const double *x, size_t n, struct il_desc *o)
+void il_stats_desc_compute(const double *x, size_t n, struct il_desc *o)
 {
 	double *v;
 
@@ -82,13 +82,13 @@ int il_stats_check(const double *x, size_t n, const char *label, struct il_err *
 	return 0;
 }
 
-double il_norm_sf(double z)
+double il_stats_norm_sf(double z)
 {
 	return 0.5 * erfc(z / M_SQRT2);
 }
 
 /* Acklam's rational approximation refined by one Newton step on erfc: ~1e-15. */
-double il_norm_isf(double p)
+double il_stats_norm_isf(double p)
 {
 	static const double a[] = { -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
 				    1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00 };
@@ -121,7 +121,7 @@ double il_norm_isf(double p)
 		    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 	}
 	/* Newton on sf(x) = p */
-	x -= (il_norm_sf(x) - p) / (-exp(-x * x / 2) / sqrt(2 * M_PI));
+	x -= (il_stats_norm_sf(x) - p) / (-exp(-x * x / 2) / sqrt(2 * M_PI));
 	return x;
 }
 
@@ -172,7 +172,7 @@ static double ibeta(double a, double b, double x)
 	return 1 - bt * betacf(b, a, 1 - x) / b;
 }
 
-double il_t_sf(double t, double df)
+double il_stats_t_sf(double t, double df)
 {
 	double p;
 
@@ -274,7 +274,7 @@ static double mwu_exact_sf(size_t m, size_t n, double u)
 	return tail / total;
 }
 
-int il_mwu(const double *x, size_t n1, const double *y, size_t n2, struct il_test *out, struct il_err *err)
+int il_stats_mwu(const double *x, size_t n1, const double *y, size_t n2, struct il_test *out, struct il_err *err)
 {
 	size_t n = n1 + n2;
 	double *v, *r, tie, r1 = 0, u1, u2, u, p;
@@ -312,13 +312,13 @@ int il_mwu(const double *x, size_t n1, const double *y, size_t n2, struct il_tes
 		double nn = (double)n, s = sqrt((double)n1 * (double)n2 / 12 * ((nn + 1) - tie / (nn * (nn - 1))));
 		double num = u - (double)n1 * (double)n2 / 2 - 0.5;
 
-		p = s > 0 ? 2 * il_norm_sf(num / s) : (num > 0 ? 0 : 2);
+		p = s > 0 ? 2 * il_stats_norm_sf(num / s) : (num > 0 ? 0 : 2);
 	}
 	out->p = p > 1 ? 1 : p < 0 ? 0 : p;
 	return 0;
 }
 
-double il_mwu_min_p(size_t n1, size_t n2)
+double il_stats_mwu_min_p(size_t n1, size_t n2)
 {
 	/* the most extreme arrangement: 1 of C(n1+n2, n1), two-sided */
 	double lc = lgamma((double)(n1 + n2 + 1)) - lgamma((double)(n1 + 1)) - lgamma((double)(n2 + 1));
@@ -327,7 +327,7 @@ double il_mwu_min_p(size_t n1, size_t n2)
 	return p > 1 ? 1 : p;
 }
 
-int il_welch(const double *x, size_t n1, const double *y, size_t n2, struct il_test *out, struct il_err *err)
+int il_stats_welch(const double *x, size_t n1, const double *y, size_t n2, struct il_test *out, struct il_err *err)
 {
 	struct il_desc a, b;
 	double va, vb, se2, t, df;
@@ -348,7 +348,7 @@ int il_welch(const double *x, size_t n1, const double *y, size_t n2, struct il_t
 	t = (a.mean - b.mean) / sqrt(se2);
 	df = se2 * se2 / (va * va / (double)(n1 - 1) + vb * vb / (double)(n2 - 1));
 	out->stat = t;
-	out->p = 2 * il_t_sf(fabs(t), df);
+	out->p = 2 * il_stats_t_sf(fabs(t), df);
 	if (out->p > 1)
 		out->p = 1;
 	return 0;
@@ -399,7 +399,7 @@ static double pct(const double *v, size_t n, double q)
 	return v[lo] + (h - (double)lo) * (v[lo + 1] - v[lo]);
 }
 
-int il_ratio_ci(const double *x, size_t n1, const double *y, size_t n2, double level, unsigned b, uint64_t seed,
+int il_stats_ratio_ci(const double *x, size_t n1, const double *y, size_t n2, double level, unsigned b, uint64_t seed,
 		double *lo, double *hi, const char **method, struct il_err *err)
 {
 	struct il_desc a, c;
@@ -415,7 +415,7 @@ int il_ratio_ci(const double *x, size_t n1, const double *y, size_t n2, double l
 		return il_err_set(err, IL_EINVAL, "ratio CI: the reference mean is 0");
 	if (n1 > 1000 && n2 > 1000) {
 		/* delta method: var(Y/X) ~ (vy/ny)/mx^2 + my^2 (vx/nx)/mx^4 */
-		double ratio = c.mean / a.mean, z = il_norm_isf((1 - level) / 2);
+		double ratio = c.mean / a.mean, z = il_stats_norm_isf((1 - level) / 2);
 		double se = sqrt(c.stdev * c.stdev / (double)n2 / (a.mean * a.mean) +
 				 c.mean * c.mean * a.stdev * a.stdev / (double)n1 / pow(a.mean, 4));
 
@@ -466,7 +466,7 @@ static size_t *ascending(const double *p, size_t n)
 	return idx;
 }
 
-int il_holm(double *p, size_t n)
+int il_stats_holm(double *p, size_t n)
 {
 	size_t *idx = ascending(p, n);
 	double run = 0;
@@ -487,7 +487,7 @@ int il_holm(double *p, size_t n)
 	return 0;
 }
 
-int il_bh(double *p, size_t n)
+int il_stats_bh(double *p, size_t n)
 {
 	size_t *idx = ascending(p, n);
 	double run = 1;

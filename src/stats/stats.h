@@ -19,7 +19,7 @@ struct il_desc {
 	double mean, median, stdev, cv, min, max; /* stdev: sample (n-1); cv = stdev/|mean| (NaN if mean 0) */
 };
 
-void il_desc_compute(const double *x, size_t n, struct il_desc *out);
+void il_stats_desc_compute(const double *x, size_t n, struct il_desc *out);
 
 /* IL_EINVAL naming label and the index when x holds NaN or an infinity. */
 int il_stats_check(const double *x, size_t n, const char *label, struct il_err *err);
@@ -31,18 +31,18 @@ struct il_test {
 };
 
 /* Mann-Whitney U, two-sided. n1, n2 >= 1. */
-int il_mwu(const double *x, size_t n1, const double *y, size_t n2, struct il_test *out, struct il_err *err);
+int il_stats_mwu(const double *x, size_t n1, const double *y, size_t n2, struct il_test *out, struct il_err *err);
 
 /* The smallest two-sided p any Mann-Whitney outcome can reach for these sizes (no ties). */
-double il_mwu_min_p(size_t n1, size_t n2);
+double il_stats_mwu_min_p(size_t n1, size_t n2);
 
 /* Welch's unequal-variance t-test, two-sided. n1, n2 >= 2. */
-int il_welch(const double *x, size_t n1, const double *y, size_t n2, struct il_test *out, struct il_err *err);
+int il_stats_welch(const double *x, size_t n1, const double *y, size_t n2, struct il_test *out, struct il_err *err);
 
 /* Student t survival function P(T > t) with df degrees of freedom; and the standard normal's. */
-double il_t_sf(double t, double df);
-double il_norm_sf(double z);
-double il_norm_isf(double p);
+double il_stats_t_sf(double t, double df);
+double il_stats_norm_sf(double z);
+double il_stats_norm_isf(double p);
 
 /*
  * Confidence interval (level, e.g. 0.95) of mean(y)/mean(x): percentile
@@ -50,7 +50,7 @@ double il_norm_isf(double p);
  * or "normal" (delta method) when both samples exceed 1000 values, where the
  * bootstrap is both costly and indistinguishable from it. IL_EINVAL if mean(x) is 0.
  */
-int il_ratio_ci(const double *x, size_t n1, const double *y, size_t n2, double level, unsigned b, uint64_t seed,
+int il_stats_ratio_ci(const double *x, size_t n1, const double *y, size_t n2, double level, unsigned b, uint64_t seed,
 		double *lo, double *hi, const char **method, struct il_err *err);
 
 /*
@@ -63,11 +63,11 @@ uint64_t il_stats_rand(uint64_t *state);
 size_t il_stats_rand_index(uint64_t *state, size_t n);
 
 /* Holm step-down adjustment of p[0..n) in place. IL_ENOMEM (p untouched) or 0. */
-int il_holm(double *p, size_t n);
+int il_stats_holm(double *p, size_t n);
 /*
  * Benjamini-Hochberg q-values of p[0..n) in place: the false discovery rate
  * at which each would be declared (step-up). IL_ENOMEM (p untouched) or 0.
  */
-int il_bh(double *p, size_t n);
+int il_stats_bh(double *p, size_t n);
 
 #endif

@@ -206,15 +206,15 @@ int il_buf_read_file(struct il_buf *b, const char *path, size_t max, struct il_e
 	return ret;
 }
 
-int il_write_file_atomic(const char *path, const void *data, size_t len, struct il_err *err)
+int il_buf_write_file_atomic(const char *path, const void *data, size_t len, struct il_err *err)
 {
 	mode_t um = umask(022);
 
 	umask(um);
-	return il_write_file_mode(path, data, len, 0644 & ~um, err);
+	return il_buf_write_file_mode(path, data, len, 0644 & ~um, err);
 }
 
-int il_write_file_mode(const char *path, const void *data, size_t len, unsigned mode, struct il_err *err)
+int il_buf_write_file_mode(const char *path, const void *data, size_t len, unsigned mode, struct il_err *err)
 {
 	struct il_buf tmp = IL_BUF_INIT;
 	const char *p = data;

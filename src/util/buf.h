@@ -61,7 +61,7 @@ int il_buf_carry(struct il_buf *b, const struct il_buf *scratch);
 const char *il_buf_str(const struct il_buf *b);
 
 /* Take the contents (caller frees); b is left empty. Never NULL unless OOM. */
-char *il_buf_detach(struct il_buf *b);
+IL_MUST_CHECK char *il_buf_detach(struct il_buf *b);
 
 /*
  * Read a whole file into b (appending). max caps what is accepted: a larger
@@ -70,7 +70,7 @@ char *il_buf_detach(struct il_buf *b);
 int il_buf_read_file(struct il_buf *b, const char *path, size_t max, struct il_err *err);
 
 /* Write data to path atomically (temp file, fsync, rename, fsync dir), mode 0644 less the umask. */
-int il_write_file_atomic(const char *path, const void *data, size_t len, struct il_err *err);
+int il_buf_write_file_atomic(const char *path, const void *data, size_t len, struct il_err *err);
 
 /*
  * The same with exactly mode, whatever the umask: the temporary file
@@ -78,6 +78,6 @@ int il_write_file_atomic(const char *path, const void *data, size_t len, struct 
  * rename stays within one file system and a reader globbing "*.prom" never
  * sees it); on any failure it is removed and path is left as it was.
  */
-int il_write_file_mode(const char *path, const void *data, size_t len, unsigned mode, struct il_err *err);
+int il_buf_write_file_mode(const char *path, const void *data, size_t len, unsigned mode, struct il_err *err);
 
 #endif

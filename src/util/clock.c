@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <time.h>
 
-double il_mono_s(void)
+double il_clock_mono_s(void)
 {
 	struct timespec t;
 

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-double il_mono_s(void);
+double il_clock_mono_s(void);
 
 /* The current UTC time as "YYYY-MM-DDTHH:MM:SS.mmmZ" in out (at least 32 bytes). */
 void il_clock_iso_now(char *out, size_t n);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *il_strerror(int code)
+const char *il_err_strerror(int code)
 {
 	switch (code) {
 #define IL_ERR_CASE(name, value, text) \
@@ -62,5 +62,5 @@ void il_err_clear(struct il_err *err)
 
 int il_err_oom(struct il_err *err)
 {
-	return il_err_set(err, IL_ENOMEM, "%s", il_strerror(IL_ENOMEM));
+	return il_err_set(err, IL_ENOMEM, "%s", il_err_strerror(IL_ENOMEM));
 }

@@ -42,7 +42,7 @@ struct il_err {
 };
 
 /* A sentence for an error code ("unknown error" for codes not in the list). */
-const char *il_strerror(int code);
+const char *il_err_strerror(int code);
 
 /*
  * Record code and a printf-style message in err (if non-NULL) and return code,
@@ -69,6 +69,6 @@ void il_err_clear(struct il_err *err);
  * `make check-style` (tests/check-style.py) refuse a call that drops it. Defined
  * last: the checker takes the first call after the word for a marked function.
  */
-#define IL_MUST_CHECK
+#define IL_MUST_CHECK __attribute__((warn_unused_result))
 
 #endif

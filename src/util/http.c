@@ -73,7 +73,7 @@ static size_t on_data(char *p, size_t sz, size_t n, void *ctx)
 static int on_xfer(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
 {
 	struct sink *s = arg;
-	double now = il_mono_s();
+	double now = il_clock_mono_s();
 
 	(void)ultotal, (void)ulnow;
 	if (now < s->next)
@@ -94,17 +94,17 @@ static int http_fail(const struct il_http_req *q, const struct sink *s, CURLcode
 
 	if (s->over && q->abort_over_max)
 		return il_err_set(err, IL_ECONNECT, "%s: larger than %zu MiB", shown, q->max_body >> 20);
-	return il_curl_fail(shown, cc, cerr, err);
+	return il_http_curl_fail(shown, cc, cerr, err);
 }
 
-int il_curl_fail(const char *shown, CURLcode cc, const char *ebuf, struct il_err *err)
+int il_http_curl_fail(const char *shown, CURLcode cc, const char *ebuf, struct il_err *err)
 {
 	int code = cc == CURLE_OPERATION_TIMEDOUT ? IL_ETIMEOUT : cc == CURLE_LOGIN_DENIED ? IL_EAUTH : IL_ECONNECT;
 
 	return il_err_set(err, code, "%s: %s", shown, ebuf && ebuf[0] ? ebuf : curl_easy_strerror(cc));
 }
 
-CURL *il_curl_open(const char *url, const char *protos, long timeout_s, long connect_timeout_s, char *ebuf,
+CURL *il_http_curl_open(const char *url, const char *protos, long timeout_s, long connect_timeout_s, char *ebuf,
 		   struct il_err *err)
 {
 	CURL *c;
@@ -148,7 +148,7 @@ static size_t on_header(char *p, size_t sz, size_t n, void *ctx)
 int il_http_perform(const struct il_http_req *q, long *status, struct il_buf *body, struct il_err *err)
 {
 	struct sink s = { .q = q, .body = body, .p = { .unit = "bytes", .eta_s = -1, .what = q->url_shown ? q->url_shown : q->url },
-			  .t0 = il_mono_s() };
+			  .t0 = il_clock_mono_s() };
 	struct curl_slist *hl = NULL;
 	char cerr[CURL_ERROR_SIZE] = "";
 	const char *method = q->method ? q->method : "GET";
@@ -157,7 +157,7 @@ int il_http_perform(const struct il_http_req *q, long *status, struct il_buf *bo
 	int r = 0;
 
 	*status = 0;
-	if (!(c = il_curl_open(q->url, "http,https", q->timeout_s, q->connect_timeout_s, cerr, err)))
+	if (!(c = il_http_curl_open(q->url, "http,https", q->timeout_s, q->connect_timeout_s, cerr, err)))
 		return IL_ENOMEM;
 	for (size_t i = 0; q->headers && i < q->headers->n; i++)
 		hl = curl_slist_append(hl, q->headers->v[i]);
@@ -190,7 +190,7 @@ int il_http_perform(const struct il_http_req *q, long *status, struct il_buf *bo
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
 	if (q->progress) {
 		s.p.done = (double)body->len;
-		s.p.elapsed_s = il_mono_s() - s.t0;
+		s.p.elapsed_s = il_clock_mono_s() - s.t0;
 		s.p.last = true;
 		q->progress(&s.p, q->progress_ctx);
 	}

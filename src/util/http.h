@@ -9,7 +9,7 @@
  * with the URL shown redacted. Proxies: http_proxy, https_proxy and no_proxy
  * from the environment are honoured by libcurl itself, as before. The mail
  * sender (util/mail.c) shares the setup and the error mapping through
- * il_curl_open and il_curl_fail, with SMTP as its protocols.
+ * il_http_curl_open and il_http_curl_fail, with SMTP as its protocols.
  */
 #ifndef IL_UTIL_HTTP_H
 #define IL_UTIL_HTTP_H
@@ -59,7 +59,7 @@ int il_http_perform(const struct il_http_req *q, long *status, struct il_buf *bo
  * NULL (err set) only when libcurl cannot start; the caller
  * curl_easy_cleanup()s it.
  */
-CURL *il_curl_open(const char *url, const char *protos, long timeout_s, long connect_timeout_s, char *ebuf,
+CURL *il_http_curl_open(const char *url, const char *protos, long timeout_s, long connect_timeout_s, char *ebuf,
 		   struct il_err *err);
 
 /*
@@ -67,7 +67,7 @@ CURL *il_curl_open(const char *url, const char *protos, long timeout_s, long con
  * with IL_ETIMEOUT for a time-out, IL_EAUTH for refused credentials, else
  * IL_ECONNECT. Returns the code.
  */
-int il_curl_fail(const char *shown, CURLcode cc, const char *ebuf, struct il_err *err);
+int il_http_curl_fail(const char *shown, CURLcode cc, const char *ebuf, struct il_err *err);
 
 /*
  * The URL as it may be shown: a password in the userinfo and the query (PDU

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *il_jf_path(char *buf, size_t size, const char *path, const char *key, size_t idx)
+const char *il_jfields_path(char *buf, size_t size, const char *path, const char *key, size_t idx)
 {
 	bool top = !path || !*path;
 
@@ -22,13 +22,13 @@ const char *il_jf_path(char *buf, size_t size, const char *path, const char *key
 	return buf;
 }
 
-int il_jf_bad(struct il_err *err, const char *label, const char *path, const char *key, const char *fmt, ...)
+int il_jfields_bad(struct il_err *err, const char *label, const char *path, const char *key, const char *fmt, ...)
 {
 	char where[256], what[320];
 	va_list ap;
 
 	if (key)
-		il_jf_path(where, sizeof(where), path, key, 0);
+		il_jfields_path(where, sizeof(where), path, key, 0);
 	else
 		snprintf(where, sizeof(where), "%s", path && *path ? path : "(top level)");
 	va_start(ap, fmt);
@@ -37,14 +37,14 @@ int il_jf_bad(struct il_err *err, const char *label, const char *path, const cha
 	return il_err_set(err, IL_EPARSE, "%s: %s: expected %s", label, where, what);
 }
 
-const json_t *il_jf_get(const json_t *obj, const char *key)
+const json_t *il_jfields_get(const json_t *obj, const char *key)
 {
 	const json_t *v = json_object_get(obj, key);
 
 	return v && !json_is_null(v) ? v : NULL;
 }
 
-json_t *il_jf_find(const json_t *arr, const char *key, const char *val)
+json_t *il_jfields_find(const json_t *arr, const char *key, const char *val)
 {
 	size_t i;
 	json_t *e;
@@ -142,7 +142,7 @@ static int unknown_key(const char *key, const struct il_jfield *table, size_t n,
 	for (size_t i = 0; i < n; i++)
 		il_buf_printf(&known, "%s%s", i ? ", " : "", table[i].key);
 	r = il_err_set(err, il_buf_error(&known) ? IL_ENOMEM : IL_EPARSE, "%s: %s: unknown %s (known: %s)", label,
-		       il_jf_path(where, sizeof(where), path, key, 0), noun, il_buf_str(&known));
+		       il_jfields_path(where, sizeof(where), path, key, 0), noun, il_buf_str(&known));
 	il_buf_release(&known);
 	return r;
 }
@@ -184,13 +184,13 @@ static int store(const struct il_jfield *f, const json_t *v, void *out, struct i
 	return 0;
 }
 
-int il_jf_read(const json_t *obj, const struct il_jfield *table, size_t n, void *out, const char *label,
+int il_jfields_read(const json_t *obj, const struct il_jfield *table, size_t n, void *out, const char *label,
 	       const char *path, struct il_err *err)
 {
-	return il_jf_read_as(obj, table, n, out, label, path, "key", err);
+	return il_jfields_read_as(obj, table, n, out, label, path, "key", err);
 }
 
-int il_jf_read_as(const json_t *obj, const struct il_jfield *table, size_t n, void *out, const char *label,
+int il_jfields_read_as(const json_t *obj, const struct il_jfield *table, size_t n, void *out, const char *label,
 		  const char *path, const char *noun, struct il_err *err)
 {
 	const char *key;
@@ -199,7 +199,7 @@ int il_jf_read_as(const json_t *obj, const struct il_jfield *table, size_t n, vo
 	int r;
 
 	if (!json_is_object(obj))
-		return il_jf_bad(err, label, path, NULL, "an object");
+		return il_jfields_bad(err, label, path, NULL, "an object");
 	json_object_foreach((json_t *)obj, key, v) {
 		size_t i = 0;
 
@@ -211,26 +211,26 @@ int il_jf_read_as(const json_t *obj, const struct il_jfield *table, size_t n, vo
 	for (size_t i = 0; i < n; i++) {
 		const struct il_jfield *f = &table[i];
 
-		if (!(v = il_jf_get(obj, f->key))) {
+		if (!(v = il_jfields_get(obj, f->key))) {
 			if (f->required)
-				return il_jf_bad(err, label, path, f->key, "%s (required)", expected(f, buf, sizeof(buf)));
+				return il_jfields_bad(err, label, path, f->key, "%s (required)", expected(f, buf, sizeof(buf)));
 			continue;
 		}
 		if (!valid(f, v))
-			return il_jf_bad(err, label, path, f->key, "%s", expected(f, buf, sizeof(buf)));
+			return il_jfields_bad(err, label, path, f->key, "%s", expected(f, buf, sizeof(buf)));
 		if (f->store && out && (r = store(f, v, out, err)))
 			return r;
 	}
 	return 0;
 }
 
-int il_jf_check(const json_t *obj, const struct il_jfield *table, size_t n, const char *label, const char *path,
+int il_jfields_check(const json_t *obj, const struct il_jfield *table, size_t n, const char *label, const char *path,
 		struct il_err *err)
 {
-	return il_jf_read(obj, table, n, NULL, label, path, err);
+	return il_jfields_read(obj, table, n, NULL, label, path, err);
 }
 
-json_t *il_jf_strlist_json(const struct il_strlist *l)
+json_t *il_jfields_strlist_json(const struct il_strlist *l)
 {
 	json_t *a = json_array();
 
@@ -243,7 +243,7 @@ json_t *il_jf_strlist_json(const struct il_strlist *l)
 	return a;
 }
 
-json_t *il_jf_num(double v)
+json_t *il_jfields_num(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
 }

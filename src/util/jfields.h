@@ -2,7 +2,7 @@
 /*
  * One validator for every JSON configuration idlelab reads (host files, boot
  * sections, plans, workload definitions, snapshots): a parser declares its
- * object's keys once, as a table of struct il_jfield, and il_jf_read checks
+ * object's keys once, as a table of struct il_jfield, and il_jfields_read checks
  * the object against it (type, range, required, unknown keys listed from the
  * table) and stores the values. Every message has one shape:
  *
@@ -10,7 +10,7 @@
  *
  * LABEL names the file (or "plan.json", "hosts/x.json"), PATH is the JSON path
  * of the value ("boot.timeout_s", "workloads[2].params.runtime", "(top level)").
- * Checks a table cannot express go through il_jf_bad, so they read the same.
+ * Checks a table cannot express go through il_jfields_bad, so they read the same.
  */
 #ifndef IL_UTIL_JFIELDS_H
 #define IL_UTIL_JFIELDS_H
@@ -38,7 +38,7 @@ struct il_jfield {
 	bool ranged;         /* IL_JF_INT, IL_JF_INT64, IL_JF_NUMBER: check [min, max] */
 	double min, max;
 	const char *what;    /* what is expected, when the type's own words are not enough */
-	bool store;          /* il_jf_read stores the value at out + off */
+	bool store;          /* il_jfields_read stores the value at out + off */
 	size_t off;
 };
 
@@ -57,43 +57,43 @@ struct il_jfield {
  * On error nothing that was stored before the error is undone: release out as
  * usual.
  */
-int il_jf_read(const json_t *obj, const struct il_jfield *table, size_t n, void *out, const char *label,
+int il_jfields_read(const json_t *obj, const struct il_jfield *table, size_t n, void *out, const char *label,
 	       const char *path, struct il_err *err);
 
 /*
- * il_jf_read where the format's documentation calls its keys something else
+ * il_jfields_read where the format's documentation calls its keys something else
  * (plans and workload definitions say "field"): an unknown key is "LABEL:
- * PATH: unknown NOUN (known: ...)". il_jf_read is noun "key".
+ * PATH: unknown NOUN (known: ...)". il_jfields_read is noun "key".
  */
-int il_jf_read_as(const json_t *obj, const struct il_jfield *table, size_t n, void *out, const char *label,
+int il_jfields_read_as(const json_t *obj, const struct il_jfield *table, size_t n, void *out, const char *label,
 		  const char *path, const char *noun, struct il_err *err);
 
 /* The same checks without storing anything. */
-int il_jf_check(const json_t *obj, const struct il_jfield *table, size_t n, const char *label, const char *path,
+int il_jfields_check(const json_t *obj, const struct il_jfield *table, size_t n, const char *label, const char *path,
 		struct il_err *err);
 
 /*
  * "LABEL: PATH.KEY: expected WHAT" (key NULL: PATH alone; PATH empty: KEY
  * alone; both empty: "(top level)"). Returns IL_EPARSE.
  */
-int il_jf_bad(struct il_err *err, const char *label, const char *path, const char *key, const char *fmt, ...)
+int il_jfields_bad(struct il_err *err, const char *label, const char *path, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
 /* The JSON path of key (or of element idx when key is NULL) below path, into buf. */
-const char *il_jf_path(char *buf, size_t size, const char *path, const char *key, size_t idx);
+const char *il_jfields_path(char *buf, size_t size, const char *path, const char *key, size_t idx);
 
 /* The value of key when it is present and not null, else NULL. */
-const json_t *il_jf_get(const json_t *obj, const char *key);
+const json_t *il_jfields_get(const json_t *obj, const char *key);
 
 /* The first object of array arr whose string member key is val; NULL: none (or arr no array). Borrowed. */
-json_t *il_jf_find(const json_t *arr, const char *key, const char *val);
+json_t *il_jfields_find(const json_t *arr, const char *key, const char *val);
 
 struct il_strlist;
 
 /* l as a JSON array of strings (what IL_JF_STRINGS reads); NULL when memory ran out. The caller owns it. */
-json_t *il_jf_strlist_json(const struct il_strlist *l);
+json_t *il_jfields_strlist_json(const struct il_strlist *l);
 
 /* v as a JSON number, null when it is not finite (JSON has no NaN); a new reference, NULL when memory ran out. */
-json_t *il_jf_num(double v);
+json_t *il_jfields_num(double v);
 
 #endif

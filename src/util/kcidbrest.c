@@ -90,9 +90,9 @@ static int request(const struct rest *r, const char *method, const char *path, c
 	return rc;
 }
 
-int il_kcidb_submit(const struct il_kcidb_rest *o, const char *body, struct il_buf *id, struct il_err *err)
+int il_kcidbrest_submit(const struct il_kcidb_rest *o, const char *body, struct il_buf *id, struct il_err *err)
 {
-	double t0 = il_mono_s(), limit = o->deadline_s > 0 ? (double)o->deadline_s : 300, wait = 1;
+	double t0 = il_clock_mono_s(), limit = o->deadline_s > 0 ? (double)o->deadline_s : 300, wait = 1;
 	struct il_buf ans = IL_BUF_INIT;
 	struct rest r;
 	char *qid = NULL;
@@ -104,7 +104,7 @@ int il_kcidb_submit(const struct il_kcidb_rest *o, const char *body, struct il_b
 	/* the submission: a 5xx or a failed transfer is tried again while the deadline allows */
 	for (;;) {
 		struct il_err e = { 0 };
-		double left = limit - (il_mono_s() - t0);
+		double left = limit - (il_clock_mono_s() - t0);
 
 		il_buf_reset(&ans);
 		rc = request(&r, "POST", "/submit", body, left, &status, &ans, &e);
@@ -119,7 +119,7 @@ int il_kcidb_submit(const struct il_kcidb_rest *o, const char *body, struct il_b
 						status, il_buf_str(&ans));
 			goto out;
 		}
-		left = limit - (il_mono_s() - t0);
+		left = limit - (il_clock_mono_s() - t0);
 		if (left <= wait) {
 			rc = rc ? il_err_set(err, e.code, "%s (the deadline of %.0f s passed)", e.msg, limit) :
 				  il_err_set(err, IL_ETIMEOUT, "%s/submit answered HTTP %ld until the deadline of %.0f s passed",
@@ -149,7 +149,7 @@ int il_kcidb_submit(const struct il_kcidb_rest *o, const char *body, struct il_b
 	/* the processing: polled until it ends or the deadline passes */
 	for (wait = 1;;) {
 		struct il_err e = { 0 };
-		double left = limit - (il_mono_s() - t0);
+		double left = limit - (il_clock_mono_s() - t0);
 		char *path = il_str_dup_printf("/status?id=%s", qid);
 		json_t *a;
 		const char *st;
@@ -178,7 +178,7 @@ int il_kcidb_submit(const struct il_kcidb_rest *o, const char *body, struct il_b
 			rc = il_err_set(err, IL_EAUTH, "%s/status refused the token (HTTP %ld)", r.base, status);
 			goto out;
 		}
-		left = limit - (il_mono_s() - t0);
+		left = limit - (il_clock_mono_s() - t0);
 		if (left <= wait) {
 			rc = il_err_set(err, IL_ETIMEOUT, "KCIDB took submission %s but had not processed it when the deadline "
 					"of %.0f s passed (its last answer: %s)", qid, limit,

@@ -26,6 +26,6 @@ struct il_kcidb_rest {
  * 401 or 403 the token (never shown); a submission not processed by the
  * deadline is IL_ETIMEOUT naming its id.
  */
-int il_kcidb_submit(const struct il_kcidb_rest *o, const char *body, struct il_buf *id, struct il_err *err);
+int il_kcidbrest_submit(const struct il_kcidb_rest *o, const char *body, struct il_buf *id, struct il_err *err);
 
 #endif

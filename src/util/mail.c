@@ -322,7 +322,7 @@ int il_mail_send(const struct il_mail *m, struct il_err *err)
 		goto cleanup;
 	if (m->auth_file && (r = il_mail_auth_read(m->auth_file, &user, &password, err)))
 		goto cleanup;
-	if (!(c = il_curl_open(m->url, "smtp,smtps", m->timeout_s ? m->timeout_s : 60, 15, ebuf, err))) {
+	if (!(c = il_http_curl_open(m->url, "smtp,smtps", m->timeout_s ? m->timeout_s : 60, 15, ebuf, err))) {
 		r = IL_ENOMEM;
 		goto cleanup;
 	}
@@ -357,7 +357,7 @@ int il_mail_send(const struct il_mail *m, struct il_err *err)
 			m->accepted(m->accepted_ctx);
 	} else {
 		/* libcurl's words name the server and the SMTP reply, never the credentials */
-		r = il_curl_fail(shown, cc, ebuf, err);
+		r = il_http_curl_fail(shown, cc, ebuf, err);
 		il_err_prefix(err, "mail via ");
 	}
 cleanup:

@@ -129,7 +129,7 @@ int il_proc_run(char *const argv[], struct il_exit *out, struct il_err *err)
 	return r;
 }
 
-int il_exit_status(const struct il_exit *e)
+int il_proc_exit_status(const struct il_exit *e)
 {
 	return e->signal ? 128 + e->signal : e->code;
 }
@@ -149,7 +149,7 @@ static void close_pipes(const int a[2], const int b[2])
 
 static double mono_ms(void)
 {
-	return il_mono_s() * 1e3;
+	return il_clock_mono_s() * 1e3;
 }
 
 /*

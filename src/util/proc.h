@@ -28,7 +28,7 @@ struct il_exit {
 int il_proc_run(char *const argv[], struct il_exit *out, struct il_err *err);
 
 /* Shell-style status: code, or 128 + signal. */
-int il_exit_status(const struct il_exit *e);
+int il_proc_exit_status(const struct il_exit *e);
 
 /*
  * Run argv with stdin from /dev/null, capturing stdout and stderr into out

@@ -11,11 +11,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/err.h"
+
 /* strndup that returns NULL only on OOM. The caller frees. */
-char *il_str_ndup(const char *s, size_t n);
+IL_MUST_CHECK char *il_str_ndup(const char *s, size_t n);
 
 /* A new string of what printf would print; NULL only on OOM. The caller frees. */
-char *il_str_dup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+IL_MUST_CHECK char *il_str_dup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Copy src into dst (size dstsz), always terminated; returns true if it fit. */
 bool il_str_lcpy(char *dst, const char *src, size_t dstsz);

@@ -61,7 +61,7 @@ static int check_piece(void *ctx, const char *text, size_t n, bool name)
 	return c->r = c->check(c->ctx, c->s, buf, text == c->s + 1 && !text[n + 1], c->err);
 }
 
-int il_tpl_check(const char *s, il_tpl_name_fn check, void *ctx, const char *label, const char *path,
+int il_template_check(const char *s, il_tpl_name_fn check, void *ctx, const char *label, const char *path,
 		 struct il_err *err)
 {
 	struct check_ctx c = { s, check, ctx, err, 0 };
@@ -103,15 +103,15 @@ static int check_name(void *ctx, const char *s, const char *name, bool whole, st
 	return r;
 }
 
-int il_tpl_check_names(const char *s, const char *const names[], const char *label, const char *path,
+int il_template_check_names(const char *s, const char *const names[], const char *label, const char *path,
 		       struct il_err *err)
 {
 	struct names_ctx c = { names, label, path };
 
-	return il_tpl_check(s, check_name, &c, label, path, err);
+	return il_template_check(s, check_name, &c, label, path, err);
 }
 
-bool il_tpl_is_plain(const char *s)
+bool il_template_is_plain(const char *s)
 {
 	return !strchr(s, '{') && !strstr(s, "}}");
 }
@@ -138,7 +138,7 @@ static int expand_piece(void *ctx, const char *text, size_t n, bool name)
 	return c->r = c->value(c->ctx, buf, c->out, c->err);
 }
 
-int il_tpl_expand(const char *s, il_tpl_value_fn value, void *ctx, struct il_buf *out, struct il_err *err)
+int il_template_expand(const char *s, il_tpl_value_fn value, void *ctx, struct il_buf *out, struct il_err *err)
 {
 	struct expand_ctx c = { value, ctx, out, err, 0 };
 	int r = walk(s, expand_piece, &c);
@@ -148,7 +148,7 @@ int il_tpl_expand(const char *s, il_tpl_value_fn value, void *ctx, struct il_buf
 	return r;
 }
 
-int il_tpl_expand_argv(char *const tpl[], size_t n, il_tpl_value_fn value, void *ctx, char ***argv,
+int il_template_expand_argv(char *const tpl[], size_t n, il_tpl_value_fn value, void *ctx, char ***argv,
 		       struct il_err *err)
 {
 	struct il_buf all = IL_BUF_INIT; /* the expanded elements one after the other, each with its NUL */
@@ -157,7 +157,7 @@ int il_tpl_expand_argv(char *const tpl[], size_t n, il_tpl_value_fn value, void 
 
 	*argv = NULL;
 	for (size_t i = 0; i < n && !r; i++)
-		if (!(r = il_tpl_expand(tpl[i], value, ctx, &all, err)) && il_buf_add(&all, "", 1))
+		if (!(r = il_template_expand(tpl[i], value, ctx, &all, err)) && il_buf_add(&all, "", 1))
 			r = il_err_oom(err);
 	if (!r && il_buf_error(&all))
 		r = il_err_oom(err);
@@ -178,7 +178,7 @@ int il_tpl_expand_argv(char *const tpl[], size_t n, il_tpl_value_fn value, void 
 	return r;
 }
 
-int il_tpl_value_list(void *ctx, const char *name, struct il_buf *out, struct il_err *err)
+int il_template_value_list(void *ctx, const char *name, struct il_buf *out, struct il_err *err)
 {
 	const struct il_tpl_vals *v = ctx;
 	int i = name_index(v->names, name);

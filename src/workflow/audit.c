@@ -194,7 +194,7 @@ static bool off_by_driver(const struct il_state *st)
 
 static bool off_by_user(const struct il_state *st)
 {
-	return st->info[IL_I_DISABLE].ok && st->info[IL_I_DISABLE].v && !il_state_is_poll(st) && !off_by_driver(st);
+	return st->info[IL_I_DISABLE].ok && st->info[IL_I_DISABLE].v && !il_snapshot_state_is_poll(st) && !off_by_driver(st);
 }
 
 static int check_disabled(struct il_audit_host *h, const struct il_snapshot *a, const struct il_audit_policy *p)
@@ -516,8 +516,8 @@ int il_audit_unreached(struct il_audit_host *out, const char *host, int code, co
 		k = IL_AK_AUTH_REFUSED, what = code == IL_EAUTH ? "authentication refused" : "host key refused";
 	else
 		k = IL_AK_PROBE_FAILED, what = "probe failed";
-	if (!(out->host = strdup(host)) || !(out->error = strdup(msg ? msg : il_strerror(code))) ||
-	    add(out, p, k, what, "%s", msg ? msg : il_strerror(code)))
+	if (!(out->host = strdup(host)) || !(out->error = strdup(msg ? msg : il_err_strerror(code))) ||
+	    add(out, p, k, what, "%s", msg ? msg : il_err_strerror(code)))
 		return il_err_oom(err);
 	return 0;
 }

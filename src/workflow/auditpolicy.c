@@ -64,7 +64,7 @@ static const struct il_jfield limit_fields[] = {
 /* A string list from j[key] replacing *l (the default), when j has it. */
 static int replace_list(struct il_strlist *l, const json_t *j, const char *key, struct il_err *err)
 {
-	const json_t *v = il_jf_get(j, key);
+	const json_t *v = il_jfields_get(j, key);
 	struct il_strlist n = { 0 };
 	size_t i;
 	json_t *e;
@@ -89,15 +89,15 @@ int il_audit_policy_from_json(struct il_audit_policy *p, const json_t *j, const 
 	int r;
 
 	/* checked here, stored below: the lists replace the default's, limits and severities amend it */
-	if ((r = il_jf_check(j, policy_fields, IL_JF_COUNT(policy_fields), label, "", err)))
+	if ((r = il_jfields_check(j, policy_fields, IL_JF_COUNT(policy_fields), label, "", err)))
 		return r;
-	limits = il_jf_get(j, "limits");
-	severity = il_jf_get(j, "severity");
+	limits = il_jfields_get(j, "limits");
+	severity = il_jfields_get(j, "severity");
 	if ((r = replace_list(&p->governors, j, "governors", err)) ||
 	    (r = replace_list(&p->tuned_latency, j, "tuned_latency_profiles", err)))
 		return r;
 	if (limits &&
-	    (r = il_jf_read(limits, limit_fields, IL_JF_COUNT(limit_fields), p, label, "limits", err)))
+	    (r = il_jfields_read(limits, limit_fields, IL_JF_COUNT(limit_fields), p, label, "limits", err)))
 		return r;
 	json_object_foreach((json_t *)severity, key, v) {
 		int k;
@@ -109,7 +109,7 @@ int il_audit_policy_from_json(struct il_audit_policy *p, const json_t *j, const 
 		if (k == IL_NAK) {
 			for (int i = 0; i < IL_NAK; i++)
 				il_buf_printf(&names, "%s%s", i ? ", " : "", il_audit_kind_info((enum il_audit_kind)i)->name);
-			r = il_jf_bad(err, label, "severity", key, "a finding kind (known: %s)", il_buf_str(&names));
+			r = il_jfields_bad(err, label, "severity", key, "a finding kind (known: %s)", il_buf_str(&names));
 			il_buf_release(&names);
 			return r;
 		}
@@ -118,7 +118,7 @@ int il_audit_policy_from_json(struct il_audit_policy *p, const json_t *j, const 
 			continue;
 		}
 		if (!json_is_string(v) || il_audit_sev_parse(json_string_value(v), &s, NULL))
-			return il_jf_bad(err, label, "severity", key, "\"info\", \"warning\", \"critical\" or \"off\"");
+			return il_jfields_bad(err, label, "severity", key, "\"info\", \"warning\", \"critical\" or \"off\"");
 		p->off[k] = false;
 		p->sev[k] = s;
 	}

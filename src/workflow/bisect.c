@@ -127,7 +127,7 @@ static double median_of(const json_t *a)
 	double *x = vals(a, &n);
 	struct il_desc d;
 
-	il_desc_compute(x, n, &d);
+	il_stats_desc_compute(x, n, &d);
 	free(x);
 	return n ? d.median : NAN;
 }
@@ -158,12 +158,12 @@ static bool differs_from(const struct il_bisect_opts *o, const json_t *ref, cons
 	struct il_test t;
 	bool yes;
 
-	if (nr >= 2 && nx >= 2 && !il_welch(a, nr, b, nx, &t, NULL))
+	if (nr >= 2 && nx >= 2 && !il_stats_welch(a, nr, b, nx, &t, NULL))
 		p = isnan(t.p) ? 1 : fmin(1, t.p * (double)(family ? family : 1));
 	if (nr)
-		il_desc_compute(a, nr, &dr);
+		il_stats_desc_compute(a, nr, &dr);
 	if (nx)
-		il_desc_compute(b, nx, &dx);
+		il_stats_desc_compute(b, nx, &dx);
 	il_decide(&(struct il_decide_in){ .r = a, .nr = nr, .x = b, .nx = nx, .p = p,
 					  .alpha = il_decide_look_alpha(o->alpha, looks), .family = family,
 					  .change_pct = dr.mean ? (dx.mean - dr.mean) / fabs(dr.mean) * 100 : NAN,
@@ -173,7 +173,7 @@ static bool differs_from(const struct il_bisect_opts *o, const json_t *ref, cons
 													  IL_BETTER_LOWER,
 					  .n_min = 2 },
 		  &d);
-	yes = il_verdict_differs(d.v);
+	yes = il_decide_verdict_differs(d.v);
 	*p_out = isfinite(p) ? p : 1;
 	free(a), free(b);
 	return yes;
@@ -242,7 +242,7 @@ static int endpoints(struct bs *s, struct il_bisect_result *res, struct il_err *
 			free(x), free(a0), free(a1);
 			continue;
 		}
-		il_desc_compute(x, ng, &dg), il_desc_compute(a0, n0, &d0), il_desc_compute(a1, n1, &d1);
+		il_stats_desc_compute(x, ng, &dg), il_stats_desc_compute(a0, n0, &d0), il_stats_desc_compute(a1, n1, &d1);
 		mg = dg.median, mb = median_of(B);
 		change = mg ? (mb / mg - 1) * 100 : NAN;
 		aa = d0.mean ? fabs(d1.mean / d0.mean - 1) * 100 : 0;

@@ -46,7 +46,7 @@ json_t *il_bisect_result_json(const struct il_bisect_result *r)
 		}
 	/* "o" steals steps, also when the pack fails */
 	o = json_pack("{s:s,s:s,s:s?,s:o,s:O?,s:o,s:I,s:f,s:b}", "schema", "idlelab-bisect/1", "state",
-		      r->state ? r->state : "?", "first_bad", r->first_bad, "range", il_jf_strlist_json(&r->range),
+		      r->state ? r->state : "?", "first_bad", r->first_bad, "range", il_jfields_strlist_json(&r->range),
 		      "endpoints", r->endpoints, "steps", steps, "samples", (json_int_t)r->samples, "p_wrong",
 		      r->p_wrong, "weak", r->weak);
 	if (o && (r->confirm || r->confirm_note) &&

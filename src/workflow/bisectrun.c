@@ -112,7 +112,7 @@ static int measure(void *ctx, const char *commit, size_t k, size_t n, struct il_
 	il_buf_printf(&plan, "%s.json", run.p);
 	il_buf_printf(&jp, "%s/journal.jsonl", run.p);
 	if (!access(jp.p, F_OK)) {
-		r = il_run_resume(run.p, e->run, err);
+		r = il_engine_resume(run.p, e->run, err);
 	} else {
 		char *txt;
 
@@ -129,15 +129,15 @@ static int measure(void *ctx, const char *commit, size_t k, size_t n, struct il_
 		}
 		json_object_del(p, "reference");
 		txt = il_json_dumps(p, JSON_INDENT(2));
-		r = txt ? il_write_file_atomic(plan.p, txt, strlen(txt), err) : il_err_oom(err);
+		r = txt ? il_buf_write_file_atomic(plan.p, txt, strlen(txt), err) : il_err_oom(err);
 		free(txt);
 		if (!r)
-			r = il_run_start(plan.p, run.p, e->run, &made, err);
+			r = il_engine_start(plan.p, run.p, e->run, &made, err);
 	}
 	if (r)
 		goto out;
 	out->run = strdup(run.p);
-	if ((r = il_dataset_add_run(&ds, run.p, NULL, err)))
+	if ((r = il_datajournal_add_run(&ds, run.p, NULL, err)))
 		goto out;
 	if (!ds.counted) {
 		char *reason;
@@ -167,7 +167,7 @@ static int measure(void *ctx, const char *commit, size_t k, size_t n, struct il_
 		/* "o" steals a (a NULL one fails the pack) */
 		if (json_object_set_new(out->values, m->key,
 					json_pack("{s:o,s:s?,s:s?}", "values", a, "better",
-						  (m->better == IL_BETTER_NONE ? NULL : il_better_name(m->better)), "unit",
+						  (m->better == IL_BETTER_NONE ? NULL : il_dataset_better_name(m->better)), "unit",
 						  m->unit))) {
 			r = il_err_oom(err);
 			goto out;

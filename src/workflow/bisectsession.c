@@ -127,8 +127,8 @@ static int open_env(struct il_bisect_session *s, const struct il_bisect_session_
 		goto out;
 	if (!(txt = il_json_dumps(s->env.plan, JSON_INDENT(2))) || !(at = il_json_dumps(s->args, JSON_INDENT(2))))
 		r = il_err_oom(err);
-	else if (!(r = il_write_file_atomic(pp.p, txt, strlen(txt), err)))
-		r = il_write_file_atomic(ap.p, at, strlen(at), err);
+	else if (!(r = il_buf_write_file_atomic(pp.p, txt, strlen(txt), err)))
+		r = il_buf_write_file_atomic(ap.p, at, strlen(at), err);
 out:
 	free(txt), free(at);
 	il_buf_release(&pp), il_buf_release(&ap);

@@ -97,25 +97,25 @@ static int check_schema(struct il_history *h, struct il_err *err)
 		if (rc == SQLITE_NOTADB)
 			return il_err_set(err, IL_EPARSE, "'%s' is not an SQLite database (not an idlelab history): refused",
 					  h->path);
-		return il_hdb_fail(h, "cannot read", err);
+		return il_historydb_fail(h, "cannot read", err);
 	}
 	if (app == 0 && nobj == 0) {
 		/* new (or empty): the schema; IF NOT EXISTS, as another idlelab may make it at the same time */
 		if (sqlite3_exec(h->db, schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
-			int r = il_hdb_fail(h, "cannot create the schema", err);
+			int r = il_historydb_fail(h, "cannot create the schema", err);
 
 			sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 			return r;
 		}
 		if (query_int(h, "PRAGMA application_id", &app, &rc) || query_int(h, "PRAGMA user_version", &ver, &rc))
-			return il_hdb_fail(h, "cannot read", err);
+			return il_historydb_fail(h, "cannot read", err);
 	}
 	if (app != APP_ID)
 		return il_err_set(err, IL_EINVAL, "'%s' is an SQLite database but not an idlelab history (application_id "
 				  "%lld): refused", h->path, (long long)app);
 	if (ver == 1 && IL_HISTORY_SCHEMA == 2) {
 		if (sqlite3_exec(h->db, upgrade1_sql, NULL, NULL, NULL) != SQLITE_OK) {
-			int r = il_hdb_fail(h, "cannot upgrade the schema", err);
+			int r = il_historydb_fail(h, "cannot upgrade the schema", err);
 
 			sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 			return r;
@@ -151,7 +151,7 @@ int il_history_open(struct il_history **out, const char *db_path, struct il_err 
 		return il_err_oom(err);
 	}
 	if (sqlite3_open_v2(db_path, &h->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
-		r = h->db ? il_hdb_fail(h, "cannot open", err) : il_err_oom(err);
+		r = h->db ? il_historydb_fail(h, "cannot open", err) : il_err_oom(err);
 		il_history_close(h);
 		return r;
 	}
@@ -218,17 +218,17 @@ static int known(struct il_history *h, const struct il_hrun *ri, char **reason, 
 		sqlite3_stmt *st = NULL;
 		int rc;
 
-		if ((found = il_hdb_prep(h, sql[i], &st, err)))
+		if ((found = il_historydb_prep(h, sql[i], &st, err)))
 			return found;
-		il_hdb_bind_text(st, 1, ri->run_id);
-		il_hdb_bind_text(st, 2, ri->path);
+		il_historydb_bind_text(st, 1, ri->run_id);
+		il_historydb_bind_text(st, 2, ri->path);
 		sqlite3_bind_int64(st, 3, ri->size);
 		sqlite3_bind_int64(st, 4, ri->mtime_ns);
 		rc = sqlite3_step(st);
 		if (rc == SQLITE_ROW)
 			found = (int)i + 1;
 		else if (rc != SQLITE_DONE)
-			found = il_hdb_fail(h, "cannot read", err);
+			found = il_historydb_fail(h, "cannot read", err);
 		if (found == 2 && !(*reason = strdup((const char *)sqlite3_column_text(st, 0))))
 			found = il_err_oom(err);
 		sqlite3_finalize(st);
@@ -242,16 +242,16 @@ static int remember_skip(struct il_history *h, const struct il_hrun *ri, const c
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = il_hrun_delete(h, ri->run_id, err)) ||
-	    (r = il_hdb_prep(h, "INSERT INTO skipped (run_id, path, journal_size, journal_mtime_ns, reason) VALUES (?1, ?2, ?3, ?4, ?5)",
+	if ((r = il_historyrun_delete(h, ri->run_id, err)) ||
+	    (r = il_historydb_prep(h, "INSERT INTO skipped (run_id, path, journal_size, journal_mtime_ns, reason) VALUES (?1, ?2, ?3, ?4, ?5)",
 		      &st, err)))
 		return r;
-	il_hdb_bind_text(st, 1, ri->run_id);
-	il_hdb_bind_text(st, 2, ri->path);
+	il_historydb_bind_text(st, 1, ri->run_id);
+	il_historydb_bind_text(st, 2, ri->path);
 	sqlite3_bind_int64(st, 3, ri->size);
 	sqlite3_bind_int64(st, 4, ri->mtime_ns);
-	il_hdb_bind_text(st, 5, reason);
-	r = il_hdb_step_done(h, st, err);
+	il_historydb_bind_text(st, 5, reason);
+	r = il_historydb_step_done(h, st, err);
 	sqlite3_finalize(st);
 	return r;
 }
@@ -268,7 +268,7 @@ static int sync_one(struct il_history *h, const char *dir, const char *name, str
 
 	if (!rd)
 		return il_err_oom(err);
-	if (!realpath(rd, abs) || il_hrun_stat(rd, &ri.size, &ri.mtime_ns, &e)) {
+	if (!realpath(rd, abs) || il_historyrun_stat(rd, &ri.size, &ri.mtime_ns, &e)) {
 		free(rd);
 		return 0; /* gone since the listing */
 	}
@@ -278,11 +278,11 @@ static int sync_one(struct il_history *h, const char *dir, const char *name, str
 		r = 0;
 	} else if (r == 2) {
 		r = push_skip(out, name, reason) ? il_err_oom(err) : 0;
-	} else if (r == 0 && il_hrun_read(rd, &ri, &ds, &e)) {
+	} else if (r == 0 && il_historyrun_read(rd, &ri, &ds, &e)) {
 		/* a journal that cannot be read: said, remembered, never the end of the others */
 		r = push_skip(out, name, e.msg) ? il_err_oom(err) :
 						   remember_skip(h, &ri, e.msg, err);
-	} else if (r == 0 && !(r = il_hrun_write(h, &ri, &ds, err))) {
+	} else if (r == 0 && !(r = il_historyrun_write(h, &ri, &ds, err))) {
 		out->added++;
 	}
 	il_dataset_release(&ds);
@@ -304,15 +304,15 @@ static int nightly_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 
 	(void)line, (void)err;
 	if (!strcmp(type, "nightly-alert") && run && json_is_true(json_object_get(rec, "delivered"))) {
-		il_hdb_bind_text(st[1], 1, strrchr(run, '/') ? strrchr(run, '/') + 1 : run);
+		il_historydb_bind_text(st[1], 1, strrchr(run, '/') ? strrchr(run, '/') + 1 : run);
 		sqlite3_step(st[1]);
 		sqlite3_reset(st[1]);
 		return 0;
 	}
 	if (strcmp(type, "nightly") || !run || !v)
 		return 0;
-	il_hdb_bind_text(*st, 1, strrchr(run, '/') ? strrchr(run, '/') + 1 : run);
-	il_hdb_bind_text(*st, 2, v);
+	il_historydb_bind_text(*st, 1, strrchr(run, '/') ? strrchr(run, '/') + 1 : run);
+	il_historydb_bind_text(*st, 2, v);
 	sqlite3_bind_int(*st, 3, json_is_true(json_object_get(rec, "alerted")));
 	sqlite3_bind_int(*st, 4, json_is_true(json_object_get(rec, "repeat")));
 	sqlite3_step(*st);
@@ -333,10 +333,10 @@ static int sync_nightly(struct il_history *h, const char *reports_dir, struct il
 
 	if (!jp)
 		return il_err_oom(err);
-	if (!(r = il_hdb_exec(h, "DELETE FROM nightly", err)) && !access(jp, F_OK) &&
-	    !(r = il_hdb_prep(h, "INSERT OR REPLACE INTO nightly (run_id, verdict, alerted, repeat) VALUES (?1, ?2, ?3, ?4)", &st[0],
+	if (!(r = il_historydb_exec(h, "DELETE FROM nightly", err)) && !access(jp, F_OK) &&
+	    !(r = il_historydb_prep(h, "INSERT OR REPLACE INTO nightly (run_id, verdict, alerted, repeat) VALUES (?1, ?2, ?3, ?4)", &st[0],
 		       err)) &&
-	    !(r = il_hdb_prep(h, "UPDATE nightly SET alerted = 1 WHERE run_id = ?1", &st[1], err)) &&
+	    !(r = il_historydb_prep(h, "UPDATE nightly SET alerted = 1 WHERE run_id = ?1", &st[1], err)) &&
 	    il_journal_each(jp, nightly_rec, st, NULL, &e))
 		r = push_skip(out, "nightly.jsonl", e.msg) ? il_err_oom(err) : 0;
 	sqlite3_finalize(st[0]);
@@ -356,15 +356,15 @@ static int sync_dir(struct il_history *h, const char *reports_dir, bool rebuild,
 	memset(out, 0, sizeof(*out));
 	if ((r = il_rundir_list(&names, reports_dir, err)))
 		return r;
-	if (!(r = il_hdb_exec(h, "BEGIN IMMEDIATE", err))) {
+	if (!(r = il_historydb_exec(h, "BEGIN IMMEDIATE", err))) {
 		if (rebuild)
-			r = il_hdb_exec(h, drop_sql, err);
+			r = il_historydb_exec(h, drop_sql, err);
 		for (size_t i = 0; !r && i < names.n; i++)
 			r = sync_one(h, reports_dir, names.v[i], out, err);
 		if (!r)
 			r = sync_nightly(h, reports_dir, out, err);
 		if (!r)
-			r = il_hdb_exec(h, "COMMIT", err);
+			r = il_historydb_exec(h, "COMMIT", err);
 		else
 			sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 	}

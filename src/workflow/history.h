@@ -4,7 +4,7 @@
  * row per run and one per (run, variant, metric) with n, mean, median,
  * stdev, min and max, so a nightly job can follow a plan's numbers across
  * runs. The journals stay the source of truth: the index is made from them
- * through il_dataset_add_run and can always be rebuilt (docs/history.md).
+ * through il_datajournal_add_run and can always be rebuilt (docs/history.md).
  */
 #ifndef IL_WORKFLOW_HISTORY_H
 #define IL_WORKFLOW_HISTORY_H
@@ -31,7 +31,7 @@ int il_history_open(struct il_history **h, const char *db_path, struct il_err *e
 void il_history_close(struct il_history *h);
 
 /*
- * Index one run directory (its journal.jsonl read by il_dataset_add_run):
+ * Index one run directory (its journal.jsonl read by il_datajournal_add_run):
  * the run (id = the directory's basename, absolute path, plan, hosts,
  * start time, kernels with commits, complete or not) and its metrics.
  * Adding a run again replaces its rows, in one transaction; an incomplete

@@ -74,7 +74,7 @@ static int hosts_of(const struct il_dataset *ds, struct il_strlist *out)
 	return r;
 }
 
-int il_hrun_delete(struct il_history *h, const char *run_id, struct il_err *err)
+int il_historyrun_delete(struct il_history *h, const char *run_id, struct il_err *err)
 {
 	static const char *const sql[] = {
 		"DELETE FROM metrics WHERE run IN (SELECT id FROM runs WHERE run_id = ?1)",
@@ -88,9 +88,9 @@ int il_hrun_delete(struct il_history *h, const char *run_id, struct il_err *err)
 	for (size_t i = 0; !r && i < sizeof(sql) / sizeof(sql[0]); i++) {
 		sqlite3_stmt *st = NULL;
 
-		if (!(r = il_hdb_prep(h, sql[i], &st, err))) {
-			il_hdb_bind_text(st, 1, run_id);
-			r = il_hdb_step_done(h, st, err);
+		if (!(r = il_historydb_prep(h, sql[i], &st, err))) {
+			il_historydb_bind_text(st, 1, run_id);
+			r = il_historydb_step_done(h, st, err);
 		}
 		sqlite3_finalize(st);
 	}
@@ -107,14 +107,14 @@ static int insert_run(struct il_history *h, const struct il_hrun *ri, const stru
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = il_hdb_prep(h, "INSERT INTO runs (run_id, path, plan, started, complete, planned, counted, not_counted, "
+	if ((r = il_historydb_prep(h, "INSERT INTO runs (run_id, path, plan, started, complete, planned, counted, not_counted, "
 			 "journal_size, journal_mtime_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 		      &st, err)))
 		return r;
-	il_hdb_bind_text(st, 1, ri->run_id);
-	il_hdb_bind_text(st, 2, ri->path);
-	il_hdb_bind_text(st, 3, ds->title);
-	il_hdb_bind_text(st, 4, json_string_value(json_object_get(start, "time")));
+	il_historydb_bind_text(st, 1, ri->run_id);
+	il_historydb_bind_text(st, 2, ri->path);
+	il_historydb_bind_text(st, 3, ds->title);
+	il_historydb_bind_text(st, 4, json_string_value(json_object_get(start, "time")));
 	sqlite3_bind_int(st, 5, complete);
 	if (json_is_integer(planned))
 		sqlite3_bind_int64(st, 6, json_integer_value(planned));
@@ -122,7 +122,7 @@ static int insert_run(struct il_history *h, const struct il_hrun *ri, const stru
 	sqlite3_bind_int64(st, 8, (sqlite3_int64)ds->skipped);
 	sqlite3_bind_int64(st, 9, ri->size);
 	sqlite3_bind_int64(st, 10, ri->mtime_ns);
-	r = il_hdb_step_done(h, st, err);
+	r = il_historydb_step_done(h, st, err);
 	sqlite3_finalize(st);
 	*id = sqlite3_last_insert_rowid(h->db);
 	return r;
@@ -139,12 +139,12 @@ static int insert_hosts_kernels(struct il_history *h, int64_t id, const struct i
 
 	if (hosts_of(ds, &hosts))
 		r = il_err_oom(err);
-	else if (!(r = il_hdb_prep(h, "INSERT INTO run_hosts (run, host) VALUES (?1, ?2)", &hs, err)) &&
-		 !(r = il_hdb_prep(h, "INSERT INTO run_kernels (run, kernel, commit_id, release) VALUES (?1, ?2, ?3, ?4)", &ks, err)))
+	else if (!(r = il_historydb_prep(h, "INSERT INTO run_hosts (run, host) VALUES (?1, ?2)", &hs, err)) &&
+		 !(r = il_historydb_prep(h, "INSERT INTO run_kernels (run, kernel, commit_id, release) VALUES (?1, ?2, ?3, ?4)", &ks, err)))
 		for (i = 0; !r && i < hosts.n; i++) {
 			sqlite3_bind_int64(hs, 1, id);
-			il_hdb_bind_text(hs, 2, hosts.v[i]);
-			r = il_hdb_step_done(h, hs, err);
+			il_historydb_bind_text(hs, 2, hosts.v[i]);
+			r = il_historydb_step_done(h, hs, err);
 		}
 	running_release(ds, &rel);
 	json_array_foreach(json_object_get(start, "variants"), i, v) {
@@ -159,10 +159,10 @@ static int insert_hosts_kernels(struct il_history *h, int64_t id, const struct i
 		}
 		running = !commit_of(start, k) && rel.len;
 		sqlite3_bind_int64(ks, 1, id);
-		il_hdb_bind_text(ks, 2, k);
-		il_hdb_bind_text(ks, 3, commit_of(start, k));
-		il_hdb_bind_text(ks, 4, running ? il_buf_str(&rel) : NULL);
-		r = il_hdb_step_done(h, ks, err);
+		il_historydb_bind_text(ks, 2, k);
+		il_historydb_bind_text(ks, 3, commit_of(start, k));
+		il_historydb_bind_text(ks, 4, running ? il_buf_str(&rel) : NULL);
+		r = il_historydb_step_done(h, ks, err);
 	}
 	sqlite3_finalize(hs);
 	sqlite3_finalize(ks);
@@ -179,7 +179,7 @@ static int insert_metrics(struct il_history *h, int64_t id, const struct il_data
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = il_hdb_prep(h, "INSERT INTO metrics (run, variant, var_idx, kernel, commit_id, gov_label, governor, workload, "
+	if ((r = il_historydb_prep(h, "INSERT INTO metrics (run, variant, var_idx, kernel, commit_id, gov_label, governor, workload, "
 			 "metric_key, metric, met_idx, n, mean, median, stdev, min, max, unit, better, idle) VALUES "
 			 "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
 		      &st, err)))
@@ -201,28 +201,28 @@ static int insert_metrics(struct il_history *h, int64_t id, const struct il_data
 
 			if (!ms->var[v].n)
 				continue;
-			il_desc_compute(ms->var[v].v, ms->var[v].n, &d);
+			il_stats_desc_compute(ms->var[v].v, ms->var[v].n, &d);
 			sqlite3_bind_int64(st, 1, id);
-			il_hdb_bind_text(st, 2, ds->var[v]);
+			il_historydb_bind_text(st, 2, ds->var[v]);
 			sqlite3_bind_int64(st, 3, (sqlite3_int64)v);
-			il_hdb_bind_text(st, 4, kernel ? kernel : "unknown");
-			il_hdb_bind_text(st, 5, kernel ? commit_of(start, kernel) : NULL);
-			il_hdb_bind_text(st, 6, gov_label);
-			il_hdb_bind_text(st, 7, json_string_value(json_object_get(var, "governor")));
-			il_hdb_bind_text(st, 8, ms->group);
-			il_hdb_bind_text(st, 9, ms->key);
-			il_hdb_bind_text(st, 10, ms->metric);
+			il_historydb_bind_text(st, 4, kernel ? kernel : "unknown");
+			il_historydb_bind_text(st, 5, kernel ? commit_of(start, kernel) : NULL);
+			il_historydb_bind_text(st, 6, gov_label);
+			il_historydb_bind_text(st, 7, json_string_value(json_object_get(var, "governor")));
+			il_historydb_bind_text(st, 8, ms->group);
+			il_historydb_bind_text(st, 9, ms->key);
+			il_historydb_bind_text(st, 10, ms->metric);
 			sqlite3_bind_int64(st, 11, (sqlite3_int64)m);
 			sqlite3_bind_int64(st, 12, (sqlite3_int64)d.n);
-			il_hdb_bind_num(st, 13, d.mean);
-			il_hdb_bind_num(st, 14, d.median);
-			il_hdb_bind_num(st, 15, d.stdev);
-			il_hdb_bind_num(st, 16, d.min);
-			il_hdb_bind_num(st, 17, d.max);
-			il_hdb_bind_text(st, 18, ms->unit);
-			il_hdb_bind_text(st, 19, il_better_name(ms->better));
+			il_historydb_bind_num(st, 13, d.mean);
+			il_historydb_bind_num(st, 14, d.median);
+			il_historydb_bind_num(st, 15, d.stdev);
+			il_historydb_bind_num(st, 16, d.min);
+			il_historydb_bind_num(st, 17, d.max);
+			il_historydb_bind_text(st, 18, ms->unit);
+			il_historydb_bind_text(st, 19, il_dataset_better_name(ms->better));
 			sqlite3_bind_int(st, 20, ms->idle);
-			r = il_hdb_step_done(h, st, err);
+			r = il_historydb_step_done(h, st, err);
 		}
 		free(gov_label);
 	}
@@ -231,7 +231,7 @@ static int insert_metrics(struct il_history *h, int64_t id, const struct il_data
 }
 
 /* The journal of run_dir: its size and mtime (ns), what tells a changed run from a known one. */
-int il_hrun_stat(const char *run_dir, int64_t *size, int64_t *mtime_ns, struct il_err *err)
+int il_historyrun_stat(const char *run_dir, int64_t *size, int64_t *mtime_ns, struct il_err *err)
 {
 	char *j = il_rundir_path(run_dir, IL_RUNDIR_JOURNAL);
 	struct stat st;
@@ -249,19 +249,19 @@ int il_hrun_stat(const char *run_dir, int64_t *size, int64_t *mtime_ns, struct i
 }
 
 /* Write the rows of a read run in one savepoint (inside a rebuild's transaction, or one of its own). */
-int il_hrun_write(struct il_history *h, const struct il_hrun *ri, const struct il_dataset *ds, struct il_err *err)
+int il_historyrun_write(struct il_history *h, const struct il_hrun *ri, const struct il_dataset *ds, struct il_err *err)
 {
 	int64_t id = 0;
 	int r;
 
-	if ((r = il_hdb_exec(h, "SAVEPOINT il_run", err)))
+	if ((r = il_historydb_exec(h, "SAVEPOINT il_run", err)))
 		return r;
-	if ((r = il_hrun_delete(h, ri->run_id, err)) || (r = insert_run(h, ri, ds, &id, err)) ||
+	if ((r = il_historyrun_delete(h, ri->run_id, err)) || (r = insert_run(h, ri, ds, &id, err)) ||
 	    (r = insert_hosts_kernels(h, id, ds, err)) || (r = insert_metrics(h, id, ds, err))) {
 		sqlite3_exec(h->db, "ROLLBACK TO il_run; RELEASE il_run", NULL, NULL, NULL);
 		return r;
 	}
-	return il_hdb_exec(h, "RELEASE il_run", err);
+	return il_historydb_exec(h, "RELEASE il_run", err);
 }
 
 /*
@@ -269,12 +269,12 @@ int il_hrun_write(struct il_history *h, const struct il_hrun *ri, const struct i
  * size and mtime into *ri: what makes a run worth indexing. ds: released by
  * the caller, also on failure.
  */
-int il_hrun_read(const char *run_dir, struct il_hrun *ri, struct il_dataset *ds, struct il_err *err)
+int il_historyrun_read(const char *run_dir, struct il_hrun *ri, struct il_dataset *ds, struct il_err *err)
 {
 	const json_t *start;
 	int r;
 
-	if ((r = il_hrun_stat(run_dir, &ri->size, &ri->mtime_ns, err)) || (r = il_dataset_add_run(ds, ri->path, NULL, err)))
+	if ((r = il_historyrun_stat(run_dir, &ri->size, &ri->mtime_ns, err)) || (r = il_datajournal_add_run(ds, ri->path, NULL, err)))
 		return r;
 	start = json_object_get(ds->meta, "run_start");
 	if (!ds->title)
@@ -297,8 +297,8 @@ int il_history_add_run(struct il_history *h, const char *run_dir, struct il_err 
 		return il_err_oom(err);
 	ri.run_id = basename(copy);
 	ri.path = abs;
-	if (!(r = il_hrun_read(run_dir, &ri, &ds, err)))
-		r = il_hrun_write(h, &ri, &ds, err);
+	if (!(r = il_historyrun_read(run_dir, &ri, &ds, err)))
+		r = il_historyrun_write(h, &ri, &ds, err);
 	il_dataset_release(&ds);
 	free(copy);
 	return r;

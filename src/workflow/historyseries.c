@@ -34,16 +34,16 @@ static int runs_json(struct il_history *h, const char *plan, const char *host, j
 	sqlite3_stmt *st = NULL, *hs = NULL, *ks = NULL;
 	int r, rc;
 
-	if ((r = il_hdb_prep(h, "SELECT id, r.run_id, path, started, complete, planned, counted, not_counted, n.verdict, n.alerted, "
+	if ((r = il_historydb_prep(h, "SELECT id, r.run_id, path, started, complete, planned, counted, not_counted, n.verdict, n.alerted, "
 			 "n.repeat FROM runs r LEFT JOIN nightly n ON n.run_id = r.run_id "
 			 "WHERE plan = ?1 AND (?2 IS NULL OR EXISTS (SELECT 1 FROM run_hosts WHERE run = r.id AND host = ?2)) "
 			 "ORDER BY started, r.run_id",
 		      &st, err)) ||
-	    (r = il_hdb_prep(h, "SELECT host FROM run_hosts WHERE run = ?1 ORDER BY rowid", &hs, err)) ||
-	    (r = il_hdb_prep(h, "SELECT kernel, commit_id, release FROM run_kernels WHERE run = ?1 ORDER BY rowid", &ks, err)))
+	    (r = il_historydb_prep(h, "SELECT host FROM run_hosts WHERE run = ?1 ORDER BY rowid", &hs, err)) ||
+	    (r = il_historydb_prep(h, "SELECT kernel, commit_id, release FROM run_kernels WHERE run = ?1 ORDER BY rowid", &ks, err)))
 		goto cleanup;
-	il_hdb_bind_text(st, 1, plan);
-	il_hdb_bind_text(st, 2, host);
+	il_historydb_bind_text(st, 1, plan);
+	il_historydb_bind_text(st, 2, host);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		json_t *hl = json_array(), *kl = json_array(), *o;
 		int bad = 0;
@@ -80,7 +80,7 @@ static int runs_json(struct il_history *h, const char *plan, const char *host, j
 		}
 	}
 	if (rc != SQLITE_DONE)
-		r = il_hdb_fail(h, "cannot read", err);
+		r = il_historydb_fail(h, "cannot read", err);
 cleanup:
 	sqlite3_finalize(st);
 	sqlite3_finalize(hs);
@@ -255,15 +255,15 @@ int il_history_series(struct il_history *h, const struct il_history_query *q, js
 		il_buf_release(&b);
 		goto cleanup;
 	}
-	if ((r = il_hdb_prep(h, "SELECT r.run_id, r.started, m.variant, m.kernel, m.commit_id, m.metric_key, m.workload, m.metric, "
+	if ((r = il_historydb_prep(h, "SELECT r.run_id, r.started, m.variant, m.kernel, m.commit_id, m.metric_key, m.workload, m.metric, "
 			 "m.unit, m.better, m.idle, m.governor, m.n, m.mean, m.median, m.stdev, m.min, m.max "
 			 "FROM metrics m JOIN runs r ON r.id = m.run WHERE r.plan = ?1 AND "
 			 "(?2 IS NULL OR EXISTS (SELECT 1 FROM run_hosts WHERE run = r.id AND host = ?2)) "
 			 "ORDER BY r.started, r.run_id, m.met_idx, m.var_idx",
 		      &st, err)))
 		goto cleanup;
-	il_hdb_bind_text(st, 1, plan);
-	il_hdb_bind_text(st, 2, host);
+	il_historydb_bind_text(st, 1, plan);
+	il_historydb_bind_text(st, 2, host);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		json_t *m, *pts;
 
@@ -284,7 +284,7 @@ int il_history_series(struct il_history *h, const struct il_history_query *q, js
 		}
 	}
 	if (rc != SQLITE_DONE)
-		r = il_hdb_fail(h, "cannot read", err);
+		r = il_historydb_fail(h, "cannot read", err);
 	else if (!json_array_size(mets) && metrics && metrics->n)
 		r = il_err_set(err, IL_ENOTFOUND, "no metric of plan '%s' matches --metric", plan);
 	else if (!json_array_size(mets))

@@ -188,7 +188,7 @@ static int load_plan(struct nt *n, struct il_err *err)
 		goto out;
 	}
 	n->t.floor_pct = 2.0, n->t.alpha = 0.05, n->t.window = 10;
-	if ((r = il_jf_read(track, track_fields, IL_JF_COUNT(track_fields), &n->t, o->plan_path, "track", err)))
+	if ((r = il_jfields_read(track, track_fields, IL_JF_COUNT(track_fields), &n->t, o->plan_path, "track", err)))
 		goto out;
 	kernels = json_object_get(n->plan, "kernels");
 	if (json_array_size(kernels) > 1) {
@@ -269,7 +269,7 @@ static int measure(struct nt *n, struct il_err *err)
 	    run_exists(str(ls, "run"))) {
 		if (!strcmp(str(ls, "commit") ?: "", n->res->tip)) {
 			n->res->run = strdup(str(ls, "run"));
-			return il_run_resume(n->res->run, o->run, err);
+			return il_engine_resume(n->res->run, o->run, err);
 		}
 		/* the branch moved on: that night is given up, said so in the journal */
 		il_clock_iso_now(iso, sizeof(iso));
@@ -300,7 +300,7 @@ static int measure(struct nt *n, struct il_err *err)
 		goto out;
 	}
 	close(fd);
-	if ((r = il_write_file_atomic(tmp.p, txt, strlen(txt), err)))
+	if ((r = il_buf_write_file_atomic(tmp.p, txt, strlen(txt), err)))
 		goto unlink;
 	il_clock_iso_now(iso, sizeof(iso));
 	n->res->run = realpath(o->dir, NULL);
@@ -320,7 +320,7 @@ static int measure(struct nt *n, struct il_err *err)
 					     n->res->tip, "run", n->res->run),
 				err)))
 		goto unlink;
-	r = il_run_start(tmp.p, n->res->run, o->run, &made, err);
+	r = il_engine_start(tmp.p, n->res->run, o->run, &made, err);
 unlink:
 	unlink(tmp.p);
 out:

@@ -123,16 +123,16 @@ static int drift(const struct il_nightly_drift_in *n, json_t *regs, struct il_er
 				if (worse) {
 					struct il_desc db4, da;
 
-					il_desc_compute(x + (ncp > 1 ? cp[ncp - 2].at : 0), c->at - (ncp > 1 ? cp[ncp - 2].at : 0), &db4);
-					il_desc_compute(x + c->at, nx - c->at, &da);
+					il_stats_desc_compute(x + (ncp > 1 ? cp[ncp - 2].at : 0), c->at - (ncp > 1 ? cp[ncp - 2].at : 0), &db4);
+					il_stats_desc_compute(x + c->at, nx - c->at, &da);
 					bad = json_array_append_new(
 						regs, json_pack("{s:s,s:O,s:O,s:O,s:O,s:s,s:o,s:o,s:I,s:o,s:o,s:I,s:f,s:f,s:s,s:O,s:O}",
 								"variant", str(v, "variant"), "key", json_object_get(m, "key"),
 								"workload", json_object_get(m, "workload"), "metric",
 								json_object_get(m, "metric"), "unit", json_object_get(m, "unit"),
-								"better", better, "baseline_mean", il_jf_num(c->before), "baseline_stdev",
-								il_jf_num(db4.n > 1 ? db4.stdev : 0), "n_baseline", (json_int_t)db4.n,
-								"mean", il_jf_num(c->after), "stdev", il_jf_num(da.n > 1 ? da.stdev : 0), "n",
+								"better", better, "baseline_mean", il_jfields_num(c->before), "baseline_stdev",
+								il_jfields_num(db4.n > 1 ? db4.stdev : 0), "n_baseline", (json_int_t)db4.n,
+								"mean", il_jfields_num(c->after), "stdev", il_jfields_num(da.n > 1 ? da.stdev : 0), "n",
 								(json_int_t)da.n, "change_pct", c->change_pct, "p", c->p, "kind",
 								"drift", "since", json_object_get(used[c->at], "commit"),
 								"since_run", json_object_get(used[c->at], "run")));

@@ -63,18 +63,18 @@ static int compare_variant(const struct il_nightly_judge_in *in, struct il_night
 	}
 	for (size_t i = 0; i < c.nmet; i++) {
 		const struct il_mseries *m = &pair.met[c.met[i]];
-		const struct il_mres *b = il_cmp_res(&c, i, (size_t)il_dataset_var(&pair, "baseline"));
-		const struct il_mres *x = il_cmp_res(&c, i, (size_t)il_dataset_var(&pair, "tip"));
+		const struct il_mres *b = il_compare_res(&c, i, (size_t)il_dataset_var(&pair, "baseline"));
+		const struct il_mres *x = il_compare_res(&c, i, (size_t)il_dataset_var(&pair, "tip"));
 		json_t *e;
 
 		if (!c.key[i])
 			continue; /* secondary metrics: context (exploratory), never an alert */
 		e = json_pack("{s:s,s:s,s:s,s:s,s:s?,s:s,s:o,s:o,s:I,s:o,s:o,s:I,s:o,s:o,s:o,s:s}", "variant", v, "key",
 			      m->key, "workload", m->group, "metric", m->metric, "unit", *m->unit ? m->unit : NULL, "better",
-			      il_better_name(m->better), "baseline_mean", il_jf_num(b->d.mean), "baseline_stdev", il_jf_num(b->d.stdev),
-			      "n_baseline", (json_int_t)b->d.n, "mean", il_jf_num(x->d.mean), "stdev", il_jf_num(x->d.stdev), "n",
-			      (json_int_t)x->d.n, "change_pct", il_jf_num(x->change_pct), "p", il_jf_num(x->p), "threshold_pct",
-			      il_jf_num(x->threshold_pct), "verdict", x->verdict);
+			      il_dataset_better_name(m->better), "baseline_mean", il_jfields_num(b->d.mean), "baseline_stdev", il_jfields_num(b->d.stdev),
+			      "n_baseline", (json_int_t)b->d.n, "mean", il_jfields_num(x->d.mean), "stdev", il_jfields_num(x->d.stdev), "n",
+			      (json_int_t)x->d.n, "change_pct", il_jfields_num(x->change_pct), "p", il_jfields_num(x->p), "threshold_pct",
+			      il_jfields_num(x->threshold_pct), "verdict", x->verdict);
 		/* e stays alive in compared while regs takes its own reference */
 		if (json_array_append_new(res->compared, e) ||
 		    (!strcmp(x->verdict, "worse") && isfinite(x->p) && json_array_append(regs, e))) {
@@ -174,8 +174,8 @@ static json_t *alert_input(const struct il_nightly_judge_in *in, const struct il
 			*at = 0;
 		if (json_array_size(json_object_get(in->plan, "governors")) < 2 || !label)
 			bisect[9] = NULL;
-		il_sh_quote_shown(&repro, run);
-		il_sh_quote_shown(&bis, bisect);
+		il_quote_shown(&repro, run);
+		il_quote_shown(&bis, bisect);
 		free(label);
 	}
 	a = json_pack("{s:s,s:s,s:s,s:s,s:s?,s:{s:s,s:s},s:s,s:s,s:o,s:s,s:s}", "plan", res->plan, "host", res->host,
@@ -199,7 +199,7 @@ int il_nightly_judge(const struct il_nightly_judge_in *in, struct il_nightly_res
 
 	if (!regs)
 		return il_err_oom(err);
-	if ((r = il_dataset_add_run(&tip, res->run, NULL, err)))
+	if ((r = il_datajournal_add_run(&tip, res->run, NULL, err)))
 		goto out;
 	if (!tip.counted) {
 		char *jp = il_rundir_path(res->run, IL_RUNDIR_JOURNAL);
@@ -217,7 +217,7 @@ int il_nightly_judge(const struct il_nightly_judge_in *in, struct il_nightly_res
 	}
 	res->base_run = strdup(str(good, "run"));
 	snprintf(res->base_commit, sizeof(res->base_commit), "%s", str(good, "commit") ?: "");
-	if ((r = il_dataset_add_run(&base, res->base_run, NULL, err)))
+	if ((r = il_datajournal_add_run(&base, res->base_run, NULL, err)))
 		goto out;
 	for (i = 0; i < tip.nvar; i++)
 		if ((!tip.aa || strcmp(tip.var[i], tip.aa)) &&

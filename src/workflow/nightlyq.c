@@ -30,7 +30,7 @@ static const char *str(const json_t *o, const char *k)
 /* The entry of run in q (an array of owed entries), or NULL. */
 static json_t *entry_of(json_t *q, const char *run)
 {
-	return il_jf_find(q, "run", run);
+	return il_jfields_find(q, "run", run);
 }
 
 static void remove_entry(json_t *q, const json_t *e)

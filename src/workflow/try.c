@@ -184,7 +184,7 @@ int il_try_base(const char *repo_path, const struct il_series *s, const char *ba
 													      "HEAD");
 	if (!out->rev)
 		return il_err_oom(err);
-	il_git_init();
+	il_repo_git_init();
 	if (!(r = il_repo_open(&repo, repo_path, err))) {
 		if ((r = il_repo_resolve(repo, out->rev, &oid, err)))
 			il_err_set(err, r, "the base %s (from %s) is not a commit of %s%s", out->rev,
@@ -194,7 +194,7 @@ int il_try_base(const char *repo_path, const struct il_series *s, const char *ba
 			git_oid_tostr(out->sha, sizeof(out->sha), &oid);
 	}
 	git_repository_free(repo);
-	il_git_shutdown();
+	il_repo_git_shutdown();
 	if (r) {
 		free(out->rev);
 		out->rev = NULL;
@@ -283,7 +283,7 @@ int il_try_plan(const struct il_try_req *q, const struct il_series *s, const cha
 					json_pack("{s:i,s:i,s:i}", "min", IL_TRY_AUTO_MIN, "max", IL_TRY_AUTO_MAX, "step",
 						  IL_TRY_AUTO_MIN) :
 					json_integer(q->iterations ? q->iterations : 5)) ||
-	    json_object_set_new(p, "order", json_string(il_order_name(IL_ORDER_BALANCED))))
+	    json_object_set_new(p, "order", json_string(il_plan_order_name(IL_ORDER_BALANCED))))
 		goto oom;
 	*out = p;
 	p = NULL;
@@ -311,7 +311,7 @@ int il_try_check(const char *repo_path, const char *base_sha, const struct il_se
 		return il_err_set(err, IL_EINVAL, "the series has no patches");
 	if ((r = il_series_select(patches ? patches : all, s->n, &sel, err)))
 		return r;
-	il_git_init();
+	il_repo_git_init();
 	if (!(idx = calloc(sel.n + 1, sizeof(*idx))) || !(out = calloc(sel.n + 1, sizeof(*out)))) {
 		r = il_err_oom(err);
 		goto out;
@@ -324,7 +324,7 @@ int il_try_check(const char *repo_path, const char *base_sha, const struct il_se
 		r = il_repo_apply_series(repo, &base, s, idx, sel.n, out, err);
 out:
 	git_repository_free(repo);
-	il_git_shutdown();
+	il_repo_git_shutdown();
 	il_cpuset_release(&sel);
 	free(idx);
 	free(out);
@@ -355,8 +355,8 @@ int il_try_compare(const char *run_dir, struct il_try_compare *out, struct il_er
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if ((r = il_dataset_add_run(&out->ds, run_dir, NULL, err)) ||
-	    (r = il_dataset_by_governor(&out->ds, &out->gov, &out->ngov, err)))
+	if ((r = il_datajournal_add_run(&out->ds, run_dir, NULL, err)) ||
+	    (r = il_datasplit_by_governor(&out->ds, &out->gov, &out->ngov, err)))
 		goto fail;
 	out->n = out->ngov ? out->ngov : 1;
 	out->cmp = calloc(out->n, sizeof(*out->cmp));
@@ -410,7 +410,7 @@ void il_try_compare_release(struct il_try_compare *t)
 		free(t->title[i]);
 	free(t->cmp);
 	free(t->title);
-	il_dataset_parts_release(t->gov, t->ngov);
+	il_datasplit_parts_release(t->gov, t->ngov);
 	il_dataset_release(&t->ds);
 	memset(t, 0, sizeof(*t));
 }
@@ -474,7 +474,7 @@ int il_try_identity(const char *repo_path, const char *as, struct il_buf *out, s
 	/* the very test the reply's composition makes (util/mailbox.h): what passes here passes there */
 	if (as)
 		return il_mailbox_check(as, "--as", err) ? IL_EINVAL : il_buf_adds(out, as) ? il_err_oom(err) : 0;
-	il_git_init();
+	il_repo_git_init();
 	if (git_repository_open(&repo, repo_path) < 0 || git_repository_config(&cfg, repo) < 0 ||
 	    git_config_snapshot(&snap, cfg) < 0 || git_config_get_string(&name, snap, "user.name") < 0 ||
 	    git_config_get_string(&mail, snap, "user.email") < 0 || !*name || !*mail)
@@ -490,6 +490,6 @@ int il_try_identity(const char *repo_path, const char *as, struct il_buf *out, s
 	git_config_free(snap);
 	git_config_free(cfg);
 	git_repository_free(repo);
-	il_git_shutdown();
+	il_repo_git_shutdown();
 	return r;
 }

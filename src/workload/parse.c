@@ -460,7 +460,7 @@ static const struct {
 };
 #define NPARSERS (sizeof(parsers) / sizeof(parsers[0]))
 
-const char *const *il_parser_names(void)
+const char *const *il_parse_names(void)
 {
 	static const char *names[NPARSERS + 1];
 
@@ -469,7 +469,7 @@ const char *const *il_parser_names(void)
 	return names;
 }
 
-bool il_parser_exists(const char *name)
+bool il_parse_exists(const char *name)
 {
 	for (size_t i = 0; i < NPARSERS; i++)
 		if (!strcmp(parsers[i].name, name))

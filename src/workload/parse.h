@@ -14,9 +14,9 @@
 #include "workload/workload.h"
 
 /* Whether a parser of that name exists. */
-bool il_parser_exists(const char *name);
+bool il_parse_exists(const char *name);
 /* Names of all parsers, NULL-terminated (static). */
-const char *const *il_parser_names(void);
+const char *const *il_parse_names(void);
 
 /*
  * Parse output (len bytes) with the parser `name`: *out is a new object of

@@ -16,7 +16,7 @@
 #include "util/template.h"
 #include "util/str.h"
 
-const char *il_workloads_dir(const char *dir)
+const char *il_workload_dir(const char *dir)
 {
 	return dir && *dir ? dir : "workloads";
 }
@@ -255,7 +255,7 @@ static int expand(struct tpl_values *c, const json_t *tpl, struct il_strlist *ou
 	json_array_foreach(tpl, i, e) {
 		il_buf_reset(&b);
 		if (json_is_string(e)) {
-			r = il_tpl_expand(json_string_value(e), param_text, c, &b, err);
+			r = il_template_expand(json_string_value(e), param_text, c, &b, err);
 		} else if (json_object_get(e, "if")) {
 			json_t *v = json_object_get(c->params, json_string_value(json_object_get(e, "if")));
 			/* true, a non-zero number, a non-empty string: an option given only when set */
@@ -271,7 +271,7 @@ static int expand(struct tpl_values *c, const json_t *tpl, struct il_strlist *ou
 			size_t k;
 
 			json_array_foreach(json_object_get(e, "concat"), k, pe)
-				if ((r = il_tpl_expand(json_string_value(pe), param_text, c, &b, err)))
+				if ((r = il_template_expand(json_string_value(pe), param_text, c, &b, err)))
 					break;
 		}
 		if (r)

@@ -71,7 +71,7 @@ bool il_workload_key_default(const char *metric, long idx);
  * The definitions directory: dir if given, else "./workloads" (the search path: cli/clipaths.c). dir may be a
  * search path (util/search.h: the first directory holding a name wins). Borrowed.
  */
-const char *il_workloads_dir(const char *dir);
+const char *il_workload_dir(const char *dir);
 
 /* What w holds (a definition from workload/workloadjson.h), and w zeroed. */
 void il_workload_release(struct il_workload *w);

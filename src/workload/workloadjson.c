@@ -54,18 +54,18 @@ static int parse_entry(const char *section, const char *noun, const char *name, 
 	char probe[80];
 	const char *n = strstr(name, "{n}");
 
-	il_jf_path(path, pathsz, section, name, 0);
+	il_jfields_path(path, pathsz, section, name, 0);
 	/* a metric pattern's "{n}" stands for digits: the name must be valid with them */
 	if (n && !strcmp(section, "metrics") && !strstr(n + 3, "{n}"))
 		snprintf(probe, sizeof(probe), "%.*s0%s", (int)(n - name), name, n + 3);
 	else
 		snprintf(probe, sizeof(probe), "%s", name);
 	if (strlen(name) > 64 || !valid_ident(probe))
-		return il_jf_bad(err, label, section, NULL, "%s names of letters, digits, '_', '-', '.' (not '%s')", noun,
+		return il_jfields_bad(err, label, section, NULL, "%s names of letters, digits, '_', '-', '.' (not '%s')", noun,
 				 name);
 	if (!(*name_out = strdup(name)))
 		return il_err_oom(err);
-	return il_jf_read_as(j, fields, nfields, obj, label, path, "field", err);
+	return il_jfields_read_as(j, fields, nfields, obj, label, path, "field", err);
 }
 
 static int parse_param(void *entry, const char *name, const json_t *j, const char *label, struct il_err *err)
@@ -81,16 +81,16 @@ static int parse_param(void *entry, const char *name, const json_t *j, const cha
 			     sizeof(path), label, err)))
 		return r;
 	if ((k = name_index(json_string_value(json_object_get(j, "type")), types, IL_PARAM_BOOL + 1)) < 0)
-		return il_jf_bad(err, label, path, "type", "%s", param_fields[0].what);
+		return il_jfields_bad(err, label, path, "type", "%s", param_fields[0].what);
 	p->type = (enum il_param_type)k;
-	p->has_min = il_jf_get(j, "min") != NULL;
-	p->has_max = il_jf_get(j, "max") != NULL;
+	p->has_min = il_jfields_get(j, "min") != NULL;
+	p->has_max = il_jfields_get(j, "max") != NULL;
 	if (p->choices.n && p->type != IL_PARAM_STR)
-		return il_jf_bad(err, label, path, "choices", "%s", param_fields[4].what);
+		return il_jfields_bad(err, label, path, "choices", "%s", param_fields[4].what);
 	snprintf(where, sizeof(where), "%s: %s.default", label, path);
-	if ((r = il_workload_value_check(p, il_jf_get(j, "default"), where, err)))
+	if ((r = il_workload_value_check(p, il_jfields_get(j, "default"), where, err)))
 		return r;
-	p->def = json_incref((json_t *)il_jf_get(j, "default"));
+	p->def = json_incref((json_t *)il_jfields_get(j, "default"));
 	return 0;
 }
 
@@ -113,11 +113,11 @@ static int parse_metric(void *entry, const char *name, const json_t *j, const ch
 			     sizeof(path), label, err)))
 		return r;
 	if ((k = name_index(json_string_value(json_object_get(j, "better")), better, 2)) < 0)
-		return il_jf_bad(err, label, path, "better", "%s", metric_fields[1].what);
+		return il_jfields_bad(err, label, path, "better", "%s", metric_fields[1].what);
 	m->higher_better = k == 1;
 	/* a pattern and its count go together; that count names an integer parameter is checked by the caller */
 	if (!m->count != !strstr(m->name, "{n}"))
-		return il_jf_bad(err, label, path, "count", "%s", m->count ? "a metric name with \"{n}\" where the number goes" :
+		return il_jfields_bad(err, label, path, "count", "%s", m->count ? "a metric name with \"{n}\" where the number goes" :
 				 "\"count\" beside a metric name with \"{n}\"");
 	return 0;
 }
@@ -160,23 +160,23 @@ static int check_template(const struct il_workload *w, const json_t *a, const ch
 	json_t *e;
 
 	if (!json_is_array(a))
-		return il_jf_bad(err, label, path, NULL, "an array");
+		return il_jfields_bad(err, label, path, NULL, "an array");
 	json_array_foreach(a, i, e) {
 		char sub[256], name[80];
 		struct tpl_check tc = { w, label, sub, false };
 		const struct il_wl_param *p;
 		int r;
 
-		il_jf_path(sub, sizeof(sub), path, NULL, i);
+		il_jfields_path(sub, sizeof(sub), path, NULL, i);
 		if (json_is_string(e)) {
-			if ((r = il_tpl_check(json_string_value(e), check_placeholder, &tc, label, sub, err)))
+			if ((r = il_template_check(json_string_value(e), check_placeholder, &tc, label, sub, err)))
 				return r;
 		} else if (json_is_object(e) && json_object_get(e, "if")) {
 			const char *c = json_string_value(json_object_get(e, "if"));
 			json_t *t = json_object_get(e, "then"), *f = json_object_get(e, "else");
 
 			if (!c || !(p = il_workload_param(w, c)))
-				return il_jf_bad(err, label, sub, "if", "the name of a parameter (true when it is true, "
+				return il_jfields_bad(err, label, sub, "if", "the name of a parameter (true when it is true, "
 						 "a non-zero number or a non-empty string)");
 			snprintf(name, sizeof(name), "%.60s.then", sub);
 			if (t && (r = check_template(w, t, label, name, err)))
@@ -189,17 +189,17 @@ static int check_template(const struct il_workload *w, const json_t *a, const ch
 			size_t k;
 
 			if (!json_is_array(parts))
-				return il_jf_bad(err, label, sub, "concat", "an array");
+				return il_jfields_bad(err, label, sub, "concat", "an array");
 			tc.joined = true;
 			json_array_foreach(parts, k, pe) {
 				snprintf(sub, sizeof(sub), "%s[%zu].concat[%zu]", path, i, k);
 				if (!json_is_string(pe))
-					return il_jf_bad(err, label, sub, NULL, "a string");
-				if ((r = il_tpl_check(json_string_value(pe), check_placeholder, &tc, label, sub, err)))
+					return il_jfields_bad(err, label, sub, NULL, "a string");
+				if ((r = il_template_check(json_string_value(pe), check_placeholder, &tc, label, sub, err)))
 					return r;
 			}
 		} else {
-			return il_jf_bad(err, label, sub, NULL,
+			return il_jfields_bad(err, label, sub, NULL,
 					 "a string, {\"if\": ..., \"then\": [...]} or {\"concat\": [...]}");
 		}
 	}
@@ -242,7 +242,7 @@ static int check_keys(struct il_workload *w, const char *label, struct il_err *e
 		for (size_t j = 0; !ok && j < NIDLE_KEYS; j++)
 			ok = !strcmp(k, idle_keys[j]);
 		if (!ok)
-			return il_jf_bad(err, label, il_jf_path(path, sizeof(path), "key_metrics", NULL, i), NULL,
+			return il_jfields_bad(err, label, il_jfields_path(path, sizeof(path), "key_metrics", NULL, i), NULL,
 					 "one of the workload's metrics or %s, ... (docs/workloads.md), not '%s'", idle_keys[0], k);
 	}
 	if (w->key_metrics.n)
@@ -289,17 +289,17 @@ int il_workload_from_json(struct il_workload *out, const json_t *j, const char *
 		return il_err_set(err, IL_EINVAL, "'%s' is not a valid workload name", name);
 	if (!(out->name = strdup(name)))
 		return il_err_oom(err);
-	if ((r = il_jf_read_as(j, def_fields, IL_JF_COUNT(def_fields), out, label, NULL, "field", err)))
+	if ((r = il_jfields_read_as(j, def_fields, IL_JF_COUNT(def_fields), out, label, NULL, "field", err)))
 		goto fail;
-	if ((v = il_jf_get(j, "params")) && json_object_size(v)) {
+	if ((v = il_jfields_get(j, "params")) && json_object_size(v)) {
 		r = parse_entries(v, sizeof(*out->params), parse_param, &mem, &out->nparams, label, err);
 		out->params = mem;
 		if (r)
 			goto fail;
 	}
-	v = il_jf_get(j, "metrics");
+	v = il_jfields_get(j, "metrics");
 	if (!json_object_size(v)) {
-		r = il_jf_bad(err, label, NULL, "metrics", "%s", def_fields[7].what);
+		r = il_jfields_bad(err, label, NULL, "metrics", "%s", def_fields[7].what);
 		goto fail;
 	}
 	r = parse_entries(v, sizeof(*out->metrics), parse_metric, &mem, &out->nmetrics, label, err);
@@ -311,7 +311,7 @@ int il_workload_from_json(struct il_workload *out, const json_t *j, const char *
 		char path[128];
 
 		if (out->metrics[i].count && (!p || p->type != IL_PARAM_INT)) {
-			r = il_jf_bad(err, label, il_jf_path(path, sizeof(path), "metrics", out->metrics[i].name, 0), "count",
+			r = il_jfields_bad(err, label, il_jfields_path(path, sizeof(path), "metrics", out->metrics[i].name, 0), "count",
 				      "%s", metric_fields[3].what);
 			goto fail;
 		}
@@ -320,15 +320,15 @@ int il_workload_from_json(struct il_workload *out, const json_t *j, const char *
 		goto fail;
 	for (size_t i = 0; i < out->requires.n; i++)
 		if (!valid_ident(out->requires.v[i])) {
-			r = il_jf_bad(err, label, "requires", NULL, "program names ('%s' is not one)", out->requires.v[i]);
+			r = il_jfields_bad(err, label, "requires", NULL, "program names ('%s' is not one)", out->requires.v[i]);
 			goto fail;
 		}
-	v = il_jf_get(j, "argv");
+	v = il_jfields_get(j, "argv");
 	if ((r = check_template(out, v, label, "argv", err)))
 		goto fail;
 	if (!json_array_size(v) || !json_is_string(json_array_get(v, 0)) ||
-	    !il_tpl_is_plain(json_string_value(json_array_get(v, 0)))) {
-		r = il_jf_bad(err, label, "argv[0]", NULL, "the program name");
+	    !il_template_is_plain(json_string_value(json_array_get(v, 0)))) {
+		r = il_jfields_bad(err, label, "argv[0]", NULL, "the program name");
 		goto fail;
 	}
 	out->argv = json_incref((json_t *)v);
@@ -347,7 +347,7 @@ int il_workload_load(struct il_workload *out, const char *dir, const char *name,
 	memset(out, 0, sizeof(*out));
 	if (!valid_ident(name))
 		return il_err_set(err, IL_EINVAL, "'%s' is not a valid workload name", name);
-	if ((r = il_json_load_named(il_workloads_dir(dir), name, "workload", "definition", &j, &path, err)))
+	if ((r = il_json_load_named(il_workload_dir(dir), name, "workload", "definition", &j, &path, err)))
 		return r;
 	if (!(r = il_workload_from_json(out, j, name, path, err)))
 		out->path = path;
@@ -359,7 +359,7 @@ int il_workload_load(struct il_workload *out, const char *dir, const char *name,
 
 int il_workload_list(struct il_strlist *out, const char *dir, struct il_err *err)
 {
-	dir = il_workloads_dir(dir);
+	dir = il_workload_dir(dir);
 	if (il_search_names(out, dir, ".json", err))
 		return il_err_prefix(err, "workloads: ");
 	return 0;

@@ -3,7 +3,7 @@
  * A workload definition (workload/workload.h) read from its JSON and validated:
  * errors go through util/jfields ("LABEL: PATH: expected WHAT") and name the
  * file and the JSON path. The directory of definitions is a search path
- * (il_workloads_dir).
+ * (il_workload_dir).
  */
 #ifndef IL_WORKLOAD_WORKLOADJSON_H
 #define IL_WORKLOAD_WORKLOADJSON_H
@@ -14,7 +14,7 @@
 #include "workload/workload.h"
 
 /*
- * Load workloads/<name>.json from dir (il_workloads_dir) into *out, which the
+ * Load workloads/<name>.json from dir (il_workload_dir) into *out, which the
  * caller releases (il_workload_release) on success; on error *out holds
  * nothing. out->path: the file it came from.
  */

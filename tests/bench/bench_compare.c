@@ -63,7 +63,7 @@ int main(void)
 	}
 	fclose(f);
 	t0 = now();
-	if (il_dataset_add_run(&ds, dir, NULL, &err)) {
+	if (il_datajournal_add_run(&ds, dir, NULL, &err)) {
 		fprintf(stderr, "bench compare: %s\n", err.msg);
 		return 1;
 	}

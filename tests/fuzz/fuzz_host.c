@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* libFuzzer target: a host file (hosts/NAME.json), its boot and power_cycle sections included. */
 #include "fuzz.h"
-#include "host/inventory.h"
+#include "host/host.h"
 
 static int from_json(struct il_host_cfg *h, const json_t *j, struct il_err *err)
 {

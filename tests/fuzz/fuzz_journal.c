@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int r;
 
 	(void)path;
-	r = il_dataset_add_run(&ds, dir, NULL, &err);
+	r = il_datajournal_add_run(&ds, dir, NULL, &err);
 	fuzz_check(r);
 	if (!r && ds.nvar) {
 		o.resamples = 50;
@@ -32,8 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (int v = 0; v < IL_NVIEW; v++) {
 				struct il_vout out = { 0 };
 
-				fuzz_check(il_view_build(&c, (enum il_view)v, &out));
-				il_vout_release(&out);
+				fuzz_check(il_views_build(&c, (enum il_view)v, &out));
+				il_vtable_release(&out);
 			}
 			il_compare_release(&c);
 		}

@@ -29,7 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char *copy = strdup(text);
 
 		for (char *l = copy ? strtok_r(copy, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
-			il_strlist_push(&lines, l);
+			if (il_strlist_push(&lines, l))
+				break; /* memory: what was read so far is still a console to parse */
 		fuzz_check(il_lavajob_unarmour((const char *const *)lines.v, lines.n, &f, &n, &err));
 		for (size_t i = 0; i < n; i++)
 			if (f[i].ok && f[i].data.len && !f[i].data.p)
@@ -37,7 +38,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		il_lavajob_files_release(f, n);
 		free(copy);
 	}
-	il_strlist_push(&argv, "sleeper");
+	if (il_strlist_push(&argv, "sleeper")) {
+		il_strlist_release(&lines);
+		free(text);
+		return 0;
+	}
 	{
 		struct il_lavajob_sample s = { .seq = 1, .nonce = "IL00", .case_name = "x", .argv = &argv };
 		struct il_lavajob j = { .template_text = text, .template_label = "fuzz", .kernel_url = "file:///k",

@@ -8,7 +8,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *const *names = il_parser_names();
+	const char *const *names = il_parse_names();
 	size_t n = 0;
 	json_t *out = NULL;
 	struct il_err err = { 0 };

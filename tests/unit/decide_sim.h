@@ -64,7 +64,7 @@ static enum il_verdict sim_judge(struct sim *s, size_t n, size_t looks, size_t i
 	*settled = false;
 	if (il_compare(&c, &s->ds, &o, &err))
 		return IL_VERDICT_UNKNOWN;
-	v = il_cmp_res(&c, 0, 1)->vk;
+	v = il_compare_res(&c, 0, 1)->vk;
 	*settled = il_compare_settled(&c);
 	il_compare_release(&c);
 	return v;
@@ -100,11 +100,11 @@ static struct rates simulate(size_t runs, double shift_pct, size_t n_min, size_t
 			bool settled;
 
 			v = sim_judge(&s, n, looks, n_min ? n_max : 0, &settled);
-			if (il_verdict_decided(v) || settled)
+			if (il_decide_verdict_decided(v) || settled)
 				break;
 		}
 		out.mean_n += (double)(n > n_max ? n_max : n);
-		out.differ += il_verdict_differs(v);
+		out.differ += il_decide_verdict_differs(v);
 		out.right += v == (shift_pct < 0 ? IL_VERDICT_BETTER : IL_VERDICT_WORSE);
 		out.same += v == IL_VERDICT_SAME;
 		out.unknown += v == IL_VERDICT_UNKNOWN;
@@ -152,12 +152,12 @@ static struct rates simulate_aa(size_t runs, double aa_pct, double shift_pct, do
 		vals[2] = (struct il_values){ .n = n, .v = a };
 		o.resamples = 20;
 		if (!il_compare(&c, &ds, &o, &err)) {
-			v = il_cmp_res(&c, 0, 1)->vk;
+			v = il_compare_res(&c, 0, 1)->vk;
 			*host_not_quiet += c.nunreliable > 0;
-			out.differ_drift += c.nunreliable > 0 && il_verdict_differs(v);
+			out.differ_drift += c.nunreliable > 0 && il_decide_verdict_differs(v);
 			il_compare_release(&c);
 		}
-		out.differ += il_verdict_differs(v);
+		out.differ += il_decide_verdict_differs(v);
 		out.right += v == (shift_pct < 0 ? IL_VERDICT_BETTER : IL_VERDICT_WORSE);
 		out.same += v == IL_VERDICT_SAME;
 		out.unknown += v == IL_VERDICT_UNKNOWN || v == IL_VERDICT_UNRELIABLE;
@@ -188,7 +188,7 @@ static struct rates simulate_staged(size_t runs, double shift_pct, double cv_pct
 	double r[64], x[64], a[64];
 	struct il_dataset ds = { .title = "sim", .nvar = 3, .var = var, .reference = "menu@base", .aa = "menu@base-aa",
 				 .nmet = 1, .met = &m };
-	size_t looks = il_adaptive_looks((int)n_min, (int)n_max, (int)step);
+	size_t looks = il_plan_adaptive_looks((int)n_min, (int)n_max, (int)step);
 	struct rates out = { 0 };
 
 	*aa_differ = 0;
@@ -217,8 +217,8 @@ static struct rates simulate_staged(size_t runs, double shift_pct, double cv_pct
 			o.iter_max = n_max;
 			o.resamples = 20;
 			if (!il_compare(&c, &ds, &o, &err)) {
-				v = il_cmp_res(&c, 0, 1)->vk;
-				va = il_cmp_res(&c, 0, 2)->vk;
+				v = il_compare_res(&c, 0, 1)->vk;
+				va = il_compare_res(&c, 0, 2)->vk;
 				stop = il_compare_judge(&c, 1, &why);
 				il_compare_release(&c);
 			}
@@ -228,12 +228,12 @@ static struct rates simulate_staged(size_t runs, double shift_pct, double cv_pct
 			n = n + step < n_max ? n + step : n_max;
 		}
 		out.mean_n += (double)n;
-		out.differ += il_verdict_differs(v);
+		out.differ += il_decide_verdict_differs(v);
 		out.right += v == (shift_pct < 0 ? IL_VERDICT_BETTER : IL_VERDICT_WORSE);
 		out.same += v == IL_VERDICT_SAME;
 		out.unknown += v == IL_VERDICT_UNKNOWN || v == IL_VERDICT_UNRELIABLE;
 		/* the A/A copy's differing key metric is marked unreliable (host not quiet): that is its alarm */
-		*aa_differ += il_verdict_differs(va) || va == IL_VERDICT_UNRELIABLE;
+		*aa_differ += il_decide_verdict_differs(va) || va == IL_VERDICT_UNRELIABLE;
 	}
 	out.differ /= (double)runs, out.right /= (double)runs, out.same /= (double)runs, out.unknown /= (double)runs;
 	out.mean_n /= (double)runs;

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "host/boot.h"
-#include "host/inventory.h"
+#include "host/host.h"
 #include "host/runners.h"
 #include "host/transport.h"
 #include "util/proc.h"
@@ -288,7 +288,7 @@ static void test_boot__http_hook_unreachable(void **state)
 
 static void grub_entry(const char *release, int want_rc, const char *want)
 {
-	const char *script = il_runner_script("boot.sh");
+	const char *script = il_runners_script("boot.sh");
 	char *av[] = { (char *)"sh", (char *)"-c", (char *)script, (char *)"boot.sh", (char *)"grub-entry",
 		       (char *)tu_fixture("../grub/grub.cfg"), (char *)release, NULL };
 	struct il_buf out = IL_BUF_INIT, er = IL_BUF_INIT;
@@ -297,7 +297,7 @@ static void grub_entry(const char *release, int want_rc, const char *want)
 
 	assert_non_null(script);
 	assert_int_equal(il_proc_capture(av, 10000, NULL, &out, &er, &ex, &err), 0);
-	assert_int_equal(il_exit_status(&ex), want_rc);
+	assert_int_equal(il_proc_exit_status(&ex), want_rc);
 	if (!strstr(il_buf_str(&out), want))
 		fail_msg("wanted '%s' in '%s'", want, il_buf_str(&out));
 	il_buf_release(&out);

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "host/cmdtransport.h"
-#include "host/inventory.h"
+#include "host/host.h"
 #include "util/proc.h"
 
 /* Parse json as host file hosts/t1.json: want 0, or IL_EPARSE with msg in the message. */
@@ -133,7 +133,7 @@ static void test_cmdtr__config_read_and_shown(void **state)
 		snprintf(ex, sizeof(ex), "%s/examples/hosts", src ? src : ".");
 		assert_int_equal(il_host_load(&h, &(struct il_paths){ .hosts_dir = ex }, "pixel6-adb", &err), 0);
 		assert_int_equal(h.kind, IL_HOST_COMMAND);
-		assert_int_equal(il_cmdtr_argv(&h, argv, "n", &av, &err), 0);
+		assert_int_equal(il_cmdtransport_argv(&h, argv, "n", &av, &err), 0);
 		assert_string_equal(av[3], "shell");
 		assert_string_equal(av[4], "HOME=/data/local/tmp/idlelab 'id' '-u'; printf '\\nidlelab-rc:n:%d\\n' \"$?\" >&2");
 		assert_null(av[5]);
@@ -154,26 +154,26 @@ static void test_cmdtr__command_for_a_template(void **state)
 	char **av = NULL;
 
 	(void)state;
-	assert_int_equal(il_cmdtr_command(&b, argv, "0123abcd"), 0);
+	assert_int_equal(il_cmdtransport_command(&b, argv, "0123abcd"), 0);
 	assert_string_equal(il_buf_str(&b), want);
 	parse(&h, "{\"transport\": {\"exec\": [\"adb\", \"-s\", \"SERIAL\", \"shell\", \"{cmd}\"], \"push\": [\"adb\", "
 		  "\"push\", \"{src}\", \"{dst}\"]}}",
 	      NULL);
-	assert_int_equal(il_cmdtr_argv(&h, argv, "0123abcd", &av, &err), 0);
+	assert_int_equal(il_cmdtransport_argv(&h, argv, "0123abcd", &av, &err), 0);
 	assert_string_equal(av[0], "adb");
 	assert_string_equal(av[3], "shell");
 	assert_string_equal(av[4], want);
 	assert_null(av[5]);
 	free(av);
 	/* the held lock's command: no marker */
-	assert_int_equal(il_cmdtr_argv(&h, argv, NULL, &av, &err), 0);
+	assert_int_equal(il_cmdtransport_argv(&h, argv, NULL, &av, &err), 0);
 	assert_string_equal(av[4], "'cat' '/sys/devices/system/cpu/cpuidle/current_governor' 'it'\\''s'");
 	free(av);
 	il_host_release(&h);
 	/* text around {cmd} stays in its element */
 	parse(&h, "{\"transport\": {\"exec\": [\"sh\", \"-c\", \"cd / && {cmd}\"], \"push\": [\"cp\", \"{src}\", \"{dst}\"]}}",
 	      NULL);
-	assert_int_equal(il_cmdtr_argv(&h, argv, "n1", &av, &err), 0);
+	assert_int_equal(il_cmdtransport_argv(&h, argv, "n1", &av, &err), 0);
 	assert_string_equal(av[2], "cd / && 'cat' '/sys/devices/system/cpu/cpuidle/current_governor' 'it'\\''s'; "
 				   "printf '\\nidlelab-rc:n1:%d\\n' \"$?\" >&2");
 	assert_null(av[3]);
@@ -192,14 +192,14 @@ static void test_cmdtr__marker_through_sh(void **state)
 	int code = -1;
 
 	(void)state;
-	assert_int_equal(il_cmdtr_command(&cmd, args, "feed42"), 0);
+	assert_int_equal(il_cmdtransport_command(&cmd, args, "feed42"), 0);
 	{
 		char *argv[] = { "sh", "-c", cmd.p, NULL };
 
 		assert_int_equal(il_proc_capture(argv, 5000, NULL, &out, &errb, &ex, &err), 0);
 	}
 	assert_int_equal(ex.code, 0); /* the shell's own status: not the command's */
-	assert_true(il_cmdtr_status(&out, &errb, "feed42", &code));
+	assert_true(il_cmdtransport_status(&out, &errb, "feed42", &code));
 	assert_int_equal(code, 7);
 	assert_string_equal(il_buf_str(&out), "out\nno newline");
 	assert_string_equal(il_buf_str(&errb), "err\n");
@@ -207,10 +207,10 @@ static void test_cmdtr__marker_through_sh(void **state)
 	il_buf_reset(&out);
 	il_buf_reset(&errb);
 	il_buf_adds(&out, "a\r\n\r\nidlelab-rc:other:3\r\nb\r\n\r\nidlelab-rc:feed42:126\r\n");
-	assert_true(il_cmdtr_status(&out, &errb, "feed42", &code));
+	assert_true(il_cmdtransport_status(&out, &errb, "feed42", &code));
 	assert_int_equal(code, 126);
 	assert_string_equal(il_buf_str(&out), "a\r\n\r\nidlelab-rc:other:3\r\nb\r\n");
-	assert_false(il_cmdtr_status(&out, &errb, "feed42", &code));
+	assert_false(il_cmdtransport_status(&out, &errb, "feed42", &code));
 	il_buf_release(&cmd);
 	il_buf_release(&out);
 	il_buf_release(&errb);
@@ -265,7 +265,7 @@ static void exec_want(struct il_transport *t, char *const argv[], int code, cons
 	assert_string_equal(il_buf_str(&res.out), out);
 	if (errtext)
 		assert_string_equal(il_buf_str(&res.err), errtext);
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 }
 
 static void test_cmdtr__exec_codes_and_streams(void **state)
@@ -292,7 +292,7 @@ static void test_cmdtr__exec_codes_and_streams(void **state)
 		assert_int_equal(il_transport_exec(t, rd, &o, &res, &err), 0);
 		assert_int_equal(res.exit_code, 0);
 		assert_string_equal(il_buf_str(&res.out), "got IL0123\n");
-		il_exec_result_release(&res);
+		il_transport_result_release(&res);
 	}
 	{
 		struct il_exec_result res;
@@ -300,7 +300,7 @@ static void test_cmdtr__exec_codes_and_streams(void **state)
 
 		assert_int_equal(il_transport_exec(t, missing, NULL, &res, &err), 0);
 		assert_int_equal(res.exit_code, 127);
-		il_exec_result_release(&res);
+		il_transport_result_release(&res);
 	}
 	il_transport_free(t);
 	il_host_release(&h);
@@ -369,7 +369,7 @@ static void test_cmdtr__transport_failures_name_the_host(void **state)
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	assert_true(b.tv_sec - a.tv_sec < 3);
 	assert_string_equal(err.msg, "host 't1': 'sleep' timed out after 0.3 s (the transport's 'sh' was killed)");
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	il_transport_free(t);
 	il_host_release(&h);
 }

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "host/hostkind.h"
-#include "host/inventory.h"
+#include "host/host.h"
 
 static const char *const hosts[][2] = {
 	{ "ssh", "{\"address\": \"10.0.0.7\", \"port\": 2222, \"user\": \"root\", \"identity\": \"/k\", \"sudo\": true, "
@@ -100,7 +100,7 @@ static void test_hostkind__show_and_where(void **state)
 /*
  * A host's JSON is whole or NULL, whichever of its allocations fails: never
  * a key silently left out. The command host's templates are left to
- * il_jf_strlist_json (util/jfields.c), which does not say yet when an
+ * il_jfields_strlist_json (util/jfields.c), which does not say yet when an
  * element could not be added: not asked here.
  */
 static void test_hostkind__json_whole_or_none(void **state)

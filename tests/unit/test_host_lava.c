@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "host/inventory.h"
+#include "host/host.h"
 #include "host/lava.h"
 #include "host/lavalog.h"
 #include "host/transport.h"

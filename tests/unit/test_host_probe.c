@@ -206,8 +206,8 @@ static json_t *run_probe(const char *shell, struct il_snapshot *snap)
 	json_t *j = NULL;
 	char *argv[] = { (char *)shell, "sh", "-c", NULL, NULL };
 
-	il_buf_adds(&script, il_runner_script("probe.sh"));
-	il_buf_adds(&script, il_runner_script("snapshot.sh"));
+	il_buf_adds(&script, il_runners_script("probe.sh"));
+	il_buf_adds(&script, il_runners_script("snapshot.sh"));
 	argv[3] = script.p;
 	/* "sh -c" as itself, busybox as "busybox sh -c" */
 	assert_int_equal(il_proc_capture(strcmp(shell, "sh") ? argv : argv + 1, 20000, NULL, &out, &errb, &ex, &err), 0);

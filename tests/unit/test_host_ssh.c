@@ -88,7 +88,7 @@ static void exec_out(struct il_transport *t, char *const *argv, const char *out)
 
 	assert_int_equal(il_transport_exec(t, argv, NULL, &res, &err), 0);
 	assert_string_equal(il_buf_str(&res.out), out);
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 }
 
 /* A connection to the test sshd as the default host (cfg_init); skips without sshd. The caller frees it. */
@@ -126,7 +126,7 @@ static void test_ssh__exec_exit_code_and_streams(void **state)
 	assert_int_equal(res.exit_code, 7);
 	assert_string_equal(il_buf_str(&res.out), "out\n");
 	assert_string_equal(il_buf_str(&res.err), "err\n");
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	il_transport_free(t);
 }
 
@@ -142,7 +142,7 @@ static void test_ssh__input_on_stdin(void **state)
 	(void)state;
 	assert_int_equal(res.exit_code, 0);
 	assert_string_equal(il_buf_str(&res.out), "got IL0123\n");
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	il_transport_free(t);
 }
 
@@ -156,7 +156,7 @@ static void test_ssh__metacharacters_arrive_literally(void **state)
 	(void)state;
 	assert_int_equal(res.exit_code, 0);
 	assert_string_equal(il_buf_str(&res.out), "<'; rm -rf /tmp/x; '>\n<$(id)>\n<a\nb>\n<`id`>\n<\\>\n<\"q\">\n<*>\n<>\n");
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	il_transport_free(t);
 }
 
@@ -174,7 +174,7 @@ static void test_ssh__output_cap(void **state)
 	assert_true(res.out.truncated);
 	assert_false(res.err.truncated);
 	assert_string_equal(il_buf_str(&res.err), "done\n");
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	il_transport_free(t);
 }
 
@@ -194,7 +194,7 @@ static void test_ssh__command_timeout(void **state)
 	assert_int_equal(il_transport_exec(t, argv, &o, &res, &err), IL_ETIMEOUT);
 	assert_true(now_s() - t0 < 5);
 	assert_non_null(strstr(err.msg, "timed out after 1.0 s"));
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	exec_out(t, again, "still usable\n");
 	il_transport_free(t);
 }
@@ -385,7 +385,7 @@ static void test_ssh__sshd_killed_mid_command_then_reconnect(void **state)
 	assert_true(now_s() - t0 < 45);
 	if (!strstr(err.msg, "connection lost"))
 		fail_msg("expected 'connection lost', got '%s'", err.msg);
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	waitpid(killer, NULL, 0);
 	sshd.pid = 0; /* killed by the child */
 	/*
@@ -431,17 +431,17 @@ static void test_ssh__snapshot_and_governor_over_ssh(void **state)
 		assert_string_equal(remote.boot_id, local.boot_id);
 	assert_string_equal(remote.host, "lab1");
 	/* invalid names never reach the host */
-	assert_int_equal(il_gov_set(&fs.ops, "x'; reboot; '", &err), local.available_governors.n ? IL_EINVAL : IL_EUNSUPPORTED);
+	assert_int_equal(il_govctl_set(&fs.ops, "x'; reboot; '", &err), local.available_governors.n ? IL_EINVAL : IL_EUNSUPPORTED);
 	if (local.governor_writable && local.available_governors.n > 1 && !access(IL_CPUIDLE_DIR "/current_governor", W_OK)) {
 		const char *other = NULL;
 
-		assert_int_equal(il_idle_save(&fs.ops, &saved, &err), 0);
-		assert_int_equal(il_gov_list(&fs.ops, &govs, &err), 0);
+		assert_int_equal(il_govctl_save(&fs.ops, &saved, &err), 0);
+		assert_int_equal(il_govctl_list(&fs.ops, &govs, &err), 0);
 		for (size_t i = 0; i < govs.n; i++)
 			if (strcmp(govs.v[i], saved.governor))
 				other = govs.v[i];
 		tu_gov_round_trip(&fs.ops, &lfs.ops, &saved, other);
-		il_idle_saved_release(&saved);
+		il_govctl_saved_release(&saved);
 		il_strlist_release(&govs);
 	} else {
 		print_message("skipped: governor switch over ssh (governor not writable or only one governor)\n");

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host/inventory.h"
+#include "host/host.h"
 #include "host/transport.h"
 #include "util/buf.h"
 
@@ -50,15 +50,15 @@ static void test_local__exec_codes_streams_and_stdin(void **state)
 	assert_string_equal(il_buf_str(&res.out), "out\n");
 	assert_string_equal(il_buf_str(&res.err), "err\n");
 	assert_true(res.elapsed_s >= 0);
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	assert_int_equal(il_transport_exec(t, in, &o, &res, &err), 0);
 	assert_string_equal(il_buf_str(&res.out), "got nonce-123\n");
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	/* a signal is no exit code */
 	assert_int_equal(il_transport_exec(t, sig, NULL, &res, &err), 0);
 	assert_int_equal(res.exit_code, -1);
 	assert_int_equal(res.signal, 15);
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	il_transport_free(t);
 	il_host_release(&h);
 }
@@ -80,11 +80,11 @@ static void test_local__sudo_only_when_configured_and_scripts(void **state)
 	assert_int_equal(il_transport_exec(t, argv, &priv, &res, &err), 0);
 	assert_int_equal(res.exit_code, 0);
 	assert_string_equal(il_buf_str(&res.out), "sh\n");
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	/* a script gets its arguments as they are, $0 the name idlelab */
 	assert_int_equal(il_transport_run_script(t, "echo \"$0|$1|$2|$#\"", args, NULL, &res, &err), 0);
 	assert_string_equal(il_buf_str(&res.out), "idlelab|a b|c|2\n");
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	/* the output cap: flagged, never more */
 	{
 		char *big[] = { "sh", "-c", "head -c 10000 /dev/zero", NULL };
@@ -93,7 +93,7 @@ static void test_local__sudo_only_when_configured_and_scripts(void **state)
 		assert_int_equal(il_transport_exec(t, big, &cap, &res, &err), 0);
 		assert_true(res.out.len <= 100);
 		assert_true(res.out.truncated);
-		il_exec_result_release(&res);
+		il_transport_result_release(&res);
 	}
 	il_transport_free(t);
 	il_host_release(&h);

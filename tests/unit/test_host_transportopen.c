@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "host/hostkind.h"
-#include "host/inventory.h"
+#include "host/host.h"
 #include "host/transport.h"
 
 static void test_transportopen__by_kind(void **state)
@@ -29,7 +29,7 @@ static void test_transportopen__by_kind(void **state)
 	assert_ptr_equal(t->cfg, &h);
 	assert_int_equal(il_transport_exec(t, argv, NULL, &res, &err), 0);
 	assert_int_equal(res.exit_code, 0);
-	il_exec_result_release(&res);
+	il_transport_result_release(&res);
 	il_transport_free(t);
 	il_transport_free(NULL);
 	/* a LAVA host is reached through jobs: its open says so, *out NULL */

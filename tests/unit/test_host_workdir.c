@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "host/inventory.h"
+#include "host/host.h"
 #include "host/transport.h"
 #include "host/workdir.h"
 

@@ -151,8 +151,8 @@ static void test_diff__biglittle_clusters(void **state)
 	assert_int_equal(d->states[2].d.c[IL_C_USAGE].v, 2 * 110);
 	assert_int_equal(d->states[3].d.c[IL_C_USAGE].v, 4 * 120);
 	/* too deep: 4 x 2 aboves of 440; too shallow: 4 x 2 belows of 440 */
-	assert_true(il_state_too_deep_pct(&d->states[1], &v) && fabs(v - 800.0 / 440.0) < 1e-12);
-	assert_true(il_state_too_shallow_pct(&d->states[1], &v) && fabs(v - 800.0 / 440.0) < 1e-12);
+	assert_true(il_metrics_too_deep_pct(&d->states[1], &v) && fabs(v - 800.0 / 440.0) < 1e-12);
+	assert_true(il_metrics_too_shallow_pct(&d->states[1], &v) && fabs(v - 800.0 / 440.0) < 1e-12);
 	/* clusters by (cluster_id, cpu_capacity), labelled by capacity */
 	assert_int_equal(d->nclusters, 2);
 	lit = &d->clusters[0];
@@ -295,8 +295,8 @@ static void test_diff__poll_and_cstates(void **state)
 	assert_int_equal(m.sleep_time_us.v, 180702 - 4078);
 	assert_true(fabs(m.too_shallow_pct - 5200.0 / 7974.0) < 1e-12);
 	/* a poll state's below is too shallow as any state's: 4 of POLL's 1206 entries */
-	assert_true(il_state_too_shallow_pct(&d->states[0], &v) && fabs(v - 400.0 / 1206.0) < 1e-12);
-	assert_true(il_state_too_deep_pct(&d->states[0], &v) && v == 0);
+	assert_true(il_metrics_too_shallow_pct(&d->states[0], &v) && fabs(v - 400.0 / 1206.0) < 1e-12);
+	assert_true(il_metrics_too_deep_pct(&d->states[0], &v) && v == 0);
 	/* interval from the monotonic clock: 990 s -> 1000 s; boottime grew as much */
 	assert_int_equal(d->clock, IL_CLOCK_MONOTONIC);
 	assert_true(fabs(d->interval_s - 10.0) < 1e-12);

@@ -44,13 +44,13 @@ static void assert_file(struct tree *t, const char *path, const char *want)
 	free(f);
 }
 
-/* il_gov_get on t's tree must give want. */
+/* il_govctl_get on t's tree must give want. */
 static void assert_gov(struct tree *t, const char *want)
 {
 	struct il_err err = { 0 };
 	char *cur = NULL;
 
-	assert_int_equal(il_gov_get(&t->fs.ops, &cur, &err), 0);
+	assert_int_equal(il_govctl_get(&t->fs.ops, &cur, &err), 0);
 	assert_string_equal(cur, want);
 	free(cur);
 }
@@ -62,17 +62,17 @@ static void test_govctl__list_get_set(void **state)
 	struct il_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(il_gov_list(&t->fs.ops, &govs, &err), 0);
+	assert_int_equal(il_govctl_list(&t->fs.ops, &govs, &err), 0);
 	assert_int_equal(govs.n, 3);
 	assert_gov(t, "menu");
-	assert_int_equal(il_gov_set(&t->fs.ops, "teo", &err), 0);
+	assert_int_equal(il_govctl_set(&t->fs.ops, "teo", &err), 0);
 	assert_file(t, IL_CPUIDLE_DIR "/current_governor", "teo");
 	/* not offered by the host: the error lists what is */
-	assert_int_equal(il_gov_set(&t->fs.ops, "teo2", &err), IL_EINVAL);
+	assert_int_equal(il_govctl_set(&t->fs.ops, "teo2", &err), IL_EINVAL);
 	assert_string_equal(err.msg, "host 'fixture': governor 'teo2' not in available_governors (ladder menu teo)");
 	/* hostile names never reach sysfs */
-	assert_int_equal(il_gov_set(&t->fs.ops, "menu\nteo", &err), IL_EINVAL);
-	assert_int_equal(il_gov_set(&t->fs.ops, "../x", &err), IL_EINVAL);
+	assert_int_equal(il_govctl_set(&t->fs.ops, "menu\nteo", &err), IL_EINVAL);
+	assert_int_equal(il_govctl_set(&t->fs.ops, "../x", &err), IL_EINVAL);
 	assert_file(t, IL_CPUIDLE_DIR "/current_governor", "teo");
 	il_strlist_release(&govs);
 	tree_free(t);
@@ -87,13 +87,13 @@ static void test_govctl__read_only_and_absent(void **state)
 	(void)state;
 	assert_gov(t, "menu");
 	/* 4.14 without cpuidle_sysfs_switch: no available_governors */
-	assert_int_equal(il_gov_list(&t->fs.ops, &govs, &err), IL_EUNSUPPORTED);
-	assert_int_equal(il_gov_set(&t->fs.ops, "menu", &err), IL_EUNSUPPORTED);
+	assert_int_equal(il_govctl_list(&t->fs.ops, &govs, &err), IL_EUNSUPPORTED);
+	assert_int_equal(il_govctl_set(&t->fs.ops, "menu", &err), IL_EUNSUPPORTED);
 	tree_free(t);
 
 	t = tree_new("x86-vm-no-idle-states.txt");
 	tu_write(t->root, IL_CPUIDLE_DIR "/current_governor", "menu");
-	assert_int_equal(il_gov_set(&t->fs.ops, "haltpoll", &err), 0);
+	assert_int_equal(il_govctl_set(&t->fs.ops, "haltpoll", &err), 0);
 	tree_free(t);
 }
 
@@ -108,22 +108,22 @@ static void test_govctl__state_disable(void **state)
 	(void)state;
 	assert_int_equal(il_sysfs_snapshot(&t->fs.ops, &snap, &err), 0);
 	/* by name: only the little cluster has cluster-sleep */
-	assert_int_equal(il_state_set_disable(&t->fs.ops, &snap, NULL, "cluster-sleep", true, &n, &err), 0);
+	assert_int_equal(il_govctl_state_set_disable(&t->fs.ops, &snap, NULL, "cluster-sleep", true, &n, &err), 0);
 	assert_int_equal(n, 4);
 	assert_file(t, "/sys/devices/system/cpu/cpu3/cpuidle/state2/disable", "1");
 	/* by index on chosen CPUs */
 	assert_int_equal(il_cpuset_parse(&set, "4-5", &err), 0);
-	assert_int_equal(il_state_set_disable(&t->fs.ops, &snap, &set, "1", true, &n, &err), 0);
+	assert_int_equal(il_govctl_state_set_disable(&t->fs.ops, &snap, &set, "1", true, &n, &err), 0);
 	assert_int_equal(n, 2);
 	assert_file(t, "/sys/devices/system/cpu/cpu5/cpuidle/state1/disable", "1");
 	/* validated against the host's tables */
-	assert_int_equal(il_state_set_disable(&t->fs.ops, &snap, &set, "cluster-sleep", true, &n, &err), IL_EINVAL);
+	assert_int_equal(il_govctl_state_set_disable(&t->fs.ops, &snap, &set, "cluster-sleep", true, &n, &err), IL_EINVAL);
 	assert_string_equal(err.msg, "host 'fixture': cpu4 has no idle state 'cluster-sleep'");
-	assert_int_equal(il_state_set_disable(&t->fs.ops, &snap, NULL, "C6", true, &n, &err), IL_EINVAL);
+	assert_int_equal(il_govctl_state_set_disable(&t->fs.ops, &snap, NULL, "C6", true, &n, &err), IL_EINVAL);
 	assert_string_equal(err.msg, "host 'fixture': no CPU has an idle state 'C6'");
 	il_cpuset_release(&set);
 	assert_int_equal(il_cpuset_parse(&set, "9", &err), 0);
-	assert_int_equal(il_state_set_disable(&t->fs.ops, &snap, &set, "1", true, &n, &err), IL_EINVAL);
+	assert_int_equal(il_govctl_state_set_disable(&t->fs.ops, &snap, &set, "1", true, &n, &err), IL_EINVAL);
 	assert_string_equal(err.msg, "host 'fixture': cpu9 has no idle states");
 	il_cpuset_release(&set);
 	il_snapshot_release(&snap);
@@ -140,15 +140,15 @@ static void test_govctl__save_restore(void **state)
 
 	(void)state;
 	tu_write(t->root, "/sys/devices/system/cpu/cpu1/cpuidle/state1/disable", "1"); /* the owner's own choice */
-	assert_int_equal(il_idle_save(&t->fs.ops, &saved, &err), 0);
+	assert_int_equal(il_govctl_save(&t->fs.ops, &saved, &err), 0);
 	assert_string_equal(saved.governor, "teo");
 	assert_int_equal(saved.n, 4 * 3 + 2 * 2);
-	assert_int_equal(il_gov_set(&t->fs.ops, "ladder", &err), 0);
+	assert_int_equal(il_govctl_set(&t->fs.ops, "ladder", &err), 0);
 	assert_int_equal(il_sysfs_snapshot(&t->fs.ops, &snap, &err), 0);
-	assert_int_equal(il_state_set_disable(&t->fs.ops, &snap, NULL, "0", true, &n, &err), 0);
-	assert_int_equal(il_state_set_disable(&t->fs.ops, &snap, NULL, "cpu-sleep", false, &n, &err), 0);
+	assert_int_equal(il_govctl_state_set_disable(&t->fs.ops, &snap, NULL, "0", true, &n, &err), 0);
+	assert_int_equal(il_govctl_state_set_disable(&t->fs.ops, &snap, NULL, "cpu-sleep", false, &n, &err), 0);
 	il_snapshot_release(&snap);
-	assert_int_equal(il_idle_restore(&t->fs.ops, &saved, &err), 0);
+	assert_int_equal(il_govctl_restore(&t->fs.ops, &saved, &err), 0);
 	assert_int_equal(il_sysfs_snapshot(&t->fs.ops, &after, &err), 0);
 	assert_string_equal(after.governor, "teo");
 	for (size_t i = 0; i < after.ncpus; i++)
@@ -157,9 +157,9 @@ static void test_govctl__save_restore(void **state)
 					 after.cpus[i].cpu == 1 && k == 1 ? 1 : 0);
 	il_snapshot_release(&after);
 	/* idempotent */
-	assert_int_equal(il_idle_restore(&t->fs.ops, &saved, &err), 0);
+	assert_int_equal(il_govctl_restore(&t->fs.ops, &saved, &err), 0);
 	assert_file(t, IL_CPUIDLE_DIR "/current_governor", "teo");
-	il_idle_saved_release(&saved);
+	il_govctl_saved_release(&saved);
 	tree_free(t);
 }
 
@@ -176,18 +176,18 @@ static void test_govctl__real_host_switch_and_restore(void **state)
 	assert_int_equal(il_sysfs_local_init(&fs, "/", &err), 0);
 	if (access(IL_CPUIDLE_DIR "/current_governor", W_OK))
 		TU_SKIP("/sys/devices/system/cpu/cpuidle/current_governor is not writable here (not root, or no cpuidle)");
-	assert_int_equal(il_gov_list(&fs.ops, &govs, &err), 0);
-	assert_int_equal(il_idle_save(&fs.ops, &saved, &err), 0);
+	assert_int_equal(il_govctl_list(&fs.ops, &govs, &err), 0);
+	assert_int_equal(il_govctl_save(&fs.ops, &saved, &err), 0);
 	for (size_t i = 0; i < govs.n; i++)
 		if (strcmp(govs.v[i], saved.governor))
 			other = govs.v[i];
 	if (!other) {
-		il_idle_saved_release(&saved);
+		il_govctl_saved_release(&saved);
 		il_strlist_release(&govs);
 		TU_SKIP("only one cpuidle governor available on this host");
 	}
 	tu_gov_round_trip(&fs.ops, &fs.ops, &saved, other);
-	il_idle_saved_release(&saved);
+	il_govctl_saved_release(&saved);
 	il_strlist_release(&govs);
 }
 

@@ -122,7 +122,7 @@ static void test_pmqos__runner_script_agrees(void **state)
 	struct il_buf script = IL_BUF_INIT;
 
 	(void)state;
-	assert_int_equal(il_buf_printf(&script, "R=$1\n%s", il_runner_script("pmqos.sh")), 0);
+	assert_int_equal(il_buf_printf(&script, "R=$1\n%s", il_runners_script("pmqos.sh")), 0);
 	argv[2] = script.p;
 	assert_int_equal(il_proc_capture(argv, 10000, NULL, &out, &errb, &ex, &err), 0);
 	assert_int_equal(ex.code, 0);

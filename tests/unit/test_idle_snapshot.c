@@ -109,8 +109,8 @@ static void test_snapshot__clocks_suspend_hwmon(void **state)
 	assert_true(s.suspend_success.ok && s.suspend_success.v == 0);
 	assert_true(s.suspend_fail.ok && s.suspend_fail.v == 0);
 	assert_int_equal(s.nhwmon, 0);
-	assert_true(il_state_is_poll(&s.cpus[1].states[0]));
-	assert_false(il_state_is_poll(&s.cpus[1].states[1]));
+	assert_true(il_snapshot_state_is_poll(&s.cpus[1].states[0]));
+	assert_false(il_snapshot_state_is_poll(&s.cpus[1].states[1]));
 	il_snapshot_release(&s);
 	tu_parse_fixture(&s, "arm64-hwmon-after.txt");
 	/* hwmon0 (cpu_thermal) has no energy channel: not kept */
@@ -122,11 +122,11 @@ static void test_snapshot__clocks_suspend_hwmon(void **state)
 	assert_string_equal(s.hwmon[0].chan[1].label, "a72_energy");
 	assert_int_equal(s.hwmon[0].chan[1].energy_uj.v, 2750000);
 	assert_false(s.suspend_success.ok);
-	assert_false(il_state_is_poll(&s.cpus[0].states[0]));
+	assert_false(il_snapshot_state_is_poll(&s.cpus[0].states[0]));
 	il_snapshot_release(&s);
 	/* pseries' snooze is a poll state by name */
 	tu_parse_fixture(&s, "pseries-before.txt");
-	assert_true(il_state_is_poll(&s.cpus[0].states[0]));
+	assert_true(il_snapshot_state_is_poll(&s.cpus[0].states[0]));
 	assert_false(s.has_mono);
 	il_snapshot_release(&s);
 }

@@ -183,7 +183,7 @@ static void test_series__as_posted(void **state)
 	int sel[] = { 1, 2, 3 };
 
 	(void)state;
-	il_git_init();
+	il_repo_git_init();
 	assert_int_equal(il_repo_import_tarball(tgz, dir, &rp, &base, &err), 0);
 	assert_int_equal(il_repo_open(&repo, rp, &err), 0);
 	parse_ok("series/thread.mbox", 2, &ref);
@@ -230,7 +230,7 @@ static void test_series__as_posted(void **state)
 	}
 	il_series_release(&ref);
 	git_repository_free(repo);
-	il_git_shutdown();
+	il_repo_git_shutdown();
 	free(rp), free(tgz);
 	tu_rmtree(dir);
 	free(dir);
@@ -332,7 +332,7 @@ static void test_repo__seed002_later_form(void **state)
 	int one[] = { 1 };
 
 	(void)state;
-	il_git_init();
+	il_repo_git_init();
 	parse_ok("series/seed002.mbox", 0, &s);
 	assert_int_equal(s.version, 4);
 	assert_int_equal(s.n, 1);
@@ -352,7 +352,7 @@ static void test_repo__seed002_later_form(void **state)
 		fail_msg("%s", err.msg);
 	git_repository_free(repo);
 	il_series_release(&s);
-	il_git_shutdown();
+	il_repo_git_shutdown();
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -431,7 +431,7 @@ static void test_repo__apply_check(void **state)
 	int sel[] = { 1, 2, 3 }, one[] = { 1 };
 
 	(void)state;
-	il_git_init();
+	il_repo_git_init();
 	assert_int_equal(il_repo_import_tarball(tgz, dir, &rp, &base, &err), 0);
 	assert_int_equal(il_repo_open(&repo, rp, &err), 0);
 	parse_ok("series/thread.mbox", 2, &v2);
@@ -476,7 +476,7 @@ static void test_repo__apply_check(void **state)
 	git_commit_free(c);
 	git_repository_free(mk);
 	il_buf_release(&rel);
-	il_git_shutdown();
+	il_repo_git_shutdown();
 	free(rp), free(tgz);
 	tu_rmtree(dir);
 	free(dir);
@@ -492,7 +492,7 @@ static void test_repo__import_apply_stable_ids(void **state)
 	int sel[] = { 1, 2, 3 };
 
 	(void)state;
-	il_git_init();
+	il_repo_git_init();
 	assert_int_equal(il_repo_import_tarball(tgz, dir, &rp, &base, &err), 0);
 	assert_int_equal(il_repo_import_tarball(tgz, dir, &rp2, &again, &err), 0); /* cached */
 	assert_true(git_oid_equal(&base, &again));
@@ -565,7 +565,7 @@ static void test_repo__import_apply_stable_ids(void **state)
 		il_series_release(&s);
 	}
 	git_repository_free(repo);
-	il_git_shutdown();
+	il_repo_git_shutdown();
 	free(rp), free(rp2), free(tgz);
 	tu_rmtree(dir);
 	free(dir);
@@ -727,7 +727,7 @@ static void test_kconfig__tree_and_fragment(void **state)
 		 "menuconfig\tCPU_IDLE_MULTIPLE_DRIVERS\nconfigX NOT_ONE\nendif\n");
 	tu_write(dir, "/.git/Kconfig", "config IN_GIT\n");
 	tu_write(dir, "/drivers/idle.c", "config NOT_A_KCONFIG\n");
-	il_strlist_split(&names, "CPU_IDLE_GOV_TEO CPU_IDLE_MULTIPLE_DRIVERS NOT_ONE IN_GIT NOT_A_KCONFIG");
+	assert_int_equal(0, il_strlist_split(&names, "CPU_IDLE_GOV_TEO CPU_IDLE_MULTIPLE_DRIVERS NOT_ONE IN_GIT NOT_A_KCONFIG"));
 	assert_int_equal(il_kconfig_defined(dir, &names, found, &err), 0);
 	assert_true(found[0] && found[1]);
 	assert_false(found[2] || found[3] || found[4]);
@@ -736,7 +736,7 @@ static void test_kconfig__tree_and_fragment(void **state)
 	snprintf(frag, sizeof(frag), "%s/lab.config", dir);
 	tu_write(dir, "/.config", "CONFIG_CPU_IDLE_GOV_TEO=y\nCONFIG_HZ=250\n");
 	tu_write(dir, "/lab.config", "# the lab\r\nCONFIG_CPU_IDLE_GOV_TEO=y\r\nCONFIG_NOT_ONE=y\r\n# CONFIG_KEXEC is not set\r\n");
-	il_strlist_push(&frags, frag);
+	assert_int_equal(0, il_strlist_push(&frags, frag));
 	assert_int_equal(il_kconfig_verify(cfg, dir, &frags, &skipped, &err), 0);
 	assert_int_equal(skipped.n, 1);
 	assert_non_null(strstr(skipped.v[0], "CONFIG_NOT_ONE=y ("));

@@ -88,7 +88,7 @@ static void test_build__variants_cached_incremental(void **state)
 		 tgz, frag, fx("series/thread.mbox"));
 	plan = json_loads(plan_s, 0, &je);
 	assert_non_null(plan);
-	if (il_kernels_prepare(plan, dir, cache, &kv, &err))
+	if (il_kplan_prepare(plan, dir, cache, &kv, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(kv.n, 5);
 	assert_true(kv.v[0].running);
@@ -134,7 +134,7 @@ static void test_build__variants_cached_incremental(void **state)
 			img = tu_read(path, NULL);
 			assert_non_null(strstr(img, "CONFIG_CPU_IDLE_GOV_TEO=y"));
 			free(img);
-			il_kbuild_res_release(&res);
+			il_kernel_build_res_release(&res);
 		}
 		assert_int_equal(st.n[IL_KB_BUILD], 4);
 		/* the full build's count is kept for the next estimate of this .config */
@@ -152,31 +152,31 @@ static void test_build__variants_cached_incremental(void **state)
 
 			assert_int_equal(il_kernel_build(&kv.v[i], cache, NULL, NULL, &res, &err), 0);
 			assert_true(res.cached);
-			il_kbuild_res_release(&res);
+			il_kernel_build_res_release(&res);
 		}
 		{
 			json_t *l;
 
-			assert_int_equal(il_kernel_list(cache, &l, &err), 0);
+			assert_int_equal(il_kernel_build_list(cache, &l, &err), 0);
 			assert_int_equal(json_array_size(l), 4);
 			json_decref(l);
 		}
 	}
-	il_kvars_release(&kv);
+	il_kplan_vars_release(&kv);
 	json_decref(plan);
 	/* an option the tree has but cannot set (its dependency is missing): an error naming it */
 	tu_write(dir, "/frag.config", "CONFIG_CPU_IDLE_GOV_HALTPOLL=y");
 	plan = json_loads(plan_s, 0, &je);
-	assert_int_equal(il_kernels_prepare(plan, dir, cache, &kv, &err), 0);
+	assert_int_equal(il_kplan_prepare(plan, dir, cache, &kv, &err), 0);
 	{
 		struct il_kbuild_res res;
 
 		assert_int_equal(il_kernel_build(&kv.v[1], cache, NULL, NULL, &res, &err), IL_EINVAL);
 		assert_non_null(strstr(err.msg, "CONFIG_CPU_IDLE_GOV_HALTPOLL=y is not set as asked"));
 		assert_non_null(strstr(err.msg, "the tree has the option"));
-		il_kbuild_res_release(&res);
+		il_kernel_build_res_release(&res);
 	}
-	il_kvars_release(&kv);
+	il_kplan_vars_release(&kv);
 	json_decref(plan);
 	/* an option the tree does not have: skipped and named, the build goes on (and says so cached too) */
 	tu_write(dir, "/frag.config", "CONFIG_SMP=y\nCONFIG_INTEL_IDLE=y\n");
@@ -184,7 +184,7 @@ static void test_build__variants_cached_incremental(void **state)
 		struct il_kbuild_res res;
 
 		plan = json_loads(plan_s, 0, &je);
-		assert_int_equal(il_kernels_prepare(plan, dir, cache, &kv, &err), 0);
+		assert_int_equal(il_kplan_prepare(plan, dir, cache, &kv, &err), 0);
 		assert_int_equal(il_kernel_build(&kv.v[1], cache, NULL, NULL, &res, &err), 0);
 		assert_true(res.ok);
 		assert_int_equal(res.cached, pass == 1);
@@ -196,23 +196,23 @@ static void test_build__variants_cached_incremental(void **state)
 
 			assert_int_equal(json_array_size(sk), 1);
 		}
-		il_kbuild_res_release(&res);
-		il_kvars_release(&kv);
+		il_kernel_build_res_release(&res);
+		il_kplan_vars_release(&kv);
 		json_decref(plan);
 	}
 	/* unless the fragment says the build cannot work without it */
 	tu_write(dir, "/frag.config", "# idlelab-required: CONFIG_SMP CONFIG_INTEL_IDLE\nCONFIG_SMP=y\nCONFIG_INTEL_IDLE=y\n");
 	plan = json_loads(plan_s, 0, &je);
-	assert_int_equal(il_kernels_prepare(plan, dir, cache, &kv, &err), 0);
+	assert_int_equal(il_kplan_prepare(plan, dir, cache, &kv, &err), 0);
 	{
 		struct il_kbuild_res res;
 
 		assert_int_equal(il_kernel_build(&kv.v[1], cache, NULL, NULL, &res, &err), IL_EINVAL);
 		assert_non_null(strstr(err.msg, "CONFIG_INTEL_IDLE is required"));
 		assert_non_null(strstr(err.msg, "has no such option"));
-		il_kbuild_res_release(&res);
+		il_kernel_build_res_release(&res);
 	}
-	il_kvars_release(&kv);
+	il_kplan_vars_release(&kv);
 	json_decref(plan);
 	/* a compiler that fails: the variant is untestable, the log tail kept */
 	tu_write(dir, "/frag.config", "CONFIG_SMP=y");
@@ -221,7 +221,7 @@ static void test_build__variants_cached_incremental(void **state)
 		 " \"make_args\": [\"CC=false\"]}]}",
 		 tgz);
 	plan = json_loads(plan_s, 0, &je);
-	assert_int_equal(il_kernels_prepare(plan, dir, cache, &kv, &err), 0);
+	assert_int_equal(il_kplan_prepare(plan, dir, cache, &kv, &err), 0);
 	{
 		struct il_kbuild_res res;
 
@@ -229,17 +229,17 @@ static void test_build__variants_cached_incremental(void **state)
 		assert_false(res.ok);
 		assert_non_null(res.log_tail);
 		assert_non_null(strstr(res.log_tail, "Error"));
-		il_kbuild_res_release(&res);
+		il_kernel_build_res_release(&res);
 	}
-	il_kvars_release(&kv);
+	il_kplan_vars_release(&kv);
 	json_decref(plan);
 	/* plan errors name the JSON path */
 	plan = json_loads("{\"kernels\": [{\"name\": \"a\", \"base\": \"nope\", \"series\": {\"mbox\": \"x\"}}]}", 0, &je);
-	assert_int_equal(il_kernels_prepare(plan, dir, cache, &kv, &err), IL_EPARSE);
+	assert_int_equal(il_kplan_prepare(plan, dir, cache, &kv, &err), IL_EPARSE);
 	assert_non_null(strstr(err.msg, "kernels[0].base: 'nope' is not an earlier built kernel"));
 	json_decref(plan);
 	plan = json_loads("{\"kernels\": [{\"name\": \"a\", \"repo\": \"/nonexistent\", \"tarball\": \"x\"}]}", 0, &je);
-	assert_int_equal(il_kernels_prepare(plan, dir, cache, &kv, &err), IL_EPARSE);
+	assert_int_equal(il_kplan_prepare(plan, dir, cache, &kv, &err), IL_EPARSE);
 	assert_non_null(strstr(err.msg, "give exactly one of"));
 	json_decref(plan);
 	/* lineage: the same tree under another name (try's "base" on a lab's own build) builds in that one's object
@@ -251,7 +251,7 @@ static void test_build__variants_cached_incremental(void **state)
 		 " {\"name\": \"w-%%d\", \"base\": \"base2\", \"series\": {\"mbox\": \"%s\"}, \"patches\": \"1\"}]}",
 		 tgz, frag, fx("series/thread.mbox"));
 	plan = json_loads(plan_s, 0, &je);
-	assert_int_equal(il_kernels_prepare(plan, dir, cache, &kv, &err), 0);
+	assert_int_equal(il_kplan_prepare(plan, dir, cache, &kv, &err), 0);
 	assert_string_equal(kv.v[0].lineage, "base");
 	assert_string_equal(kv.v[1].lineage, "base");
 	{
@@ -260,12 +260,12 @@ static void test_build__variants_cached_incremental(void **state)
 		assert_int_equal(il_kernel_build(&kv.v[1], cache, NULL, NULL, &res, &err), 0);
 		assert_true(res.ok);
 		assert_true(json_is_true(json_object_get(res.manifest, "incremental")));
-		il_kbuild_res_release(&res);
+		il_kernel_build_res_release(&res);
 	}
-	il_kvars_release(&kv);
+	il_kplan_vars_release(&kv);
 	json_decref(plan);
 	plan = json_loads("{\"kernels\": [{\"name\": \"a\", \"lineage\": \"../x\", \"tarball\": \"x\"}]}", 0, &je);
-	assert_int_equal(il_kernels_prepare(plan, dir, cache, &kv, &err), IL_EPARSE);
+	assert_int_equal(il_kplan_prepare(plan, dir, cache, &kv, &err), IL_EPARSE);
 	assert_non_null(strstr(err.msg, "kernels[0].lineage: expected a name"));
 	json_decref(plan);
 	free(tgz);
@@ -287,7 +287,7 @@ static void prepare_base(const char *dir, const char *cache, struct il_kvars *kv
 		 tgz, fx("series/thread.mbox"));
 	plan = json_loads(plan_s, 0, &je);
 	assert_non_null(plan);
-	if (il_kernels_prepare(plan, dir, cache, kv, &err))
+	if (il_kplan_prepare(plan, dir, cache, kv, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(kv->n, 2);
 	json_decref(plan);
@@ -316,21 +316,21 @@ static void test_build__directory_not_made(void **state)
 	snprintf(want, sizeof(want), "cannot create directory '%s': ", blocked);
 	assert_non_null(strstr(err.msg, want));
 	assert_false(res.ok);
-	il_kbuild_res_release(&res);
+	il_kernel_build_res_release(&res);
 	/* the imported tarball's own work tree is the source; O= (cache/obj/LINEAGE-ARCH) is blocked */
 	tu_write(cache, "/obj", "");
 	memset(&err, 0, sizeof(err));
 	assert_int_equal(il_kernel_build(&kv.v[1], cache, NULL, NULL, &res, &err), IL_EIO);
 	snprintf(want, sizeof(want), "cannot create directory '%s/obj/base-tiny': ", cache);
 	assert_non_null(strstr(err.msg, want));
-	il_kbuild_res_release(&res);
+	il_kernel_build_res_release(&res);
 	/* the way cleared, the same variant builds */
 	snprintf(want, sizeof(want), "%s/obj", cache);
 	assert_int_equal(unlink(want), 0);
 	assert_int_equal(il_kernel_build(&kv.v[1], cache, NULL, NULL, &res, &err), 0);
 	assert_true(res.ok);
-	il_kbuild_res_release(&res);
-	il_kvars_release(&kv);
+	il_kernel_build_res_release(&res);
+	il_kplan_vars_release(&kv);
 	tu_rmtree(dir);
 	free(dir);
 }

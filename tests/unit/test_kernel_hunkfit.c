@@ -179,7 +179,7 @@ static void test_hunkfit__offsets_as_git_apply(void **state)
 	};
 
 	(void)state;
-	il_git_init();
+	il_repo_git_init();
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
 		il_buf_init(&c[i].orig, 0), il_buf_init(&c[i].changed, 0), il_buf_init(&c[i].tree, 0);
 	/* above: 6 lines added at the top; both hunks (lines 10 and 30) found 6 lines down */
@@ -215,7 +215,7 @@ static void test_hunkfit__offsets_as_git_apply(void **state)
 		run_case(dir, &c[i]);
 		hcase_release(&c[i]);
 	}
-	il_git_shutdown();
+	il_repo_git_shutdown();
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -252,7 +252,7 @@ static void test_hunkfit__copies_what_it_cannot_place(void **state)
 	char *rd = il_str_dup_printf("%s/r", dir);
 
 	(void)state;
-	il_git_init();
+	il_repo_git_init();
 	assert_int_equal(sh("mkdir %s && cd %s && git -c init.defaultBranch=main init -q && echo x > x.c && git add x.c && "
 			    "git -c user.name=T -c user.email=t@e.org commit -qm x", rd, rd), 0);
 	assert_int_equal(il_repo_open(&repo, rd, &err), 0);
@@ -267,7 +267,7 @@ static void test_hunkfit__copies_what_it_cannot_place(void **state)
 	git_commit_free(commit);
 	git_repository_free(repo);
 	il_buf_release(&out);
-	il_git_shutdown();
+	il_repo_git_shutdown();
 	tu_rmtree(dir);
 	free(dir), free(rd);
 }

@@ -119,7 +119,7 @@ static void test_kartifacts__everything(void **state)
 		assert_true(json_equal(onfile, m));
 		json_decref(onfile);
 	}
-	il_kbuild_res_release(&res);
+	il_kernel_build_res_release(&res);
 	il_strlist_release(&v.cfg.targets);
 	il_buf_release(&log);
 	tu_rmtree(dir);
@@ -155,13 +155,13 @@ static void test_kartifacts__older_trees(void **state)
 	/* no kernel.release: an empty release in the manifest, none in the result */
 	assert_null(res.release);
 	assert_string_equal(json_string_value(json_object_get(res.manifest, "release")), "");
-	il_kbuild_res_release(&res);
+	il_kernel_build_res_release(&res);
 	/* without the generated headers there is no banner to expect */
 	snprintf(names, sizeof(names), "rm -rf %s/include", obj);
 	assert_int_equal(system(names), 0);
 	assert_int_equal(il_kartifacts_gather(&b, &res, &err), 0);
 	assert_true(json_is_null(json_object_get(res.manifest, "proc_version")));
-	il_kbuild_res_release(&res);
+	il_kernel_build_res_release(&res);
 	il_strlist_release(&v.cfg.targets);
 	il_buf_release(&log);
 	tu_rmtree(dir);

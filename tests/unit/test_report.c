@@ -45,7 +45,7 @@ static void load(struct il_dataset *ds, struct il_cmp *c, const char *dir)
 	struct il_err err = { 0 };
 
 	memset(ds, 0, sizeof(*ds));
-	if (il_dataset_add_run(ds, dir, NULL, &err))
+	if (il_datajournal_add_run(ds, dir, NULL, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(il_compare(c, ds, &o, &err), 0);
 }
@@ -66,7 +66,7 @@ static void test_report__golden_files(void **state)
 		char name[32], *golden;
 		size_t glen;
 
-		snprintf(name, sizeof(name), "report.%s", il_fmt_ext((enum il_fmt)f));
+		snprintf(name, sizeof(name), "report.%s", il_report_fmt_ext((enum il_fmt)f));
 		assert_int_equal(il_report_render(&c, (enum il_fmt)f, &out, &err), 0);
 		golden = tu_read(run1(name), &glen);
 		if (glen != out.len || memcmp(golden, out.p, glen))
@@ -80,14 +80,14 @@ static void test_report__golden_files(void **state)
 		char *golden;
 		size_t glen;
 
-		assert_int_equal(il_report_tested_by(&c, &(struct il_tb_opts){ .as = "Test Person <test@example.org>" }, &out,
+		assert_int_equal(il_testedby_report(&c, &(struct il_tb_opts){ .as = "Test Person <test@example.org>" }, &out,
 						     &err),
 				 0);
 		golden = tu_read(run1("tested-by.txt"), &glen);
 		assert_int_equal(glen, out.len);
 		assert_memory_equal(golden, out.p, glen);
 		free(golden);
-		assert_int_equal(il_report_tested_by(&c, &(struct il_tb_opts){ .as = "no email here" }, &out, &err),
+		assert_int_equal(il_testedby_report(&c, &(struct il_tb_opts){ .as = "no email here" }, &out, &err),
 				 IL_EINVAL);
 		assert_non_null(strstr(err.msg, "Name <email>"));
 		il_buf_reset(&out);
@@ -95,7 +95,7 @@ static void test_report__golden_files(void **state)
 		il_dataset_release(&ds);
 		/* a Tested-by that is due: two built kernels on an SSH host */
 		load(&ds, &c, fixture("patched", NULL));
-		assert_int_equal(il_report_tested_by(&c, &(struct il_tb_opts){ .as = "Test Person <test@example.org>" }, &out,
+		assert_int_equal(il_testedby_report(&c, &(struct il_tb_opts){ .as = "Test Person <test@example.org>" }, &out,
 						     &err),
 				 0);
 		golden = tu_read(fixture("patched", "tested-by.txt"), &glen);
@@ -157,7 +157,7 @@ static void test_report__text_fits_mail(void **state)
 	(void)state;
 	load(&ds, &c, run1(NULL));
 	assert_int_equal(il_report_text(&c, &out), 0);
-	assert_int_equal(il_report_tested_by(&c, &(struct il_tb_opts){ .as = "T <t@e.org>" }, &out, NULL), 0);
+	assert_int_equal(il_testedby_report(&c, &(struct il_tb_opts){ .as = "T <t@e.org>" }, &out, NULL), 0);
 	for (p = out.p; *p;) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
@@ -325,7 +325,7 @@ static void test_report__blind_cpu_once(void **state)
 	assert_int_equal(tu_count(out.p, "<p><i>tracing does not see the idle entries of CPU 1 ("), 1);
 	assert_int_equal(tu_count(out.p, note), 2);
 	il_buf_release(&out);
-	assert_int_equal(il_report_tested_by(&c, &(struct il_tb_opts){ .as = "T <t@e.org>" }, &out, &err), 0);
+	assert_int_equal(il_testedby_report(&c, &(struct il_tb_opts){ .as = "T <t@e.org>" }, &out, &err), 0);
 	/* wrapped at 100 columns: the note's first words are on one line */
 	assert_int_equal(tu_count(out.p, "tracing does not see the idle entries of CPU 1"), 1);
 	il_buf_release(&out);
@@ -358,9 +358,9 @@ static void test_report__tested_by_lists_the_whole_family(void **state)
 	tu_journal(dir, vars, 4, true, mets, 12,
 		   "[\"k1\", \"k2\", \"k3\", \"k4\", \"k5\", \"k6\", \"k7\", \"k8\", \"k9\", \"k10\", \"k11\", \"k12\"]", 6,
 		   NULL, many_vals, NULL);
-	assert_int_equal(il_dataset_add_run(&ds, dir, NULL, &err), 0);
+	assert_int_equal(il_datajournal_add_run(&ds, dir, NULL, &err), 0);
 	assert_int_equal(il_compare(&c, &ds, &o, &err), 0);
-	assert_int_equal(il_report_tested_by(&c, &(struct il_tb_opts){ .as = "T <t@e.org>" }, &out, &err), 0);
+	assert_int_equal(il_testedby_report(&c, &(struct il_tb_opts){ .as = "T <t@e.org>" }, &out, &err), 0);
 	for (size_t i = 0; i < 12; i++) {
 		snprintf(want, sizeof(want), "\nw.k%zu (", i + 1);
 		if (!strstr(out.p, want))
@@ -396,7 +396,7 @@ static void test_report__malformed_journals(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *dir = tu_tmpdir(), *jp = copy_journal(run1("journal.jsonl"), dir, cases[i].find, cases[i].repl);
 		struct il_dataset ds = { 0 };
-		int r = il_dataset_add_run(&ds, dir, NULL, &err);
+		int r = il_datajournal_add_run(&ds, dir, NULL, &err);
 
 		if (!r || !strstr(err.msg, cases[i].msg))
 			fail_msg("case %zu: r=%d '%s', expected '%s'", i, r, err.msg, cases[i].msg);
@@ -413,7 +413,7 @@ static void test_report__malformed_journals(void **state)
 
 		fputs("{\"type\":\"sample\",\"seq\":56", f);
 		fclose(f);
-		assert_int_equal(il_dataset_add_run(&ds, dir, NULL, &err), IL_EPARSE);
+		assert_int_equal(il_datajournal_add_run(&ds, dir, NULL, &err), IL_EPARSE);
 		assert_non_null(strstr(err.msg, "last line is truncated"));
 		assert_non_null(strstr(err.msg, "--resume"));
 		il_dataset_release(&ds);
@@ -430,7 +430,7 @@ static void test_report__malformed_journals(void **state)
 		snprintf(jp, sizeof(jp), "%s/journal.jsonl", dir);
 		snprintf(np, sizeof(np), "%s/n.txt", dir);
 		write_raw(jp, "");
-		assert_int_equal(il_dataset_add_run(&ds, dir, NULL, &err), IL_EPARSE);
+		assert_int_equal(il_datajournal_add_run(&ds, dir, NULL, &err), IL_EPARSE);
 		assert_non_null(strstr(err.msg, "no run-start record"));
 		il_dataset_release(&ds);
 		write_raw(np, "1.5\n2\n# comment\n\nnan\n");
@@ -453,7 +453,7 @@ static char *tested_by(const char *dir, const struct il_tb_opts *o)
 	struct il_err err = { 0 };
 
 	load(&ds, &c, dir);
-	if (il_report_tested_by(&c, o, &out, &err))
+	if (il_testedby_report(&c, o, &out, &err))
 		fail_msg("%s", err.msg);
 	il_compare_release(&c);
 	il_dataset_release(&ds);
@@ -501,9 +501,9 @@ static void test_aa__chance_on_a_secondary_metric_is_exploratory(void **state)
 		idles++;
 	assert_false(c.key[idles]);
 	assert_false(c.unreliable[idles]);
-	assert_true(fabs(il_cmp_res(&c, idles, (size_t)c.aa)->p_raw - 0.0127) < 0.005);
+	assert_true(fabs(il_compare_res(&c, idles, (size_t)c.aa)->p_raw - 0.0127) < 0.005);
 	ladder = (size_t)il_dataset_var(&ds, "ladder");
-	assert_string_equal(il_cmp_res(&c, idles, ladder)->verdict, "changed");
+	assert_string_equal(il_compare_res(&c, idles, ladder)->verdict, "changed");
 	assert_false(il_compare_aa_warning(&c, &out));
 	il_compare_sentence(&c, &out);
 	assert_null(strstr(out.p, "host not quiet"));
@@ -540,7 +540,7 @@ static void test_aa__a_noisy_pair_on_a_key_metric_is_caught(void **state)
 	assert_int_equal(c.aa, 1);
 	assert_int_equal(c.nunreliable, 1);
 	assert_true(c.key[0] && c.unreliable[0]);
-	assert_string_equal(il_cmp_res(&c, 0, 2)->verdict, "unreliable");
+	assert_string_equal(il_compare_res(&c, 0, 2)->verdict, "unreliable");
 	assert_true(il_compare_aa_warning(&c, &out));
 	if (!strstr(out.p, "host not quiet: menu / menu-again differ on the key metric w.score (+59.8%, p="))
 		fail_msg("%s", out.p);
@@ -580,9 +580,9 @@ static void test_dataset__pick(void **state)
 	while (strcmp(pair.met[pc.met[j]].key, "periodic.idle.idles"))
 		j++;
 	assert_int_equal(pair.met[pc.met[j]].var[1].n, ds.met[c.met[i]].var[il_dataset_var(&ds, "ladder")].n);
-	assert_true(fabs(il_cmp_res(&pc, j, 1)->change_pct -
-			 il_cmp_res(&c, i, (size_t)il_dataset_var(&ds, "ladder"))->change_pct) < 1e-9);
-	assert_true(fabs(il_cmp_res(&pc, j, 1)->p_raw - il_cmp_res(&c, i, (size_t)il_dataset_var(&ds, "ladder"))->p_raw) <
+	assert_true(fabs(il_compare_res(&pc, j, 1)->change_pct -
+			 il_compare_res(&c, i, (size_t)il_dataset_var(&ds, "ladder"))->change_pct) < 1e-9);
+	assert_true(fabs(il_compare_res(&pc, j, 1)->p_raw - il_compare_res(&c, i, (size_t)il_dataset_var(&ds, "ladder"))->p_raw) <
 		    1e-12);
 	il_compare_release(&pc);
 	il_compare_release(&c);
@@ -616,14 +616,14 @@ static void test_family__holm_per_variant_over_its_key_metrics(void **state)
 
 	(void)state;
 	tu_journal(dir, vars, 3, false, mets, 3, "[\"k1\", \"k2\"]", 5, NULL, family_vals, NULL);
-	assert_int_equal(il_dataset_add_run(&ds, dir, NULL, &err), 0);
+	assert_int_equal(il_datajournal_add_run(&ds, dir, NULL, &err), 0);
 	assert_true(ds.met[0].key_metric && ds.met[1].key_metric && !ds.met[2].key_metric);
 	o.test = IL_TEST_MWU;
 	o.holm = false;
 	assert_int_equal(il_compare(&c, &ds, &o, &err), 0);
-	assert_true(fabs(il_cmp_res(&c, 0, 1)->p - 8.0 / 252) < 1e-9);
-	assert_string_equal(il_cmp_res(&c, 0, 1)->verdict, "worse");
-	assert_string_equal(il_cmp_res(&c, 1, 2)->verdict, "worse");
+	assert_true(fabs(il_compare_res(&c, 0, 1)->p - 8.0 / 252) < 1e-9);
+	assert_string_equal(il_compare_res(&c, 0, 1)->verdict, "worse");
+	assert_string_equal(il_compare_res(&c, 1, 2)->verdict, "worse");
 	il_compare_sentence(&c, &s);
 	assert_non_null(strstr(s.p, "[p not adjusted for multiple comparisons]"));
 	il_compare_release(&c);
@@ -632,7 +632,7 @@ static void test_family__holm_per_variant_over_its_key_metrics(void **state)
 	assert_int_equal(il_compare(&c, &ds, &o, &err), 0);
 	for (size_t i = 0; i < 2; i++)
 		for (size_t v = 1; v < 3; v++) {
-			const struct il_mres *x = il_cmp_res(&c, i, v);
+			const struct il_mres *x = il_compare_res(&c, i, v);
 
 			assert_true(fabs(x->p - 16.0 / 252) < 1e-9);
 			assert_true(fabs(x->p_raw - 8.0 / 252) < 1e-9);
@@ -644,7 +644,7 @@ static void test_family__holm_per_variant_over_its_key_metrics(void **state)
 	assert_int_equal(c.family_max, 2);
 	assert_int_equal(c.n[IL_VERDICT_UNKNOWN], 4);
 	/* the secondary metric: every variant equal to the reference, shown the same */
-	assert_string_equal(il_cmp_res(&c, 2, 1)->verdict, "same");
+	assert_string_equal(il_compare_res(&c, 2, 1)->verdict, "same");
 	il_compare_sentence(&c, &s);
 	assert_non_null(strstr(s.p, "no key metric shown to differ beyond noise (4 key comparisons); unknown: 4 of 4 ("));
 	assert_non_null(strstr(s.p, "[key metrics: p Holm-adjusted per variant over up to 2, alpha 0.05]"));
@@ -829,14 +829,14 @@ static void test_testedby__short_by_default(void **state)
 			}
 		snprintf(path, sizeof(path), "%s/journal.jsonl", dir);
 		write_raw(path, il_buf_str(&j));
-		if (il_dataset_add_run(&ds, dir, NULL, &err))
+		if (il_datajournal_add_run(&ds, dir, NULL, &err))
 			fail_msg("%s", err.msg);
 		o.holm = false;
 		assert_int_equal(il_compare(&c, &ds, &o, &err), 0);
 		/* the family: m00 (the first metric, by default); the other 11 secondary, exploratory */
 		assert_int_equal(c.n[IL_VERDICT_WORSE], 5);
 		assert_int_equal(c.n2[IL_VERDICT_WORSE], 55);
-		assert_int_equal(il_report_tested_by(&c, &as_test, &out, &err), 0);
+		assert_int_equal(il_testedby_report(&c, &as_test, &out, &err), 0);
 		assert_true(lines_of(out.p) <= 60);
 		assert_non_null(strstr(out.p, "w.m00 (us, lower is better): g0 100.25 [reference]\n"));
 		assert_non_null(strstr(out.p, "Secondary metrics that differ (exploratory: BH q-values, not the verdict):\n"));
@@ -893,7 +893,7 @@ static void test_environment__shapes(void **state)
 
 	(void)state;
 	assert_non_null(j);
-	assert_int_equal(il_report_environment(j, false, &out), 0);
+	assert_int_equal(il_environ_report(j, false, &out), 0);
 	assert_string_equal(out.p,
 			    "VM: no (no cpuinfo hypervisor flag, DMI or device tree sign of a hypervisor)\n"
 			    /* what follows "--" is init's, not the kernel's */
@@ -910,7 +910,7 @@ static void test_environment__shapes(void **state)
 		int r;
 
 		tu_json_oom(n);
-		r = il_report_environment(j, false, &part);
+		r = il_environ_report(j, false, &part);
 		hit = tu_json_oom_end();
 		if (r) {
 			assert_int_equal(r, IL_ENOMEM);

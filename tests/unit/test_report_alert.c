@@ -288,7 +288,7 @@ static void test_report_alert__hostile_subject(void **state)
 	assert_int_equal(strlen(q), 203);
 	assert_string_equal(q + 200, "...");
 	/* the mail composes: every line within 998 bytes */
-	il_strlist_push(&to, "pm@example.org");
+	assert_int_equal(0, il_strlist_push(&to, "pm@example.org"));
 	{
 		struct il_mail m = { .url = "smtp://127.0.0.1:1/", .from = "n@example.org", .to = &to, .subject = subject,
 				     .body = body };
@@ -323,8 +323,8 @@ static void test_util_mail__compose(void **state)
 	struct il_err err = { 0 };
 
 	(void)state;
-	il_strlist_push(&to, "pm@example.org");
-	il_strlist_push(&to, "dev@example.org");
+	assert_int_equal(0, il_strlist_push(&to, "pm@example.org"));
+	assert_int_equal(0, il_strlist_push(&to, "dev@example.org"));
 	m.subject = "idlelab: +12.7% regression of periodic.idle_miss (teo) and 3 more on pm-next 0123456789ab";
 	assert_int_equal(il_mail_compose(&m, true, &b, &err), 0);
 	assert_non_null(strstr(b.p, "\r\nFrom: nightly@lab.example.org\r\nTo: pm@example.org,\r\n    dev@example.org\r\n"));
@@ -417,7 +417,7 @@ static void test_util_mail__auth_file(void **state)
 		struct il_mail m = { .url = "smtp://127.0.0.1:1", .auth_file = path, .from = "a@b", .to = &to,
 				     .subject = "s", .body = "b\n" };
 
-		il_strlist_push(&to, "c@d");
+		assert_int_equal(0, il_strlist_push(&to, "c@d"));
 		assert_int_equal(chmod(path, 0644), 0);
 		assert_int_equal(il_mail_send(&m, &err), IL_EPERM);
 		m.url = "http://127.0.0.1:1";
@@ -438,7 +438,7 @@ static void test_util_mail__send_down(void **state)
 
 	(void)state;
 	snprintf(url, sizeof(url), "smtp://nightly:hunter2@127.0.0.1:%d", tu_free_port());
-	il_strlist_push(&to, "c@d");
+	assert_int_equal(0, il_strlist_push(&to, "c@d"));
 	assert_int_equal(il_mail_send(&m, &err), IL_ECONNECT);
 	assert_non_null(strstr(err.msg, "mail via smtp://nightly:***@127.0.0.1:"));
 	assert_null(strstr(err.msg, "hunter2"));

@@ -145,7 +145,7 @@ static void test_promtext__haltpoll(void **state)
 			usage += st->cnt[IL_C_USAGE].v;
 			above += st->cnt[IL_C_ABOVE].v;
 			below += st->cnt[IL_C_BELOW].v;
-			below_poll += il_state_is_poll(st) ? st->cnt[IL_C_BELOW].v : 0;
+			below_poll += il_snapshot_state_is_poll(st) ? st->cnt[IL_C_BELOW].v : 0;
 		}
 	assert_int_equal(sum.total.idles.v, usage);
 	assert_true(below_poll > 0);

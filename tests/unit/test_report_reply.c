@@ -31,11 +31,11 @@ static void test_reply__compose(void **state)
 	char *text;
 
 	(void)state;
-	il_strlist_push(&refs, "root@b.org");
-	assert_int_equal(il_dataset_add_run(&ds, tu_srcpath("tests/fixtures/journal/patched"), NULL, &err), 0);
+	assert_int_equal(0, il_strlist_push(&refs, "root@b.org"));
+	assert_int_equal(il_datajournal_add_run(&ds, tu_srcpath("tests/fixtures/journal/patched"), NULL, &err), 0);
 	assert_int_equal(il_compare(&c, &ds, &co, &err), 0);
 	assert_int_equal(il_reply_compose(&(struct il_reply_part){ NULL, &c }, 1, &o, &mail, &err), 0);
-	assert_int_equal(il_report_tested_by(&c, &tb, &block, &err), 0);
+	assert_int_equal(il_testedby_report(&c, &tb, &block, &err), 0);
 	st = g_mime_stream_mem_new_with_buffer(mail.p, mail.len);
 	p = g_mime_parser_new_with_stream(st);
 	assert_non_null(m = g_mime_parser_construct_message(p, NULL));
@@ -70,7 +70,7 @@ static void test_reply__compose(void **state)
 		const char *h, *e;
 
 		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
-			il_strlist_push(&many, ids[i]);
+			assert_int_equal(0, il_strlist_push(&many, ids[i]));
 		o.references = &many;
 		il_buf_reset(&mail);
 		assert_int_equal(il_reply_compose(&(struct il_reply_part){ NULL, &c }, 1, &o, &mail, &err), 0);
@@ -93,11 +93,11 @@ static void test_reply__compose(void **state)
 	{
 		struct il_strlist cc = { 0 };
 
-		il_strlist_push(&cc, "linux-pm@vger.kernel.org");
-		il_strlist_push(&cc, "Au Thor <A@b.org>");
-		il_strlist_push(&cc, "Tess Ter <tess@example.org>");
-		il_strlist_push(&cc, "Linux PM <linux-pm@vger.kernel.org>");
-		il_strlist_push(&cc, "\"Intel: Jo\" <jo@example.org>");
+		assert_int_equal(0, il_strlist_push(&cc, "linux-pm@vger.kernel.org"));
+		assert_int_equal(0, il_strlist_push(&cc, "Au Thor <A@b.org>"));
+		assert_int_equal(0, il_strlist_push(&cc, "Tess Ter <tess@example.org>"));
+		assert_int_equal(0, il_strlist_push(&cc, "Linux PM <linux-pm@vger.kernel.org>"));
+		assert_int_equal(0, il_strlist_push(&cc, "\"Intel: Jo\" <jo@example.org>"));
 		o.cc = &cc;
 		il_buf_reset(&mail);
 		assert_int_equal(il_reply_compose(&(struct il_reply_part){ NULL, &c }, 1, &o, &mail, &err), 0);

@@ -300,16 +300,16 @@ static void test_plan__adaptive_stages(void **state)
 	assert_string_equal(a, "A0w.x B0w.x A0.x B0.x A1.x B1.x A2.x B2.x");
 	free(a);
 	/* min 2, max 5, step 2: looks after 2, 4 and 5 rounds */
-	assert_int_equal(il_adaptive_looks(2, 5, 2), 3);
-	assert_false(il_adaptive_look_at(2, 5, 2, 1));
-	assert_true(il_adaptive_look_at(2, 5, 2, 2));
-	assert_false(il_adaptive_look_at(2, 5, 2, 3));
-	assert_true(il_adaptive_look_at(2, 5, 2, 4));
-	assert_true(il_adaptive_look_at(2, 5, 2, 5));
+	assert_int_equal(il_plan_adaptive_looks(2, 5, 2), 3);
+	assert_false(il_plan_adaptive_look_at(2, 5, 2, 1));
+	assert_true(il_plan_adaptive_look_at(2, 5, 2, 2));
+	assert_false(il_plan_adaptive_look_at(2, 5, 2, 3));
+	assert_true(il_plan_adaptive_look_at(2, 5, 2, 4));
+	assert_true(il_plan_adaptive_look_at(2, 5, 2, 5));
 	/* step 1: every round from min, as one kernel's runs always looked */
-	assert_int_equal(il_adaptive_looks(5, 40, 1), 36);
-	assert_int_equal(il_adaptive_looks(5, 20, 5), 4);
-	assert_int_equal(il_adaptive_looks(4, 4, 4), 1);
+	assert_int_equal(il_plan_adaptive_looks(5, 40, 1), 36);
+	assert_int_equal(il_plan_adaptive_looks(5, 20, 5), 4);
+	assert_int_equal(il_plan_adaptive_looks(4, 4, 4), 1);
 }
 
 static int count_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
@@ -819,7 +819,7 @@ static void test_engine__fixture_run_interrupt_resume(void **state)
 	f.stop_after = 3;
 	unlink("/tmp/idlelab-pwned");
 	/* stopped after 3 samples: IL_EINTR, the journal says so, the host is restored */
-	assert_int_equal(il_run_start(plan, f.out, &o, &run_dir, &err), IL_EINTR);
+	assert_int_equal(il_engine_start(plan, f.out, &o, &run_dir, &err), IL_EINTR);
 	assert_string_equal(run_dir, f.out);
 	free(run_dir);
 	assert_non_null(strstr(err.msg, "--resume"));
@@ -831,7 +831,7 @@ static void test_engine__fixture_run_interrupt_resume(void **state)
 	/* resume: exactly the planned samples, none twice */
 	f.stop = 0;
 	f.stop_after = 0;
-	assert_int_equal(il_run_resume(f.out, &o, &err), 0);
+	assert_int_equal(il_engine_resume(f.out, &o, &err), 0);
 	memset(&t, 0, sizeof(t));
 	assert_int_equal(il_journal_each(journal, tally_rec, &t, NULL, &err), 0);
 	assert_int_equal(t.final_n, 8);
@@ -842,7 +842,7 @@ static void test_engine__fixture_run_interrupt_resume(void **state)
 	/* the hostile parameter never reached a shell as code */
 	assert_int_not_equal(stat("/tmp/idlelab-pwned", &st), 0);
 	/* a complete run resumes to nothing */
-	assert_int_equal(il_run_resume(f.out, &o, &err), 0);
+	assert_int_equal(il_engine_resume(f.out, &o, &err), 0);
 	{
 		json_t *sum;
 
@@ -853,7 +853,7 @@ static void test_engine__fixture_run_interrupt_resume(void **state)
 		json_decref(sum);
 	}
 	/* starting again into the same directory is refused */
-	assert_int_equal(il_run_start(plan, f.out, &o, &run_dir, &err), IL_EIO);
+	assert_int_equal(il_engine_start(plan, f.out, &o, &run_dir, &err), IL_EIO);
 	assert_non_null(strstr(err.msg, "--resume"));
 	free(run_dir);
 	teardown_fixture(&f);
@@ -934,7 +934,7 @@ static void test_engine__adaptive_rounds_stop_when_decided(void **state)
 	o.sysfs_root = f.root;
 	o.judge = judge_stub;
 	o.judge_ctx = &j;
-	assert_int_equal(il_run_start(plan, f.out, &o, &run_dir, &err), 0);
+	assert_int_equal(il_engine_start(plan, f.out, &o, &run_dir, &err), 0);
 	free(run_dir);
 	/* asked after rounds 2 and 3 (the warmup is not a round) */
 	assert_int_equal(j.calls, 2);
@@ -949,7 +949,7 @@ static void test_engine__adaptive_rounds_stop_when_decided(void **state)
 	assert_int_equal(json_integer_value(json_object_get(stop, "skipped")), 4);
 	json_decref(stop);
 	/* resume: nothing left to run, nothing judged again */
-	assert_int_equal(il_run_resume(f.out, &o, &err), 0);
+	assert_int_equal(il_engine_resume(f.out, &o, &err), 0);
 	assert_int_equal(j.calls, 2);
 	{
 		json_t *sum;
@@ -962,7 +962,7 @@ static void test_engine__adaptive_rounds_stop_when_decided(void **state)
 	/* never decided: every round, then the last judgement and "max" */
 	j = (struct judge_ctx){ 0 };
 	memset(&t, 0, sizeof(t));
-	assert_int_equal(il_run_start(plan, f.out, &o, &run_dir, &err), 0);
+	assert_int_equal(il_engine_start(plan, f.out, &o, &run_dir, &err), 0);
 	free(run_dir);
 	assert_int_equal(j.calls, 4); /* after rounds 2, 3, 4 and 5 */
 	assert_int_equal(il_journal_each(journal, tally_rec, &t, NULL, &err), 0);
@@ -975,7 +975,7 @@ static void test_engine__adaptive_rounds_stop_when_decided(void **state)
 	tu_rmtree(f.out);
 	/* futile at round 2: the stop record says so */
 	j = (struct judge_ctx){ .futile_at = 2 };
-	assert_int_equal(il_run_start(plan, f.out, &o, &run_dir, &err), 0);
+	assert_int_equal(il_engine_start(plan, f.out, &o, &run_dir, &err), 0);
 	free(run_dir);
 	assert_non_null(stop = stop_record(journal));
 	assert_int_equal(json_integer_value(json_object_get(stop, "rounds")), 2);
@@ -988,7 +988,7 @@ static void test_engine__adaptive_rounds_stop_when_decided(void **state)
 		 "{\"name\":\"fx\",\"host\":\"local\",\"governors\":[\"teo\",\"menu\"],\"workloads\":[\"argc\"],"
 		 "\"iterations\":{\"min\":2,\"max\":5,\"step\":2},\"min_sample_s\":0}");
 	snprintf(plan, sizeof(plan), "%s/stepped.json", f.dir);
-	assert_int_equal(il_run_start(plan, f.out, &o, &run_dir, &err), 0);
+	assert_int_equal(il_engine_start(plan, f.out, &o, &run_dir, &err), 0);
 	free(run_dir);
 	assert_int_equal(j.calls, 3);
 	assert_int_equal(j.rounds_seen[0], 2);
@@ -1005,7 +1005,7 @@ static void test_engine__adaptive_rounds_stop_when_decided(void **state)
 	j = (struct judge_ctx){ .decide_at = 3 };
 	o.until_decided = 6;
 	snprintf(plan, sizeof(plan), "%s/plan.json", f.dir);
-	assert_int_equal(il_run_start(plan, f.out, &o, &run_dir, &err), 0);
+	assert_int_equal(il_engine_start(plan, f.out, &o, &run_dir, &err), 0);
 	free(run_dir);
 	assert_int_equal(j.calls, 1);
 	{
@@ -1031,7 +1031,7 @@ static void test_engine__host_validation(void **state)
 	o.sysfs_root = f.root;
 	snprintf(plan, sizeof(plan), "%s/bad-gov.json", f.dir);
 	tu_write(f.dir, "/bad-gov.json", "{\"name\":\"b\",\"host\":\"local\",\"governors\":[\"haltpoll\"],\"workloads\":[\"argc\"]}");
-	assert_int_equal(il_run_start(plan, NULL, &o, &run_dir, &err), IL_EINVAL);
+	assert_int_equal(il_engine_start(plan, NULL, &o, &run_dir, &err), IL_EINVAL);
 	assert_non_null(strstr(err.msg, "no governor 'haltpoll' (available: ladder menu teo)"));
 	if (run_dir)
 		tu_rmtree(run_dir);
@@ -1039,7 +1039,7 @@ static void test_engine__host_validation(void **state)
 	snprintf(plan, sizeof(plan), "%s/bad-state.json", f.dir);
 	tu_write(f.dir, "/bad-state.json", "{\"name\":\"b\",\"host\":\"local\",\"governors\":[{\"governor\":\"teo\","
 					   "\"disable\":[\"C6\"]}],\"workloads\":[\"argc\"]}");
-	assert_int_equal(il_run_start(plan, f.out, &o, &run_dir, &err), IL_EINVAL);
+	assert_int_equal(il_engine_start(plan, f.out, &o, &run_dir, &err), IL_EINVAL);
 	assert_non_null(strstr(err.msg, "has no idle state 'C6'"));
 	free(run_dir);
 	teardown_fixture(&f);
@@ -1087,7 +1087,7 @@ static void test_engine__plan_limits_make_samples_invalid(void **state)
 		snprintf(text, sizeof(text), "{\"name\":\"lim\",\"host\":\"local\",\"workloads\":[\"argc\"],\"iterations\":1,"
 			 "\"retries\":1%s}", cases[i].limits);
 		tu_write(f.dir, "/limits.json", text);
-		assert_int_equal(il_run_start(plan, f.out, &o, &run_dir, &err), 0);
+		assert_int_equal(il_engine_start(plan, f.out, &o, &run_dir, &err), 0);
 		free(run_dir);
 		assert_int_equal(il_journal_each(journal, collect_invalid, &reasons, NULL, &err), 0);
 		/* tried twice (retries 1), invalid both times, for the same reason */
@@ -1102,29 +1102,29 @@ static void test_engine__plan_limits_make_samples_invalid(void **state)
 /* The journal schema is one list: writers cannot set a field of another kind, readers name the unknown. */
 static void test_record__schema_one_list(void **state)
 {
-	json_t *rec = il_rec_new(IL_REC_SAMPLE);
+	json_t *rec = il_record_new(IL_REC_SAMPLE);
 	struct il_err err = { 0 };
 	char name[64];
 
 	(void)state;
-	assert_int_equal(il_rec_kind_of(rec), IL_REC_SAMPLE);
-	assert_int_equal(il_rec_set(rec, IL_RF_SAMPLE_SEQ, json_integer(3)), 0);
-	assert_int_equal(il_rec_set(rec, IL_RF_ANY_TIME, json_string("t")), 0);
+	assert_int_equal(il_record_kind_of(rec), IL_REC_SAMPLE);
+	assert_int_equal(il_record_set(rec, IL_RF_SAMPLE_SEQ, json_integer(3)), 0);
+	assert_int_equal(il_record_set(rec, IL_RF_ANY_TIME, json_string("t")), 0);
 	/* a boot record's field is refused in a sample record, and nothing is set */
-	assert_int_equal(il_rec_set(rec, IL_RF_BOOT_STEPS, json_array()), IL_EINVAL);
+	assert_int_equal(il_record_set(rec, IL_RF_BOOT_STEPS, json_array()), IL_EINVAL);
 	assert_null(json_object_get(rec, "steps"));
-	assert_int_equal(il_rec_check(rec, "j.jsonl", 4, &err), 0);
+	assert_int_equal(il_record_check(rec, "j.jsonl", 4, &err), 0);
 	json_object_set_new(rec, "colour", json_string("red"));
-	assert_int_equal(il_rec_check(rec, "j.jsonl", 4, &err), IL_EPARSE);
+	assert_int_equal(il_record_check(rec, "j.jsonl", 4, &err), IL_EPARSE);
 	assert_string_equal(err.msg, "j.jsonl:4: unknown field 'colour' in a sample record (written by another idlelab "
 				     "version?)");
 	json_decref(rec);
 	/* a kind this version does not know is skipped by readers, not refused */
 	rec = json_pack("{s:s,s:i}", "type", "calibration", "x", 1);
-	assert_int_equal(il_rec_kind_of(rec), IL_REC_ANY);
-	assert_int_equal(il_rec_check(rec, "j.jsonl", 5, &err), 0);
+	assert_int_equal(il_record_kind_of(rec), IL_REC_ANY);
+	assert_int_equal(il_record_check(rec, "j.jsonl", 5, &err), 0);
 	json_decref(rec);
-	assert_string_equal(il_rec_kind_name(IL_REC_RUN_END), "run-end");
+	assert_string_equal(il_record_kind_name(IL_REC_RUN_END), "run-end");
 	assert_string_equal(il_rundir_sample_name(name, sizeof(name), 7, 2, true), "samples/7-2.err");
 	assert_string_equal(il_rundir_name(IL_RUNDIR_JOURNAL), "journal.jsonl");
 }
@@ -1201,7 +1201,7 @@ static void test_runner__sample_script_fits_dropbear(void **state)
 
 	(void)state;
 	assert_non_null(script);
-	assert_int_equal(il_sh_quote_argv(&cmd, argv), 0);
+	assert_int_equal(il_quote_argv(&cmd, argv), 0);
 	if (cmd.len > 9000 - 2000)
 		fail_msg("the quoted sample script is %zu bytes: over dropbear's 9000-byte MAX_CMD_LEN less 2000 for "
 			 "its arguments", cmd.len);

@@ -93,13 +93,13 @@ static void two_samples(struct il_lavajob *j, struct il_lavajob_sample s[2], str
 	memset(dis, 0, sizeof(*dis));
 	memset(uni, 0, sizeof(*uni));
 	memset(tags, 0, sizeof(*tags));
-	il_strlist_push(argv, "echo");
-	il_strlist_push(argv, "it's a 'quoted'\nline: $(id)");
-	il_strlist_push(dis, "ret-deep");
-	il_strlist_push(uni, "ret-deep");
-	il_strlist_push(uni, "C6");
-	il_strlist_push(tags, "board: rk3399");
-	il_strlist_push(tags, "idle-states");
+	assert_int_equal(0, il_strlist_push(argv, "echo"));
+	assert_int_equal(0, il_strlist_push(argv, "it's a 'quoted'\nline: $(id)"));
+	assert_int_equal(0, il_strlist_push(dis, "ret-deep"));
+	assert_int_equal(0, il_strlist_push(uni, "ret-deep"));
+	assert_int_equal(0, il_strlist_push(uni, "C6"));
+	assert_int_equal(0, il_strlist_push(tags, "board: rk3399"));
+	assert_int_equal(0, il_strlist_push(tags, "idle-states"));
 	s[0] = (struct il_lavajob_sample){ .seq = 0, .nonce = "ILaaaa", .case_name = "menu/sleeper 2 s",
 					   .governor = "menu", .argv = argv, .timeout_s = 30 };
 	s[1] = (struct il_lavajob_sample){ .seq = 7, .nonce = "ILbbbb", .case_name = "teo", .governor = "teo",
@@ -364,7 +364,7 @@ static void test_lavajob__steps_run(void **state)
 		char *save = NULL, *copy = strdup(sout.p);
 
 		for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-			il_strlist_push(&lines, l);
+			assert_int_equal(0, il_strlist_push(&lines, l));
 		assert_int_equal(il_lavajob_unarmour((const char *const *)lines.v, lines.n, &f, &nf, &err), 0);
 		assert_int_equal(nf, 5); /* probe, sample-0 and its .err, sample-7 and its .err */
 		assert_string_equal(f[0].name, "probe");

@@ -85,7 +85,7 @@ static void fx_close(struct fx *f)
 static int add_rec(json_t *rec, size_t line, void *ctx, struct il_err *err)
 {
 	(void)line, (void)err;
-	return il_rec_kind_of(rec) == IL_REC_SAMPLE ? json_array_append(ctx, rec) : 0;
+	return il_record_kind_of(rec) == IL_REC_SAMPLE ? json_array_append(ctx, rec) : 0;
 }
 
 /* The journal's sample records (caller owns). */

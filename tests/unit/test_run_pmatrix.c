@@ -62,7 +62,7 @@ static void test_pmatrix__one_parameter(void **state)
 	assert_int_equal(json_integer_value(json_object_get(p.wl[2].params, "runtime")), 5);
 	assert_string_equal(json_string_value(json_object_get(p.wl[3].matrix, "base")), "fio");
 	/* the run-start record says which parameter the matrix varied, per expanded workload */
-	rec = il_rec_run_start(&p, "/tmp/r", 12, &kv);
+	rec = il_record_run_start(&p, "/tmp/r", 12, &kv);
 	w = json_object_get(json_object_get(rec, "workloads"), "fio-sda");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(w, "matrix"), "params"),
 							      "filename")),
@@ -159,7 +159,7 @@ static void test_pmatrix__pattern_metrics_bound(void **state)
 	assert_int_equal(p.wl[0].def.nmetrics, 3 + 2);
 	assert_int_equal(p.wl[1].def.nmetrics, 3 + 3);
 	assert_string_equal(p.wl[1].def.metrics[5].name, "lat_max_t2_us");
-	rec = il_rec_run_start(&p, "/tmp/r", 10, &kv);
+	rec = il_record_run_start(&p, "/tmp/r", 10, &kv);
 	ms = json_object_get(json_object_get(json_object_get(rec, "workloads"), "cyclictest-3"), "metrics");
 	assert_int_equal(json_array_size(ms), 6);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(ms, 5), "name")), "lat_max_t2_us");

@@ -105,13 +105,13 @@ static size_t check_two_sample(const char *file, size_t min,
 static void test_mwu__matches_scipy(void **state)
 {
 	(void)state;
-	assert_true(check_two_sample("mwu.txt", 70, il_mwu, "U1", 0) >= 10); /* both regimes covered */
+	assert_true(check_two_sample("mwu.txt", 70, il_stats_mwu, "U1", 0) >= 10); /* both regimes covered */
 }
 
 static void test_welch__matches_scipy(void **state)
 {
 	(void)state;
-	check_two_sample("welch.txt", 60, il_welch, "t", 1e-9);
+	check_two_sample("welch.txt", 60, il_stats_welch, "t", 1e-9);
 }
 
 static void test_bootstrap__agrees_with_scipy_and_is_reproducible(void **state)
@@ -125,14 +125,14 @@ static void test_bootstrap__agrees_with_scipy_and_is_reproducible(void **state)
 		double lo, hi, lo2, hi2, w = cases[i].b - cases[i].a;
 		const char *m;
 
-		assert_int_equal(il_ratio_ci(cases[i].x, cases[i].nx, cases[i].y, cases[i].ny, 0.95, 20000, 42, &lo, &hi,
+		assert_int_equal(il_stats_ratio_ci(cases[i].x, cases[i].nx, cases[i].y, cases[i].ny, 0.95, 20000, 42, &lo, &hi,
 					     &m, &err),
 				 0);
 		assert_string_equal(m, "bootstrap");
 		/* two Monte Carlo estimates of the same percentiles: within 6% of the interval's width */
 		if (fabs(lo - cases[i].a) > 0.06 * w || fabs(hi - cases[i].b) > 0.06 * w)
 			fail_msg("%s: CI [%g, %g], scipy [%g, %g]", cases[i].name, lo, hi, cases[i].a, cases[i].b);
-		assert_int_equal(il_ratio_ci(cases[i].x, cases[i].nx, cases[i].y, cases[i].ny, 0.95, 20000, 42, &lo2,
+		assert_int_equal(il_stats_ratio_ci(cases[i].x, cases[i].nx, cases[i].y, cases[i].ny, 0.95, 20000, 42, &lo2,
 					     &hi2, &m, &err),
 				 0);
 		assert_true(lo == lo2 && hi == hi2);
@@ -151,20 +151,20 @@ static void test_stats__edge_cases(void **state)
 	assert_string_equal(err.msg, "a.txt: value 3 is NaN, not a finite number");
 	assert_int_equal(il_stats_check(y, 2, "b", &err), IL_EINVAL);
 	assert_non_null(strstr(err.msg, "infinite"));
-	il_desc_compute(c, 3, &d);
+	il_stats_desc_compute(c, 3, &d);
 	assert_true(d.stdev == 0 && d.cv == 0 && d.median == 5);
-	il_desc_compute(c, 1, &d);
+	il_stats_desc_compute(c, 1, &d);
 	assert_true(isnan(d.stdev));
-	assert_int_equal(il_mwu(c, 0, c, 3, &t, &err), IL_EINVAL);
-	assert_int_equal(il_welch(c, 1, c, 3, &t, &err), IL_EINVAL);
+	assert_int_equal(il_stats_mwu(c, 0, c, 3, &t, &err), IL_EINVAL);
+	assert_int_equal(il_stats_welch(c, 1, c, 3, &t, &err), IL_EINVAL);
 	/* 3 vs 3 can never reach 0.05 two-sided: 2/C(6,3) = 0.1 */
-	assert_true(fabs(il_mwu_min_p(3, 3) - 0.1) < 1e-12);
-	assert_true(il_mwu_min_p(4, 4) < 0.05);
-	il_holm(p, 4);
+	assert_true(fabs(il_stats_mwu_min_p(3, 3) - 0.1) < 1e-12);
+	assert_true(il_stats_mwu_min_p(4, 4) < 0.05);
+	il_stats_holm(p, 4);
 	assert_true(fabs(p[0] - 0.04) < 1e-12 && fabs(p[2] - 0.09) < 1e-12 && fabs(p[1] - 0.09) < 1e-12 &&
 		    fabs(p[3] - 0.5) < 1e-12);
-	assert_true(fabs(il_norm_isf(0.025) - 1.959963984540054) < 1e-9);
-	assert_true(fabs(il_t_sf(2.0, 10) - 0.036694017385370196) < 1e-9);
+	assert_true(fabs(il_stats_norm_isf(0.025) - 1.959963984540054) < 1e-9);
+	assert_true(fabs(il_stats_t_sf(2.0, 10) - 0.036694017385370196) < 1e-9);
 }
 
 /* ---- verdict error rates on simulated runs ---- */
@@ -208,9 +208,9 @@ static const char *verdict_for_test(double shift, double cv, size_t n, enum il_t
 	o.resamples = 200;
 	o.test = test;
 	assert_int_equal(il_compare(&c, &ds, &o, &err), 0);
-	snprintf(verdict, sizeof(verdict), "%s", il_cmp_res(&c, 0, 1)->verdict);
+	snprintf(verdict, sizeof(verdict), "%s", il_compare_res(&c, 0, 1)->verdict);
 	if (n_needed)
-		*n_needed = il_cmp_res(&c, 0, 1)->n_needed;
+		*n_needed = il_compare_res(&c, 0, 1)->n_needed;
 	il_compare_release(&c);
 	il_dataset_release(&ds);
 	tu_rmtree(dir);
@@ -270,7 +270,7 @@ static const struct il_mres *compare_lists(const char *ref, const char *var, str
 	}
 	if (il_compare(c, ds, &o, &err))
 		fail_msg("%s", err.msg);
-	return il_cmp_res(c, 0, 1);
+	return il_compare_res(c, 0, 1);
 }
 
 /* a reference of zeros and a variant that is not: +inf% is a change, not noise (p < alpha) */
@@ -303,7 +303,7 @@ static void test_stats__huge_outlier(void **state)
 	const double v[] = { 1, 2, 1e308, 1e308, 3 };
 
 	(void)state;
-	il_desc_compute(v, 5, &d);
+	il_stats_desc_compute(v, 5, &d);
 	assert_true(isfinite(d.mean) && isfinite(d.stdev) && isfinite(d.cv));
 	assert_true(fabs(d.mean - 4e307) < 1e293);
 	x = compare_lists("1\n2\n3\n2\n1\n", "2\n3\n1e308\n2\n3\n", &c, &ds, dir);

@@ -53,7 +53,7 @@ static void test_datajournal__a_run(void **state)
 
 	(void)state;
 	tu_journal(dir, vars, 3, true, mets, 2, "[\"ops\"]", 4, "{\"min\": 2, \"max\": 4}", val, NULL);
-	assert_int_equal(il_dataset_add_run(&ds, dir, "r1/", &err), 0);
+	assert_int_equal(il_datajournal_add_run(&ds, dir, "r1/", &err), 0);
 	assert_string_equal(ds.title, "decide");
 	assert_int_equal(ds.nvar, 3);
 	assert_string_equal(ds.var[0], "r1/menu");
@@ -104,7 +104,7 @@ static void test_datajournal__idle_skipped_and_releases(void **state)
 		  "{\"version\":3,\"total\":{\"idles\":10,\"idle_miss\":2,\"miss_ratio\":0.2,\"miss_pct\":20},"
 		  "\"states\":[{\"name\":\"C1\",\"usage_share\":0.25,\"time_share\":0.5}]}}\n"
 		  "{\"type\":\"stop\",\"rounds\":1,\"reason\":\"max\",\"why\":null,\"skipped\":0}\n");
-	assert_int_equal(il_dataset_add_run(&ds, dir, NULL, &err), 0);
+	assert_int_equal(il_datajournal_add_run(&ds, dir, NULL, &err), 0);
 	assert_null(ds.aa);
 	assert_int_equal(ds.counted, 1);
 	assert_int_equal(ds.skipped, 1);

@@ -18,7 +18,7 @@ static void load(struct il_dataset *ds, const char *rel)
 	struct il_err err = { 0 };
 
 	memset(ds, 0, sizeof(*ds));
-	if (il_dataset_add_run(ds, tu_srcpath(rel), NULL, &err))
+	if (il_datajournal_add_run(ds, tu_srcpath(rel), NULL, &err))
 		fail_msg("%s", err.msg);
 }
 
@@ -33,7 +33,7 @@ static void test_datasplit__by_governor(void **state)
 
 	(void)state;
 	load(&ds, "tests/fixtures/journal/trygov");
-	assert_int_equal(il_dataset_by_governor(&ds, &p, &n, &err), 0);
+	assert_int_equal(il_datasplit_by_governor(&ds, &p, &n, &err), 0);
 	assert_int_equal(n, 2);
 	for (size_t g = 0; g < 2; g++) {
 		struct il_cmp_opts o = IL_CMP_OPTS_INIT;
@@ -58,11 +58,11 @@ static void test_datasplit__by_governor(void **state)
 		il_compare_release(&c);
 	}
 	assert_int_equal(total, ds.counted);
-	il_dataset_parts_release(p, n);
+	il_datasplit_parts_release(p, n);
 	il_dataset_release(&ds);
 	/* one governor on two kernels: the run is compared whole */
 	load(&ds, "tests/fixtures/journal/patched");
-	assert_int_equal(il_dataset_by_governor(&ds, &p, &n, &err), 0);
+	assert_int_equal(il_datasplit_by_governor(&ds, &p, &n, &err), 0);
 	assert_int_equal(n, 0);
 	assert_null(p);
 	il_dataset_release(&ds);

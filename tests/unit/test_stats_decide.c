@@ -27,9 +27,9 @@ static struct il_decision decide_arrays(const double *r, size_t nr, const double
 	struct il_decision d;
 	struct il_err err = { 0 };
 
-	il_desc_compute(r, nr, &dr);
-	il_desc_compute(x, nx, &dx);
-	if (nr < 2 || nx < 2 || il_welch(r, nr, x, nx, &t, &err))
+	il_stats_desc_compute(r, nr, &dr);
+	il_stats_desc_compute(x, nx, &dx);
+	if (nr < 2 || nx < 2 || il_stats_welch(r, nr, x, nx, &t, &err))
 		t.p = NAN;
 	il_decide(&(struct il_decide_in){ .r = r, .nr = nr, .x = x, .nx = nx, .p = t.p, .alpha = 0.05, .family = family,
 					  .change_pct = (dx.mean - dr.mean) / dr.mean * 100, .threshold_pct = thr,
@@ -68,8 +68,8 @@ static void test_decide__three_ways(void **state)
 	d = decide_arrays(ref, 1, slow, 6, 2, 1);
 	assert_int_equal(d.v, IL_VERDICT_UNKNOWN);
 	assert_non_null(strstr(d.why, "at least 2 a side"));
-	assert_string_equal(il_verdict_name(IL_VERDICT_SAME), "same");
-	assert_string_equal(il_verdict_name(IL_VERDICT_UNKNOWN), "unknown");
+	assert_string_equal(il_decide_verdict_name(IL_VERDICT_SAME), "same");
+	assert_string_equal(il_decide_verdict_name(IL_VERDICT_UNKNOWN), "unknown");
 }
 
 /*
@@ -90,7 +90,7 @@ static void test_decide__zero_and_absolute_floor(void **state)
 	(void)state;
 	/* --min-change 0 --k 0 and a (made-up) tiny p: a change of 0.0% is neither better nor worse */
 	il_decide(&in, &d);
-	assert_false(il_verdict_differs(d.v));
+	assert_false(il_decide_verdict_differs(d.v));
 	/* 0.0116 % -> 0: significant (p = 0.025 as on the guest) and -100%, but below the floor: the same */
 	in = (struct il_decide_in){ .r = ref, .nr = 6, .x = zero, .nx = 6, .p = 0.025, .alpha = 0.05, .family = 1,
 				    .change_pct = -100, .threshold_pct = 2, .better = IL_BETTER_LOWER, .n_min = 2,
@@ -150,11 +150,11 @@ static void test_decide__aa_floor_keeps_large_changes(void **state)
 	o.resamples = 50;
 	assert_int_equal(il_compare(&c, &ds, &o, &err), 0);
 	assert_int_equal(c.nunreliable, 1);
-	assert_int_equal(il_cmp_res(&c, 0, 1)->vk, IL_VERDICT_WORSE);
-	assert_int_equal(il_cmp_res(&c, 0, 2)->vk, IL_VERDICT_BETTER);
-	assert_non_null(strstr(il_cmp_res(&c, 0, 1)->why, "beyond the A/A floor"));
-	assert_int_equal(il_cmp_res(&c, 0, 3)->vk, IL_VERDICT_UNRELIABLE);
-	assert_non_null(strstr(il_cmp_res(&c, 0, 3)->why, "within the A/A floor"));
+	assert_int_equal(il_compare_res(&c, 0, 1)->vk, IL_VERDICT_WORSE);
+	assert_int_equal(il_compare_res(&c, 0, 2)->vk, IL_VERDICT_BETTER);
+	assert_non_null(strstr(il_compare_res(&c, 0, 1)->why, "beyond the A/A floor"));
+	assert_int_equal(il_compare_res(&c, 0, 3)->vk, IL_VERDICT_UNRELIABLE);
+	assert_non_null(strstr(il_compare_res(&c, 0, 3)->why, "within the A/A floor"));
 	assert_true(il_compare_aa_warning(&c, &w));
 	assert_non_null(strstr(il_buf_str(&w), "sleeper-bimodal.idle.miss_pct (-7.5%"));
 	assert_non_null(strstr(il_buf_str(&w), "larger ones keep their verdict"));
@@ -182,9 +182,9 @@ static void test_decide__governor_bypassed(void **state)
 	(void)state;
 	il_decide(&in, &d);
 	assert_int_equal(d.v, IL_VERDICT_BYPASSED);
-	assert_string_equal(il_verdict_name(d.v), "bypassed");
-	assert_false(il_verdict_differs(d.v));
-	assert_false(il_verdict_decided(d.v));
+	assert_string_equal(il_decide_verdict_name(d.v), "bypassed");
+	assert_false(il_decide_verdict_differs(d.v));
+	assert_false(il_decide_verdict_decided(d.v));
 	assert_non_null(strstr(d.why, "governor bypassed"));
 	in.governor_metric = false;
 	il_decide(&in, &d);
@@ -200,12 +200,12 @@ static void test_decide__t_quantiles_and_bh(void **state)
 
 	(void)state;
 	/* Student t quantiles (tables / scipy.stats.t.isf) */
-	assert_true(fabs(il_t_isf(0.025, 10) - 2.228139) < 1e-5);
-	assert_true(fabs(il_t_isf(0.05, 4) - 2.131847) < 1e-5);
-	assert_true(fabs(il_t_isf(0.025, 1) - 12.706205) < 1e-4);
-	assert_true(fabs(il_t_isf(0.975, 10) + 2.228139) < 1e-5);
+	assert_true(fabs(il_decide_t_isf(0.025, 10) - 2.228139) < 1e-5);
+	assert_true(fabs(il_decide_t_isf(0.05, 4) - 2.131847) < 1e-5);
+	assert_true(fabs(il_decide_t_isf(0.025, 1) - 12.706205) < 1e-4);
+	assert_true(fabs(il_decide_t_isf(0.975, 10) + 2.228139) < 1e-5);
 	/* Benjamini-Hochberg: sorted 0.005 0.01 0.03 0.04 -> 0.02 0.02 0.04 0.04 */
-	assert_int_equal(il_bh(p, 4), 0);
+	assert_int_equal(il_stats_bh(p, 4), 0);
 	assert_true(fabs(p[0] - 0.02) < 1e-12 && fabs(p[1] - 0.04) < 1e-12 && fabs(p[2] - 0.04) < 1e-12 &&
 		    fabs(p[3] - 0.02) < 1e-12);
 	assert_true(fabs(il_decide_look_alpha(0.05, 36) - 0.05 / 36) < 1e-15);
@@ -318,7 +318,7 @@ static void test_decide__aa_relabeling_of_a_real_run(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/tests/fixtures/journal/run1", src ? src : ".");
-	assert_int_equal(il_dataset_add_run(&ds, path, NULL, &err), 0);
+	assert_int_equal(il_datajournal_add_run(&ds, path, NULL, &err), 0);
 	ref = (size_t)il_dataset_var(&ds, "menu");
 	aa = (size_t)il_dataset_var(&ds, "menu-again");
 	assert_string_equal(ds.aa, "menu-again");
@@ -356,7 +356,7 @@ static void test_decide__aa_relabeling_of_a_real_run(void **state)
 		assert_int_equal(il_compare(&c, &ds, &o, &err), 0);
 		warned += c.nunreliable > 0;
 		for (size_t i = 0; i < c.nmet; i++) {
-			enum il_verdict v = il_cmp_res(&c, i, aa)->vk;
+			enum il_verdict v = il_compare_res(&c, i, aa)->vk;
 
 			alarm |= v != IL_VERDICT_SAME && v != IL_VERDICT_UNKNOWN;
 		}
@@ -435,13 +435,13 @@ static void test_decide__loehle_published_numbers(void **state)
 
 	(void)state;
 	loehle_journal(dir);
-	assert_int_equal(il_dataset_add_run(&ds, dir, NULL, &err), 0);
+	assert_int_equal(il_datajournal_add_run(&ds, dir, NULL, &err), 0);
 	assert_int_equal(il_compare(&c, &ds, &o, &err), 0);
 	for (size_t i = 0; i < c.nmet; i++) {
 		const struct il_mseries *m = &ds.met[c.met[i]];
 
 		for (size_t v = 1; v < ds.nvar; v++) {
-			const struct il_mres *x = il_cmp_res(&c, i, v);
+			const struct il_mres *x = il_compare_res(&c, i, v);
 			bool early = !strncmp(ds.var[v], "teo-", 4) && ds.var[v][4] >= '1' && ds.var[v][4] <= '4' && !ds.var[v][5];
 
 			if (!strcmp(m->key, "schbench.idle.idle_miss") && !strcmp(ds.var[v], "teo-6-6")) {
@@ -451,7 +451,7 @@ static void test_decide__loehle_published_numbers(void **state)
 				seen = true;
 			}
 			if (early && (!strcmp(m->metric, "score") || !strcmp(m->metric, "idle.idle_miss")) &&
-			    il_verdict_differs(x->vk))
+			    il_decide_verdict_differs(x->vk))
 				fail_msg("%s on %s: %s (%s)", ds.var[v], m->key, x->verdict, x->why);
 		}
 	}

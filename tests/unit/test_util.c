@@ -82,19 +82,19 @@ static void test_util__template(void **state)
 	int seen[2] = { 0, 0 };
 
 	(void)state;
-	assert_int_equal(il_tpl_expand("--kernel={image},h={host};{{image}} a}b", il_tpl_value_list, &tv, &b, &err), 0);
+	assert_int_equal(il_template_expand("--kernel={image},h={host};{{image}} a}b", il_template_value_list, &tv, &b, &err), 0);
 	assert_string_equal(il_buf_str(&b), "--kernel=/b/Image,h=;{image} a}b");
-	assert_int_equal(il_tpl_check_names("x{image}y{{", names, "h.json", "boot.argv[1]", &err), 0);
-	assert_int_equal(il_tpl_check_names("{kernel}", names, "h.json", "boot.argv[1]", &err), IL_EPARSE);
+	assert_int_equal(il_template_check_names("x{image}y{{", names, "h.json", "boot.argv[1]", &err), 0);
+	assert_int_equal(il_template_check_names("{kernel}", names, "h.json", "boot.argv[1]", &err), IL_EPARSE);
 	assert_string_equal(err.msg, "h.json: boot.argv[1]: '{kernel}': unknown placeholder '{kernel}' (known: {image} {host})");
-	assert_int_equal(il_tpl_check_names("x{image", names, "h.json", "a", &err), IL_EPARSE);
+	assert_int_equal(il_template_check_names("x{image", names, "h.json", "a", &err), IL_EPARSE);
 	assert_string_equal(err.msg, "h.json: a: 'x{image': unclosed placeholder (write {{ for a literal brace)");
-	assert_int_equal(il_tpl_check("{image}", tpl_count, seen, "l", "p", &err), 0);
-	assert_int_equal(il_tpl_check("-i{image}", tpl_count, seen, "l", "p", &err), 0);
+	assert_int_equal(il_template_check("{image}", tpl_count, seen, "l", "p", &err), 0);
+	assert_int_equal(il_template_check("-i{image}", tpl_count, seen, "l", "p", &err), 0);
 	assert_int_equal(seen[1], 1);
 	assert_int_equal(seen[0], 1);
-	assert_true(il_tpl_is_plain("a}b"));
-	assert_false(il_tpl_is_plain("{{"));
+	assert_true(il_template_is_plain("a}b"));
+	assert_false(il_template_is_plain("{{"));
 	il_buf_release(&b);
 }
 
@@ -107,14 +107,14 @@ static void test_util__files(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/out.txt", dir);
-	assert_int_equal(il_write_file_atomic(path, "hello\n", 6, &err), 0);
+	assert_int_equal(il_buf_write_file_atomic(path, "hello\n", 6, &err), 0);
 	assert_int_equal(il_buf_read_file(&b, path, 0, &err), 0);
 	assert_string_equal(il_buf_str(&b), "hello\n");
 	il_buf_reset(&b);
 	assert_int_equal(il_buf_read_file(&b, path, 3, &err), IL_ETOOBIG);
 	assert_non_null(strstr(err.msg, "out.txt"));
 	snprintf(path, sizeof(path), "%s/nodir/out.txt", dir);
-	assert_int_equal(il_write_file_atomic(path, "x", 1, &err), IL_EIO);
+	assert_int_equal(il_buf_write_file_atomic(path, "x", 1, &err), IL_EIO);
 	assert_non_null(strstr(err.msg, "nodir"));
 	/* a symlink planted at the old, predictable temporary name is never followed */
 	{
@@ -129,7 +129,7 @@ static void test_util__files(void **state)
 		snprintf(path, sizeof(path), "%s/out2.txt", dir);
 		snprintf(trap, sizeof(trap), "%s.tmp.%ld", path, (long)getpid());
 		assert_int_equal(symlink(victim, trap), 0);
-		assert_int_equal(il_write_file_atomic(path, "new", 3, &err), 0);
+		assert_int_equal(il_buf_write_file_atomic(path, "new", 3, &err), 0);
 		il_buf_reset(&b);
 		assert_int_equal(il_buf_read_file(&b, victim, 0, &err), 0);
 		assert_string_equal(il_buf_str(&b), "precious\n");
@@ -181,7 +181,7 @@ static void test_util__write_mode_failure_keeps_old(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/idlelab.prom", dir);
-	assert_int_equal(il_write_file_mode(path, "old 1\n", 6, 0644, &err), 0);
+	assert_int_equal(il_buf_write_file_mode(path, "old 1\n", 6, 0644, &err), 0);
 	umask(um);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644);
@@ -191,7 +191,7 @@ static void test_util__write_mode_failure_keeps_old(void **state)
 	small.rlim_cur = 4096;
 	signal(SIGXFSZ, SIG_IGN);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
-	assert_int_equal(il_write_file_mode(path, big, sizeof(big), 0644, &err), IL_EIO);
+	assert_int_equal(il_buf_write_file_mode(path, big, sizeof(big), 0644, &err), IL_EIO);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
 	signal(SIGXFSZ, SIG_DFL);
 	assert_non_null(strstr(err.msg, "cannot write"));
@@ -212,8 +212,8 @@ static void test_util__errors(void **state)
 	assert_int_equal(il_err_set(&err, IL_EPARSE, "line %d", 3), IL_EPARSE);
 	assert_int_equal(il_err_prefix(&err, "file '%s': ", "a"), IL_EPARSE);
 	assert_string_equal(err.msg, "file 'a': line 3");
-	assert_string_equal(il_strerror(IL_EHOSTKEY), "host key verification failed");
-	assert_string_equal(il_strerror(-999), "unknown error");
+	assert_string_equal(il_err_strerror(IL_EHOSTKEY), "host key verification failed");
+	assert_string_equal(il_err_strerror(-999), "unknown error");
 	assert_int_equal(il_err_set(NULL, IL_EIO, "x"), IL_EIO);
 	/* a prefix leaves what room is left to the old message, cut and terminated */
 	{
@@ -243,7 +243,7 @@ static void test_util__proc(void **state)
 	(void)state;
 	assert_int_equal(il_proc_run(ok, &ex, &err), 0);
 	assert_int_equal(ex.code, 3);
-	assert_int_equal(il_exit_status(&ex), 3);
+	assert_int_equal(il_proc_exit_status(&ex), 3);
 	assert_int_equal(il_proc_run(missing, &ex, &err), IL_ENOTFOUND);
 	assert_non_null(strstr(err.msg, "idlelab-no-such-program"));
 }

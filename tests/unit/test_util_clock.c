@@ -29,12 +29,12 @@ static void test_util_clock__iso_now(void **state)
 
 static void test_util_clock__mono_goes_forward(void **state)
 {
-	double a = il_mono_s(), b;
+	double a = il_clock_mono_s(), b;
 	struct timespec ns = { 0, 2000000 };
 
 	(void)state;
 	nanosleep(&ns, NULL);
-	b = il_mono_s();
+	b = il_clock_mono_s();
 	assert_true(b - a >= 0.002);
 	assert_true(b - a < 5.0);
 }

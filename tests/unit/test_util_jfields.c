@@ -37,7 +37,7 @@ static int read_text(const char *text, struct cfg *c, const char *path, struct i
 	int r;
 
 	assert_non_null(j);
-	r = il_jf_read(j, fields, IL_JF_COUNT(fields), c, "x.json", path, err);
+	r = il_jfields_read(j, fields, IL_JF_COUNT(fields), c, "x.json", path, err);
 	json_decref(j);
 	return r;
 }
@@ -97,9 +97,9 @@ static void test_util_jfields__one_message_shape(void **state)
 			fail_msg("case %zu: '%s', expected '%s'", i, err.msg, cases[i].msg);
 		release(&c);
 	}
-	assert_int_equal(il_jf_bad(&err, "p.json", "workloads[2]", "params", "%d things", 3), IL_EPARSE);
+	assert_int_equal(il_jfields_bad(&err, "p.json", "workloads[2]", "params", "%d things", 3), IL_EPARSE);
 	assert_string_equal(err.msg, "p.json: workloads[2].params: expected 3 things");
-	il_jf_bad(&err, "p.json", "", "governors", "a non-empty array");
+	il_jfields_bad(&err, "p.json", "", "governors", "a non-empty array");
 	assert_string_equal(err.msg, "p.json: governors: expected a non-empty array");
 }
 
@@ -110,7 +110,7 @@ static void test_util_jfields__string_with_nul_refused(void **state)
 	struct il_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(il_jf_read(j, fields, IL_JF_COUNT(fields), &c, "x.json", NULL, &err), IL_EPARSE);
+	assert_int_equal(il_jfields_read(j, fields, IL_JF_COUNT(fields), &c, "x.json", NULL, &err), IL_EPARSE);
 	assert_string_equal(err.msg, "x.json: name: expected a host name");
 	json_decref(j);
 	release(&c);
@@ -123,7 +123,7 @@ static void test_util_jfields__unknown_key_noun(void **state)
 	struct il_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(il_jf_read_as(j, fields, 2, &c, "w.json", "params.x", "field", &err), IL_EPARSE);
+	assert_int_equal(il_jfields_read_as(j, fields, 2, &c, "w.json", "params.x", "field", &err), IL_EPARSE);
 	assert_string_equal(err.msg, "w.json: params.x.colour: unknown field (known: name, port)");
 	json_decref(j);
 	release(&c);

@@ -43,7 +43,7 @@ static void load_holm(struct run *r, const char *dir, bool holm)
 
 	o.holm = holm;
 	memset(r, 0, sizeof(*r));
-	if (il_dataset_add_run(&r->ds, fixture(dir, NULL), NULL, &err))
+	if (il_datajournal_add_run(&r->ds, fixture(dir, NULL), NULL, &err))
 		fail_msg("%s: %s", dir, err.msg);
 	if (il_compare(&r->c, &r->ds, &o, &err))
 		fail_msg("%s: %s", dir, err.msg);
@@ -77,14 +77,14 @@ static void test_views__golden_files(void **state)
 			continue;
 		snprintf(path, sizeof(path), "views/%s", dir);
 		load(&r, path);
-		assert_int_equal(il_view_parse(view, &v, &err), 0);
+		assert_int_equal(il_views_parse(view, &v, &err), 0);
 		for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++) {
 			struct il_buf out = IL_BUF_INIT;
 			char name[64], *golden;
 			size_t glen;
 
-			assert_int_equal(il_report_view(&r.c, v, fmts[f], &out, &err), 0);
-			snprintf(name, sizeof(name), "view-%s.%s", view, il_fmt_ext(fmts[f]));
+			assert_int_equal(il_views_report(&r.c, v, fmts[f], &out, &err), 0);
+			snprintf(name, sizeof(name), "view-%s.%s", view, il_report_fmt_ext(fmts[f]));
 			golden = tu_read(fixture(path, name), &glen);
 			if (glen != out.len || !glen || memcmp(golden, out.p, glen))
 				fail_msg("%s/%s differs from the golden file (tests/fixtures/views/update-golden.sh "
@@ -167,7 +167,7 @@ static void test_views__rows_by_hand(void **state)
 	 * 100 x (11326 / 10342 - 1) = 9.5146 ("10"); idle_miss = 33 + 46 = 79; ratio = 79 / 829102.
 	 */
 	load(&r, "views/fio-matrix");
-	assert_int_equal(il_view_build(&r.c, IL_VIEW_ITERATIONS, &o), 0);
+	assert_int_equal(il_views_build(&r.c, IL_VIEW_ITERATIONS, &o), 0);
 	assert_int_equal(o.ntab, 2);
 	near(cell(&o, "fio", "/dev/nvme0n1 teo-1 1", "iops"), 11326, 0);
 	near(cell(&o, "fio", "/dev/nvme0n1 teo-1 1", "%change"), 9.51460, 1e-4);
@@ -176,7 +176,7 @@ static void test_views__rows_by_hand(void **state)
 	/* schbench teo-1 0: 195 vs teo-m's 196: 100 x (195 / 196 - 1) = -0.5102 (the seed's rounded scores give "-1") */
 	near(cell(&o, "iterations", "schbench teo-1 0", "wakeup_p99_us"), 195, 0);
 	near(cell(&o, "iterations", "schbench teo-1 0", "%change"), -0.510204, 1e-6);
-	il_vout_release(&o);
+	il_vtable_release(&o);
 	unload(&r);
 
 	/*
@@ -189,25 +189,25 @@ static void test_views__rows_by_hand(void **state)
 	 * comparisons no 4-vs-4 comparison (smallest p 0.0286) can survive it, by design.
 	 */
 	load_holm(&r, "views/pingpong-states", false);
-	assert_int_equal(il_view_build(&r.c, IL_VIEW_STATES, &o), 0);
+	assert_int_equal(il_views_build(&r.c, IL_VIEW_STATES, &o), 0);
 	near(cell(&o, "states", "pingpong teo-p6", "usec_per_loop"), 4.77, 1e-9);
 	near(cell(&o, "states", "pingpong teo-p6", "%change"), -13.74321881, 1e-6);
 	near(cell(&o, "states", "pingpong teo-p6", "POLL %"), 18.0, 1e-9);
 	near(cell(&o, "states", "pingpong teo-p6", "C1 %"), 0, 1e-9);
 	near(cell(&o, "states", "pingpong teo-p6", "watts"), 101.5, 1e-9);
 	assert_string_equal(cell_s(&o, "states", "pingpong teo-p6", "verdict"), "better");
-	il_vout_release(&o);
+	il_vtable_release(&o);
 	/* a host without clusters: a note saying so, no empty table */
-	assert_int_equal(il_view_build(&r.c, IL_VIEW_CLUSTERS, &o), 0);
+	assert_int_equal(il_views_build(&r.c, IL_VIEW_CLUSTERS, &o), 0);
 	assert_int_equal(o.ntab, 0);
 	assert_int_equal(o.notes.n, 1);
 	assert_non_null(strstr(o.notes.v[0], "no clusters"));
-	il_vout_release(&o);
+	il_vtable_release(&o);
 	/* no cyclictest here: the latency view says what it looks for */
-	assert_int_equal(il_view_build(&r.c, IL_VIEW_LATENCY, &o), 0);
+	assert_int_equal(il_views_build(&r.c, IL_VIEW_LATENCY, &o), 0);
 	assert_int_equal(o.ntab, 0);
 	assert_non_null(strstr(o.notes.v[0], "lat_avg_us"));
-	il_vout_release(&o);
+	il_vtable_release(&o);
 	unload(&r);
 
 	/*
@@ -219,7 +219,7 @@ static void test_views__rows_by_hand(void **state)
 	 * us = 14.895125 s.
 	 */
 	load(&r, "views/pixel6-clusters");
-	assert_int_equal(il_view_build(&r.c, IL_VIEW_CLUSTERS, &o), 0);
+	assert_int_equal(il_views_build(&r.c, IL_VIEW_CLUSTERS, &o), 0);
 	near(cell(&o, "misses", "periodic teo little", "too deep %"), 1.576354680, 1e-6);
 	near(cell(&o, "misses", "periodic teo little", "too shallow %"), 12.61083744, 1e-6);
 	near(cell(&o, "misses", "periodic teo little", "idles"), 50750, 0);
@@ -227,7 +227,7 @@ static void test_views__rows_by_hand(void **state)
 	/* cpu-sleep of the big cluster keeps its own residency in its key (550 us, not the little 250 us) */
 	near(cell(&o, "residency", "periodic teo_tick big cpu-sleep@550us", "time %"), 100.0 * 4209000 / (4209000 + 2713000),
 	     1e-6);
-	il_vout_release(&o);
+	il_vtable_release(&o);
 	unload(&r);
 
 	/*
@@ -237,7 +237,7 @@ static void test_views__rows_by_hand(void **state)
 	 * tps (495210 + 494100 + 496320 + 495210) / 4 = 495210 and the patch's 536982: +8.4352%.
 	 */
 	load(&r, "views/pgbench-misses");
-	assert_int_equal(il_view_build(&r.c, IL_VIEW_MISSES, &o), 0);
+	assert_int_equal(il_views_build(&r.c, IL_VIEW_MISSES, &o), 0);
 	near(cell(&o, "idle", "pgbench baseline", "total"), 12735820, 0);
 	near(cell(&o, "idle", "pgbench baseline", "above %"), 89.52325017, 1e-6);
 	near(cell(&o, "idle", "pgbench baseline", "below"), 20145, 0);
@@ -246,7 +246,7 @@ static void test_views__rows_by_hand(void **state)
 	near(cell(&o, "idle", "pgbench patched", "below %"), 100.0 * 702395 / 13918442, 1e-9);
 	near(cell(&o, "idle", "pgbench patched", "miss %"), 100.0 * (1598210 + 702395) / 13918442, 1e-9);
 	near(cell(&o, "metrics", "pgbench tps patched", "%change"), 8.435209305, 1e-6);
-	il_vout_release(&o);
+	il_vtable_release(&o);
 	unload(&r);
 
 	/*
@@ -255,12 +255,12 @@ static void test_views__rows_by_hand(void **state)
 	 * / 4 = 9.394 us, after (5.214 + 5.561 + 5.378 + 5.298) / 4 = 5.36275 us: -42.913%.
 	 */
 	load(&r, "views/cyclictest-latency");
-	assert_int_equal(il_view_build(&r.c, IL_VIEW_LATENCY, &o), 0);
+	assert_int_equal(il_views_build(&r.c, IL_VIEW_LATENCY, &o), 0);
 	near(cell(&o, "threads", "cyclictest 2", "before"), 9.394, 1e-9);
 	near(cell(&o, "threads", "cyclictest 2", "after"), 5.36275, 1e-9);
 	near(cell(&o, "threads", "cyclictest 2", "%change after"), -42.91303, 1e-4);
 	near(cell(&o, "latency", "cyclictest after", "worst"), 10.702, 1e-9);
-	il_vout_release(&o);
+	il_vtable_release(&o);
 	unload(&r);
 }
 
@@ -272,24 +272,24 @@ static void test_views__names_and_formats(void **state)
 	struct run r;
 
 	(void)state;
-	assert_int_equal(il_view_parse("pixel", &v, &err), IL_EINVAL);
+	assert_int_equal(il_views_parse("pixel", &v, &err), IL_EINVAL);
 	assert_string_equal(err.msg, "unknown view 'pixel' (iterations, states, clusters, misses, latency or durations)");
 	for (int i = 0; i < IL_NVIEW; i++) {
-		assert_int_equal(il_view_parse(il_view_name((enum il_view)i), &v, &err), 0);
+		assert_int_equal(il_views_parse(il_views_name((enum il_view)i), &v, &err), 0);
 		assert_int_equal(v, i);
 	}
 	load(&r, "views/pgbench-misses");
-	assert_int_equal(il_report_view(&r.c, IL_VIEW_MISSES, IL_FMT_HTML, &out, &err), IL_EINVAL);
+	assert_int_equal(il_views_report(&r.c, IL_VIEW_MISSES, IL_FMT_HTML, &out, &err), IL_EINVAL);
 	assert_non_null(strstr(err.msg, "text, md, csv or json"));
 	assert_int_equal(out.len, 0);
 	unload(&r);
 	/* a v1 journal (run1: no keys, no poll flags, x86 cluster_id groups) still gives every view */
 	load(&r, "journal/run1");
 	for (int i = 0; i < IL_NVIEW; i++) {
-		assert_int_equal(il_report_view(&r.c, (enum il_view)i, IL_FMT_TEXT, &out, &err), 0);
+		assert_int_equal(il_views_report(&r.c, (enum il_view)i, IL_FMT_TEXT, &out, &err), 0);
 		il_buf_reset(&out);
 	}
-	assert_int_equal(il_report_view(&r.c, IL_VIEW_CLUSTERS, IL_FMT_TEXT, &out, &err), 0);
+	assert_int_equal(il_views_report(&r.c, IL_VIEW_CLUSTERS, IL_FMT_TEXT, &out, &err), 0);
 	assert_non_null(strstr(il_buf_str(&out), "idle JSON v1"));
 	il_buf_release(&out);
 	unload(&r);
@@ -365,7 +365,7 @@ static void test_views__durations(void **state)
 
 	(void)state;
 	load(&r, "views/trace-durations");
-	assert_int_equal(il_view_build(&r.c, IL_VIEW_DURATIONS, &o), 0);
+	assert_int_equal(il_views_build(&r.c, IL_VIEW_DURATIONS, &o), 0);
 	near(cell(&o, "durations", "periodic teo-stop cpu-sleep 4-8ms", "periods"), 1218, 0);
 	near(cell(&o, "durations", "periodic teo-stop cpu-sleep 4-8ms", "%"), 100.0 * 1218 / 12788, 1e-9);
 	/* teo's cpu-sleep periods never reached 4ms, but the bucket is there beside teo-stop's */
@@ -382,16 +382,16 @@ static void test_views__durations(void **state)
 	assert_string_equal(cell_s(&o, "tick", "periodic teo cpu-sleep", "shallow"), "yes");
 	assert_string_equal(cell_s(&o, "tick", "periodic teo cluster-sleep", "shallow"), "no");
 	near(cell(&o, "traced", "periodic teo-stop", "traced"), 4, 0);
-	il_vout_release(&o);
+	il_vtable_release(&o);
 	/* text, csv and json carry the same cells */
-	assert_int_equal(il_report_view(&r.c, IL_VIEW_DURATIONS, IL_FMT_TEXT, &out, &err), 0);
+	assert_int_equal(il_views_report(&r.c, IL_VIEW_DURATIONS, IL_FMT_TEXT, &out, &err), 0);
 	assert_non_null(strstr(il_buf_str(&out), "periodic teo-stop cpu-sleep     4-8ms        1218  9.5\n"));
 	il_buf_reset(&out);
-	assert_int_equal(il_report_view(&r.c, IL_VIEW_DURATIONS, IL_FMT_CSV, &out, &err), 0);
+	assert_int_equal(il_views_report(&r.c, IL_VIEW_DURATIONS, IL_FMT_CSV, &out, &err), 0);
 	assert_non_null(strstr(il_buf_str(&out), "\ndurations,periodic,teo-stop,cpu-sleep,4-8ms,1218,9.524554"));
 	assert_non_null(strstr(il_buf_str(&out), "\noffsets,periodic,teo-stop,cpu-sleep,below,2-4ms,600,65.21739"));
 	il_buf_reset(&out);
-	assert_int_equal(il_report_view(&r.c, IL_VIEW_DURATIONS, IL_FMT_JSON, &out, &err), 0);
+	assert_int_equal(il_views_report(&r.c, IL_VIEW_DURATIONS, IL_FMT_JSON, &out, &err), 0);
 	assert_non_null(j = json_loads(il_buf_str(&out), 0, NULL));
 	assert_string_equal(json_string_value(json_object_get(j, "view")), "durations");
 	t = NULL;
@@ -414,11 +414,11 @@ static void test_views__durations(void **state)
 
 	/* untraced: a note saying so, never an empty table */
 	load(&r, "views/pgbench-misses");
-	assert_int_equal(il_view_build(&r.c, IL_VIEW_DURATIONS, &o), 0);
+	assert_int_equal(il_views_build(&r.c, IL_VIEW_DURATIONS, &o), 0);
 	assert_int_equal(o.ntab, 0);
 	assert_int_equal(o.notes.n, 1);
 	assert_non_null(strstr(o.notes.v[0], "no traced samples"));
-	il_vout_release(&o);
+	il_vtable_release(&o);
 	unload(&r);
 }
 
@@ -479,18 +479,18 @@ static void test_views__vout_json_out_of_memory(void **state)
 
 	(void)state;
 	for (int k = 0; k < 2; k++) {
-		t = il_vout_table(&o, k ? "second" : "first", "a table");
-		il_vtab_col(&o, t, "name", IL_VK_TEXT);
-		il_vtab_col(&o, t, "value", IL_VK_NUM);
+		t = il_vtable_table(&o, k ? "second" : "first", "a table");
+		il_vtable_col(&o, t, "name", IL_VK_TEXT);
+		il_vtable_col(&o, t, "value", IL_VK_NUM);
 		for (int r = 0; r < 3; r++) {
-			il_vtab_row(&o, t);
-			il_vtab_s(&o, t, r == 1 ? NULL : "row");
-			il_vtab_n(&o, t, r == 2 ? NAN : r * 1.5);
+			il_vtable_row(&o, t);
+			il_vtable_s(&o, t, r == 1 ? NULL : "row");
+			il_vtable_n(&o, t, r == 2 ? NAN : r * 1.5);
 		}
 	}
-	il_vout_note(&o, "a note %d", 1);
-	assert_int_equal(il_vout_error(&o), 0);
-	assert_non_null(j = il_vout_json(&o));
+	il_vtable_note(&o, "a note %d", 1);
+	assert_int_equal(il_vtable_error(&o), 0);
+	assert_non_null(j = il_vtable_json(&o));
 	assert_int_equal(json_array_size(json_object_get(j, "tables")), 2);
 	whole = il_json_dumps(j, JSON_PRESERVE_ORDER);
 	assert_string_equal(whole, "{\"tables\": [{\"name\": \"first\", \"title\": \"a table\", \"columns\": "
@@ -504,7 +504,7 @@ static void test_views__vout_json_out_of_memory(void **state)
 		char *s;
 
 		tu_json_oom(n);
-		j = il_vout_json(&o);
+		j = il_vtable_json(&o);
 		hit = tu_json_oom_end();
 		if (!j) {
 			assert_true(hit);
@@ -517,7 +517,7 @@ static void test_views__vout_json_out_of_memory(void **state)
 	}
 	assert_true(n > 20);
 	free(whole);
-	il_vout_release(&o);
+	il_vtable_release(&o);
 }
 
 int main(void)

@@ -111,7 +111,7 @@ static void opts_for(struct il_bisect_opts *o, const char *dir)
 	o->good = hexes[0];
 	o->bad = hexes[NC];
 	for (int i = 1; i <= NC; i++)
-		il_strlist_push(&o->commits, hexes[i]);
+		assert_int_equal(0, il_strlist_push(&o->commits, hexes[i]));
 	o->n0 = 4, o->max_n = 16, o->alpha = 0.05, o->floor_pct = 2, o->k = 2, o->infra_retries = 1;
 }
 

@@ -68,7 +68,7 @@ static int fx_setup(void **state)
 			 "\"repo\": \"repo\"}], \"governors\": [\"menu\"], \"workloads\": [\"periodic\"], \"iterations\": 5}");
 		tu_write(f->tmp, "/plan.json", text);
 	}
-	il_git_init();
+	il_repo_git_init();
 	*state = f;
 	return 0;
 }
@@ -79,7 +79,7 @@ static int fx_teardown(void **state)
 
 	if (!f)
 		return 0;
-	il_git_shutdown();
+	il_repo_git_shutdown();
 	tu_rmtree(f->tmp);
 	free(f->tmp);
 	free(f);

@@ -207,13 +207,13 @@ static void test_history__indexes_the_fixture_runs(void **state)
 	/* the values are the dataset's own statistics */
 	assert_int_equal(series(h, "teo-menu-fixture", NULL, NULL, &ser, &err), 0);
 	snprintf(dir, sizeof(dir), "%s/a-later", f->reports);
-	assert_int_equal(il_dataset_add_run(&ds, dir, NULL, &err), 0);
+	assert_int_equal(il_datajournal_add_run(&ds, dir, NULL, &err), 0);
 	mi = -1;
 	for (size_t i = 0; i < ds.nmet; i++)
 		if (!strcmp(ds.met[i].key, "pingpong.usec_per_loop"))
 			mi = (int)i;
 	assert_true(mi >= 0);
-	il_desc_compute(ds.met[mi].var[il_dataset_var(&ds, "ladder")].v, ds.met[mi].var[il_dataset_var(&ds, "ladder")].n, &d);
+	il_stats_desc_compute(ds.met[mi].var[il_dataset_var(&ds, "ladder")].v, ds.met[mi].var[il_dataset_var(&ds, "ladder")].n, &d);
 	assert_non_null(p = points(ser, "pingpong.usec_per_loop", "ladder"));
 	assert_int_equal(json_array_size(p), 2);
 	/* run start order, not name order: b-earlier first */
@@ -259,7 +259,7 @@ static void test_history__series_filters_and_errors(void **state)
 
 	assert_int_equal(il_history_update(h, f->reports, &s, &err), 0);
 	il_history_sync_release(&s);
-	il_strlist_push(&only, "usec_per_loop");
+	assert_int_equal(0, il_strlist_push(&only, "usec_per_loop"));
 	assert_int_equal(series(h, "teo-menu-fixture", NULL, &only, &ser, &err), 0);
 	assert_int_equal(json_array_size(json_object_get(ser, "metrics")), 1);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(ser, "metrics"), 0), "key")),
@@ -271,7 +271,7 @@ static void test_history__series_filters_and_errors(void **state)
 	assert_non_null(strstr(err.msg, "no run of plan 'nope'"));
 	assert_non_null(strstr(err.msg, "plans: teo-menu-fixture, teo-series-fixture"));
 	il_strlist_release(&only);
-	il_strlist_push(&only, "no-such-metric");
+	assert_int_equal(0, il_strlist_push(&only, "no-such-metric"));
 	assert_int_equal(series(h, "teo-menu-fixture", NULL, &only, &ser, &err), IL_ENOTFOUND);
 	il_strlist_release(&only);
 	il_history_close(h);

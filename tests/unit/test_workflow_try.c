@@ -220,7 +220,7 @@ static void test_try__plan(void **state)
 	/* --whole, --workload, a Message-ID */
 	src = (struct il_try_src){ .message_id = "a@b", .server = "http://s" };
 	q.whole = true;
-	il_strlist_push(&wl, "level");
+	assert_int_equal(0, il_strlist_push(&wl, "level"));
 	q.workloads = &wl;
 	assert_int_equal(il_try_plan(&q, &s, "abc", &plan, &err), 0);
 	ks = json_object_get(plan, "kernels");

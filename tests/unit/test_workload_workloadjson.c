@@ -29,7 +29,7 @@ static void test_defs__all_shipped_load(void **state)
 
 		if (il_workload_load(&w, wl_dir(), names.v[i], &err))
 			fail_msg("%s: %s", names.v[i], err.msg);
-		assert_true(il_parser_exists(w.parser));
+		assert_true(il_parse_exists(w.parser));
 		assert_int_equal(il_workload_params(&w, NULL, "params", &params, &err), 0);
 		assert_int_equal(il_workload_argv(&w, params, &argv, &err), 0);
 		assert_true(argv.n >= 1);

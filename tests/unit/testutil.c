@@ -328,12 +328,12 @@ void tu_gov_round_trip(struct il_sysfs *fs, struct il_sysfs *check, const struct
 	struct il_err err = { 0 };
 	char *now = NULL;
 
-	assert_int_equal(il_gov_set(fs, other, &err), 0);
-	assert_int_equal(il_gov_get(check, &now, &err), 0);
+	assert_int_equal(il_govctl_set(fs, other, &err), 0);
+	assert_int_equal(il_govctl_get(check, &now, &err), 0);
 	assert_string_equal(now, other);
 	free(now);
-	assert_int_equal(il_idle_restore(fs, saved, &err), 0);
-	assert_int_equal(il_gov_get(check, &now, &err), 0);
+	assert_int_equal(il_govctl_restore(fs, saved, &err), 0);
+	assert_int_equal(il_govctl_get(check, &now, &err), 0);
 	assert_string_equal(now, saved->governor);
 	free(now);
 }

@@ -48,7 +48,7 @@ void tu_parse_fixture(struct il_snapshot *out, const char *name);
 
 /*
  * The governor round trip on a real host: set other through fs and read it
- * back through check, then il_idle_restore saved through fs and read its
+ * back through check, then il_govctl_restore saved through fs and read its
  * governor back through check (fs and check may be the same).
  */
 void tu_gov_round_trip(struct il_sysfs *fs, struct il_sysfs *check, const struct il_idle_saved *saved, const char *other);

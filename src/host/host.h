@@ -11,8 +11,8 @@
  * instance (il_lab_host_load is the entry point that does both). struct
  * il_host_cfg owns its strings: il_host_release.
  */
-#ifndef IL_HOST_INVENTORY_H
-#define IL_HOST_INVENTORY_H
+#ifndef IL_HOST_HOST_H
+#define IL_HOST_HOST_H
 
 #include <stdbool.h>
 
@@ -42,7 +42,7 @@ const char *il_host_kind_name(enum il_host_kind k);
  * A command transport's argv templates (util/template.h), the host file's
  * "transport" section; empty lists for other kinds. exec has {cmd}, push
  * {src} and {dst}, pull (optional: empty) {src} and {dst}
- * (il_host_exec_names, il_host_copy_names: host/cmdtransport.h).
+ * (il_cmdtransport_exec_names, il_cmdtransport_copy_names: host/cmdtransport.h).
  */
 struct il_host_cmds {
 	struct il_strlist exec;

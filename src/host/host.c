@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Host inventory files: loading, validation, listing. */
-#include "host/inventory.h"
+#include "host/host.h"
 #include "host/cmdtransport.h"
 #include "host/hostkind.h"
 #include "util/search.h"
@@ -93,7 +93,7 @@ static int without_ssh_keys(const json_t *j, const char *by, const char *why, co
 
 static int path_field(const json_t *j, const char *key, const struct il_paths *p, char **out, struct il_err *err)
 {
-	const json_t *v = il_jf_get(j, key);
+	const json_t *v = il_jfields_get(j, key);
 
 	if (!v)
 		return 0;
@@ -105,10 +105,10 @@ static int path_field(const json_t *j, const char *key, const struct il_paths *p
 /* a host file with "labvm": the lab's defaults; address, port and keys are filled by lab/labhost.c */
 static int lab_linked(struct il_host_cfg *h, const json_t *j, const char *label, struct il_err *err)
 {
-	const char *lab = json_string_value(il_jf_get(j, "labvm"));
+	const char *lab = json_string_value(il_jfields_get(j, "labvm"));
 
 	if (!il_str_name_ok(lab, "-_.", 64))
-		return il_jf_bad(err, label, NULL, "labvm", "%s", fields[IL_JF_COUNT(fields) - 2].what);
+		return il_jfields_bad(err, label, NULL, "labvm", "%s", fields[IL_JF_COUNT(fields) - 2].what);
 	if (without_ssh_keys(j, "labvm", "it comes from the lab instance", label, err))
 		return IL_EPARSE;
 	h->quiesce_s = 1;
@@ -130,7 +130,7 @@ static const struct il_jfield cmd_fields[] = {
 };
 
 struct used {
-	const char *const *names; /* il_host_exec_names or il_host_copy_names */
+	const char *const *names; /* il_cmdtransport_exec_names or il_cmdtransport_copy_names */
 	bool seen[2];
 };
 
@@ -152,18 +152,18 @@ static int cmd_template(const struct il_strlist *tpl, const json_t *tr, const ch
 	char at[64], where[96];
 	int r;
 
-	if (!tpl->n && il_jf_get(tr, key))
-		return il_jf_bad(err, label, "transport", key, "%s", what);
-	il_jf_path(at, sizeof(at), "transport", key, 0);
+	if (!tpl->n && il_jfields_get(tr, key))
+		return il_jfields_bad(err, label, "transport", key, "%s", what);
+	il_jfields_path(at, sizeof(at), "transport", key, 0);
 	for (size_t i = 0; i < tpl->n; i++) {
-		il_jf_path(where, sizeof(where), at, NULL, i);
-		if ((r = il_tpl_check_names(tpl->v[i], names, label, where, err)) ||
-		    (r = il_tpl_check(tpl->v[i], mark_used, &u, label, where, err)))
+		il_jfields_path(where, sizeof(where), at, NULL, i);
+		if ((r = il_template_check_names(tpl->v[i], names, label, where, err)) ||
+		    (r = il_template_check(tpl->v[i], mark_used, &u, label, where, err)))
 			return r;
 	}
 	for (size_t i = 0; tpl->n && names[i]; i++)
 		if (!u.seen[i])
-			return il_jf_bad(err, label, "transport", key, "%s (no {%s} in it)", what, names[i]);
+			return il_jfields_bad(err, label, "transport", key, "%s (no {%s} in it)", what, names[i]);
 	return 0;
 }
 
@@ -173,31 +173,31 @@ static int lava_host(struct il_host_cfg *h, const json_t *j, const char *label, 
 {
 	int r;
 
-	if (il_jf_get(j, "transport"))
-		return il_jf_bad(err, label, NULL, "transport",
+	if (il_jfields_get(j, "transport"))
+		return il_jfields_bad(err, label, NULL, "transport",
 				 "no \"transport\" with \"lava\" (a LAVA host is reached through LAVA jobs, not commands)");
-	if (il_jf_get(j, "labvm"))
-		return il_jf_bad(err, label, NULL, "labvm", "no \"labvm\" with \"lava\" (a lab host is reached by SSH)");
+	if (il_jfields_get(j, "labvm"))
+		return il_jfields_bad(err, label, NULL, "labvm", "no \"labvm\" with \"lava\" (a lab host is reached by SSH)");
 	if ((r = without_ssh_keys(j, "lava", "a LAVA host is reached through LAVA jobs, not SSH", label, err)))
 		return r;
 	h->kind = IL_HOST_LAVA;
-	return il_lava_cfg_parse(&h->lava, il_jf_get(j, "lava"), label, "lava", paths, err);
+	return il_lava_cfg_parse(&h->lava, il_jfields_get(j, "lava"), label, "lava", paths, err);
 }
 
 static int command_transport(struct il_host_cfg *h, const json_t *j, const char *label, struct il_err *err)
 {
-	const json_t *tr = il_jf_get(j, "transport");
+	const json_t *tr = il_jfields_get(j, "transport");
 	int r;
 
 	if ((r = without_ssh_keys(j, "transport", "the transport's command reaches the host", label, err)))
 		return r;
-	if (il_jf_get(j, "labvm"))
-		return il_jf_bad(err, label, NULL, "transport", "no \"transport\" in a lab host's file (lab hosts are SSH)");
+	if (il_jfields_get(j, "labvm"))
+		return il_jfields_bad(err, label, NULL, "transport", "no \"transport\" in a lab host's file (lab hosts are SSH)");
 	h->kind = IL_HOST_COMMAND;
-	if ((r = il_jf_read(tr, cmd_fields, IL_JF_COUNT(cmd_fields), &h->cmds, label, "transport", err)) ||
-	    (r = cmd_template(&h->cmds.exec, tr, "exec", il_host_exec_names, EXEC_WHAT, label, err)) ||
-	    (r = cmd_template(&h->cmds.push, tr, "push", il_host_copy_names, COPY_WHAT, label, err)) ||
-	    (r = cmd_template(&h->cmds.pull, tr, "pull", il_host_copy_names, COPY_WHAT, label, err)))
+	if ((r = il_jfields_read(tr, cmd_fields, IL_JF_COUNT(cmd_fields), &h->cmds, label, "transport", err)) ||
+	    (r = cmd_template(&h->cmds.exec, tr, "exec", il_cmdtransport_exec_names, EXEC_WHAT, label, err)) ||
+	    (r = cmd_template(&h->cmds.push, tr, "push", il_cmdtransport_copy_names, COPY_WHAT, label, err)) ||
+	    (r = cmd_template(&h->cmds.pull, tr, "pull", il_cmdtransport_copy_names, COPY_WHAT, label, err)))
 		return r;
 	return 0;
 }
@@ -211,35 +211,35 @@ int il_host_from_json(struct il_host_cfg *h, const json_t *j, const char *name, 
 	memset(h, 0, sizeof(*h));
 	defaults(h);
 	if (!json_is_object(j))
-		return il_jf_bad(err, label, NULL, NULL, "a host object");
-	if ((r = il_jf_check(j, fields, IL_JF_COUNT(fields), label, NULL, err)))
+		return il_jfields_bad(err, label, NULL, NULL, "a host object");
+	if ((r = il_jfields_check(j, fields, IL_JF_COUNT(fields), label, NULL, err)))
 		return r;
-	if (il_jf_get(j, "lava") && (r = lava_host(h, j, label, paths, err)))
+	if (il_jfields_get(j, "lava") && (r = lava_host(h, j, label, paths, err)))
 		goto fail;
-	if (il_jf_get(j, "transport") && (r = command_transport(h, j, label, err)))
+	if (il_jfields_get(j, "transport") && (r = command_transport(h, j, label, err)))
 		goto fail;
-	if (il_jf_get(j, "labvm") && (r = lab_linked(h, j, label, err)))
+	if (il_jfields_get(j, "labvm") && (r = lab_linked(h, j, label, err)))
 		goto fail;
 	if (!(h->name = strdup(name)) || (paths && paths->ssh_config && !(h->ssh_config = strdup(paths->ssh_config)))) {
 		r = il_err_oom(err);
 		goto fail;
 	}
-	if ((r = il_jf_read(j, fields, IL_JF_COUNT(fields), h, label, NULL, err)) ||
+	if ((r = il_jfields_read(j, fields, IL_JF_COUNT(fields), h, label, NULL, err)) ||
 	    (r = path_field(j, "identity", paths, &h->identity, err)) ||
 	    (r = path_field(j, "known_hosts", paths, &h->known_hosts, err)) ||
-	    (r = il_boot_cfg_parse(&h->boot, il_jf_get(j, "boot"), il_jf_get(j, "power_cycle"), label, err)))
+	    (r = il_boot_cfg_parse(&h->boot, il_jfields_get(j, "boot"), il_jfields_get(j, "power_cycle"), label, err)))
 		goto fail;
 	if (!h->address && !h->boot.lab && il_host_kinds[h->kind].address) {
-		r = il_jf_bad(err, label, NULL, "address", "a host name or IP address (required)");
+		r = il_jfields_bad(err, label, NULL, "address", "a host name or IP address (required)");
 		goto fail;
 	}
-	if ((policy = json_string_value(il_jf_get(j, "host_key_policy")))) {
+	if ((policy = json_string_value(il_jfields_get(j, "host_key_policy")))) {
 		if (!strcmp(policy, "strict"))
 			h->host_key_policy = IL_HOSTKEY_STRICT;
 		else if (!strcmp(policy, "accept-new"))
 			h->host_key_policy = IL_HOSTKEY_ACCEPT_NEW;
 		else {
-			r = il_jf_bad(err, label, NULL, "host_key_policy", "\"strict\" or \"accept-new\"");
+			r = il_jfields_bad(err, label, NULL, "host_key_policy", "\"strict\" or \"accept-new\"");
 			goto fail;
 		}
 	}

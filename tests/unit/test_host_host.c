@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/inventory.h"
+#include "host/host.h"
 #include "host/probe.h"
 #include "host/quote.h"
 #include "util/proc.h"
@@ -201,7 +201,7 @@ static void test_quote__roundtrip_through_sh(void **state)
 	struct il_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(il_sh_quote_argv(&cmd, args), 0);
+	assert_int_equal(il_quote_argv(&cmd, args), 0);
 	{
 		char *argv[] = { "sh", "-c", cmd.p, NULL };
 
@@ -212,7 +212,7 @@ static void test_quote__roundtrip_through_sh(void **state)
 	/* shown to people: plain words bare, the rest quoted; the shell gets the same argv */
 	il_buf_reset(&cmd);
 	il_buf_reset(&out);
-	assert_int_equal(il_sh_quote_shown(&cmd, args), 0);
+	assert_int_equal(il_quote_shown(&cmd, args), 0);
 	assert_non_null(strstr(cmd.p, " plain 'it'\\''s' '$(id)' "));
 	{
 		char *argv[] = { "sh", "-c", cmd.p, NULL };
@@ -252,5 +252,5 @@ int main(void)
 		cmocka_unit_test(test_probe__cmdline_idle),
 	};
 
-	return cmocka_run_group_tests_name("host_inventory", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("host_host", tests, NULL, NULL);
 }
