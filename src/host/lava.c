@@ -18,6 +18,7 @@
 #include "util/jfields.h"
 #include "util/parse.h"
 #include "util/str.h"
+#include "util/jsonfile.h"
 
 /* ---- names ---- */
 
@@ -340,7 +341,7 @@ static int call(const struct il_lava_conn *c, const char *method, const char *re
 	int r;
 
 	*shown = url ? il_http_url_shown(url) : NULL;
-	if (!url || !*shown || (body && !(text = json_dumps(body, JSON_COMPACT)))) {
+	if (!url || !*shown || (body && !(text = il_json_dumps(body, JSON_COMPACT)))) {
 		r = il_err_oom(err);
 		goto out;
 	}

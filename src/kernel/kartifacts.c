@@ -12,6 +12,7 @@
 #include "kernel/kmake.h"
 #include "util/jfields.h"
 #include "util/str.h"
+#include "util/jsonfile.h"
 
 static bool exists(const char *p)
 {
@@ -190,7 +191,7 @@ static int write_manifest(const struct il_kartifacts_build *b, const char *tmp, 
 		files = NULL; /* taken by json_pack, even when it fails */
 		if (!res->manifest || json_object_set_new(res->manifest, "proc_version", pv ? json_string(pv) : json_null()) ||
 		    json_object_set_new(res->manifest, "config_skipped", il_jfields_strlist_json(&res->config_skipped)) ||
-		    !(txt = json_dumps(res->manifest, JSON_INDENT(2) | JSON_PRESERVE_ORDER)))
+		    !(txt = il_json_dumps(res->manifest, JSON_INDENT(2) | JSON_PRESERVE_ORDER)))
 			r = IL_ENOMEM;
 	}
 	if (r) {

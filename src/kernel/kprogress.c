@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/jsonfile.h"
 
 /*
  * Files compiled per option set =y, measured on Debian's linux-source-6.1:
@@ -130,7 +131,7 @@ void il_kprogress_record(const struct il_kprogress *kp, const char *cache_dir)
 	if (path && all && kp->files &&
 	    !json_object_set_new(all, kp->key,
 				 json_pack("{s:I,s:I}", "files", (json_int_t)kp->files, "yes", (json_int_t)kp->yes)) &&
-	    (text = json_dumps(all, JSON_SORT_KEYS | JSON_INDENT(1)))) {
+	    (text = il_json_dumps(all, JSON_SORT_KEYS | JSON_INDENT(1)))) {
 		il_buf_write_file_atomic(path, text, strlen(text), NULL);
 		free(text);
 	}

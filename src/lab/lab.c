@@ -18,6 +18,7 @@
 #include "util/buf.h"
 #include "util/proc.h"
 #include "util/str.h"
+#include "util/jsonfile.h"
 
 #define now_s il_clock_mono_s
 
@@ -392,7 +393,7 @@ static int up_state(struct up *u, json_t **state, struct il_err *err)
 	if (json_is_object(k))
 		bad |= json_object_set(st, "kernel", k);
 	bad |= json_object_set_new(st, "identity", json_string(id));
-	if (bad || !(txt = json_dumps(st, JSON_INDENT(2))))
+	if (bad || !(txt = il_json_dumps(st, JSON_INDENT(2))))
 		r = il_err_oom(err);
 	else
 		r = il_buf_write_file_atomic(u->sp, txt, strlen(txt), err);

@@ -25,6 +25,7 @@
 #include "util/str.h"
 #include "util/strlist.h"
 #include "workload/own.h"
+#include "util/jsonfile.h"
 
 #define now_s il_clock_mono_s
 
@@ -202,7 +203,7 @@ static int firmware_ssdt(const struct il_lab_opts *o, const struct il_lab_ref *l
 		}
 		free(src), free(base);
 	}
-	if (!r && (!(j = il_ssdt_tables_to_json(&t)) || !(txt = json_dumps(j, JSON_INDENT(2)))))
+	if (!r && (!(j = il_ssdt_tables_to_json(&t)) || !(txt = il_json_dumps(j, JSON_INDENT(2)))))
 		r = il_err_oom(err);
 	if (!r)
 		r = il_buf_write_file_atomic(kept, txt, strlen(txt), err);
@@ -292,7 +293,7 @@ int il_lab_build(const struct il_lab_opts *o, il_lab_cb cb, void *ctx, char **di
 		goto out;
 	/* what the instance keeps of its tree (lab.c: state.json "kernel"), for every build, cached or not */
 	kj = il_str_dup_printf("%s/kernel.json", dir);
-	if (!kj || !(kjtxt = json_dumps(tree, JSON_INDENT(2) | JSON_PRESERVE_ORDER))) {
+	if (!kj || !(kjtxt = il_json_dumps(tree, JSON_INDENT(2) | JSON_PRESERVE_ORDER))) {
 		r = il_err_oom(err);
 		goto out;
 	}

@@ -27,6 +27,7 @@
 #include "run/sample.h"
 #include "run/tally.h"
 #include "util/clock.h"
+#include "util/jsonfile.h"
 
 struct run {
 	char *dir;
@@ -371,7 +372,7 @@ static int run_load(struct run *r, const char *dir, size_t *torn, struct il_err 
 static int run_create(struct run *r, const char *plan_path, const struct il_plan *plan, const char *dir,
 		      struct il_err *err)
 {
-	char *tmp = NULL, *txt = json_dumps(plan->json, JSON_INDENT(2) | JSON_PRESERVE_ORDER), *jpath = NULL;
+	char *tmp = NULL, *txt = il_json_dumps(plan->json, JSON_INDENT(2) | JSON_PRESERVE_ORDER), *jpath = NULL;
 	size_t torn;
 	int rc;
 

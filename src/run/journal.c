@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "util/jsonfile.h"
 
 static int fsync_dir_of(const char *path)
 {
@@ -97,7 +98,7 @@ int il_journal_open(struct il_journal *j, const char *path, struct il_err *err)
 
 char *il_journal_line(const json_t *rec)
 {
-	char *s = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII), *line;
+	char *s = il_json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII), *line;
 	size_t len;
 
 	if (!s)

@@ -11,6 +11,7 @@
 #include "run/journal.h"
 #include "run/rundir.h"
 #include "util/buf.h"
+#include "util/jsonfile.h"
 
 struct jread {
 	const struct il_journal_reader *rd;
@@ -66,7 +67,7 @@ static int sample_once(struct jread *c, const json_t *rec, size_t line, const ch
 		return il_err_oom(err);
 	/* one parameter set per workload label: the run-start record's */
 	if (want && got && !json_equal(want, got)) {
-		char *a = json_dumps(want, JSON_COMPACT | JSON_SORT_KEYS), *b = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS);
+		char *a = il_json_dumps(want, JSON_COMPACT | JSON_SORT_KEYS), *b = il_json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS);
 
 		r = il_err_set(err, IL_EPARSE, "%s:%zu: workload '%s' ran with params %.150s, but the run-start record "
 			       "(line %zu) says %.150s: samples of two parameter sets under one label",

@@ -21,6 +21,7 @@
 #include "run/rundir.h"
 #include "run/sample.h"
 #include "util/clock.h"
+#include "util/jsonfile.h"
 
 static const struct il_lavajob_file *file(const struct il_lavajob_file *f, size_t n, const char *name)
 {
@@ -55,7 +56,7 @@ static int fingerprint(struct il_lavarun_state *r, const char *device, const str
 		goto out;
 	}
 	if (!il_strlist_has(&r->fp_devices, label)) {
-		char *path = il_rundir_join(r->in->c->dir, *name), *txt = json_dumps(fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		char *path = il_rundir_join(r->in->c->dir, *name), *txt = il_json_dumps(fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		struct stat st;
 		json_t *rec = il_record_new(IL_REC_HOST);
 

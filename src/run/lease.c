@@ -27,6 +27,7 @@
 #include "run/rundir.h"
 #include "workload/own.h"
 #include "util/str.h"
+#include "util/jsonfile.h"
 
 void il_lease_release(struct il_lease *h)
 {
@@ -289,7 +290,7 @@ int il_lease_take(struct il_lease *h, const struct il_run_ctx *c, const char *na
 	h->fp_file = il_rundir_host_name(IL_RUNDIR_FINGERPRINT, name);
 	{
 		char *fpath = h->fp_file ? il_rundir_join(c->dir, h->fp_file) : NULL;
-		char *txt = json_dumps(fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		char *txt = il_json_dumps(fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 
 		/* the first fingerprint of a run is kept; a resumed run must match it in boot terms only */
 		if (!fpath || !txt)
@@ -385,7 +386,7 @@ int il_lease_take(struct il_lease *h, const struct il_run_ctx *c, const char *na
 		{
 			json_t *j = il_govctl_saved_to_json(&h->saved);
 
-			txt = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
+			txt = j ? il_json_dumps(j, JSON_INDENT(2)) : NULL;
 			json_decref(j);
 		}
 		rc = txt ? il_buf_write_file_atomic(saved_path, txt, strlen(txt), err) : il_err_oom(err);

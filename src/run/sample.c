@@ -26,6 +26,7 @@
 #include "version.h"
 #include "workload/parse.h"
 #include "util/str.h"
+#include "util/jsonfile.h"
 
 void il_sample_result_release(struct il_sample_result *oc)
 {
@@ -440,7 +441,7 @@ static void record_trace(json_t *rec, const char *dir, size_t seq, int attempt, 
 	name[0] = sample_file(dir, seq, attempt, IL_RUNDIR_SAMPLE_TRACE, oc->ro.trace.p, oc->ro.trace.len);
 	for (int i = 0; i < 2 && name[0]; i++) {
 		json_t *j = il_snapshot_to_json(snap[i]);
-		char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
+		char *text = j ? il_json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
 
 		if (text)
 			name[i + 1] = sample_file(dir, seq, attempt, i ? IL_RUNDIR_SAMPLE_AFTER : IL_RUNDIR_SAMPLE_BEFORE, text,

@@ -9,13 +9,17 @@
  * Replacements (src/util): il_str_lcpy for strcpy/strncpy, il_buf_adds or
  * il_buf_printf for strcat/strncat/sprintf/vsprintf, snprintf/vsnprintf into a
  * sized buffer, strtok_r or il_strlist_split for strtok, fgets for gets,
- * gmtime_r/localtime_r for gmtime/localtime/ctime/asctime.
+ * gmtime_r/localtime_r for gmtime/localtime/ctime/asctime, il_json_dumps
+ * (util/jsonfile.h) for json_dumps, whose text can miss a key when memory
+ * runs out (jansson 2.14).
  */
 #ifndef IL_UTIL_BANNED_H
 #define IL_UTIL_BANNED_H
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+
+#include <jansson.h>
 
 #define IL_BANNED(func) sorry_##func##_is_banned_in_idlelab_see_src_util_banned_h
 
@@ -33,6 +37,8 @@
 #define sprintf(...) IL_BANNED(sprintf)
 #undef vsprintf
 #define vsprintf(...) IL_BANNED(vsprintf)
+#undef json_dumps
+#define json_dumps(j, f) IL_BANNED(json_dumps)
 #undef gets
 #define gets(x) IL_BANNED(gets)
 #undef gmtime

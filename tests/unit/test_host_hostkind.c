@@ -14,6 +14,7 @@
 
 #include "host/hostkind.h"
 #include "host/host.h"
+#include "util/jsonfile.h"
 
 static const char *const hosts[][2] = {
 	{ "ssh", "{\"address\": \"10.0.0.7\", \"port\": 2222, \"user\": \"root\", \"identity\": \"/k\", \"sudo\": true, "
@@ -71,7 +72,7 @@ static void test_hostkind__show_and_where(void **state)
 	assert_int_equal(json_integer_value(json_object_get(j, "port")), 2222);
 	assert_string_equal(json_string_value(json_object_get(j, "host_key_policy")), "strict");
 	{
-		char *txt = json_dumps(j, 0);
+		char *txt = il_json_dumps(j, 0);
 
 		assert_null(strstr(txt, "pw@"));
 		assert_null(strstr(txt, "token=t"));
