@@ -54,7 +54,7 @@ for spec in "$@"; do
 	t0=$(date +%s)
 	case $mode in
 	unit|asan) $w "$prog" >"$log" 2>&1; rc=$? ;;
-	valgrind) $w valgrind -q --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+	valgrind) $w env IL_TEST_OOM_STRIDE=7 valgrind -q --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
 			--error-exitcode=99 "$prog" >"$log" 2>&1; rc=$? ;;
 	e2e) $w sh "$prog" >"$log" 2>&1; rc=$? ;;
 	*) echo "run-tests: unknown mode '$mode'" >&2; exit 2 ;;

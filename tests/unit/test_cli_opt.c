@@ -173,7 +173,7 @@ static void test_cli_opt__dump_out_of_memory(void **state)
 	fclose(m);
 	assert_non_null(strstr(whole, "\"long\":\"table\""));
 	assert_non_null(strstr(whole, "\"short\":\"j\""));
-	for (bool hit = true; hit; n++) {
+	for (bool hit = true; hit; n += tu_oom_stride()) {
 		char *buf = NULL;
 		size_t len = 0;
 		int r;

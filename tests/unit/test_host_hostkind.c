@@ -113,7 +113,7 @@ static void test_hostkind__json_whole_or_none(void **state)
 
 		load(&h, hosts[i][1]);
 		assert_non_null(whole = il_host_to_json(&h));
-		for (bool hit = true; hit; n++) {
+		for (bool hit = true; hit; n += tu_oom_stride()) {
 			json_t *j;
 
 			tu_json_oom(n);

@@ -1253,7 +1253,7 @@ static void oom_each(const char *frame, const char *diff)
 	text = tu_read(tu_srcpath(path), &len);
 	fixture_diff(&d, diff);
 	whole = reduce(text, len, &d);
-	for (bool hit = true; hit; n++) {
+	for (bool hit = true; hit; n += tu_oom_stride()) {
 		struct il_err err = { 0 };
 		char *inc = NULL;
 		json_t *j = NULL;

@@ -500,7 +500,7 @@ static void test_views__vout_json_out_of_memory(void **state)
 				   "{\"name\": \"value\", \"kind\": \"number\"}], \"rows\": [[\"row\", 0.0], [null, 1.5], "
 				   "[\"row\", null]]}], \"notes\": [\"a note 1\"]}");
 	json_decref(j);
-	for (bool hit = true; hit; n++) {
+	for (bool hit = true; hit; n += tu_oom_stride()) {
 		char *s;
 
 		tu_json_oom(n);

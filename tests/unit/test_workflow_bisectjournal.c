@@ -170,7 +170,7 @@ static void test_workflow_bisectjournal__setup_json_is_whole_or_null(void **stat
 	(void)state;
 	opts_for(&o, "/nonexistent");
 	assert_non_null(whole = il_bisect_setup_json(&o));
-	for (n = 0; hit; n++) {
+	for (n = 0; hit; n += tu_oom_stride()) {
 		tu_json_oom(n);
 		j = il_bisect_setup_json(&o);
 		hit = tu_json_oom_end();

@@ -185,7 +185,7 @@ static void test_parsers__out_of_memory(void **state)
 		assert_int_equal(il_workload_parse(&w, text, len, fixture, &m, &err), 0);
 		whole = il_json_dumps(m, JSON_PRESERVE_ORDER | JSON_SORT_KEYS);
 		json_decref(m);
-		for (bool hit = true; hit; n++) {
+		for (bool hit = true; hit; n += tu_oom_stride()) {
 			int r;
 
 			tu_json_oom(n);
@@ -349,7 +349,7 @@ static void test_defs__to_json(void **state)
 								  "better")), "higher");
 	whole = il_json_dumps(j, JSON_PRESERVE_ORDER);
 	json_decref(j);
-	for (bool hit = true; hit; n++) {
+	for (bool hit = true; hit; n += tu_oom_stride()) {
 		tu_json_oom(n);
 		j = il_workload_to_json(&w);
 		hit = tu_json_oom_end();

@@ -423,6 +423,14 @@ bool tu_json_oom_end(void)
 	return oom_hit;
 }
 
+long tu_oom_stride(void)
+{
+	const char *s = getenv("IL_TEST_OOM_STRIDE");
+	long v = s ? strtol(s, NULL, 10) : 1;
+
+	return v > 0 ? v : 1;
+}
+
 size_t tu_count(const char *hay, const char *needle)
 {
 	size_t n = 0;
