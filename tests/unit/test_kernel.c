@@ -27,26 +27,10 @@
 #include "kernel/series.h"
 #include "util/sha256.h"
 
-static const char *fx(const char *rel)
-{
-	static char path[4][4096];
-	static int k;
-	const char *src = getenv("IL_SRCDIR");
-
-	k = (k + 1) % 4;
-	char base[4096];
-
-	snprintf(base, sizeof(base), "%s/tests/fixtures", src ? src : ".");
-	if (!realpath(base, path[k]))
-		fail_msg("no fixtures at %s", base);
-	snprintf(path[k] + strlen(path[k]), sizeof(path[k]) - strlen(path[k]), "/%s", rel);
-	return path[k];
-}
-
 static int parse_file(const char *rel, int version, struct il_series *s, struct il_err *err)
 {
 	size_t len;
-	char *text = tu_read(fx(rel), &len);
+	char *text = tu_read(tu_fixture_abs(rel), &len);
 	int r = il_series_parse(text, len, version, rel, s, err);
 
 	free(text);
@@ -114,7 +98,7 @@ static void test_series__errors(void **state)
 	struct il_series s;
 	struct il_err err = { 0 };
 	size_t len;
-	char *text = tu_read(fx("series/thread.mbox"), &len), *cut;
+	char *text = tu_read(tu_fixture_abs("series/thread.mbox"), &len), *cut;
 
 	(void)state;
 	assert_int_equal(il_series_parse("hello\n", 6, 0, "x.txt", &s, &err), IL_EPARSE);
@@ -160,7 +144,7 @@ static char *make_tarball(const char *dir)
 
 	snprintf(out, 600, "%s/tiny.tar.gz", dir);
 	snprintf(cmd, sizeof(cmd), "tar -czf %s -C %s tinykernel --transform s,^tinykernel,linux-tiny, --mtime=@1700000000 --owner=0 --group=0 --sort=name",
-		 out, fx(""));
+		 out, tu_fixture_abs(""));
 	assert_int_equal(system(cmd), 0);
 	return out;
 }
@@ -630,7 +614,7 @@ static void test_fetch__public_inbox_layout(void **state)
 	struct il_err err = { 0 };
 	struct il_buf mb = IL_BUF_INIT;
 	size_t len;
-	char *mbox = tu_read(fx("series/thread.mbox"), &len);
+	char *mbox = tu_read(tu_fixture_abs("series/thread.mbox"), &len);
 	int port = tu_free_port();
 	pid_t pid;
 

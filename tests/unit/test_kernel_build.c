@@ -15,30 +15,13 @@
 #include "kernel/build.h"
 #include "kernel/kplan.h"
 
-/* Absolute path of rel in tests/fixtures (IL_SRCDIR or "."); one of four static buffers, used in turn. */
-static const char *fx(const char *rel)
-{
-	static char path[4][4096];
-	static int k;
-	const char *src = getenv("IL_SRCDIR");
-
-	k = (k + 1) % 4;
-	char base[4096];
-
-	snprintf(base, sizeof(base), "%s/tests/fixtures", src ? src : ".");
-	if (!realpath(base, path[k]))
-		fail_msg("no fixtures at %s", base);
-	snprintf(path[k] + strlen(path[k]), sizeof(path[k]) - strlen(path[k]), "/%s", rel);
-	return path[k];
-}
-
 static char *make_tarball(const char *dir)
 {
 	char cmd[2048], *out = malloc(600);
 
 	snprintf(out, 600, "%s/tiny.tar.gz", dir);
 	snprintf(cmd, sizeof(cmd), "tar -czf %s -C %s tinykernel --transform s,^tinykernel,linux-tiny, --mtime=@1700000000 --owner=0 --group=0 --sort=name",
-		 out, fx(""));
+		 out, tu_fixture_abs(""));
 	assert_int_equal(system(cmd), 0);
 	return out;
 }
@@ -85,7 +68,7 @@ static void test_build__variants_cached_incremental(void **state)
 		 " {\"name\": \"base\", \"tarball\": \"%s\", \"arch\": \"tiny\", \"config\": \"defconfig\","
 		 "  \"config_fragments\": [\"%s\"], \"targets\": [\"Image\"], \"jobs\": 1},"
 		 " {\"name\": \"v2-%%d\", \"base\": \"base\", \"series\": {\"mbox\": \"%s\"}}]}",
-		 tgz, frag, fx("series/thread.mbox"));
+		 tgz, frag, tu_fixture_abs("series/thread.mbox"));
 	plan = json_loads(plan_s, 0, &je);
 	assert_non_null(plan);
 	if (il_kplan_prepare(plan, dir, cache, &kv, &err))
@@ -249,7 +232,7 @@ static void test_build__variants_cached_incremental(void **state)
 		 "{\"kernels\": [{\"name\": \"base2\", \"lineage\": \"base\", \"tarball\": \"%s\", \"arch\": \"tiny\","
 		 " \"config\": \"defconfig\", \"config_fragments\": [\"%s\"], \"targets\": [\"Image\"], \"jobs\": 1},"
 		 " {\"name\": \"w-%%d\", \"base\": \"base2\", \"series\": {\"mbox\": \"%s\"}, \"patches\": \"1\"}]}",
-		 tgz, frag, fx("series/thread.mbox"));
+		 tgz, frag, tu_fixture_abs("series/thread.mbox"));
 	plan = json_loads(plan_s, 0, &je);
 	assert_int_equal(il_kplan_prepare(plan, dir, cache, &kv, &err), 0);
 	assert_string_equal(kv.v[0].lineage, "base");
@@ -284,7 +267,7 @@ static void prepare_base(const char *dir, const char *cache, struct il_kvars *kv
 	snprintf(plan_s, sizeof(plan_s),
 		 "{\"kernels\": [{\"name\": \"base\", \"tarball\": \"%s\", \"arch\": \"tiny\", \"targets\": [\"Image\"]},"
 		 " {\"name\": \"v2-%%d\", \"base\": \"base\", \"series\": {\"mbox\": \"%s\"}, \"patches\": \"1\"}]}",
-		 tgz, fx("series/thread.mbox"));
+		 tgz, tu_fixture_abs("series/thread.mbox"));
 	plan = json_loads(plan_s, 0, &je);
 	assert_non_null(plan);
 	if (il_kplan_prepare(plan, dir, cache, kv, &err))

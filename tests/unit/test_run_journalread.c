@@ -27,18 +27,6 @@
 	"\",\"workload\":\"w\",\"params\":{\"n\":1},\"iteration\":" #it ",\"metrics\":{\"lat\":" lat             \
 	",\"ops\":100},\"idle\":{\"version\":3,\"total\":{\"idles\":10}}}\n"
 
-/* text as dir/name, byte for byte (tu_write adds a newline: a journal's last line must be able to be torn) */
-static void write_raw(const char *dir, const char *name, const char *text)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	assert_non_null(f = fopen(path, "w"));
-	assert_int_equal(fputs(text, f) >= 0, 1);
-	assert_int_equal(fclose(f), 0);
-}
-
 struct seen {
 	int starts, metas, samples, ok;
 	enum il_rec_kind kinds[8];
@@ -99,7 +87,7 @@ static int read_text(const char *text, struct seen *s, struct il_err *err)
 	char *dir = tu_tmpdir();
 	int r;
 
-	write_raw(dir, "journal.jsonl", text);
+	tu_write_raw(dir, "journal.jsonl", text);
 	r = il_journal_read_run(dir, &reader, s, err);
 	tu_rmtree(dir);
 	free(dir);
@@ -142,7 +130,7 @@ static void test_journalread__what_comes_back(void **state)
 		static const struct il_journal_reader none = { 0 };
 		char *dir = tu_tmpdir();
 
-		write_raw(dir, "journal.jsonl", START HOST SAMPLE(0, true, "ok", "teo", 0, "1"));
+		tu_write_raw(dir, "journal.jsonl", START HOST SAMPLE(0, true, "ok", "teo", 0, "1"));
 		assert_int_equal(il_journal_read_run(dir, &none, NULL, &err), 0);
 		tu_rmtree(dir);
 		free(dir);

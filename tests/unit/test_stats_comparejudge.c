@@ -97,18 +97,6 @@ static void test_comparejudge__decided_unknown_futile(void **state)
 	il_buf_release(&why);
 }
 
-/* text as dir/name, byte for byte (tu_write adds a newline: a journal's last line must be able to be torn) */
-static void write_raw(const char *dir, const char *name, const char *text)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	assert_non_null(f = fopen(path, "w"));
-	assert_int_equal(fputs(text, f) >= 0, 1);
-	assert_int_equal(fclose(f), 0);
-}
-
 static double val(size_t v, size_t m, int i, void *ctx)
 {
 	(void)m, (void)ctx;
@@ -128,13 +116,13 @@ static void test_comparejudge__a_runs_journal(void **state)
 	assert_string_equal(il_buf_str(&why), "every key comparison decided (0 better, 1 worse, 0 changed, 0 the same)");
 	/* nothing counted yet (every sample failed): not decided, and why */
 	il_buf_reset(&why);
-	write_raw(dir, "journal.jsonl",
+	tu_write_raw(dir, "journal.jsonl",
 		  "{\"type\":\"run-start\",\"variants\":[{\"label\":\"ref\"}],\"workloads\":{\"w\":{\"metrics\":[]}}}\n"
 		  "{\"type\":\"sample\",\"seq\":0,\"final\":true,\"status\":\"failed\",\"variant\":\"ref\",\"workload\":\"w\"}\n");
 	assert_int_equal(il_compare_run_decided(dir, &why, &err), 0);
 	assert_string_equal(il_buf_str(&why), "nothing to compare: no counted samples");
 	/* a journal that does not read is an error */
-	write_raw(dir, "journal.jsonl", "{\"type\":\"sample\",\"seq\":0}\n");
+	tu_write_raw(dir, "journal.jsonl", "{\"type\":\"sample\",\"seq\":0}\n");
 	assert_int_equal(il_compare_run_decided(dir, &why, &err), IL_EPARSE);
 	assert_non_null(strstr(err.msg, "sample before the run-start record"));
 	il_buf_release(&why);

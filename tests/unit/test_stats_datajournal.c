@@ -16,18 +16,6 @@
 
 #include "stats/dataset.h"
 
-/* text as dir/name, byte for byte (tu_write adds a newline: a journal's last line must be able to be torn) */
-static void write_raw(const char *dir, const char *name, const char *text)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	assert_non_null(f = fopen(path, "w"));
-	assert_int_equal(fputs(text, f) >= 0, 1);
-	assert_int_equal(fclose(f), 0);
-}
-
 static double val(size_t v, size_t m, int i, void *ctx)
 {
 	(void)ctx;
@@ -92,7 +80,7 @@ static void test_datajournal__idle_skipped_and_releases(void **state)
 	const struct il_mseries *m;
 
 	(void)state;
-	write_raw(dir, "journal.jsonl",
+	tu_write_raw(dir, "journal.jsonl",
 		  "{\"type\":\"run-start\",\"reference\":\"a\",\"variants\":[{\"label\":\"a\",\"kernel\":\"k1\",\"governor\":"
 		  "\"menu\"},{\"label\":\"b\",\"kernel\":\"k1\",\"governor\":\"teo\"}],\"workloads\":{\"w\":{\"metrics\":"
 		  "[{\"name\":\"s\",\"unit\":\"us\",\"better\":\"higher\"}]}}}\n"

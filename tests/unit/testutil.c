@@ -37,6 +37,19 @@ const char *tu_srcpath(const char *rel)
 	return p;
 }
 
+const char *tu_fixture_abs(const char *rel)
+{
+	static char path[4][4096];
+	static unsigned next;
+	char *p = path[next++ % 4];
+	const char *base = tu_srcpath("tests/fixtures");
+
+	if (!realpath(base, p))
+		fail_msg("no fixtures at %s", base);
+	snprintf(p + strlen(p), sizeof(path[0]) - strlen(p), "/%s", rel);
+	return p;
+}
+
 char *tu_read(const char *path, size_t *len)
 {
 	struct il_buf b = IL_BUF_INIT;
@@ -101,6 +114,17 @@ static void write_file(const char *root, const char *path, size_t plen, const ch
 void tu_write(const char *root, const char *path, const char *text)
 {
 	write_file(root, path, strlen(path), text, strlen(text), "w");
+}
+
+void tu_write_raw(const char *dir, const char *name, const char *text)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_non_null(f = fopen(path, "w"));
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
 }
 
 void tu_materialize(const char *dump_path, const char *root)

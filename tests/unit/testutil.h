@@ -19,6 +19,8 @@
 const char *tu_fixture(const char *name);
 /* Path of rel in the source tree (IL_SRCDIR or "."); one of four static buffers, used in turn. */
 const char *tu_srcpath(const char *rel);
+/* Absolute path of rel in tests/fixtures (for code that changes directory); four static buffers, in turn. */
+const char *tu_fixture_abs(const char *rel);
 /* Whole file, NUL-terminated, length in *len (may be NULL). Fails the test on error. */
 char *tu_read(const char *path, size_t *len);
 /* A new temp directory (caller frees the string and calls tu_rmtree). */
@@ -28,6 +30,8 @@ void tu_rmtree(const char *dir);
 void tu_materialize(const char *dump_path, const char *root);
 /* Write text to root+path, creating directories. */
 void tu_write(const char *root, const char *path, const char *text);
+/* text as dir/name, byte for byte (tu_write adds a newline: a journal's last line must be able to be torn). */
+void tu_write_raw(const char *dir, const char *name, const char *text);
 
 /*
  * A run's journal.jsonl in dir, as the engine writes it, for the decision
